@@ -1,0 +1,301 @@
+// The fast CPU backend: groups combos of one kind into lanes, evaluates each group over the
+// whole window (many combos) or over time chunks joined with combine() (few combos, long
+// windows), ranks per thread and merges. Exact per SPEC §9 against cpu_ref.
+#include "cpu/cpu_backend.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "cpu/indicator_cache.hpp"
+#include "cpu/lane_kernel.hpp"
+#include "cpu/thread_count.hpp"
+#include "wfod/segments.hpp"
+
+namespace wfod::cpu {
+namespace {
+
+// Combos sharing a kernel instantiation (family, entry, filter) go in the same group.
+struct Group {
+  uint64_t ids[kLanes];
+  int lanes = 0;
+  int kind = 0;
+};
+
+int kind_of(const Combo& c) {
+  return (c.family == Family::ma_cross ? 0 : 4) + (c.entry == Entry::cross ? 2 : 0) +
+         (c.has_vol ? 1 : 0);
+}
+
+LaneInput lane_input(const IndicatorCache& cache, const Combo& c) {
+  LaneInput in;
+  const IndicatorRow *a, *b;
+  if (c.family == Family::ma_cross) {
+    a = &cache.ma(c.ma, c.fast);
+    b = &cache.ma(c.ma, c.slow);
+  } else {
+    a = &cache.upper(c.source, c.n);
+    b = &cache.lower(c.source, c.n);
+  }
+  const double* m = cache.matrix();
+  in.off_a = static_cast<int64_t>(a->offset);
+  in.off_b = static_cast<int64_t>(b->offset);
+  in.a = m + a->offset;
+  in.b = m + b->offset;
+  in.signal_defined = std::max(a->first_defined, b->first_defined);
+  in.first_defined = in.signal_defined;
+  if (c.has_vol) {
+    const auto &vs = cache.vol(c.vol_short), &vl = cache.vol(c.vol_long);
+    in.off_vol_short = static_cast<int64_t>(vs.offset);
+    in.off_vol_long = static_cast<int64_t>(vl.offset);
+    in.vol_short = m + vs.offset;
+    in.vol_long = m + vl.offset;
+    in.threshold = c.vol_threshold;
+    in.first_defined = std::max({in.first_defined, vs.first_defined, vl.first_defined});
+  }
+  in.short_value = c.side == Side::long_short ? -1.0 : 0.0;
+  return in;
+}
+
+// Exit gap and body return of every bar as fractions of the previous close (SPEC §2).
+struct BarReturns {
+  std::vector<double> gap, body;
+  BarReturns(const HistoryView& h, Fill fill) : gap(h.size(), 0.0), body(h.size(), 0.0) {
+    for (size_t t = 1; t < h.size(); ++t) {
+      const double prev = h.close[t - 1];
+      const double x = fill == Fill::close ? prev : h.open[t];
+      gap[t] = (x - prev) / prev;
+      body[t] = (h.close[t] - x) / prev;
+    }
+  }
+};
+
+// p_t for every bar of one combo, by running its decisions forward from the anchor.
+std::vector<int8_t> forward_positions(const IndicatorCache& cache, const HistoryView& h,
+                                      const Combo& c, size_t bars) {
+  const LaneInput in = lane_input(cache, c);
+  std::vector<int8_t> p(bars, 0);
+  double cur = 0;
+  for (size_t t = 0; t < bars; ++t) {
+    Decision d;
+    switch (kind_of(c)) {
+      case 0: d = decide<Family::ma_cross, false, false>(in, h.close.data(), t); break;
+      case 1: d = decide<Family::ma_cross, false, true>(in, h.close.data(), t); break;
+      case 2: d = decide<Family::ma_cross, true, false>(in, h.close.data(), t); break;
+      case 3: d = decide<Family::ma_cross, true, true>(in, h.close.data(), t); break;
+      case 4: d = decide<Family::channel_breakout, false, false>(in, h.close.data(), t); break;
+      default: d = decide<Family::channel_breakout, false, true>(in, h.close.data(), t); break;
+    }
+    cur = d.set ? d.value : cur;
+    p[t] = static_cast<int8_t>(cur);
+  }
+  return p;
+}
+
+// Sequential evaluation with a literal drawdown: for lanes whose equity reached zero.
+Metrics evaluate_sequential(const IndicatorCache& cache, const SweepRequest& req, const Combo& c) {
+  const auto& h = req.history;
+  const auto& w = req.window;
+  auto p = forward_positions(cache, h, c, w.end);
+  SequentialMetrics seq;
+  const double cost = req.strategy.costs.per_unit();
+  for (size_t t = w.first(); t < w.end; ++t) {
+    const int8_t p2 = t >= 2 ? p[t - 2] : 0, p1 = p[t - 1];
+    seq.add(bar_segments(h, req.strategy.fill, cost, t, p2, p1));
+  }
+  return seq.finish(req.strategy.bars_per_year);
+}
+
+class CpuBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "cpu"; }
+
+  SweepResult sweep(const SweepRequest& req) override {
+    const auto start = std::chrono::steady_clock::now();
+    check_window(req);
+    const Grid& grid = req.strategy.grid;
+    SweepResult result;
+    result.backend = "cpu";
+    std::vector<Group> groups;
+    {
+      Group open[6];
+      const uint64_t total = grid.size();
+      for (uint64_t id = 0; id < total; ++id) {
+        const Combo c = grid.decode(id);
+        if (!c.valid()) {
+          ++result.skipped;
+          continue;
+        }
+        ++result.evaluated;
+        Group& g = open[kind_of(c)];
+        g.kind = kind_of(c);
+        g.ids[g.lanes++] = id;
+        if (g.lanes == kLanes) {
+          groups.push_back(g);
+          g.lanes = 0;
+        }
+      }
+      for (auto& g : open)
+        if (g.lanes) groups.push_back(g);
+    }
+
+    const int threads = resolve_threads(req.threads);
+    std::vector<TopK> tops(static_cast<size_t>(threads), TopK(req.rank.top));
+    std::vector<uint64_t> ranked(static_cast<size_t>(threads), 0);
+    run_groups(req, groups, threads, [&](int worker, const Combo& c, const Metrics& m) {
+      if (!passes_constraints(m, req.rank)) return;
+      ++ranked[static_cast<size_t>(worker)];
+      tops[static_cast<size_t>(worker)].offer({c, m, objective_value(m, req.rank.objective)});
+    });
+    TopK top(req.rank.top);
+    for (const auto& t : tops) top.merge(t);
+    for (auto r : ranked) result.ranked += r;
+    result.top = top.sorted();
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  }
+
+  std::vector<Metrics> evaluate(const SweepRequest& req, std::span<const uint64_t> ids) override {
+    check_window(req);
+    const Grid& grid = req.strategy.grid;
+    std::vector<Group> groups;
+    std::vector<size_t> slot_of;  // position in `ids` of each group lane, in order
+    Group open[6];
+    std::vector<size_t> open_slots[6];
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (ids[i] >= grid.size())
+        throw std::invalid_argument("combo id " + std::to_string(ids[i]) + " is outside the grid");
+      const Combo c = grid.decode(ids[i]);
+      if (!c.valid())
+        throw std::invalid_argument("combo id " + std::to_string(ids[i]) + " is invalid");
+      Group& g = open[kind_of(c)];
+      g.kind = kind_of(c);
+      g.ids[g.lanes++] = ids[i];
+      open_slots[g.kind].push_back(i);
+      if (g.lanes == kLanes) {
+        groups.push_back(g);
+        slot_of.insert(slot_of.end(), open_slots[g.kind].begin(), open_slots[g.kind].end());
+        open_slots[g.kind].clear();
+        g.lanes = 0;
+      }
+    }
+    for (int k = 0; k < 6; ++k)
+      if (open[k].lanes) {
+        groups.push_back(open[k]);
+        slot_of.insert(slot_of.end(), open_slots[k].begin(), open_slots[k].end());
+      }
+    // Map (group, lane) -> slot through the combo id order inside groups.
+    std::vector<size_t> group_base(groups.size() + 1, 0);
+    for (size_t g = 0; g < groups.size(); ++g)
+      group_base[g + 1] = group_base[g] + static_cast<size_t>(groups[g].lanes);
+    std::vector<Metrics> out(ids.size());
+    run_groups(req, groups, resolve_threads(req.threads),
+               [&](int, const Combo&, const Metrics&) {},
+               [&](size_t g, int lane, const Metrics& m) { out[slot_of[group_base[g] + static_cast<size_t>(lane)]] = m; });
+    return out;
+  }
+
+  std::vector<int8_t> positions(const HistoryView& h, const StrategySpec&,
+                                const Combo& c) override {
+    IndicatorCache cache(h, c);
+    return forward_positions(cache, h, c, h.size());
+  }
+
+ private:
+  using OnMetrics = std::function<void(int worker, const Combo&, const Metrics&)>;
+  using OnSlot = std::function<void(size_t group, int lane, const Metrics&)>;
+
+  // Evaluates every lane of every group; calls on_metrics from worker threads (each worker
+  // with its own index) and, when given, on_slot with the group and lane.
+  void run_groups(const SweepRequest& req, const std::vector<Group>& groups, int threads,
+                  const OnMetrics& on_metrics, const OnSlot& on_slot = {}) {
+    if (groups.empty()) return;
+    const auto& h = req.history;
+    const auto& w = req.window;
+    const Grid& grid = req.strategy.grid;
+    IndicatorCache cache(h, grid, threads);
+    BarReturns returns(h, req.strategy.fill);
+    const BarTables tables{returns.gap.data(), returns.body.data(), h.close.data(),
+                           req.strategy.costs.per_unit()};
+
+    // Few groups and a long window: split time too, so every thread has work.
+    size_t chunks = 1;
+    constexpr size_t kMinChunkBars = 2048;
+    if (groups.size() < static_cast<size_t>(threads) * 4 && w.bars >= 2 * kMinChunkBars) {
+      const size_t want = (static_cast<size_t>(threads) * 4 + groups.size() - 1) / groups.size();
+      chunks = std::clamp<size_t>(want, 1, w.bars / kMinChunkBars);
+    }
+    const size_t items = groups.size() * chunks;
+    std::vector<Summary> summaries(chunks > 1 ? items * kLanes : 0);
+
+    auto finish_group = [&](int worker, size_t gi, const Summary* lane_summaries) {
+      const Group& g = groups[gi];
+      for (int j = 0; j < g.lanes; ++j) {
+        const Combo c = grid.decode(g.ids[j]);
+        const Summary& s = lane_summaries[j];
+        const Metrics m = s.nonpositive ? evaluate_sequential(cache, req, c)
+                                        : finalize(s, req.strategy.bars_per_year);
+        on_metrics(worker, c, m);
+        if (on_slot) on_slot(gi, j, m);
+      }
+    };
+
+    std::atomic<size_t> next{0}, done{0};
+    auto worker = [&](int index) {
+      Summary local[kLanes];
+      LaneInput in[kLanes];
+      for (size_t item; (item = next.fetch_add(1)) < items;) {
+        const size_t gi = item / chunks, ci = item % chunks;
+        const Group& g = groups[gi];
+        for (int j = 0; j < g.lanes; ++j) in[j] = lane_input(cache, grid.decode(g.ids[j]));
+        const size_t lo = w.first() + w.bars * ci / chunks;
+        const size_t hi = w.first() + w.bars * (ci + 1) / chunks;
+        const int kind = g.kind;
+        Summary* out = chunks > 1 ? &summaries[item * kLanes] : local;
+        run_lanes(kind >= 4 ? Family::channel_breakout : Family::ma_cross, (kind & 2) != 0,
+                  (kind & 1) != 0, tables, cache.matrix(), in, g.lanes, lo, hi, out);
+        if (chunks == 1) finish_group(index, gi, local);
+        done.fetch_add(1, std::memory_order_relaxed);
+      }
+    };
+
+    std::vector<std::thread> pool;
+    for (int i = 1; i < threads; ++i) pool.emplace_back(worker, i);
+    if (req.progress) {
+      // The calling thread reports progress while the pool works, then joins in.
+      std::thread last(worker, 0);
+      while (done.load() < items) {
+        req.progress(static_cast<double>(done.load()) / static_cast<double>(items));
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+      last.join();
+      req.progress(1.0);
+    } else {
+      worker(0);
+    }
+    for (auto& t : pool) t.join();
+
+    if (chunks > 1) {
+      // Join each group's chunks left to right (SPEC §6: any cut gives the same result).
+      for (size_t gi = 0; gi < groups.size(); ++gi) {
+        Summary joined[kLanes];
+        for (size_t ci = 0; ci < chunks; ++ci)
+          for (int j = 0; j < groups[gi].lanes; ++j)
+            joined[j] = combine(joined[j], summaries[(gi * chunks + ci) * kLanes + static_cast<size_t>(j)]);
+        finish_group(0, gi, joined);
+      }
+    }
+  }
+};
+
+}  // namespace
+}  // namespace wfod::cpu
+
+namespace wfod {
+std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<cpu::CpuBackend>(); }
+}  // namespace wfod

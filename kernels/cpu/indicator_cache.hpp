@@ -1,0 +1,44 @@
+// Every distinct indicator series a sweep needs, computed once and shared by all combos
+// (SPEC §4): moving averages by (type, period), Donchian bounds by (source, period), and
+// volatility rows with the STD <= delta * SMA "counts as 0" rule already applied.
+#pragma once
+
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "wfod/bar.hpp"
+#include "wfod/grid.hpp"
+
+namespace wfod::cpu {
+
+struct IndicatorRow {
+  std::vector<double> values;  // NaN where undefined
+  size_t first_defined = 0;    // first bar with a value (size() if never)
+  size_t offset = 0;           // start of this row in matrix()
+};
+
+class IndicatorCache {
+ public:
+  // Builds the rows of every axis value of the grid, in parallel over `threads`.
+  IndicatorCache(const HistoryView& history, const Grid& grid, int threads);
+  // Only the rows one combo needs (positions() of a single combo).
+  IndicatorCache(const HistoryView& history, const Combo& combo);
+
+  const IndicatorRow& ma(MaType type, int period) const { return mas_.at({type, period}); }
+  const IndicatorRow& upper(Source source, int n) const { return uppers_.at({source, n}); }
+  const IndicatorRow& lower(Source source, int n) const { return lowers_.at({source, n}); }
+  const IndicatorRow& vol(int period) const { return vols_.at(period); }
+  // Every row back to back (row length = bars), so lanes read them by offset (a gather).
+  const double* matrix() const { return matrix_.data(); }
+
+ private:
+  void build(const HistoryView& history, int threads);
+
+  std::map<std::pair<MaType, int>, IndicatorRow> mas_;
+  std::map<std::pair<Source, int>, IndicatorRow> uppers_, lowers_;
+  std::map<int, IndicatorRow> vols_;
+  std::vector<double> matrix_;
+};
+
+}  // namespace wfod::cpu

@@ -1,0 +1,14 @@
+// The CPU hot loop compiled for the avx512 instruction set (flags set in kernels/CMakeLists.txt).
+#include <algorithm>
+#include <cmath>
+
+#include "lane_kernel.hpp"
+
+namespace wfod::cpu::avx512 {
+#include "lane_kernel_impl.hpp"
+
+void run_lanes(Family family, bool cross, bool vol, const BarTables& bars, const double* m,
+               const LaneInput* in, int lanes, size_t first, size_t last, Summary* out) {
+  run_lanes_any(family, cross, vol, bars, m, in, lanes, first, last, out);
+}
+}  // namespace wfod::cpu::avx512

@@ -1,0 +1,165 @@
+// Body of the CPU hot loop, compiled once per instruction set (lane_kernel_<isa>.cpp each
+// include it inside their own namespace). kLanes combos advance together as one vector;
+// indicator values are gathered by row offset. The drawdown needs no division per bar (cross-multiplied
+// ratios, valid while equity stays positive; a lane whose 1 + s_t <= 0 is flagged and the
+// caller re-evaluates it sequentially).
+// Expects: namespace wfod::cpu::<isa> open, lane_kernel.hpp included.
+
+// kLanes doubles / int64 masks as one GCC/Clang vector: the compiler maps it onto the
+// target's registers (one zmm, two ymm, or four xmm) and every operation below is a lane-wise
+// select or arithmetic op: no branches.
+using vd = double __attribute__((vector_size(kLanes * sizeof(double))));
+using vm = int64_t __attribute__((vector_size(kLanes * sizeof(int64_t))));
+
+inline vd vabs(vd x) { return x < 0.0 ? -x : x; }
+inline vd vmax(vd a, vd b) { return a < b ? b : a; }
+inline vd vmin(vd a, vd b) { return b < a ? b : a; }
+inline vd splat(double x) { return vd{} + x; }
+
+template <Family F, bool Cross, bool Vol>
+void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneInput* in,
+                 int lanes, size_t first, size_t last, Summary* out) {
+  int64_t oa[kLanes], ob[kLanes], ovs[kLanes], ovl[kLanes];
+  vd first_defined, signal_defined, short_value, threshold, p2, p1;
+  for (int j = 0; j < kLanes; ++j) {
+    const LaneInput& l = in[j < lanes ? j : 0];  // padding lanes repeat lane 0
+    oa[j] = l.off_a;
+    ob[j] = l.off_b;
+    ovs[j] = l.off_vol_short;
+    ovl[j] = l.off_vol_long;
+    first_defined[j] = static_cast<double>(l.first_defined);
+    signal_defined[j] = static_cast<double>(l.signal_defined);
+    short_value[j] = l.short_value;
+    threshold[j] = l.threshold;
+    const ptrdiff_t f = static_cast<ptrdiff_t>(first);
+    p2[j] = position_at<F, Cross, Vol>(l, bars.close, f - 2);
+    const Decision d = decide<F, Cross, Vol>(l, bars.close, first - 1);
+    p1[j] = d.set ? d.value : p2[j];
+  }
+  const vd head_pos = p2, zero = splat(0.0), one = splat(1.0);
+  vd sum = zero, sum_sq = zero, down_sq = zero, nonpositive = zero;
+  vd equity = one, peak = one, trough = one, best_peak = one, best_trough = one;
+  vd run = zero, head_ret = zero, win_sum = zero, loss_sum = zero, head_closed = zero;
+  vd closed = zero, wins = zero, longs = zero, shorts = zero, changes = zero;
+  const vd cost = splat(bars.cost), band = splat(kDeadBand);
+
+  auto gather = [m](const int64_t* offsets, int64_t t) {
+    vd v;
+    for (int j = 0; j < kLanes; ++j) v[j] = m[offsets[j] + t];
+    return v;
+  };
+
+  for (size_t t = first; t < last; ++t) {
+    const int64_t ti = static_cast<int64_t>(t);
+    const vd gap = splat(bars.gap[t]), body = splat(bars.body[t]);
+    // --- the bar's two segments (SPEC §2) and the window statistics (SPEC §6) ---
+    const vd a = p2, b = p1;
+    const vm changed = a != b;
+    const vd exit_value = a * gap - (changed ? cost * vabs(a) : zero);
+    const vd body_value = b * body - (changed ? cost * vabs(b) : zero);
+    const vd s = exit_value + body_value;
+    sum += s;
+    sum_sq += s * s;
+    down_sq += s < 0.0 ? s * s : zero;
+    const vd g = 1.0 + s;
+    nonpositive = g <= 0.0 ? one : nonpositive;
+    equity = equity * g;
+    peak = vmax(peak, equity);
+    trough = vmin(trough, equity);
+    // Deepest drawdown so far is best_trough / best_peak; replace when e / peak is lower.
+    const vm deeper = equity * best_peak < best_trough * peak;
+    best_peak = deeper ? peak : best_peak;
+    best_trough = deeper ? equity : best_trough;
+    // Trades: a change closes the run held through the exit segment.
+    const vd closing = run + exit_value;
+    const vm first_close = changed & (head_closed == 0.0);
+    const vm counted = changed & (head_closed != 0.0) & (a != 0.0);
+    head_ret = first_close ? closing : head_ret;
+    closed += counted ? one : zero;
+    wins += (counted & (closing > 0.0)) ? one : zero;
+    win_sum += (counted & (closing > 0.0)) ? closing : zero;
+    loss_sum += (counted & (closing < 0.0)) ? closing : zero;
+    head_closed = changed ? one : head_closed;
+    run = changed ? body_value : run + s;
+    longs += b > 0.0 ? one : zero;
+    shorts += b < 0.0 ? one : zero;
+    changes += changed ? one : zero;
+
+    // --- the decision at this bar's close (SPEC §5), the same rules as decide() ---
+    const vd x = gather(oa, ti), y = gather(ob, ti);
+    vm up, down;
+    if constexpr (F == Family::ma_cross) {
+      const vd scale = band * vmax(vabs(x), vabs(y));
+      up = x - y > scale;
+      down = y - x > scale;
+      if constexpr (Cross) {
+        const vd xp = gather(oa, ti - 1), yp = gather(ob, ti - 1);
+        const vd scale_p = band * vmax(vabs(xp), vabs(yp));
+        const vm prev_ok = splat(static_cast<double>(t) - 1.0) >= signal_defined;
+        up = up & prev_ok & (yp - xp > scale_p);
+        down = down & prev_ok & (xp - yp > scale_p);
+      }
+    } else {
+      const vd close = splat(bars.close[t]);
+      up = close > x;
+      down = close < y;
+    }
+    if constexpr (Vol) {
+      const vd lv = gather(ovl, ti), sv = gather(ovs, ti);
+      const vd ratio = sv / lv;
+      const vm open = (lv != 0.0) & (ratio - threshold > band * vmax(vabs(ratio), vabs(threshold)));
+      up = up & open;
+      down = down & open;
+    }
+    vd next = up ? one : (down ? short_value : b);
+    next = splat(static_cast<double>(t)) < first_defined ? zero : next;
+    p2 = b;
+    p1 = next;
+  }
+
+  for (int j = 0; j < lanes; ++j) {
+    Summary& r = out[j];
+    r = Summary{};
+    r.bars = static_cast<int64_t>(last - first);
+    if (r.bars == 0) continue;
+    r.sum = sum[j];
+    r.sum_sq = sum_sq[j];
+    r.down_sq = down_sq[j];
+    r.growth = equity[j];
+    r.peak = peak[j];
+    r.trough = trough[j];
+    r.drawdown = 1.0 - best_trough[j] / best_peak[j];
+    r.nonpositive = nonpositive[j] != 0.0;
+    r.head_pos = static_cast<int8_t>(head_pos[j]);
+    r.tail_pos = static_cast<int8_t>(p2[j]);  // p_{last-2}: held in the last bar's body
+    r.single_run = head_closed[j] == 0.0;
+    r.head_ret = r.single_run ? run[j] : head_ret[j];
+    r.tail_ret = run[j];
+    r.closed_trades = static_cast<int64_t>(closed[j]);
+    r.closed_wins = static_cast<int64_t>(wins[j]);
+    r.closed_win_sum = win_sum[j];
+    r.closed_loss_sum = loss_sum[j];
+    r.long_bars = static_cast<int64_t>(longs[j]);
+    r.short_bars = static_cast<int64_t>(shorts[j]);
+    r.changes = static_cast<int64_t>(changes[j]);
+  }
+}
+
+inline void run_lanes_any(Family family, bool cross, bool vol, const BarTables& bars,
+                          const double* m, const LaneInput* in, int lanes, size_t first,
+                          size_t last, Summary* out) {
+  constexpr auto ma = Family::ma_cross;
+  constexpr auto ch = Family::channel_breakout;
+  if (family == ma) {
+    if (cross) {
+      vol ? run_lanes_t<ma, true, true>(bars, m, in, lanes, first, last, out)
+          : run_lanes_t<ma, true, false>(bars, m, in, lanes, first, last, out);
+    } else {
+      vol ? run_lanes_t<ma, false, true>(bars, m, in, lanes, first, last, out)
+          : run_lanes_t<ma, false, false>(bars, m, in, lanes, first, last, out);
+    }
+  } else {
+    vol ? run_lanes_t<ch, false, true>(bars, m, in, lanes, first, last, out)
+        : run_lanes_t<ch, false, false>(bars, m, in, lanes, first, last, out);
+  }
+}

@@ -1,0 +1,107 @@
+// The cpu_ref backend (SPEC §9's oracle): sweeps, evaluates and reports positions by
+// running every combo alone, start to finish, on one thread. Indicators are shared
+// between combos through a per-call cache; nothing else is.
+#include "cpu_ref/cpu_ref_backend.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+#include <string>
+
+#include "cpu_ref/ref_indicators.hpp"
+#include "cpu_ref/ref_metrics.hpp"
+#include "cpu_ref/ref_returns.hpp"
+#include "cpu_ref/ref_strategy.hpp"
+
+namespace wfod {
+namespace {
+
+// Metrics of one valid combo over the request's window.
+Metrics evaluate_combo(ref::IndicatorCache& cache, const SweepRequest& req, const Combo& combo) {
+  const std::vector<int8_t> positions = ref::strategy_positions(cache, combo);
+  const std::vector<ref::BarSegments> segments =
+      ref::window_segments(cache.history(), positions, req.window.first(), req.window.end,
+                           req.strategy.fill, req.strategy.costs.per_unit());
+  return ref::window_metrics(segments, req.strategy.bars_per_year);
+}
+
+Combo decode_checked(const Grid& grid, uint64_t id) {
+  if (id >= grid.size()) {
+    throw std::invalid_argument("cpu_ref: combo id " + std::to_string(id) +
+                                " is outside the grid (size " + std::to_string(grid.size()) +
+                                ")");
+  }
+  Combo combo = grid.decode(id);
+  if (!combo.valid()) {
+    throw std::invalid_argument("cpu_ref: combo id " + std::to_string(id) + " is invalid");
+  }
+  return combo;
+}
+
+class CpuRefBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "cpu_ref"; }
+
+  SweepResult sweep(const SweepRequest& req) override {
+    const auto started = std::chrono::steady_clock::now();
+    check_window(req);
+    const Grid& grid = req.strategy.grid;
+    // Bars at or after the window's end cannot change it (positions are causal), so the
+    // indicators only cover the history up to T.
+    ref::IndicatorCache cache(req.history.prefix(req.window.end));
+    TopK top(req.rank.top);
+    SweepResult result;
+    const uint64_t total = grid.size();
+    // About a hundred progress calls per sweep, whatever its size.
+    const uint64_t progress_every = std::max<uint64_t>(1, total / 100);
+    for (uint64_t id = 0; id < total; ++id) {
+      const Combo combo = grid.decode(id);
+      if (!combo.valid()) {
+        ++result.skipped;
+      } else {
+        ++result.evaluated;
+        const Metrics metrics = evaluate_combo(cache, req, combo);
+        if (passes_constraints(metrics, req.rank)) {
+          ++result.ranked;
+          top.offer(Ranked{combo, metrics, objective_value(metrics, req.rank.objective)});
+        }
+      }
+      if (req.progress && (id + 1) % progress_every == 0 && id + 1 < total) {
+        req.progress(static_cast<double>(id + 1) / static_cast<double>(total));
+      }
+    }
+    if (req.progress) req.progress(1.0);
+    result.top = top.sorted();
+    result.backend = std::string(name());
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return result;
+  }
+
+  std::vector<Metrics> evaluate(const SweepRequest& req,
+                                std::span<const uint64_t> ids) override {
+    check_window(req);
+    // Every id is checked before any work, so a bad id fails fast and alone.
+    std::vector<Combo> combos;
+    combos.reserve(ids.size());
+    for (uint64_t id : ids) combos.push_back(decode_checked(req.strategy.grid, id));
+    ref::IndicatorCache cache(req.history.prefix(req.window.end));
+    std::vector<Metrics> out;
+    out.reserve(combos.size());
+    for (const Combo& combo : combos) out.push_back(evaluate_combo(cache, req, combo));
+    return out;
+  }
+
+  std::vector<int8_t> positions(const HistoryView& history, const StrategySpec&,
+                                const Combo& combo) override {
+    // Positions depend only on the bars and the combo: fill, costs and A act on returns.
+    ref::IndicatorCache cache(history);
+    return ref::strategy_positions(cache, combo);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_ref_backend() { return std::make_unique<CpuRefBackend>(); }
+
+}  // namespace wfod

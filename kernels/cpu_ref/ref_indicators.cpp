@@ -1,0 +1,187 @@
+// cpu_ref indicators (SPEC §4): every bar's value recomputed from its own lookback (no
+// sliding sums, no incremental updates) with compensated sums, so it is the exact judge
+// of the fast backends' sliding formulations.
+#include "cpu_ref/ref_indicators.hpp"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "cpu_ref/ref_numeric.hpp"
+
+namespace wfod::ref {
+namespace {
+
+constexpr double kUndefined = std::numeric_limits<double>::quiet_NaN();
+
+// x[t-n+1 .. t], the lookback of a bar-t value; the caller guarantees t >= n-1.
+std::span<const double> lookback(std::span<const double> x, size_t t, size_t n) {
+  return x.subspan(t + 1 - n, n);
+}
+
+bool any_undefined(std::span<const double> x) {
+  for (double v : x) {
+    if (std::isnan(v)) return true;
+  }
+  return false;
+}
+
+double mean_of(std::span<const double> x) {
+  CompensatedSum sum;
+  for (double v : x) sum.add(v);
+  return sum.value() / static_cast<double>(x.size());
+}
+
+// floor(sqrt(n)) in integers: a rounded sqrt could land one off for a perfect square.
+int isqrt(int n) {
+  int r = static_cast<int>(std::sqrt(static_cast<double>(n)));
+  while (r > 0 && r * r > n) --r;
+  while ((r + 1) * (r + 1) <= n) ++r;
+  return r;
+}
+
+void require_period(int n) {
+  if (n < 1) throw std::invalid_argument("cpu_ref: indicator period must be >= 1");
+}
+
+}  // namespace
+
+std::vector<double> sma(std::span<const double> x, int n) {
+  require_period(n);
+  const auto len = static_cast<size_t>(n);
+  std::vector<double> out(x.size(), kUndefined);
+  for (size_t t = len - 1; t < x.size(); ++t) {
+    const auto w = lookback(x, t, len);
+    if (!any_undefined(w)) out[t] = mean_of(w);
+  }
+  return out;
+}
+
+std::vector<double> ema(std::span<const double> x, int n) {
+  require_period(n);
+  const auto len = static_cast<size_t>(n);
+  std::vector<double> out(x.size(), kUndefined);
+  if (x.size() < len) return out;
+  // Seeded with SMA(n) at bar n-1 counted from the anchor, then the SPEC's recursion
+  // literally: the recursion is the definition, so it is not rewritten.
+  const double alpha = 2.0 / (static_cast<double>(n) + 1.0);
+  double e = mean_of(lookback(x, len - 1, len));
+  out[len - 1] = e;
+  for (size_t t = len; t < x.size(); ++t) {
+    e = e + alpha * (x[t] - e);
+    out[t] = e;
+  }
+  return out;
+}
+
+std::vector<double> wma(std::span<const double> x, int n) {
+  require_period(n);
+  const auto len = static_cast<size_t>(n);
+  // n(n+1)/2 is an integer well inside double's exact range for any sane period.
+  const double weight_total = static_cast<double>(n) * (static_cast<double>(n) + 1.0) / 2.0;
+  std::vector<double> out(x.size(), kUndefined);
+  for (size_t t = len - 1; t < x.size(); ++t) {
+    const auto w = lookback(x, t, len);
+    if (any_undefined(w)) continue;  // HMA's inner series is undefined at its start
+    CompensatedSum sum;
+    for (size_t k = 1; k <= len; ++k) sum.add_product(static_cast<double>(k), w[k - 1]);
+    out[t] = sum.value() / weight_total;
+  }
+  return out;
+}
+
+std::vector<double> hma(std::span<const double> x, int n) {
+  require_period(n);
+  const int half = n / 2;
+  std::vector<double> out(x.size(), kUndefined);
+  if (half == 0) return out;  // HMA(1): WMA(floor(1/2)) = WMA(0) does not exist
+  const std::vector<double> wma_half = wma(x, half);
+  const std::vector<double> wma_full = wma(x, n);
+  std::vector<double> raw(x.size(), kUndefined);
+  for (size_t t = 0; t < x.size(); ++t) {
+    // NaN in either input leaves raw undefined; wma() then skips any window touching it.
+    raw[t] = 2.0 * wma_half[t] - wma_full[t];
+  }
+  return wma(raw, isqrt(n));
+}
+
+std::vector<double> population_std(std::span<const double> x, int n) {
+  require_period(n);
+  const auto len = static_cast<size_t>(n);
+  std::vector<double> out(x.size(), kUndefined);
+  for (size_t t = len - 1; t < x.size(); ++t) {
+    const auto w = lookback(x, t, len);
+    if (any_undefined(w)) continue;
+    // Two passes: the mean first, then the squared deviations from it. Never the
+    // E[x²] - E[x]² shortcut, which cancels catastrophically on flat prices.
+    const double mean = mean_of(w);
+    CompensatedSum squares;
+    for (double v : w) squares.add_product(v - mean, v - mean);
+    out[t] = std::sqrt(squares.value() / static_cast<double>(len));
+  }
+  return out;
+}
+
+std::vector<double> highest_before(std::span<const double> x, int n) {
+  require_period(n);
+  const auto len = static_cast<size_t>(n);
+  std::vector<double> out(x.size(), kUndefined);
+  for (size_t t = len; t < x.size(); ++t) {
+    double m = x[t - len];
+    for (size_t u = t - len + 1; u < t; ++u) m = std::max(m, x[u]);
+    out[t] = m;
+  }
+  return out;
+}
+
+std::vector<double> lowest_before(std::span<const double> x, int n) {
+  require_period(n);
+  const auto len = static_cast<size_t>(n);
+  std::vector<double> out(x.size(), kUndefined);
+  for (size_t t = len; t < x.size(); ++t) {
+    double m = x[t - len];
+    for (size_t u = t - len + 1; u < t; ++u) m = std::min(m, x[u]);
+    out[t] = m;
+  }
+  return out;
+}
+
+const std::vector<double>& IndicatorCache::get(IndicatorKind kind, int period, Source source) {
+  // Only the Donchian channel reads a source; keying the others on close keeps one entry
+  // per distinct series.
+  if (kind != IndicatorKind::channel_high && kind != IndicatorKind::channel_low) {
+    source = Source::close;
+  }
+  const auto key = std::make_tuple(kind, period, source);
+  auto it = values_.find(key);
+  if (it == values_.end()) it = values_.emplace(key, compute(kind, period, source)).first;
+  return it->second;
+}
+
+const std::vector<double>& IndicatorCache::moving_average(MaType ma, int period) {
+  switch (ma) {
+    case MaType::sma: return get(IndicatorKind::sma, period);
+    case MaType::ema: return get(IndicatorKind::ema, period);
+    case MaType::wma: return get(IndicatorKind::wma, period);
+    case MaType::hma: return get(IndicatorKind::hma, period);
+  }
+  throw std::invalid_argument("cpu_ref: unknown moving average type");
+}
+
+std::vector<double> IndicatorCache::compute(IndicatorKind kind, int period, Source source) const {
+  const auto close = history_.close;
+  switch (kind) {
+    case IndicatorKind::sma: return sma(close, period);
+    case IndicatorKind::ema: return ema(close, period);
+    case IndicatorKind::wma: return wma(close, period);
+    case IndicatorKind::hma: return hma(close, period);
+    case IndicatorKind::std: return population_std(close, period);
+    case IndicatorKind::channel_high:
+      return highest_before(source == Source::high_low ? history_.high : close, period);
+    case IndicatorKind::channel_low:
+      return lowest_before(source == Source::high_low ? history_.low : close, period);
+  }
+  throw std::invalid_argument("cpu_ref: unknown indicator kind");
+}
+
+}  // namespace wfod::ref

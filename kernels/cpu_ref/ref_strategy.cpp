@@ -1,0 +1,131 @@
+// cpu_ref strategy state machines (SPEC §5): ma_cross (state and cross entries),
+// channel_breakout and the vol_filter, run bar by bar from the anchor exactly as written.
+#include "cpu_ref/ref_strategy.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "cpu_ref/ref_numeric.hpp"
+
+namespace wfod::ref {
+namespace {
+
+enum class FilterState { undefined, closed, open };
+
+// The vol_filter's series for one combo; absent filter = always open.
+class VolFilter {
+ public:
+  VolFilter(IndicatorCache& cache, const Combo& combo) {
+    if (!combo.has_vol) return;
+    std_short_ = &cache.get(IndicatorKind::std, combo.vol_short);
+    std_long_ = &cache.get(IndicatorKind::std, combo.vol_long);
+    sma_short_ = &cache.get(IndicatorKind::sma, combo.vol_short);
+    sma_long_ = &cache.get(IndicatorKind::sma, combo.vol_long);
+    threshold_ = combo.vol_threshold;
+  }
+
+  FilterState at(size_t t) const {
+    if (std_short_ == nullptr) return FilterState::open;
+    const double s = (*std_short_)[t];
+    const double l = (*std_long_)[t];
+    if (std::isnan(s) || std::isnan(l)) return FilterState::undefined;
+    // A long-window STD that counts as 0 closes the filter (no ratio is formed); a
+    // short-window one that counts as 0 makes v_t = 0 (SPEC §5).
+    if (std_counts_as_zero(l, (*sma_long_)[t])) return FilterState::closed;
+    const double v = std_counts_as_zero(s, (*sma_short_)[t]) ? 0.0 : s / l;
+    return dead_band_compare(v, threshold_) == Order::greater ? FilterState::open
+                                                               : FilterState::closed;
+  }
+
+ private:
+  const std::vector<double>* std_short_ = nullptr;
+  const std::vector<double>* std_long_ = nullptr;
+  const std::vector<double>* sma_short_ = nullptr;
+  const std::vector<double>* sma_long_ = nullptr;
+  double threshold_ = 0;
+};
+
+int8_t short_position(Side side) { return side == Side::long_only ? 0 : -1; }
+
+std::vector<int8_t> ma_cross_positions(IndicatorCache& cache, const Combo& combo) {
+  const auto& fast = cache.moving_average(combo.ma, combo.fast);
+  const auto& slow = cache.moving_average(combo.ma, combo.slow);
+  const VolFilter filter(cache, combo);
+  const int8_t short_pos = short_position(combo.side);
+  std::vector<int8_t> p(cache.history().size(), 0);
+  for (size_t t = 0; t < p.size(); ++t) {
+    const int8_t prev = t == 0 ? 0 : p[t - 1];
+    if (std::isnan(fast[t]) || std::isnan(slow[t])) {
+      p[t] = 0;
+      continue;
+    }
+    const FilterState fs = filter.at(t);
+    if (fs == FilterState::undefined) {
+      p[t] = 0;
+      continue;
+    }
+    if (fs == FilterState::closed) {  // hold, and ignore whatever signal bar t carries
+      p[t] = prev;
+      continue;
+    }
+    const Order now = dead_band_compare(fast[t], slow[t]);
+    if (combo.entry == Entry::state) {
+      p[t] = now == Order::greater ? int8_t{1} : now == Order::less ? short_pos : prev;
+      continue;
+    }
+    // Entry::cross: the comparison at t-1 must exist; an undefined one is "no cross".
+    p[t] = prev;
+    if (t == 0 || std::isnan(fast[t - 1]) || std::isnan(slow[t - 1])) continue;
+    const Order before = dead_band_compare(fast[t - 1], slow[t - 1]);
+    if (before == Order::less && now == Order::greater) p[t] = 1;
+    if (before == Order::greater && now == Order::less) p[t] = short_pos;
+  }
+  return p;
+}
+
+std::vector<int8_t> channel_breakout_positions(IndicatorCache& cache, const Combo& combo) {
+  const auto& high = cache.get(IndicatorKind::channel_high, combo.n, combo.source);
+  const auto& low = cache.get(IndicatorKind::channel_low, combo.n, combo.source);
+  const auto close = cache.history().close;
+  const VolFilter filter(cache, combo);
+  const int8_t short_pos = short_position(combo.side);
+  std::vector<int8_t> p(cache.history().size(), 0);
+  for (size_t t = 0; t < p.size(); ++t) {
+    const int8_t prev = t == 0 ? 0 : p[t - 1];
+    if (std::isnan(high[t]) || std::isnan(low[t])) {
+      p[t] = 0;
+      continue;
+    }
+    const FilterState fs = filter.at(t);
+    if (fs == FilterState::undefined) {
+      p[t] = 0;
+      continue;
+    }
+    if (fs == FilterState::closed) {
+      p[t] = prev;
+      continue;
+    }
+    // Raw prices against the channel: exact comparisons, no dead band (SPEC §4).
+    if (close[t] > high[t]) {
+      p[t] = 1;
+    } else if (close[t] < low[t]) {
+      p[t] = short_pos;
+    } else {
+      p[t] = prev;
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
+std::vector<int8_t> strategy_positions(IndicatorCache& cache, const Combo& combo) {
+  if (!combo.valid()) throw std::invalid_argument("cpu_ref: invalid combo");
+  switch (combo.family) {
+    case Family::ma_cross: return ma_cross_positions(cache, combo);
+    case Family::channel_breakout: return channel_breakout_positions(cache, combo);
+  }
+  throw std::invalid_argument("cpu_ref: unknown strategy family");
+}
+
+}  // namespace wfod::ref

@@ -1,0 +1,83 @@
+// The backend seam (ARCHITECTURE.md): one interface, interchangeable implementations.
+// cpu_ref is the float64 oracle; cpu the fast threaded one; cuda the GPU one (WFOD_CUDA).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "wfod/bar.hpp"
+#include "wfod/grid.hpp"
+#include "wfod/metrics.hpp"
+#include "wfod/ranking.hpp"
+
+namespace wfod {
+
+enum class Precision { exact, fast };
+std::string_view to_string(Precision);
+Precision parse_precision(std::string_view);
+
+// What a strategy is, apart from its parameter grid's values.
+struct StrategySpec {
+  Grid grid;
+  Fill fill = Fill::close;
+  Costs costs;
+  double bars_per_year = 252;
+};
+
+// Evaluation window (SPEC §3): W = bars strategy returns s_t, t in [end - bars, end - 1].
+struct WindowSpec {
+  size_t end = 0;     // T: one past the window's last bar
+  size_t bars = 0;    // W
+  size_t warmup = 0;  // bars that must exist before the window: T - W - 1 >= warmup
+  size_t first() const { return end - bars; }
+};
+
+struct SweepRequest {
+  HistoryView history;  // bars from the anchor
+  StrategySpec strategy;
+  WindowSpec window;
+  RankSpec rank;
+  Precision precision = Precision::exact;
+  int threads = 0;                        // 0 = all cores
+  std::function<void(double)> progress;   // optional, called with the fraction done
+};
+
+struct SweepResult {
+  std::vector<Ranked> top;  // best first, at most rank.top
+  uint64_t evaluated = 0;   // valid combos
+  uint64_t skipped = 0;     // invalid combos
+  uint64_t ranked = 0;      // valid combos that passed the constraints
+  double seconds = 0;
+  std::string backend;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string_view name() const = 0;
+  // One window, from scratch: every combo of the grid, ranked.
+  virtual SweepResult sweep(const SweepRequest&) = 0;
+  // Metrics of the listed combos over the request's window, in the order given (no
+  // ranking, constraints ignored). Throws std::invalid_argument on an invalid combo id.
+  virtual std::vector<Metrics> evaluate(const SweepRequest&, std::span<const uint64_t> ids) = 0;
+  // Target positions p_t (SPEC §2) of one combo for every bar of the history.
+  virtual std::vector<int8_t> positions(const HistoryView&, const StrategySpec&,
+                                        const Combo&) = 0;
+};
+
+// "auto" picks cuda when built and a device is present, else cpu. Unknown or unavailable
+// names throw std::invalid_argument saying which backends exist.
+std::unique_ptr<Backend> make_backend(std::string_view name);
+std::vector<std::string> backend_names();
+
+// SPEC §3 checks of a request's window; throws std::invalid_argument naming the problem.
+void check_window(const SweepRequest&);
+// SPEC §3 default warm-up: 3 x the grid's largest period.
+size_t default_warmup(const Grid&);
+
+}  // namespace wfod

@@ -1,0 +1,96 @@
+// Strategy families, parameter grids and mixed-radix combo ids (SPEC §5).
+// A Grid lists every axis's values; combo id i decodes with the first axis varying fastest.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace wfod {
+
+enum class Family { ma_cross, channel_breakout };
+enum class MaType { sma, ema, wma, hma };
+enum class Side { long_short, long_only };
+enum class Entry { state, cross };
+enum class Source { close, high_low };
+enum class Fill { close, next_open };
+
+std::string_view to_string(Family);
+std::string_view to_string(MaType);
+std::string_view to_string(Side);
+std::string_view to_string(Entry);
+std::string_view to_string(Source);
+std::string_view to_string(Fill);
+
+// Parse an enum value by its SPEC name; throws std::invalid_argument naming the choices.
+Family parse_family(std::string_view);
+MaType parse_ma(std::string_view);
+Side parse_side(std::string_view);
+Entry parse_entry(std::string_view);
+Source parse_source(std::string_view);
+Fill parse_fill(std::string_view);
+
+// One point of a grid: every parameter of the family (and the filter, when present).
+struct Combo {
+  uint64_t id = 0;
+  Family family = Family::ma_cross;
+  // ma_cross
+  int fast = 0, slow = 0;
+  MaType ma = MaType::sma;
+  Entry entry = Entry::state;
+  // channel_breakout
+  int n = 0;
+  Source source = Source::close;
+  // both families
+  Side side = Side::long_short;
+  // vol_filter (only meaningful when has_vol)
+  bool has_vol = false;
+  int vol_short = 0, vol_long = 0;
+  double vol_threshold = 0;
+
+  // SPEC §5 validity: fast < slow (ma_cross), vol_short < vol_long (filter), periods >= 1.
+  bool valid() const;
+};
+
+// Name and size of one axis, in canonical order.
+struct AxisInfo {
+  std::string name;
+  size_t size;
+};
+
+// A strategy family's parameter grid. Empty vol_* vectors = no vol_filter.
+struct Grid {
+  Family family = Family::ma_cross;
+  std::vector<int> fast, slow;
+  std::vector<MaType> ma{MaType::sma};
+  std::vector<Side> side{Side::long_short};
+  std::vector<Entry> entry{Entry::state};
+  std::vector<int> n;
+  std::vector<Source> source{Source::close};
+  std::vector<int> vol_short, vol_long;
+  std::vector<double> vol_threshold;
+
+  bool has_vol_filter() const { return !vol_short.empty() || !vol_long.empty() || !vol_threshold.empty(); }
+  // Axes in canonical order (family parameters as listed in SPEC §5, then the filter's).
+  std::vector<AxisInfo> axes() const;
+  // Number of combos (product of axis sizes).
+  uint64_t size() const;
+  // Mixed-radix decode, first axis fastest. Requires id < size().
+  Combo decode(uint64_t id) const;
+  // Largest indicator period any combo uses (for the default warm-up, SPEC §3).
+  int max_period() const;
+  // Throws std::invalid_argument if an axis needed by the family is empty, a period < 1,
+  // or the filter is only partly given.
+  void validate() const;
+};
+
+// Axis text: a scalar "12", a list "5,10,20" or an inclusive range "start:stop:step".
+// Decimal ranges are exact in decimal ("0.6:1.2:0.2" -> 0.6, 0.8, 1.0, 1.2).
+// Throws std::invalid_argument with a message naming the problem.
+std::vector<int> parse_int_axis(std::string_view text);
+std::vector<double> parse_real_axis(std::string_view text);
+
+}  // namespace wfod

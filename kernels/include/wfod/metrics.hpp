@@ -1,0 +1,35 @@
+// The metrics of one evaluation window (SPEC §6) and the run-wide settings they need.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace wfod {
+
+struct Metrics {
+  double total_return = 0, cagr = 0, sharpe = 0, sortino = 0, max_drawdown = 0, calmar = 0;
+  double win_rate = 0, profit_factor = 0, exposure = 0;
+  int64_t trades = 0, wins = 0, long_bars = 0, short_bars = 0, flat_bars = 0, changes = 0;
+  int64_t bars = 0;  // n = W, the number of strategy returns
+};
+
+// Every metric name in SPEC order, for JSON/table output and tests.
+inline constexpr std::string_view kMetricNames[] = {
+    "total_return", "cagr",     "sharpe",    "sortino",   "max_drawdown", "calmar",
+    "trades",       "wins",     "win_rate",  "profit_factor", "exposure", "long_bars",
+    "short_bars",   "flat_bars", "changes"};
+
+// Value of a metric by its SPEC name (integers converted to double); throws on unknown name.
+double metric_value(const Metrics&, std::string_view name);
+
+// profit_factor when there are trades but no losing one (SPEC §6).
+inline constexpr double kProfitFactorNoLoss = 1e9;
+
+// Costs and annualisation shared by every combo of a run.
+struct Costs {
+  double commission_bps = 0;
+  double slippage_bps = 0;
+  double per_unit() const { return (commission_bps + slippage_bps) / 1e4; }
+};
+
+}  // namespace wfod

@@ -1,0 +1,27 @@
+// Strategy returns per SPEC §2: each bar t >= 1 is an exit segment held at p_{t-2} and a
+// body segment held at p_{t-1}; fill mode decides where the exit price x_t sits.
+#pragma once
+
+#include <cstdint>
+
+#include "wfod/bar.hpp"
+#include "wfod/grid.hpp"
+#include "wfod/summary.hpp"
+
+namespace wfod {
+
+// Segments of bar t (t >= 1) given p_{t-2} and p_{t-1} and the cost per unit of change.
+inline BarSegments bar_segments(const HistoryView& h, Fill fill, double cost, size_t t,
+                                int8_t p2, int8_t p1) {
+  const double prev_close = h.close[t - 1];
+  const double x = fill == Fill::close ? prev_close : h.open[t];
+  const bool changed = p1 != p2;
+  BarSegments b;
+  b.exit_pos = p2;
+  b.body_pos = p1;
+  b.exit_value = p2 * (x - prev_close) / prev_close - (changed ? cost * (p2 < 0 ? -p2 : p2) : 0.0);
+  b.body_value = p1 * (h.close[t] - x) / prev_close - (changed ? cost * (p1 < 0 ? -p1 : p1) : 0.0);
+  return b;
+}
+
+}  // namespace wfod

@@ -1,0 +1,49 @@
+// Walk-forward analysis (SPEC §8): rolling or anchored in-sample windows, each fold's
+// winner traded out of sample, switches paying their cost, metrics of the stitched series.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "wfod/backend.hpp"
+
+namespace wfod {
+
+enum class WalkMode { rolling, anchored };
+std::string_view to_string(WalkMode);
+WalkMode parse_walk_mode(std::string_view);
+
+struct WalkSpec {
+  size_t is_bars = 0;   // W
+  size_t oos_bars = 0;  // k
+  WalkMode mode = WalkMode::rolling;
+  size_t warmup = 0;
+};
+
+struct Fold {
+  size_t index = 0;
+  size_t is_first = 0, is_last = 0;    // bar indices, inclusive
+  size_t oos_first = 0, oos_last = 0;  // bar indices, inclusive
+  std::optional<Ranked> winner;        // empty: no ranked combo, flat out of sample
+  Metrics is;                          // the winner's in-sample metrics (zeros if none)
+  Metrics oos;                         // over the fold's k out-of-sample bars
+  uint64_t evaluated = 0, skipped = 0;
+};
+
+struct WalkResult {
+  std::vector<Fold> folds;
+  Metrics oos;       // the whole concatenated out-of-sample series
+  double wfe = 0;    // mean of OOS cagr / IS cagr over folds with IS cagr > 0
+  std::vector<double> oos_returns;  // s_t of the stitched series, one per OOS bar
+  double seconds = 0;
+};
+
+// Number of whole folds that fit the history; 0 if none.
+size_t count_folds(size_t history_bars, const WalkSpec&);
+
+WalkResult walk_forward(Backend&, const HistoryView&, const StrategySpec&, const RankSpec&,
+                        const WalkSpec&, Precision, int threads,
+                        const std::function<void(double)>& progress = {});
+
+}  // namespace wfod

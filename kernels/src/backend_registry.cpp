@@ -1,0 +1,69 @@
+// Backend names -> instances, and the request checks every backend shares (SPEC §3).
+#include <stdexcept>
+#include <string>
+
+#include "cpu/cpu_backend.hpp"
+#include "cpu_ref/cpu_ref_backend.hpp"
+#include "wfod/backend.hpp"
+#ifdef WFOD_HAVE_CUDA
+#include "cuda/cuda_backend.hpp"
+#endif
+
+namespace wfod {
+
+std::string_view to_string(Precision p) { return p == Precision::exact ? "exact" : "fast"; }
+
+Precision parse_precision(std::string_view s) {
+  if (s == "exact") return Precision::exact;
+  if (s == "fast") return Precision::fast;
+  throw std::invalid_argument("unknown precision '" + std::string(s) + "' (expected exact|fast)");
+}
+
+std::vector<std::string> backend_names() {
+  std::vector<std::string> names{"cpu_ref", "cpu"};
+#ifdef WFOD_HAVE_CUDA
+  names.push_back("cuda");
+#endif
+  return names;
+}
+
+std::unique_ptr<Backend> make_backend(std::string_view name) {
+  if (name == "cpu_ref") return make_cpu_ref_backend();
+  if (name == "cpu") return make_cpu_backend();
+  if (name == "cuda" || name == "auto") {
+#ifdef WFOD_HAVE_CUDA
+    std::string why;
+    if (cuda::device_available(&why)) return cuda::make_cuda_backend();
+    if (name == "cuda") throw std::invalid_argument("cuda backend unavailable: " + why);
+#else
+    if (name == "cuda")
+      throw std::invalid_argument("cuda backend not built (configure with -DWFOD_CUDA=ON)");
+#endif
+    return make_cpu_backend();
+  }
+  throw std::invalid_argument("unknown backend '" + std::string(name) +
+                              "' (expected auto|cpu|cpu_ref|cuda)");
+}
+
+size_t default_warmup(const Grid& grid) { return 3 * static_cast<size_t>(grid.max_period()); }
+
+void check_window(const SweepRequest& req) {
+  const auto& w = req.window;
+  const size_t n = req.history.size();
+  if (w.bars < 1) throw std::invalid_argument("window must hold at least 1 bar");
+  if (w.end > n)
+    throw std::invalid_argument("window ends at bar " + std::to_string(w.end) +
+                                " but the history has " + std::to_string(n) + " bars");
+  if (w.end < w.bars + 1 + w.warmup)
+    throw std::invalid_argument(
+        "window of " + std::to_string(w.bars) + " bars ending at bar " + std::to_string(w.end) +
+        " leaves fewer than warmup = " + std::to_string(w.warmup) +
+        " bars before it (SPEC §3 needs T - W - 1 >= warmup; at most " +
+        std::to_string(w.end > w.warmup + 1 ? w.end - w.warmup - 1 : 0) + " bars fit)");
+  if (req.strategy.grid.size() == 0) throw std::invalid_argument("the parameter grid is empty");
+  req.strategy.grid.validate();
+  if (!(req.strategy.bars_per_year > 0)) throw std::invalid_argument("bars_per_year must be > 0");
+  if (!(req.strategy.costs.per_unit() >= 0)) throw std::invalid_argument("costs must be >= 0");
+}
+
+}  // namespace wfod

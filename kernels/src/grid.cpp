@@ -1,0 +1,309 @@
+// Parameter grids: enum names, axis text parsing (decimal-exact ranges), mixed-radix combo
+// ids with the first axis varying fastest (SPEC §5).
+#include "wfod/grid.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace wfod {
+namespace {
+
+template <typename E, size_t N>
+E parse_enum(std::string_view text, const char* what, const std::pair<std::string_view, E> (&table)[N]) {
+  for (const auto& [name, value] : table)
+    if (name == text) return value;
+  std::string message = "unknown ";
+  message.append(what).append(" '").append(text).append("' (expected ");
+  for (size_t i = 0; i < N; ++i) message.append(i ? "|" : "").append(table[i].first);
+  message.append(")");
+  throw std::invalid_argument(message);
+}
+
+constexpr std::pair<std::string_view, Family> kFamilies[] = {
+    {"ma_cross", Family::ma_cross}, {"channel_breakout", Family::channel_breakout}};
+constexpr std::pair<std::string_view, MaType> kMas[] = {
+    {"sma", MaType::sma}, {"ema", MaType::ema}, {"wma", MaType::wma}, {"hma", MaType::hma}};
+constexpr std::pair<std::string_view, Side> kSides[] = {{"long_short", Side::long_short},
+                                                        {"long_only", Side::long_only}};
+constexpr std::pair<std::string_view, Entry> kEntries[] = {{"state", Entry::state},
+                                                           {"cross", Entry::cross}};
+constexpr std::pair<std::string_view, Source> kSources[] = {{"close", Source::close},
+                                                            {"high_low", Source::high_low}};
+constexpr std::pair<std::string_view, Fill> kFills[] = {{"close", Fill::close},
+                                                        {"next_open", Fill::next_open}};
+
+template <typename E, size_t N>
+std::string_view name_of(E value, const std::pair<std::string_view, E> (&table)[N]) {
+  for (const auto& [name, v] : table)
+    if (v == value) return name;
+  return "?";
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  for (;;) {
+    size_t pos = s.find(sep, start);
+    parts.push_back(trim(s.substr(start, pos - start)));
+    if (pos == std::string_view::npos) break;
+    start = pos + 1;
+  }
+  return parts;
+}
+
+// Guards against grids that would exhaust memory long before they could run.
+constexpr size_t kMaxAxisValues = 10'000'000;
+
+long long parse_integer(std::string_view s, std::string_view whole) {
+  long long v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size())
+    throw std::invalid_argument("not an integer '" + std::string(s) + "' in '" + std::string(whole) + "'");
+  return v;
+}
+
+// A decimal number as mantissa * 10^-scale, exactly as written ("1.20" -> 120, scale 2).
+struct Decimal {
+  long long mantissa = 0;
+  int scale = 0;
+};
+
+Decimal parse_decimal(std::string_view s, std::string_view whole) {
+  auto fail = [&] {
+    return std::invalid_argument("not a decimal number '" + std::string(s) + "' in '" +
+                                 std::string(whole) + "'");
+  };
+  if (s.empty()) throw fail();
+  bool negative = s.front() == '-';
+  if (s.front() == '-' || s.front() == '+') s.remove_prefix(1);
+  Decimal d;
+  bool seen_dot = false, seen_digit = false;
+  for (char c : s) {
+    if (c == '.' && !seen_dot) {
+      seen_dot = true;
+    } else if (c >= '0' && c <= '9') {
+      if (d.mantissa > (1LL << 53)) throw fail();
+      d.mantissa = d.mantissa * 10 + (c - '0');
+      seen_digit = true;
+      if (seen_dot) ++d.scale;
+    } else {
+      throw fail();
+    }
+  }
+  if (!seen_digit || d.scale > 15) throw fail();
+  if (negative) d.mantissa = -d.mantissa;
+  return d;
+}
+
+long long rescale(const Decimal& d, int scale) {
+  long long m = d.mantissa;
+  for (int i = d.scale; i < scale; ++i) m *= 10;
+  return m;
+}
+
+// Exactly rounded double of mantissa * 10^-scale, via its decimal text.
+double decimal_to_double(long long mantissa, int scale) {
+  char text[48];
+  const unsigned long long magnitude =
+      mantissa < 0 ? 0ULL - static_cast<unsigned long long>(mantissa) : static_cast<unsigned long long>(mantissa);
+  // "<sign>digits e-scale" is exact decimal text; strtod rounds it correctly.
+  std::snprintf(text, sizeof text, "%s%llue-%d", mantissa < 0 ? "-" : "", magnitude, scale);
+  return std::strtod(text, nullptr);
+}
+
+double parse_real(std::string_view s, std::string_view whole) {
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v))
+    throw std::invalid_argument("not a number '" + std::string(s) + "' in '" + std::string(whole) + "'");
+  return v;
+}
+
+void check_range_shape(bool step_positive, bool ordered, std::string_view text) {
+  if (!step_positive)
+    throw std::invalid_argument("range '" + std::string(text) + "': step must be > 0");
+  if (!ordered)
+    throw std::invalid_argument("range '" + std::string(text) + "': stop is below start");
+}
+
+}  // namespace
+
+std::string_view to_string(Family v) { return name_of(v, kFamilies); }
+std::string_view to_string(MaType v) { return name_of(v, kMas); }
+std::string_view to_string(Side v) { return name_of(v, kSides); }
+std::string_view to_string(Entry v) { return name_of(v, kEntries); }
+std::string_view to_string(Source v) { return name_of(v, kSources); }
+std::string_view to_string(Fill v) { return name_of(v, kFills); }
+Family parse_family(std::string_view s) { return parse_enum(s, "family", kFamilies); }
+MaType parse_ma(std::string_view s) { return parse_enum(s, "ma", kMas); }
+Side parse_side(std::string_view s) { return parse_enum(s, "side", kSides); }
+Entry parse_entry(std::string_view s) { return parse_enum(s, "entry", kEntries); }
+Source parse_source(std::string_view s) { return parse_enum(s, "source", kSources); }
+Fill parse_fill(std::string_view s) { return parse_enum(s, "fill", kFills); }
+
+std::vector<int> parse_int_axis(std::string_view text) {
+  text = trim(text);
+  if (text.empty()) throw std::invalid_argument("empty parameter axis");
+  std::vector<int> values;
+  if (text.find(':') != std::string_view::npos) {
+    auto parts = split(text, ':');
+    if (parts.size() != 3)
+      throw std::invalid_argument("range '" + std::string(text) + "' must be start:stop:step");
+    long long start = parse_integer(parts[0], text), stop = parse_integer(parts[1], text),
+              step = parse_integer(parts[2], text);
+    check_range_shape(step > 0, stop >= start, text);
+    if ((stop - start) / step + 1 > static_cast<long long>(kMaxAxisValues))
+      throw std::invalid_argument("range '" + std::string(text) + "' has too many values");
+    for (long long v = start; v <= stop; v += step) values.push_back(static_cast<int>(v));
+  } else {
+    for (auto part : split(text, ',')) {
+      long long v = parse_integer(part, text);
+      if (v < -2147483647LL || v > 2147483647LL)
+        throw std::invalid_argument("integer out of range '" + std::string(part) + "'");
+      values.push_back(static_cast<int>(v));
+    }
+  }
+  return values;
+}
+
+std::vector<double> parse_real_axis(std::string_view text) {
+  text = trim(text);
+  if (text.empty()) throw std::invalid_argument("empty parameter axis");
+  std::vector<double> values;
+  if (text.find(':') != std::string_view::npos) {
+    auto parts = split(text, ':');
+    if (parts.size() != 3)
+      throw std::invalid_argument("range '" + std::string(text) + "' must be start:stop:step");
+    Decimal start = parse_decimal(parts[0], text), stop = parse_decimal(parts[1], text),
+            step = parse_decimal(parts[2], text);
+    int scale = std::max({start.scale, stop.scale, step.scale});
+    long long a = rescale(start, scale), b = rescale(stop, scale), s = rescale(step, scale);
+    check_range_shape(s > 0, b >= a, text);
+    if ((b - a) / s + 1 > static_cast<long long>(kMaxAxisValues))
+      throw std::invalid_argument("range '" + std::string(text) + "' has too many values");
+    for (long long m = a; m <= b; m += s) values.push_back(decimal_to_double(m, scale));
+  } else {
+    for (auto part : split(text, ',')) values.push_back(parse_real(part, text));
+  }
+  return values;
+}
+
+bool Combo::valid() const {
+  bool ok = family == Family::ma_cross ? (fast >= 1 && slow >= 1 && fast < slow) : n >= 1;
+  if (has_vol) ok = ok && vol_short >= 1 && vol_long >= 1 && vol_short < vol_long;
+  return ok;
+}
+
+std::vector<AxisInfo> Grid::axes() const {
+  std::vector<AxisInfo> a;
+  if (family == Family::ma_cross) {
+    a = {{"fast", fast.size()}, {"slow", slow.size()}, {"ma", ma.size()},
+         {"side", side.size()}, {"entry", entry.size()}};
+  } else {
+    a = {{"n", n.size()}, {"source", source.size()}, {"side", side.size()}};
+  }
+  if (has_vol_filter()) {
+    a.push_back({"vol_short", vol_short.size()});
+    a.push_back({"vol_long", vol_long.size()});
+    a.push_back({"vol_threshold", vol_threshold.size()});
+  }
+  return a;
+}
+
+uint64_t Grid::size() const {
+  uint64_t total = 1;
+  for (const auto& axis : axes()) {
+    if (axis.size == 0) return 0;
+    if (total > (uint64_t{1} << 62) / axis.size)
+      throw std::invalid_argument("grid has more than 2^62 combos");
+    total *= axis.size;
+  }
+  return total;
+}
+
+Combo Grid::decode(uint64_t id) const {
+  Combo c;
+  c.id = id;
+  c.family = family;
+  uint64_t rest = id;
+  auto take = [&rest](size_t radix) {
+    size_t digit = static_cast<size_t>(rest % radix);
+    rest /= radix;
+    return digit;
+  };
+  if (family == Family::ma_cross) {
+    c.fast = fast[take(fast.size())];
+    c.slow = slow[take(slow.size())];
+    c.ma = ma[take(ma.size())];
+    c.side = side[take(side.size())];
+    c.entry = entry[take(entry.size())];
+  } else {
+    c.n = n[take(n.size())];
+    c.source = source[take(source.size())];
+    c.side = side[take(side.size())];
+  }
+  if (has_vol_filter()) {
+    c.has_vol = true;
+    c.vol_short = vol_short[take(vol_short.size())];
+    c.vol_long = vol_long[take(vol_long.size())];
+    c.vol_threshold = vol_threshold[take(vol_threshold.size())];
+  }
+  return c;
+}
+
+int Grid::max_period() const {
+  int m = 0;
+  auto upd = [&m](const std::vector<int>& v) {
+    for (int x : v) m = std::max(m, x);
+  };
+  if (family == Family::ma_cross) {
+    upd(fast);
+    upd(slow);
+  } else {
+    upd(n);
+  }
+  upd(vol_short);
+  upd(vol_long);
+  return m;
+}
+
+void Grid::validate() const {
+  auto need = [](bool ok, const char* what) {
+    if (!ok) throw std::invalid_argument(what);
+  };
+  auto periods_ok = [](const std::vector<int>& v) {
+    return std::all_of(v.begin(), v.end(), [](int p) { return p >= 1; });
+  };
+  if (family == Family::ma_cross) {
+    need(!fast.empty(), "ma_cross grid needs 'fast' values");
+    need(!slow.empty(), "ma_cross grid needs 'slow' values");
+    need(!ma.empty() && !entry.empty(), "ma_cross grid needs 'ma' and 'entry' values");
+    need(periods_ok(fast) && periods_ok(slow), "periods 'fast' and 'slow' must be >= 1");
+    need(n.empty(), "'n' is a channel_breakout parameter, not ma_cross");
+  } else {
+    need(!n.empty(), "channel_breakout grid needs 'n' values");
+    need(!source.empty(), "channel_breakout grid needs 'source' values");
+    need(periods_ok(n), "period 'n' must be >= 1");
+    need(fast.empty() && slow.empty(), "'fast'/'slow' are ma_cross parameters, not channel_breakout");
+  }
+  need(!side.empty(), "grid needs 'side' values");
+  if (has_vol_filter()) {
+    need(!vol_short.empty() && !vol_long.empty() && !vol_threshold.empty(),
+         "vol_filter needs all of 'vol_short', 'vol_long' and 'vol_threshold'");
+    need(periods_ok(vol_short) && periods_ok(vol_long), "vol periods must be >= 1");
+    for (double th : vol_threshold) need(std::isfinite(th), "vol_threshold must be finite");
+  }
+  (void)size();  // throws when the grid is absurdly large
+}
+
+}  // namespace wfod

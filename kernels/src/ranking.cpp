@@ -1,0 +1,87 @@
+// Ranking (SPEC §7): objective selection, constraints, and a bounded top-K whose result
+// does not depend on the order candidates arrive in (ties break by lower combo id).
+#include "wfod/ranking.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace wfod {
+
+namespace {
+constexpr std::pair<std::string_view, Objective> kObjectives[] = {
+    {"sharpe", Objective::sharpe},       {"sortino", Objective::sortino},
+    {"calmar", Objective::calmar},       {"total_return", Objective::total_return},
+    {"cagr", Objective::cagr},           {"profit_factor", Objective::profit_factor}};
+}  // namespace
+
+std::string_view to_string(Objective o) {
+  for (const auto& [name, v] : kObjectives)
+    if (v == o) return name;
+  return "?";
+}
+
+Objective parse_objective(std::string_view s) {
+  for (const auto& [name, v] : kObjectives)
+    if (name == s) return v;
+  throw std::invalid_argument("unknown objective '" + std::string(s) +
+                              "' (expected sharpe|sortino|calmar|total_return|cagr|profit_factor)");
+}
+
+double objective_value(const Metrics& m, Objective o) {
+  switch (o) {
+    case Objective::sharpe: return m.sharpe;
+    case Objective::sortino: return m.sortino;
+    case Objective::calmar: return m.calmar;
+    case Objective::total_return: return m.total_return;
+    case Objective::cagr: return m.cagr;
+    case Objective::profit_factor: return m.profit_factor;
+  }
+  return 0;
+}
+
+bool passes_constraints(const Metrics& m, const RankSpec& spec) {
+  if (m.trades < spec.min_trades) return false;
+  if (!(m.max_drawdown <= spec.max_drawdown)) return false;
+  if (spec.min_exposure && !(m.exposure >= *spec.min_exposure)) return false;
+  return true;
+}
+
+bool ranks_before(double obj_a, uint64_t id_a, double obj_b, uint64_t id_b) {
+  const bool nan_a = std::isnan(obj_a), nan_b = std::isnan(obj_b);
+  if (nan_a != nan_b) return nan_b;
+  if (!nan_a && obj_a != obj_b) return obj_a > obj_b;
+  return id_a < id_b;
+}
+
+namespace {
+// Heap order: the worst kept candidate sits at the front.
+bool better(const Ranked& a, const Ranked& b) {
+  return ranks_before(a.objective, a.combo.id, b.objective, b.combo.id);
+}
+}  // namespace
+
+void TopK::offer(const Ranked& r) {
+  if (k_ == 0) return;
+  if (heap_.size() < k_) {
+    heap_.push_back(r);
+    std::push_heap(heap_.begin(), heap_.end(), better);
+  } else if (better(r, heap_.front())) {
+    std::pop_heap(heap_.begin(), heap_.end(), better);
+    heap_.back() = r;
+    std::push_heap(heap_.begin(), heap_.end(), better);
+  }
+}
+
+void TopK::merge(const TopK& other) {
+  for (const auto& r : other.heap_) offer(r);
+}
+
+std::vector<Ranked> TopK::sorted() const {
+  std::vector<Ranked> out = heap_;
+  std::sort(out.begin(), out.end(), better);
+  return out;
+}
+
+}  // namespace wfod

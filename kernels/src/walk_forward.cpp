@@ -1,0 +1,110 @@
+// Walk-forward analysis (SPEC §8): per fold, optimise in sample, trade the winner out of
+// sample, pay the switch at the fold boundary, and report the stitched series.
+#include "wfod/walk_forward.hpp"
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+
+#include "wfod/segments.hpp"
+#include "wfod/summary.hpp"
+
+namespace wfod {
+
+std::string_view to_string(WalkMode m) { return m == WalkMode::rolling ? "rolling" : "anchored"; }
+
+WalkMode parse_walk_mode(std::string_view s) {
+  if (s == "rolling") return WalkMode::rolling;
+  if (s == "anchored") return WalkMode::anchored;
+  throw std::invalid_argument("unknown walk mode '" + std::string(s) + "' (expected rolling|anchored)");
+}
+
+size_t count_folds(size_t history_bars, const WalkSpec& spec) {
+  if (spec.is_bars == 0 || spec.oos_bars == 0 || history_bars == 0) return 0;
+  // Fold f's IS window ends at bar warmup + W + f*k and its OOS bars follow it; the last
+  // OOS bar, warmup + W + (f+1)*k, must exist.
+  const size_t first_end = spec.warmup + spec.is_bars;
+  if (first_end + spec.oos_bars > history_bars - 1) return 0;
+  return (history_bars - 1 - first_end) / spec.oos_bars;
+}
+
+WalkResult walk_forward(Backend& backend, const HistoryView& h, const StrategySpec& strategy,
+                        const RankSpec& rank, const WalkSpec& spec, Precision precision,
+                        int threads, const std::function<void(double)>& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  if (spec.is_bars == 0) throw std::invalid_argument("in-sample length must be >= 1 bar");
+  if (spec.oos_bars == 0) throw std::invalid_argument("out-of-sample length must be >= 1 bar");
+  const size_t folds = count_folds(h.size(), spec);
+  if (folds == 0)
+    throw std::invalid_argument(
+        "no whole fold fits: warmup " + std::to_string(spec.warmup) + " + IS " +
+        std::to_string(spec.is_bars) + " + OOS " + std::to_string(spec.oos_bars) +
+        " needs " + std::to_string(spec.warmup + spec.is_bars + spec.oos_bars + 1) +
+        " bars, the history has " + std::to_string(h.size()));
+
+  WalkResult result;
+  const double cost = strategy.costs.per_unit();
+  const double annual = strategy.bars_per_year;
+  SequentialMetrics whole;
+  std::vector<int8_t> prev_positions;  // empty = flat (no previous winner)
+  double wfe_sum = 0;
+  size_t wfe_count = 0;
+
+  for (size_t f = 0; f < folds; ++f) {
+    Fold fold;
+    fold.index = f;
+    fold.is_last = spec.warmup + spec.is_bars + f * spec.oos_bars;
+    const size_t end = fold.is_last + 1;  // T
+    const size_t bars = spec.mode == WalkMode::rolling ? spec.is_bars : spec.is_bars + f * spec.oos_bars;
+    fold.is_first = end - bars;
+    fold.oos_first = end;
+    fold.oos_last = end + spec.oos_bars - 1;
+
+    SweepRequest req;
+    req.history = h;
+    req.strategy = strategy;
+    req.window = {end, bars, spec.warmup};
+    req.rank = rank;
+    req.precision = precision;
+    req.threads = threads;
+    if (progress)
+      req.progress = [&progress, f, folds](double x) {
+        progress((static_cast<double>(f) + x) / static_cast<double>(folds));
+      };
+    SweepResult sweep = backend.sweep(req);
+    fold.evaluated = sweep.evaluated;
+    fold.skipped = sweep.skipped;
+
+    std::vector<int8_t> positions;
+    if (!sweep.top.empty()) {
+      fold.winner = sweep.top.front();
+      fold.is = fold.winner->metrics;
+      positions = backend.positions(h.prefix(fold.oos_last + 1), strategy, fold.winner->combo);
+    }
+    auto pos = [](const std::vector<int8_t>& p, size_t t) -> int8_t { return p.empty() ? 0 : p[t]; };
+
+    SequentialMetrics oos;
+    for (size_t t = fold.oos_first; t <= fold.oos_last; ++t) {
+      // At the fold's first bar the exit segment is still the previous winner's position.
+      const int8_t p2 = t == fold.oos_first ? pos(prev_positions, t - 2) : pos(positions, t - 2);
+      const int8_t p1 = pos(positions, t - 1);
+      const BarSegments seg = bar_segments(h, strategy.fill, cost, t, p2, p1);
+      oos.add(seg);
+      whole.add(seg);
+      result.oos_returns.push_back(seg.exit_value + seg.body_value);
+    }
+    fold.oos = oos.finish(annual);
+    if (fold.winner && fold.is.cagr > 0) {
+      wfe_sum += fold.oos.cagr / fold.is.cagr;
+      ++wfe_count;
+    }
+    prev_positions = std::move(positions);
+    result.folds.push_back(std::move(fold));
+  }
+  result.oos = whole.finish(annual);
+  result.wfe = wfe_count ? wfe_sum / static_cast<double>(wfe_count) : 0.0;
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace wfod

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The README's test command: installs dependencies, builds with warnings as errors, runs
+# every test (ctest), then repeats the host tests under AddressSanitizer + UBSan.
+# GPU tests skip with a visible reason where no GPU is present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/setup/install-deps.sh
+jobs=$(nproc)
+
+echo "== release build (-Werror) and tests"
+cmake --preset ci
+cmake --build --preset ci -j "$jobs"
+ctest --preset ci -j "$jobs"
+
+if [ "${WFOD_SKIP_ASAN:-0}" != "1" ]; then
+  echo "== ASan + UBSan build and tests"
+  cmake --preset asan
+  cmake --build --preset asan -j "$jobs"
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --preset asan -j "$jobs"
+fi

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs every build and test dependency of wfod from Debian 12 packages.
+# Idempotent: packages already present are left alone; safe to run on every CI start.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libgtest-dev libgmock-dev
+  libtomlplusplus-dev libspdlog-dev libfmt-dev
+  libzmq3-dev cppzmq-dev libboost-dev libboost-system-dev
+  libsystemd-dev nlohmann-json3-dev
+  clang-format
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "install-deps: all packages present"
+fi
