@@ -1,0 +1,180 @@
+// TOML text or file -> Config (PROTOCOL §4): the [daemon], [publish], [[feed]] and [[symbol]]
+// tables, cross-checks between tables, and file reading with backfill paths made relative
+// to the config file. [[strategy]] tables are read by strategy_config.cpp.
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <memory>
+
+#include "sha256.hpp"
+#include "strategy_config.hpp"
+#include "toml_reader.hpp"
+#include "wfod/config/config.hpp"
+
+namespace wfod::config {
+namespace {
+
+using detail::TableReader;
+
+// SPEC §1: 1-32 bytes of [A-Za-z0-9._:/-].
+bool valid_symbol_name(std::string_view name) {
+  return !name.empty() && name.size() <= 32 && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == ':' || c == '/' || c == '-';
+  });
+}
+
+std::string non_empty(TableReader& t, std::string_view key, std::string value) {
+  if (value.empty()) t.fail(key, "must not be empty");
+  return value;
+}
+
+DaemonConfig read_daemon(const toml::table& table, std::string_view source) {
+  TableReader t(table, "daemon", source,
+                {"state_dir", "backend", "precision", "threads", "log_level", "fsync"});
+  DaemonConfig d;
+  if (auto v = t.get_string("state_dir")) d.state_dir = non_empty(t, "state_dir", *v);
+  // Availability (is there a GPU?) is a run-time question; here only the name is checked.
+  if (auto v = t.get_choice("backend", {"auto", "cpu", "cuda", "cpu_ref"})) d.backend = *v;
+  if (auto v = t.get_parsed("precision", parse_precision)) d.precision = *v;
+  if (auto v = t.get_integer("threads", 0, std::numeric_limits<int>::max())) {
+    d.threads = static_cast<int>(*v);
+  }
+  if (auto v = t.get_choice("log_level", {"trace", "debug", "info", "warn", "error"})) {
+    d.log_level = *v;
+  }
+  if (auto v = t.get_choice("fsync", {"every", "batch", "none"})) {
+    d.fsync = *v == "every"  ? FsyncPolicy::every
+              : *v == "none" ? FsyncPolicy::none
+                             : FsyncPolicy::batch;
+  }
+  return d;
+}
+
+PublishConfig read_publish(const toml::table& table, std::string_view source) {
+  TableReader t(table, "publish", source, {"endpoint", "snapshot", "http"});
+  PublishConfig p;
+  if (auto v = t.get_string("endpoint")) p.endpoint = non_empty(t, "endpoint", *v);
+  if (auto v = t.get_string("snapshot")) p.snapshot = non_empty(t, "snapshot", *v);
+  if (auto v = t.get_string("http")) p.http = *v;  // "" turns the HTTP endpoint off
+  return p;
+}
+
+FeedConfig read_feed(const toml::table& table, size_t index, std::string_view source) {
+  TableReader t(table, "feed[" + std::to_string(index) + "]", source, {"endpoint", "format"});
+  FeedConfig f;
+  const auto endpoint = t.get_string("endpoint");
+  if (!endpoint) t.fail_missing("endpoint");
+  f.endpoint = non_empty(t, "endpoint", *endpoint);
+  if (auto v = t.get_choice("format", {"json", "binary"})) {
+    f.format = *v == "binary" ? FeedFormat::binary : FeedFormat::json;
+  }
+  return f;
+}
+
+SymbolConfig read_symbol(const toml::table& table, size_t index, std::string_view source) {
+  TableReader t(table, "symbol[" + std::to_string(index) + "]", source,
+                {"name", "bars_per_year", "backfill"});
+  SymbolConfig s;
+  const auto name = t.get_string("name");
+  if (!name) t.fail_missing("name");
+  if (!valid_symbol_name(*name)) {
+    t.fail("name", "\"" + *name + "\" is not a valid symbol (1-32 bytes of [A-Za-z0-9._:/-])");
+  }
+  s.name = *name;
+  if (auto v = t.get_number("bars_per_year")) {
+    if (!(*v > 0)) t.fail("bars_per_year", "must be > 0");
+    s.bars_per_year = *v;
+  }
+  if (auto v = t.get_string("backfill")) s.backfill = *v;
+  return s;
+}
+
+// A second table with the same name: reported at the second one's name.
+template <class Item>
+void reject_duplicate_names(const std::vector<Item>& items,
+                            const std::vector<const toml::table*>& tables, std::string_view kind,
+                            std::string_view source) {
+  for (size_t i = 0; i < items.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (items[i].name != items[j].name) continue;
+      detail::fail_at(source, tables[i]->get("name")->source().begin,
+                      std::string(kind) + "[" + std::to_string(i) + "].name",
+                      "duplicate " + std::string(kind) + " name '" + items[i].name + "' (also " +
+                          std::string(kind) + "[" + std::to_string(j) + "])");
+    }
+  }
+}
+
+}  // namespace
+
+Config parse_config(std::string_view toml_text, std::string_view source_name) {
+  toml::table root;
+  try {
+    root = toml::parse(toml_text, source_name);
+  } catch (const toml::parse_error& e) {
+    const toml::source_position& where = e.source().begin;
+    throw ConfigError(std::string(source_name) + ":" + std::to_string(where.line) + ":" +
+                      std::to_string(where.column) +
+                      ": TOML syntax error: " + std::string(e.description()));
+  }
+
+  Config config;
+  config.source = std::string(source_name);
+  config.sha256 = sha256_hex(toml_text);
+  TableReader t(root, "", source_name, {"daemon", "publish", "feed", "symbol", "strategy"});
+  if (const toml::table* daemon = t.get_table("daemon")) {
+    config.daemon = read_daemon(*daemon, source_name);
+  }
+  if (const toml::table* publish = t.get_table("publish")) {
+    config.publish = read_publish(*publish, source_name);
+  }
+  const auto feeds = t.get_table_array("feed");
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    config.feeds.push_back(read_feed(*feeds[i], i, source_name));
+  }
+  const auto symbols = t.get_table_array("symbol");
+  for (size_t i = 0; i < symbols.size(); ++i) {
+    config.symbols.push_back(read_symbol(*symbols[i], i, source_name));
+  }
+  reject_duplicate_names(config.symbols, symbols, "symbol", source_name);
+
+  std::vector<std::string> symbol_names;
+  for (const SymbolConfig& s : config.symbols) symbol_names.push_back(s.name);
+  const auto strategies = t.get_table_array("strategy");
+  for (size_t i = 0; i < strategies.size(); ++i) {
+    config.strategies.push_back(
+        detail::read_strategy(*strategies[i], i, source_name, symbol_names));
+  }
+  reject_duplicate_names(config.strategies, strategies, "strategy", source_name);
+  return config;
+}
+
+Config load_config(const std::string& path) {
+  struct Closer {
+    void operator()(std::FILE* f) const { std::fclose(f); }
+  };
+  const std::unique_ptr<std::FILE, Closer> file(std::fopen(path.c_str(), "rb"));
+  if (!file) throw ConfigError(path + ": cannot read: " + std::strerror(errno));
+  std::string text;
+  char buf[1 << 14];
+  size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, file.get())) > 0) text.append(buf, n);
+  if (std::ferror(file.get())) throw ConfigError(path + ": cannot read: " + std::strerror(errno));
+
+  Config config = parse_config(text, path);
+  // A backfill path written in the file means "next to this file", wherever wfod runs from.
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  for (SymbolConfig& s : config.symbols) {
+    const std::filesystem::path backfill(s.backfill);
+    if (!s.backfill.empty() && backfill.is_relative() && !folder.empty()) {
+      s.backfill = (folder / backfill).lexically_normal().string();
+    }
+  }
+  return config;
+}
+
+}  // namespace wfod::config

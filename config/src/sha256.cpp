@@ -1,0 +1,90 @@
+// SHA-256 as FIPS 180-4 §6.2 writes it: 64-byte blocks, a 64-word message schedule, eight
+// working variables. Speed is irrelevant here (a few kB once per start); clarity is not.
+#include "sha256.hpp"
+
+namespace wfod::config {
+namespace {
+
+// First 32 bits of the fractional parts of the cube roots of the first 64 primes.
+constexpr uint32_t kRound[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+constexpr uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+
+void compress(std::array<uint32_t, 8>& h, const uint8_t* block) {
+  uint32_t w[64];
+  for (int i = 0; i < 16; ++i) {
+    w[i] = uint32_t(block[4 * i]) << 24 | uint32_t(block[4 * i + 1]) << 16 |
+           uint32_t(block[4 * i + 2]) << 8 | uint32_t(block[4 * i + 3]);
+  }
+  for (int i = 16; i < 64; ++i) {
+    const uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
+    const uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
+    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+  }
+  // FIPS names the working variables a..h; `k` stands for its h, which names the state here.
+  uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
+  for (int i = 0; i < 64; ++i) {
+    const uint32_t t1 =
+        k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + kRound[i] + w[i];
+    const uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+    k = g;
+    g = f;
+    f = e;
+    e = d + t1;
+    d = c;
+    c = b;
+    b = a;
+    a = t1 + t2;
+  }
+  const uint32_t out[8] = {a, b, c, d, e, f, g, k};
+  for (int i = 0; i < 8; ++i) h[i] += out[i];
+}
+
+}  // namespace
+
+std::array<uint8_t, 32> sha256(std::string_view bytes) {
+  // First 32 bits of the fractional parts of the square roots of the first 8 primes.
+  std::array<uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                               0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  size_t full = bytes.size() / 64 * 64;
+  for (size_t off = 0; off < full; off += 64) compress(h, data + off);
+
+  // Padding: 0x80, zeros, then the message length in bits as a big-endian 64-bit number;
+  // one block, or two when the tail leaves fewer than 9 bytes free.
+  uint8_t tail[128] = {};
+  const size_t rest = bytes.size() - full;
+  for (size_t i = 0; i < rest; ++i) tail[i] = data[full + i];
+  tail[rest] = 0x80;
+  const size_t tail_size = rest + 9 <= 64 ? 64 : 128;
+  const uint64_t bits = uint64_t(bytes.size()) * 8;
+  for (int i = 0; i < 8; ++i) tail[tail_size - 1 - i] = uint8_t(bits >> (8 * i));
+  for (size_t off = 0; off < tail_size; off += 64) compress(h, tail + off);
+
+  std::array<uint8_t, 32> digest{};
+  for (int i = 0; i < 8; ++i) {
+    for (int j = 0; j < 4; ++j) digest[4 * i + j] = uint8_t(h[i] >> (24 - 8 * j));
+  }
+  return digest;
+}
+
+std::string sha256_hex(std::string_view bytes) {
+  constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(64);
+  for (const uint8_t byte : sha256(bytes)) {
+    out.push_back(kHex[byte >> 4]);
+    out.push_back(kHex[byte & 15]);
+  }
+  return out;
+}
+
+}  // namespace wfod::config
