@@ -1,0 +1,17 @@
+// The wfo commands, one per file (*_command.cpp), each taking the arguments after its name
+// and returning the exit code; errors are thrown and mapped to exit codes by main.cpp.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace wfod::cli {
+
+using Args = std::span<const std::string_view>;
+
+int run_sweep(Args);
+int run_walk(Args);
+int run_indicators(Args);
+int run_bench(Args);
+
+}  // namespace wfod::cli

@@ -1,0 +1,128 @@
+// JSON documents of `wfo sweep --json` and `wfo walk --json` (shapes in the --help texts):
+// every SPEC §6 metric by name, integers as JSON integers, non-finite floats as null.
+
+#include "json_output.hpp"
+
+#include <cmath>
+#include <string_view>
+
+#include "params.hpp"
+#include "wfod/feeds/csv_reader.hpp"
+
+namespace wfod::cli {
+
+namespace {
+
+bool is_integer_metric(std::string_view name) {
+  return name == "trades" || name == "wins" || name == "long_bars" || name == "short_bars" ||
+         name == "flat_bars" || name == "changes";
+}
+
+Json real(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+
+// {"first", "last", "first_ts", "last_ts"} of bars [first, last], plus metrics when given.
+Json span_json(const HistoryView& h, size_t first, size_t last) {
+  Json j = Json::object();
+  j["first"] = first;
+  j["last"] = last;
+  j["first_ts"] = feeds::format_timestamp(h.ts_ns[first]);
+  j["last_ts"] = feeds::format_timestamp(h.ts_ns[last]);
+  return j;
+}
+
+}  // namespace
+
+Json metrics_json(const Metrics& m) {
+  Json j = Json::object();
+  for (std::string_view name : kMetricNames) {
+    double v = metric_value(m, name);
+    if (is_integer_metric(name)) {
+      j[std::string(name)] = static_cast<int64_t>(v);
+    } else {
+      j[std::string(name)] = real(v);
+    }
+  }
+  return j;
+}
+
+Json params_json(const Grid& g, const Combo& c) {
+  Json j = Json::object();
+  for (std::string_view name : param_names(g)) {
+    std::string key(name);
+    if (name == "fast")
+      j[key] = c.fast;
+    else if (name == "slow")
+      j[key] = c.slow;
+    else if (name == "n")
+      j[key] = c.n;
+    else if (name == "vol_short")
+      j[key] = c.vol_short;
+    else if (name == "vol_long")
+      j[key] = c.vol_long;
+    else if (name == "vol_threshold")
+      j[key] = real(c.vol_threshold);
+    else
+      j[key] = param_text(c, name);  // enums, by their SPEC names
+  }
+  return j;
+}
+
+Json sweep_json(const SweepReport& r) {
+  Json j = Json::object();
+  j["evaluated"] = r.result.evaluated;
+  j["skipped"] = r.result.skipped;
+  j["ranked"] = r.result.ranked;
+  j["seconds"] = real(r.result.seconds);
+  j["backend"] = r.result.backend;
+  Json w = Json::object();
+  w["bars"] = r.window.bars;
+  Json span = span_json(r.history, r.window.first(), r.window.end - 1);
+  w["first_ts"] = span["first_ts"];
+  w["last_ts"] = span["last_ts"];
+  w["first"] = span["first"];
+  w["last"] = span["last"];
+  j["window"] = std::move(w);
+  Json top = Json::array();
+  for (const Ranked& k : r.result.top) {
+    Json e = Json::object();
+    e["id"] = k.combo.id;
+    e["params"] = params_json(r.spec.grid, k.combo);
+    e["metrics"] = metrics_json(k.metrics);
+    top.push_back(std::move(e));
+  }
+  j["top"] = std::move(top);
+  return j;
+}
+
+Json walk_json(const WalkReport& r) {
+  Json j = Json::object();
+  Json folds = Json::array();
+  for (const Fold& f : r.result.folds) {
+    Json e = Json::object();
+    e["index"] = f.index;
+    Json is = span_json(r.history, f.is_first, f.is_last);
+    is["metrics"] = metrics_json(f.is);
+    e["is"] = std::move(is);
+    Json oos = span_json(r.history, f.oos_first, f.oos_last);
+    oos["metrics"] = metrics_json(f.oos);
+    e["oos"] = std::move(oos);
+    if (f.winner) {
+      e["id"] = f.winner->combo.id;
+      e["params"] = params_json(r.spec.grid, f.winner->combo);
+    } else {
+      e["id"] = nullptr;
+      e["params"] = nullptr;
+    }
+    e["evaluated"] = f.evaluated;
+    e["skipped"] = f.skipped;
+    folds.push_back(std::move(e));
+  }
+  j["folds"] = std::move(folds);
+  j["oos"] = metrics_json(r.result.oos);
+  j["wfe"] = real(r.result.wfe);
+  j["seconds"] = real(r.result.seconds);
+  j["backend"] = r.backend;
+  return j;
+}
+
+}  // namespace wfod::cli

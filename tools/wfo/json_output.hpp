@@ -1,0 +1,18 @@
+// JSON documents of `wfo sweep --json` and `wfo walk --json` (shapes in the --help texts):
+// every SPEC §6 metric by name, integers as JSON integers, non-finite floats as null.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "report.hpp"
+
+namespace wfod::cli {
+
+using Json = nlohmann::ordered_json;
+
+Json metrics_json(const Metrics&);
+Json params_json(const Grid&, const Combo&);
+Json sweep_json(const SweepReport&);
+Json walk_json(const WalkReport&);
+
+}  // namespace wfod::cli

@@ -1,0 +1,267 @@
+// Builds a StrategySetup from the command line: either flags alone, or a [[strategy]] of a
+// TOML config (PROTOCOL §4) whose values the flags given alongside it override.
+// Owns the family/axis flag rules (flags of the other family are errors).
+
+#include "strategy_from_flags.hpp"
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "wfod/config/config.hpp"
+#include "wfod/grid.hpp"
+
+namespace wfod::cli {
+
+namespace {
+
+constexpr std::array kStrategyFlags = {
+    FlagSpec{"csv"},          FlagSpec{"config"},
+    FlagSpec{"strategy"},     FlagSpec{"family"},
+    FlagSpec{"fast"},         FlagSpec{"slow"},
+    FlagSpec{"ma"},           FlagSpec{"side"},
+    FlagSpec{"entry"},        FlagSpec{"n"},
+    FlagSpec{"source"},       FlagSpec{"vol-short"},
+    FlagSpec{"vol-long"},     FlagSpec{"vol-threshold"},
+    FlagSpec{"warmup"},       FlagSpec{"cost-bps"},
+    FlagSpec{"slippage-bps"}, FlagSpec{"bars-per-year"},
+    FlagSpec{"objective"},    FlagSpec{"min-trades"},
+    FlagSpec{"max-drawdown"}, FlagSpec{"min-exposure"},
+    FlagSpec{"top"},          FlagSpec{"fill"},
+    FlagSpec{"threads"},      FlagSpec{"backend"},
+    FlagSpec{"precision"},    FlagSpec{"skip-bad-rows", false},
+    FlagSpec{"json", false},
+};
+
+// "sma,ema" -> {sma, ema}; each item parsed by the engine's enum parser, which names the
+// choices; the error is prefixed with the flag.
+template <typename Enum, typename Parse>
+std::vector<Enum> parse_enum_axis(std::string_view text, std::string_view flag, Parse parse) {
+  std::vector<Enum> out;
+  size_t start = 0;
+  while (true) {
+    size_t comma = text.find(',', start);
+    std::string_view item = text.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    if (item.empty()) {
+      throw UsageError("--" + std::string(flag) + ": empty item in '" + std::string(text) + "'");
+    }
+    try {
+      out.push_back(parse(item));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError("--" + std::string(flag) + ": " + e.what());
+    }
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+template <typename Value, typename Parse>
+void override_axis(const ParsedArgs& args, std::string_view flag, std::vector<Value>& axis,
+                   Parse parse) {
+  auto text = args.text(flag);
+  if (!text) return;
+  try {
+    axis = parse(*text);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError("--" + std::string(flag) + ": " + e.what());
+  }
+}
+
+template <typename Enum, typename Parse>
+void override_enum_axis(const ParsedArgs& args, std::string_view flag, std::vector<Enum>& axis,
+                        Parse parse) {
+  if (auto text = args.text(flag)) axis = parse_enum_axis<Enum>(*text, flag, parse);
+}
+
+template <typename Enum, typename Parse>
+Enum parse_enum_flag(const ParsedArgs& args, std::string_view flag, Enum fallback, Parse parse) {
+  auto text = args.text(flag);
+  if (!text) return fallback;
+  try {
+    return parse(*text);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError("--" + std::string(flag) + ": " + e.what());
+  }
+}
+
+// The config's [[strategy]]: the one named by --strategy, or the only one.
+const config::StrategyConfig& pick_strategy(const config::Config& cfg,
+                                            const std::optional<std::string>& name) {
+  if (name) {
+    if (const auto* s = cfg.find_strategy(*name)) return *s;
+    std::string known;
+    for (const auto& s : cfg.strategies) known += (known.empty() ? "" : ", ") + s.name;
+    throw UsageError("--strategy: " + cfg.source + " has no [[strategy]] named '" + *name +
+                     "' (it has: " + (known.empty() ? "none" : known) + ")");
+  }
+  if (cfg.strategies.size() == 1) return cfg.strategies.front();
+  if (cfg.strategies.empty()) throw UsageError(cfg.source + " defines no [[strategy]]");
+  std::string known;
+  for (const auto& s : cfg.strategies) known += (known.empty() ? "" : ", ") + s.name;
+  throw UsageError(cfg.source + " defines several strategies (" + known +
+                   "); pick one with --strategy NAME");
+}
+
+void apply_config(const ParsedArgs& args, StrategySetup& s) {
+  const std::string path = *args.text("config");
+  config::Config cfg = config::load_config(path);
+  const config::StrategyConfig& sc = pick_strategy(cfg, args.text("strategy"));
+  s.strategy_name = sc.name;
+  s.spec = sc.spec;
+  s.rank = sc.rank;
+  if (sc.window > 0) s.window = sc.window;
+  s.warmup = sc.warmup;
+  s.every = sc.every;
+  s.backend = cfg.daemon.backend;
+  s.threads = cfg.daemon.threads;
+  s.precision = cfg.daemon.precision;
+  if (!sc.symbols.empty()) {
+    if (const auto* sym = cfg.find_symbol(sc.symbols.front())) {
+      s.spec.bars_per_year = sym->bars_per_year;
+      // load_config already made a relative backfill path relative to the file's folder.
+      if (!sym->backfill.empty()) s.csv_path = sym->backfill;
+    }
+  }
+}
+
+void check_family_flags(const ParsedArgs& args, Family family) {
+  static constexpr std::array<std::string_view, 4> kMaCrossOnly = {"fast", "slow", "ma", "entry"};
+  static constexpr std::array<std::string_view, 2> kChannelOnly = {"n", "source"};
+  auto reject = [&](auto flags, std::string_view owner) {
+    for (auto f : flags) {
+      if (args.has(f)) {
+        throw UsageError("--" + std::string(f) + " is a " + std::string(owner) +
+                         " parameter, but the family is " + std::string(to_string(family)));
+      }
+    }
+  };
+  if (family == Family::ma_cross) reject(kChannelOnly, "channel_breakout");
+  if (family == Family::channel_breakout) reject(kMaCrossOnly, "ma_cross");
+}
+
+void apply_grid_flags(const ParsedArgs& args, Grid& g) {
+  override_axis(args, "fast", g.fast, parse_int_axis);
+  override_axis(args, "slow", g.slow, parse_int_axis);
+  override_enum_axis<MaType>(args, "ma", g.ma, parse_ma);
+  override_enum_axis<Side>(args, "side", g.side, parse_side);
+  override_enum_axis<Entry>(args, "entry", g.entry, parse_entry);
+  override_axis(args, "n", g.n, parse_int_axis);
+  override_enum_axis<Source>(args, "source", g.source, parse_source);
+  override_axis(args, "vol-short", g.vol_short, parse_int_axis);
+  override_axis(args, "vol-long", g.vol_long, parse_int_axis);
+  override_axis(args, "vol-threshold", g.vol_threshold, parse_real_axis);
+
+  if (g.family == Family::ma_cross && (g.fast.empty() || g.slow.empty())) {
+    throw UsageError("ma_cross needs --fast and --slow (e.g. --fast 5:50:1 --slow 20:200:5)");
+  }
+  if (g.family == Family::channel_breakout && g.n.empty()) {
+    throw UsageError("channel_breakout needs --n (e.g. --n 10:100:5)");
+  }
+  if (g.has_vol_filter() &&
+      (g.vol_short.empty() || g.vol_long.empty() || g.vol_threshold.empty())) {
+    throw UsageError(
+        "the vol filter needs all three of --vol-short, --vol-long and "
+        "--vol-threshold (or none)");
+  }
+}
+
+}  // namespace
+
+std::span<const FlagSpec> strategy_flags() { return kStrategyFlags; }
+
+StrategySetup strategy_from_flags(const ParsedArgs& args) {
+  StrategySetup s;
+  if (args.has("strategy") && !args.has("config")) {
+    throw UsageError("--strategy needs --config FILE");
+  }
+  if (args.has("config")) apply_config(args, s);
+
+  // Family: from the flag, else the config's; a flag that changes the config's family
+  // starts that family's grid afresh (the file's axes belong to the other family).
+  if (auto fam = args.text("family")) {
+    Family f;
+    try {
+      f = parse_family(*fam);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--family: ") + e.what());
+    }
+    if (!args.has("config") || f != s.spec.grid.family) {
+      s.spec.grid = Grid{};
+      s.spec.grid.family = f;
+    }
+  } else if (!args.has("config")) {
+    throw UsageError("--family is required (ma_cross | channel_breakout), or --config FILE");
+  }
+  check_family_flags(args, s.spec.grid.family);
+  apply_grid_flags(args, s.spec.grid);
+  s.spec.grid.validate();
+
+  if (auto v = args.text("csv")) s.csv_path = *v;
+  if (s.csv_path.empty()) {
+    throw UsageError(args.has("config")
+                         ? "--csv is required: the strategy's first symbol has no backfill file"
+                         : "--csv FILE is required");
+  }
+
+  if (auto v = args.count("window", 1)) s.window = *v;
+  if (auto v = args.count("warmup", 0)) s.warmup = *v;
+  if (auto v = args.real("cost-bps", 0)) s.spec.costs.commission_bps = *v;
+  if (auto v = args.real("slippage-bps", 0)) s.spec.costs.slippage_bps = *v;
+  if (auto v = args.real("bars-per-year", 1e-9)) s.spec.bars_per_year = *v;
+  s.spec.fill = parse_enum_flag(args, "fill", s.spec.fill, parse_fill);
+
+  s.rank.objective = parse_enum_flag(args, "objective", s.rank.objective, parse_objective);
+  if (auto v = args.integer("min-trades", 0)) s.rank.min_trades = *v;
+  if (auto v = args.real("max-drawdown", 0)) s.rank.max_drawdown = *v;
+  if (auto v = args.real("min-exposure", 0, 1)) s.rank.min_exposure = *v;
+  if (auto v = args.count("top", 1)) s.rank.top = *v;
+
+  if (auto v = args.text("backend")) s.backend = *v;
+  if (auto v = args.integer("threads", 0, 4096)) s.threads = static_cast<int>(*v);
+  s.precision = parse_enum_flag(args, "precision", s.precision, parse_precision);
+  s.skip_bad_rows = args.has("skip-bad-rows");
+  return s;
+}
+
+const char* const kStrategyFlagsHelp =
+    R"(Strategy (axis values: a scalar 12, a list 5,10,20 or an inclusive range start:stop:step;
+enum axes take lists too, e.g. --ma sma,ema):
+  --family ma_cross|channel_breakout   required unless --config gives it
+  ma_cross:          --fast AXIS  --slow AXIS  (both required)
+                     --ma sma|ema|wma|hma (sma)  --entry state|cross (state)
+  channel_breakout:  --n AXIS (required)  --source close|high_low (close)
+  both:              --side long_short|long_only (long_short)
+  vol filter:        --vol-short AXIS --vol-long AXIS --vol-threshold AXIS (all three or none)
+  Flags of the other family are errors.
+
+Costs, fills, annualisation:
+  --cost-bps X       commission per unit of position change, basis points (0)
+  --slippage-bps X   slippage, basis points (0)
+  --fill close|next_open                  (close)
+  --bars-per-year A  for cagr, sharpe, sortino (252)
+  --warmup N         bars required before the window (3 x the grid's largest period)
+
+Ranking (SPEC §7):
+  --objective sharpe|sortino|calmar|total_return|cagr|profit_factor   (sharpe)
+  --min-trades N (1)   --max-drawdown X (1)   --min-exposure X (none)   --top K (10)
+
+Data and engine:
+  --csv FILE         bars (timestamp,open,high,low,close,volume)
+  --skip-bad-rows    skip and count malformed rows instead of failing
+  --backend auto|cpu|cpu_ref|cuda   (auto)
+  --threads N        0 = all cores (0)
+  --precision exact|fast            (exact)
+  --json             one JSON document on stdout instead of the table
+
+Config file:
+  --config FILE [--strategy NAME]
+      Takes the strategy (grid, costs, fill, ranking, window, warmup) from the named
+      [[strategy]] of a wfod TOML config, or its only one; bars_per_year and the default
+      --csv come from the first [[symbol]] it lists; backend, threads and precision from
+      [daemon]. Any flag given alongside --config overrides the file's value; an axis flag
+      replaces that axis; --family naming the other family starts a fresh grid.
+)";
+
+}  // namespace wfod::cli

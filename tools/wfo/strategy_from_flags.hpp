@@ -1,0 +1,39 @@
+// The strategy settings shared by `wfo sweep` and `wfo walk`: family, grid axes, costs,
+// ranking, data source and backend, from flags alone or from a TOML [[strategy]] that the
+// flags then override.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+
+#include "args.hpp"
+#include "wfod/backend.hpp"
+
+namespace wfod::cli {
+
+struct StrategySetup {
+  StrategySpec spec;
+  RankSpec rank;
+  std::string csv_path;
+  std::optional<size_t> window;  // --window, or the config's window (sweep only)
+  std::optional<size_t> warmup;  // --warmup, or the config's; else SPEC §3 default
+  std::optional<size_t> every;   // the config's re-optimisation period (walk's --oos default)
+  std::string backend = "auto";
+  int threads = 0;
+  Precision precision = Precision::exact;
+  bool skip_bad_rows = false;
+  std::string strategy_name;  // from --config, for headers; empty otherwise
+};
+
+// Flags every strategy command accepts (sweep and walk add their own).
+std::span<const FlagSpec> strategy_flags();
+
+// Builds the setup; throws UsageError or std::invalid_argument (grid/enum errors) and
+// config::ConfigError, all reported with exit code 2.
+StrategySetup strategy_from_flags(const ParsedArgs&);
+
+// Help text for the strategy flags, shared by sweep's and walk's --help.
+extern const char* const kStrategyFlagsHelp;
+
+}  // namespace wfod::cli

@@ -1,0 +1,108 @@
+// `wfo sweep`: one window (ending at the CSV's last bar) optimised over a whole grid,
+// printed as the top-K table or one JSON document.
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "history.hpp"
+#include "json_output.hpp"
+#include "progress_bar.hpp"
+#include "report.hpp"
+#include "strategy_from_flags.hpp"
+#include "table_output.hpp"
+
+namespace wfod::cli {
+
+namespace {
+
+constexpr const char* kUsage =
+    R"(usage: wfo sweep --csv FILE --family ma_cross|channel_breakout AXIS FLAGS... [options]
+       wfo sweep --config FILE [--strategy NAME] [overriding flags...]
+
+Evaluates every combo of the grid over one window that ends at the last bar of the CSV
+and prints the best --top combos (SPEC §6 metrics, SPEC §7 ranking).
+
+  --window W         strategy returns in the window (with --config: its window; else all
+                     bars after the warm-up, W = bars - 1 - warmup)
+
+)";
+
+constexpr const char* kJsonShape = R"(
+--json prints {"evaluated", "skipped", "ranked", "seconds", "backend",
+  "window": {"bars", "first_ts", "last_ts", "first", "last"},
+  "top": [{"id", "params": {...}, "metrics": {every SPEC §6 metric}}]}
+
+example:
+  wfo sweep --csv goog.csv --family ma_cross --fast 5:50:1 --slow 20:200:5 --ma sma,ema \
+            --cost-bps 1 --top 10
+)";
+
+std::vector<FlagSpec> sweep_flags() {
+  auto common = strategy_flags();
+  std::vector<FlagSpec> flags(common.begin(), common.end());
+  flags.push_back({"window"});
+  return flags;
+}
+
+}  // namespace
+
+int run_sweep(Args args) {
+  if (wants_help(args)) {
+    std::printf("%s%s%s", kUsage, kStrategyFlagsHelp, kJsonShape);
+    return 0;
+  }
+  const auto flags = sweep_flags();
+  ParsedArgs parsed = parse_args(args, flags);
+  StrategySetup setup = strategy_from_flags(parsed);
+  const bool json = parsed.has("json");
+
+  feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows);
+  const HistoryView history = HistoryView::of(csv.series);
+  const size_t n = history.size();
+  const size_t warmup = setup.warmup.value_or(default_warmup(setup.spec.grid));
+  size_t window = 0;
+  if (setup.window) {
+    window = *setup.window;
+    if (window + warmup + 1 > n) {
+      throw InputError(setup.csv_path + " has " + std::to_string(n) + " bars; a window of " +
+                       std::to_string(window) + " bars after a warm-up of " +
+                       std::to_string(warmup) + " needs " + std::to_string(window + warmup + 1));
+    }
+  } else {
+    if (n < warmup + 2) {
+      throw InputError(setup.csv_path + " has " + std::to_string(n) +
+                       " bars: no room for a window after a warm-up of " + std::to_string(warmup) +
+                       " (needs at least " + std::to_string(warmup + 2) + ")");
+    }
+    window = n - 1 - warmup;
+  }
+
+  SweepRequest request;
+  request.history = history;
+  request.strategy = setup.spec;
+  request.window = WindowSpec{n, window, warmup};
+  request.rank = setup.rank;
+  request.precision = setup.precision;
+  request.threads = setup.threads;
+  check_window(request);
+
+  auto backend = make_backend(setup.backend);
+  ProgressBar progress("sweep");
+  request.progress = progress.callback();
+  SweepResult result = backend->sweep(request);
+  progress.finish();
+
+  SweepReport report{setup.csv_path, setup.strategy_name, history,          setup.spec,
+                     setup.rank,     request.window,      std::move(result)};
+  if (json) {
+    std::printf("%s\n", sweep_json(report).dump(2).c_str());
+  } else {
+    std::fputs(sweep_table(report).c_str(), stdout);
+  }
+  return 0;
+}
+
+}  // namespace wfod::cli

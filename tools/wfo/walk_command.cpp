@@ -1,0 +1,126 @@
+// `wfo walk`: walk-forward analysis (SPEC §8) of one strategy grid over the CSV: per-fold
+// winners, IS/OOS metrics, the stitched OOS series' metrics and WFE, as a table or JSON.
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "history.hpp"
+#include "json_output.hpp"
+#include "progress_bar.hpp"
+#include "report.hpp"
+#include "strategy_from_flags.hpp"
+#include "table_output.hpp"
+#include "wfod/walk_forward.hpp"
+
+namespace wfod::cli {
+
+namespace {
+
+constexpr const char* kUsage =
+    R"(usage: wfo walk --csv FILE --family ma_cross|channel_breakout AXIS FLAGS... --is W --oos K [options]
+       wfo walk --config FILE [--strategy NAME] [overriding flags...]
+
+Walk-forward analysis (SPEC §8): fold f optimises on its in-sample window and its winner
+trades the next K bars out of sample; only whole folds run. The first IS window starts at
+bar warmup + 1.
+
+  --is W             in-sample window, in strategy returns (with --config: its window)
+  --oos K            out-of-sample bars per fold (with --config: its every)
+  --mode rolling|anchored   rolling slides the IS window by K, anchored grows it (rolling)
+
+)";
+
+constexpr const char* kJsonShape = R"(
+--json prints {"folds": [{"index",
+    "is":  {"first", "last", "first_ts", "last_ts", "metrics": {...}},
+    "oos": {"first", "last", "first_ts", "last_ts", "metrics": {...}},
+    "id", "params" (null when no combo was ranked: flat out of sample),
+    "evaluated", "skipped"}],
+  "oos": {metrics of the concatenated OOS series}, "wfe", "seconds", "backend"}
+
+example:
+  wfo walk --csv orcl.csv --family channel_breakout --n 10:100:10 --side long_short,long_only \
+           --is 1000 --oos 250 --mode rolling --cost-bps 2
+)";
+
+std::vector<FlagSpec> walk_flags() {
+  auto common = strategy_flags();
+  std::vector<FlagSpec> flags(common.begin(), common.end());
+  flags.push_back({"is"});
+  flags.push_back({"oos"});
+  flags.push_back({"mode"});
+  flags.push_back({"window"});  // recognised only to say it does not apply
+  return flags;
+}
+
+}  // namespace
+
+int run_walk(Args args) {
+  if (wants_help(args)) {
+    std::printf("%s%s%s", kUsage, kStrategyFlagsHelp, kJsonShape);
+    return 0;
+  }
+  const auto flags = walk_flags();
+  ParsedArgs parsed = parse_args(args, flags);
+  if (parsed.has("window")) {
+    throw UsageError("--window is not used by walk; --is gives the in-sample length");
+  }
+  StrategySetup setup = strategy_from_flags(parsed);
+  const bool json = parsed.has("json");
+
+  WalkSpec walk;
+  if (auto v = parsed.count("is", 1)) {
+    walk.is_bars = *v;
+  } else if (setup.window) {
+    walk.is_bars = *setup.window;
+  } else {
+    throw UsageError("--is W is required (in-sample bars per fold)");
+  }
+  if (auto v = parsed.count("oos", 1)) {
+    walk.oos_bars = *v;
+  } else if (setup.every) {
+    walk.oos_bars = *setup.every;
+  } else {
+    throw UsageError("--oos K is required (out-of-sample bars per fold)");
+  }
+  if (auto mode = parsed.text("mode")) {
+    try {
+      walk.mode = parse_walk_mode(*mode);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--mode: ") + e.what());
+    }
+  }
+  walk.warmup = setup.warmup.value_or(default_warmup(setup.spec.grid));
+
+  feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows);
+  const HistoryView history = HistoryView::of(csv.series);
+  if (count_folds(history.size(), walk) == 0) {
+    const size_t needed = walk.warmup + 1 + walk.is_bars + walk.oos_bars;
+    throw InputError(setup.csv_path + " has " + std::to_string(history.size()) +
+                     " bars: no whole fold fits; one fold needs warmup " +
+                     std::to_string(walk.warmup) + " + 1 + IS " + std::to_string(walk.is_bars) +
+                     " + OOS " + std::to_string(walk.oos_bars) + " = " + std::to_string(needed) +
+                     " bars");
+  }
+
+  auto backend = make_backend(setup.backend);
+  ProgressBar progress("walk");
+  WalkResult result = walk_forward(*backend, history, setup.spec, setup.rank, walk, setup.precision,
+                                   setup.threads, progress.callback());
+  progress.finish();
+
+  WalkReport report{
+      setup.csv_path,    setup.strategy_name,         history, setup.spec, setup.rank, walk,
+      std::move(result), std::string(backend->name())};
+  if (json) {
+    std::printf("%s\n", walk_json(report).dump(2).c_str());
+  } else {
+    std::fputs(walk_table(report).c_str(), stdout);
+  }
+  return 0;
+}
+
+}  // namespace wfod::cli
