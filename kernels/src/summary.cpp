@@ -1,145 +1,17 @@
-// Summary monoid (SPEC §6): per-bar summaries, the associative combine, and the metrics of
-// a window from its summary. The trade bookkeeping keeps the run touching each chunk edge
-// open, so runs that cross chunk boundaries are joined exactly.
+// Summary monoid (SPEC §6): host entry points; the math itself lives in
+// wfod/detail/summary_math.hpp so the CUDA backend compiles the very same code.
 #include "wfod/summary.hpp"
 
 #include <algorithm>
-#include <cmath>
+
+#include "wfod/detail/summary_math.hpp"
 
 namespace wfod {
-namespace {
 
-void close_trade(Summary& s, double ret) {
-  ++s.closed_trades;
-  if (ret > 0) {
-    ++s.closed_wins;
-    s.closed_win_sum += ret;
-  } else if (ret < 0) {
-    s.closed_loss_sum += ret;
-  }
-}
-
-}  // namespace
-
-Summary summarize_bar(const BarSegments& b) {
-  Summary s;
-  const double r = b.exit_value + b.body_value;
-  s.bars = 1;
-  s.sum = r;
-  s.sum_sq = r * r;
-  s.down_sq = r < 0 ? r * r : 0.0;
-  s.growth = 1.0 + r;
-  s.peak = std::max(1.0, s.growth);
-  s.trough = std::min(1.0, s.growth);
-  s.drawdown = s.growth < 1.0 ? 1.0 - s.growth : 0.0;
-  s.nonpositive = s.growth <= 0.0;
-  s.head_pos = b.exit_pos;
-  s.tail_pos = b.body_pos;
-  if (b.exit_pos == b.body_pos) {
-    s.single_run = true;
-    s.head_ret = s.tail_ret = b.exit_value + b.body_value;
-  } else {
-    s.single_run = false;
-    s.head_ret = b.exit_value;
-    s.tail_ret = b.body_value;
-    s.changes = 1;
-  }
-  s.long_bars = b.body_pos > 0;
-  s.short_bars = b.body_pos < 0;
-  return s;
-}
-
-Summary combine(const Summary& l, const Summary& r) {
-  if (l.bars == 0) return r;
-  if (r.bars == 0) return l;
-  Summary s;
-  s.bars = l.bars + r.bars;
-  s.sum = l.sum + r.sum;
-  s.sum_sq = l.sum_sq + r.sum_sq;
-  s.down_sq = l.down_sq + r.down_sq;
-  // Equity: r's prefix products scale by l's growth. With positive equity, the drawdown of
-  // any point of r against a peak in l is 1 - l.growth * trough_r / l.peak at worst.
-  s.growth = l.growth * r.growth;
-  s.peak = std::max(l.peak, l.growth * r.peak);
-  s.trough = std::min(l.trough, l.growth * r.trough);
-  s.drawdown = std::max({l.drawdown, r.drawdown, 1.0 - l.growth * r.trough / l.peak});
-  s.nonpositive = l.nonpositive || r.nonpositive;
-
-  s.long_bars = l.long_bars + r.long_bars;
-  s.short_bars = l.short_bars + r.short_bars;
-  s.changes = l.changes + r.changes;
-  s.closed_trades = l.closed_trades + r.closed_trades;
-  s.closed_wins = l.closed_wins + r.closed_wins;
-  s.closed_win_sum = l.closed_win_sum + r.closed_win_sum;
-  s.closed_loss_sum = l.closed_loss_sum + r.closed_loss_sum;
-  s.head_pos = l.head_pos;
-  s.tail_pos = r.tail_pos;
-
-  if (l.tail_pos == r.head_pos) {
-    // The run at the join continues: one run made of l's tail and r's head.
-    const double joined = l.tail_ret + r.head_ret;
-    s.single_run = l.single_run && r.single_run;
-    s.head_ret = l.single_run ? joined : l.head_ret;
-    s.tail_ret = r.single_run ? joined : r.tail_ret;
-    if (!l.single_run && !r.single_run && l.tail_pos != 0) close_trade(s, joined);
-  } else {
-    // The held position changes at the join: l's tail and r's head are distinct runs, each
-    // closed inside the result unless it is also the result's head or tail.
-    s.single_run = false;
-    s.head_ret = l.head_ret;
-    s.tail_ret = r.tail_ret;
-    if (!l.single_run && l.tail_pos != 0) close_trade(s, l.tail_ret);
-    if (!r.single_run && r.head_pos != 0) close_trade(s, r.head_ret);
-  }
-  return s;
-}
-
+Summary summarize_bar(const BarSegments& b) { return detail::summarize_bar_hd(b); }
+Summary combine(const Summary& l, const Summary& r) { return detail::combine_hd(l, r); }
 Metrics finalize(const Summary& s, double bars_per_year) {
-  Metrics m;
-  m.bars = s.bars;
-  if (s.bars == 0) return m;
-  const double n = static_cast<double>(s.bars);
-
-  int64_t trades = s.closed_trades, wins = s.closed_wins;
-  double win_sum = s.closed_win_sum, loss_sum = s.closed_loss_sum;
-  bool any_loss = s.closed_loss_sum < 0;
-  auto count_open = [&](int8_t pos, double ret) {
-    if (pos == 0) return;
-    ++trades;
-    if (ret > 0) {
-      ++wins;
-      win_sum += ret;
-    } else if (ret < 0) {
-      loss_sum += ret;
-      any_loss = true;
-    }
-  };
-  count_open(s.head_pos, s.head_ret);
-  if (!s.single_run) count_open(s.tail_pos, s.tail_ret);
-  m.trades = trades;
-  m.wins = wins;
-  m.win_rate = trades ? static_cast<double>(wins) / static_cast<double>(trades) : 0.0;
-  m.profit_factor = trades == 0 ? 0.0 : !any_loss ? kProfitFactorNoLoss : win_sum / -loss_sum;
-
-  const double mean = s.sum / n;
-  const double var = std::max(0.0, s.sum_sq / n - mean * mean);
-  const double sd = std::sqrt(var), down = std::sqrt(s.down_sq / n);
-  const double annual = std::sqrt(bars_per_year);
-  m.sharpe = sd > 0 ? mean / sd * annual : 0.0;
-  m.sortino = down > 0 ? mean / down * annual : 0.0;
-
-  m.total_return = s.growth - 1.0;
-  const double base = 1.0 + m.total_return;
-  m.cagr = base <= 0 ? -1.0 : std::pow(base, bars_per_year / n) - 1.0;
-  m.max_drawdown = s.drawdown;
-  m.calmar = m.max_drawdown != 0 ? m.cagr / m.max_drawdown : 0.0;
-
-  m.long_bars = s.long_bars;
-  m.short_bars = s.short_bars;
-  m.flat_bars = s.bars - s.long_bars - s.short_bars;
-  m.exposure = static_cast<double>(s.long_bars + s.short_bars) / n;
-  m.changes = s.changes;
-  return m;
+  return detail::finalize_hd(s, bars_per_year);
 }
 
 void SequentialMetrics::add(const BarSegments& b) {
