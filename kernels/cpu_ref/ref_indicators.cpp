@@ -63,13 +63,16 @@ std::vector<double> ema(std::span<const double> x, int n) {
   std::vector<double> out(x.size(), kUndefined);
   if (x.size() < len) return out;
   // Seeded with SMA(n) at bar n-1 counted from the anchor, then the SPEC's recursion
-  // literally: the recursion is the definition, so it is not rewritten.
-  const double alpha = 2.0 / (static_cast<double>(n) + 1.0);
-  double e = mean_of(lookback(x, len - 1, len));
-  out[len - 1] = e;
+  // e + alpha (c - e) in its algebraically identical weighted form (1 - alpha) e + alpha c,
+  // carried in long double: both terms are positive (no cancellation after huge one-bar
+  // jumps) and the extra precision keeps the accumulated rounding far under SPEC's 1e-13.
+  const long double alpha = 2.0L / (static_cast<long double>(n) + 1.0L);
+  const long double keep = (static_cast<long double>(n) - 1.0L) / (static_cast<long double>(n) + 1.0L);
+  long double e = mean_of(lookback(x, len - 1, len));
+  out[len - 1] = static_cast<double>(e);
   for (size_t t = len; t < x.size(); ++t) {
-    e = e + alpha * (x[t] - e);
-    out[t] = e;
+    e = keep * e + alpha * static_cast<long double>(x[t]);
+    out[t] = static_cast<double>(e);
   }
   return out;
 }

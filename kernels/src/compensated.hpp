@@ -26,4 +26,42 @@ struct CompensatedSum {
   WFOD_HD double value() const { return sum + comp; }
 };
 
+// EMA's recursion e + alpha (c - e) carried in double-double (hi + lo), with alpha = 2/(n+1)
+// itself in double-double: per step the error is ~1e-32 relative, so the rounded output is
+// the exactly rounded EMA even for n in the thousands and after 1e8 one-bar jumps, where
+// plain double loses up to ~n * 1e-16 (weighted form) or cancels (literal form).
+class ExactEma {
+ public:
+  WFOD_HD ExactEma(int n, double seed) : hi_(seed), lo_(0) {
+    const double m = n + 1.0;
+    a_hi_ = 2.0 / m;
+    a_lo_ = fma(-a_hi_, m, 2.0) / m;  // 2 - a_hi * m is exact; the residual of alpha
+  }
+  WFOD_HD double step(double c) {
+    // d = c - e, exactly as a pair (TwoSum of c and -hi, then subtract lo).
+    double d_hi, d_lo;
+    two_sum(c, -hi_, d_hi, d_lo);
+    d_lo -= lo_;
+    // m = alpha * d in double-double.
+    const double m_hi = a_hi_ * d_hi;
+    const double m_lo = fma(a_hi_, d_hi, -m_hi) + a_hi_ * d_lo + a_lo_ * d_hi;
+    // e += m.
+    double s, s_err;
+    two_sum(hi_, m_hi, s, s_err);
+    const double tail = s_err + lo_ + m_lo;
+    hi_ = s + tail;
+    lo_ = tail - (hi_ - s);
+    return hi_;
+  }
+  WFOD_HD double value() const { return hi_; }
+
+ private:
+  WFOD_HD static void two_sum(double a, double b, double& s, double& err) {
+    s = a + b;
+    const double bb = s - a;
+    err = (a - (s - bb)) + (b - bb);
+  }
+  double hi_, lo_, a_hi_, a_lo_;
+};
+
 }  // namespace wfod::detail

@@ -58,12 +58,11 @@ std::vector<double> ema(std::span<const double> x, int n) {
   if (len < p) return out;
   CompensatedSum seed;
   for (size_t i = 0; i < p; ++i) seed.add(x[i]);
-  const double alpha = 2.0 / (n + 1.0);
-  double e = seed.value() / n;
-  out[p - 1] = e;
+  // SPEC's recursion in double-double (ExactEma): exactly rounded values.
+  detail::ExactEma e(n, seed.value() / n);
+  out[p - 1] = e.value();
   for (size_t t = p; t < len; ++t) {
-    e = e + alpha * (x[t] - e);
-    out[t] = e;
+    out[t] = e.step(x[t]);
   }
   return out;
 }

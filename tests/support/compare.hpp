@@ -1,0 +1,96 @@
+// Comparison helpers shared by the unit and parity tests: tolerant float comparison with
+// readable failure messages, and field-by-field Metrics comparison (SPEC §9 tolerances).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "wfod/metrics.hpp"
+#include "wfod/ranking.hpp"
+
+namespace wfod::test {
+
+// |got - want| <= max(rel * max(|got|, |want|), abs). NaN matches nothing (no metric of SPEC
+// is ever NaN), infinities only themselves.
+inline bool close_enough(double got, double want, double rel, double abs) {
+  if (std::isnan(got) || std::isnan(want)) return false;
+  if (std::isinf(got) || std::isinf(want)) return got == want;
+  const double scale = std::max(std::fabs(got), std::fabs(want));
+  return std::fabs(got - want) <= std::max(rel * scale, abs);
+}
+
+inline ::testing::AssertionResult near(const std::string& what, double got, double want, double rel,
+                                       double abs) {
+  if (close_enough(got, want, rel, abs)) return ::testing::AssertionSuccess();
+  std::ostringstream os;
+  os.precision(17);
+  os << what << ": got " << got << ", want " << want << " (diff " << (got - want) << ", rel "
+     << (want != 0 ? (got - want) / want : got - want) << ", tolerance rel " << rel << " abs "
+     << abs << ")";
+  return ::testing::AssertionFailure() << os.str();
+}
+
+struct RealField {
+  const char* name;
+  double Metrics::*member;
+};
+struct IntField {
+  const char* name;
+  int64_t Metrics::*member;
+};
+inline constexpr RealField kRealFields[] = {
+    {"total_return", &Metrics::total_return}, {"cagr", &Metrics::cagr},
+    {"sharpe", &Metrics::sharpe},             {"sortino", &Metrics::sortino},
+    {"max_drawdown", &Metrics::max_drawdown}, {"calmar", &Metrics::calmar},
+    {"win_rate", &Metrics::win_rate},         {"profit_factor", &Metrics::profit_factor},
+    {"exposure", &Metrics::exposure}};
+inline constexpr IntField kIntFields[] = {
+    {"trades", &Metrics::trades},         {"wins", &Metrics::wins},
+    {"long_bars", &Metrics::long_bars},   {"short_bars", &Metrics::short_bars},
+    {"flat_bars", &Metrics::flat_bars},   {"changes", &Metrics::changes},
+    {"bars", &Metrics::bars}};
+
+// Integer metrics identical; real metrics within rel / abs. Returns the mismatches, one a line.
+inline std::string metrics_mismatch(const Metrics& got, const Metrics& want, double rel,
+                                    double abs) {
+  std::ostringstream os;
+  os.precision(17);
+  for (const IntField& f : kIntFields) {
+    if (got.*f.member != want.*f.member)
+      os << "  " << f.name << ": got " << got.*f.member << ", want " << want.*f.member << "\n";
+  }
+  for (const RealField& f : kRealFields) {
+    const double g = got.*f.member, w = want.*f.member;
+    if (!close_enough(g, w, rel, abs))
+      os << "  " << f.name << ": got " << g << ", want " << w << " (diff " << (g - w) << ")\n";
+  }
+  return os.str();
+}
+
+inline ::testing::AssertionResult metrics_near(const Metrics& got, const Metrics& want,
+                                               double rel = 1e-9, double abs = 1e-12) {
+  const std::string m = metrics_mismatch(got, want, rel, abs);
+  if (m.empty()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "metrics differ:\n" << m;
+}
+
+inline std::string describe(const Metrics& m) {
+  std::ostringstream os;
+  os.precision(10);
+  for (const IntField& f : kIntFields) os << f.name << "=" << m.*f.member << " ";
+  for (const RealField& f : kRealFields) os << f.name << "=" << m.*f.member << " ";
+  return os.str();
+}
+
+inline std::vector<uint64_t> ids_of(const std::vector<Ranked>& top) {
+  std::vector<uint64_t> ids;
+  for (const Ranked& r : top) ids.push_back(r.combo.id);
+  return ids;
+}
+
+}  // namespace wfod::test

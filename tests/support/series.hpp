@@ -1,0 +1,103 @@
+// Test series: seeded synthetic bars (random walks with distinct opens, constant prices, a
+// crash/spike) and the real CSV files of WFOD_SHARED_DATA_DIR.
+#pragma once
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "wfod/bar.hpp"
+#include "wfod/feeds/csv_reader.hpp"
+
+namespace wfod::test {
+
+inline constexpr int64_t kMinuteNs = 60'000'000'000;
+
+// Random walk of closes with log-returns N(drift, vol); each open gaps from the previous close
+// by N(0, gap_vol) so that next_open fills differ from close fills; high/low bracket both.
+inline Series random_walk(size_t n, uint64_t seed, double start = 100, double vol = 0.01,
+                          double gap_vol = 0.003, double drift = 0) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> step(drift, vol), gap(0, gap_vol), wick(0, vol / 2);
+  Series s;
+  s.reserve(n);
+  double prev = start;
+  for (size_t t = 0; t < n; ++t) {
+    Bar b;
+    b.ts_ns = static_cast<int64_t>(t + 1) * kMinuteNs;
+    b.open = t == 0 ? start : prev * std::exp(gap(rng));
+    b.close = b.open * std::exp(step(rng));
+    b.high = std::max(b.open, b.close) * (1 + std::fabs(wick(rng)));
+    b.low = std::min(b.open, b.close) * (1 - std::min(0.5, std::fabs(wick(rng))));
+    b.volume = 1;
+    s.push_back(b);
+    prev = b.close;
+  }
+  return s;
+}
+
+inline Series constant_series(size_t n, double price) {
+  Series s;
+  s.reserve(n);
+  for (size_t t = 0; t < n; ++t) {
+    Bar b;
+    b.ts_ns = static_cast<int64_t>(t + 1) * kMinuteNs;
+    b.open = b.high = b.low = b.close = price;
+    s.push_back(b);
+  }
+  return s;
+}
+
+// A random walk in which, at each bar of `spikes`, the price opens and closes `factor` times
+// higher than the previous close: a short held through it loses more than 100% in one bar.
+inline Series spike_series(size_t n, uint64_t seed, std::vector<size_t> spikes, double factor) {
+  Series s = random_walk(n, seed, 50, 0.01, 0.002);
+  for (size_t at : spikes) {
+    if (at == 0 || at >= n) continue;
+    const double m = s.close[at - 1] * factor / s.close[at];
+    // Scale the rest of the series so the walk continues from the new level.
+    for (size_t t = at; t < n; ++t) {
+      s.open[t] *= m;
+      s.high[t] *= m;
+      s.low[t] *= m;
+      s.close[t] *= m;
+    }
+    s.open[at] = s.close[at - 1] * (1 + (factor - 1) / 2);  // half the move as an overnight gap
+    s.high[at] = std::max({s.high[at], s.open[at], s.close[at]});
+    s.low[at] = std::min({s.low[at], s.open[at], s.close[at]});
+  }
+  return s;
+}
+
+inline std::string shared_data_dir() { return WFOD_SHARED_DATA_DIR; }
+
+// Every *.csv of the shared data folder, sorted by name; empty if the folder is missing.
+inline std::vector<std::filesystem::path> shared_csv_files() {
+  std::vector<std::filesystem::path> out;
+  std::error_code ec;
+  const std::filesystem::path dir(shared_data_dir());
+  if (!std::filesystem::is_directory(dir, ec)) return out;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (e.is_regular_file() && e.path().extension() == ".csv") out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+inline Series load_csv(const std::filesystem::path& path) {
+  return feeds::read_csv(path.string()).series;
+}
+
+// gtest parameter names: [A-Za-z0-9_] only.
+inline std::string sanitize_name(const std::string& s) {
+  std::string out;
+  for (char c : s) out += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
+  return out;
+}
+
+}  // namespace wfod::test
