@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs on the lent GPU machine (device tool), from the repo root, with .device/ carried
+# (bench/stage-device.sh made it): parity tests on both CUDA layouts, a memcheck pass, and
+# the GPU benchmarks. Logs go to $OUT (bench/results/ keeps the committed copies).
+set -uo pipefail
+OUT=${OUT:-/tmp/wfod-out}
+mkdir -p "$OUT"
+S=$PWD/.device
+export LD_LIBRARY_PATH=$S/lib:${LD_LIBRARY_PATH:-}
+# The test binaries look for the real data and sources where they were built.
+[ -d /work/shared/data ] || { mkdir -p /work/shared && cp -r "$S/data" /work/shared/data; }
+[ -e /work/main ] || { mkdir -p /work && ln -sfn "$PWD" /work/main; }
+{
+  date -u
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
+} > "$OUT/device.txt" 2>&1
+cat "$OUT/device.txt"
+
+echo "== parity (chosen layouts)"
+"$S/bin/wfod_parity_tests" --gtest_brief=1 > "$OUT/parity.log" 2>&1
+echo "rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$OUT/parity.log" | tr '\n' ' ')"
+for pass in "fused:WFOD_CUDA_FORCE_CHUNKS=1" "plain:WFOD_CUDA_FORCE_CHUNKS=1 WFOD_CUDA_KERNEL=plain" \
+            "chunked64:WFOD_CUDA_FORCE_CHUNKS=64"; do
+  name=${pass%%:*}
+  echo "== parity (CUDA only, $name: ${pass#*:})"
+  env ${pass#*:} "$S/bin/wfod_parity_tests" --gtest_brief=1 --gtest_filter='*cuda*' > "$OUT/parity_$name.log" 2>&1
+  echo "rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$OUT/parity_$name.log" | tr '\n' ' ')"
+done
+echo "== unit tests"
+"$S/bin/wfod_unit_tests" --gtest_brief=1 > "$OUT/unit.log" 2>&1
+echo "rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$OUT/unit.log" | tr '\n' ' ')"
+if [ "${WFOD_MEMCHECK:-1}" = "1" ] && command -v compute-sanitizer >/dev/null; then
+  echo "== compute-sanitizer memcheck (synthetic CUDA parity cases)"
+  timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$S/bin/wfod_parity_tests" \
+    --gtest_brief=1 --gtest_filter='Synthetic*cuda*' > "$OUT/memcheck.log" 2>&1
+  echo "rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)"
+fi
+echo "== gpu_bench"
+"$S/bin/gpu_bench" "${WFOD_BENCH_REPEAT:-7}" 2> "$OUT/gpu_bench.err" | tee "$OUT/gpu_bench.txt"
+grep -E "FAILED|Failure|Expected|Which is" "$OUT"/parity*.log | head -40

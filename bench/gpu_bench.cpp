@@ -1,0 +1,152 @@
+// GPU sweep benchmark (issue: CUDA backend): cases A (200k SMA combos x 10k bars), B (80 HMA
+// combos x 150k bars) and C (the paper's 12.6M-combo 5-parameter model x 5k bars), each in
+// the backend's chosen layout and in the plain thread-per-combo layout. Prints one table:
+// median of repeated runs after a warm-up, device-event times, combo-bars/s.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cuda/cuda_backend.hpp"
+#include "wfod/backend.hpp"
+
+using namespace wfod;
+
+namespace {
+
+// Geometric random walk with a fixed seed: the same series on every machine.
+Series random_walk(size_t bars, uint64_t seed) {
+  Series s;
+  s.reserve(bars);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> step(0.0003, 0.012);
+  double close = 100;
+  for (size_t t = 0; t < bars; ++t) {
+    const double open = close * std::exp(step(rng) * 0.2);
+    const double next = close * std::exp(step(rng));
+    Bar b{static_cast<int64_t>(t) * 86'400'000'000'000LL, open, std::max(open, next) * 1.002,
+          std::min(open, next) * 0.998, next, 1000};
+    s.push_back(b);
+    close = next;
+  }
+  return s;
+}
+
+std::vector<int> range(int a, int b, int step = 1) {
+  std::vector<int> v;
+  for (int x = a; x <= b; x += step) v.push_back(x);
+  return v;
+}
+
+struct Case {
+  const char* name;
+  Series series;
+  SweepRequest req;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int repeat = argc > 1 ? std::atoi(argv[1]) : 7;
+  std::vector<Case> cases;
+  {
+    Case c{"A sma 200k x 10k", random_walk(13'100, 1), {}};
+    Grid& g = c.req.strategy.grid;
+    g.fast = range(2, 201);
+    g.slow = range(10, 1009);
+    c.req.window = {13'100, 10'000, default_warmup(g)};
+    cases.push_back(std::move(c));
+  }
+  {
+    Case c{"B hma 80 x 150k", random_walk(150'601, 2), {}};
+    Grid& g = c.req.strategy.grid;
+    g.ma = {MaType::hma};
+    g.fast = range(10, 49);
+    g.slow = {100, 200};
+    c.req.window = {150'601, 150'000, 600};
+    cases.push_back(std::move(c));
+  }
+  {
+    Case c{"C paper 12.6M x 5k", random_walk(5'601, 3), {}};
+    Grid& g = c.req.strategy.grid;
+    g.fast = range(5, 19);
+    g.slow = range(20, 200);
+    g.vol_short = range(5, 19);
+    g.vol_long = range(20, 50);
+    for (int i = 5; i <= 14; ++i) g.vol_threshold.push_back(i / 10.0);
+    c.req.window = {5'601, 5'000, 600};
+    cases.push_back(std::move(c));
+  }
+
+  std::string why;
+  if (!cuda::device_available(&why)) {
+    std::printf("gpu_bench: skipped: %s\n", why.c_str());
+    return 0;
+  }
+  auto backend = make_backend("cuda");
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+
+  struct Row {
+    std::string name, layout;
+    double combos, bars, ind_ms, eval_ms, select_ms, e2e_s;
+    int chunks;
+  };
+  std::vector<Row> rows;
+  for (auto& c : cases) {
+    c.req.history = HistoryView::of(c.series);
+    c.req.strategy.costs.commission_bps = 1;
+    c.req.rank.top = 10;
+    for (const char* layout : {"chosen", "plain"}) {
+      // "plain": the paper's layout, a thread per combo running every bar's statistics.
+      if (std::string(layout) == "plain") {
+        setenv("WFOD_CUDA_FORCE_CHUNKS", "1", 1);
+        setenv("WFOD_CUDA_KERNEL", "plain", 1);
+      } else {
+        unsetenv("WFOD_CUDA_FORCE_CHUNKS");
+        unsetenv("WFOD_CUDA_KERNEL");
+      }
+      backend->sweep(c.req);  // warm-up: module load, allocations
+      std::vector<double> ind, eval, sel, e2e;
+      SweepResult r;
+      cuda::SweepTiming t;
+      for (int i = 0; i < repeat; ++i) {
+        r = backend->sweep(c.req);
+        t = cuda::last_sweep_timing();
+        ind.push_back(t.indicators_ms);
+        eval.push_back(t.evaluate_ms);
+        sel.push_back(t.select_ms);
+        e2e.push_back(r.seconds);
+      }
+      rows.push_back({c.name, layout, static_cast<double>(r.evaluated),
+                      static_cast<double>(c.req.window.bars), median(ind), median(eval), median(sel),
+                      median(e2e), t.chunks_per_combo});
+      std::fprintf(stderr, "%s %s: top id %llu objective %.6f trades %lld\n", c.name, layout,
+                   r.top.empty() ? 0ull : static_cast<unsigned long long>(r.top[0].combo.id),
+                   r.top.empty() ? 0.0 : r.top[0].objective,
+                   r.top.empty() ? 0ll : static_cast<long long>(r.top[0].metrics.trades));
+    }
+  }
+  std::printf("# gpu_bench on %s, %s, median of %d after warm-up\n",
+              cuda::last_sweep_timing().device.c_str(), date, repeat);
+  std::printf("%-20s %-7s %7s %11s %8s %10s %10s %10s %14s %10s\n", "case", "layout", "chunks", "combos",
+              "bars", "ind_ms", "eval_ms", "topk_ms", "combo-bars/s", "e2e_s");
+  for (const auto& r : rows) {
+    const double rate = r.combos * r.bars / ((r.eval_ms + r.select_ms) / 1e3);
+    std::printf("%-20s %-7s %7d %11.0f %8.0f %10.3f %10.3f %10.3f %14.3e %10.4f\n", r.name.c_str(),
+                r.layout.c_str(), r.chunks, r.combos, r.bars, r.ind_ms, r.eval_ms, r.select_ms, rate,
+                r.e2e_s);
+  }
+  return 0;
+}

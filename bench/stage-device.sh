@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds the CUDA-enabled binaries here (nvcc is on this machine) and stages what the GPU
+# machine needs in .device/ (git-ignored): binaries, the shared libraries Debian provides
+# that the device image lacks, and the shared real data. Then bench/device.sh runs there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release -DWFOD_CUDA=ON -DWFOD_TESTS=ON >/dev/null
+cmake --build build/device -j "$(nproc)" --target wfod_parity_tests wfod_unit_tests gpu_bench wfo
+rm -rf .device && mkdir -p .device/bin .device/lib .device/data
+cp build/device/tests/wfod_parity_tests build/device/tests/wfod_unit_tests \
+   build/device/bench/gpu_bench build/device/tools/wfo .device/bin/
+for lib in $(ldd .device/bin/* | awk '/=> \//{print $3}' | sort -u | grep -E 'toml|fmt|spdlog|zmq|sodium|pgm|norm'); do
+  cp -L "$lib" .device/lib/
+done
+cp ../shared/data/*.csv .device/data/
+grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >> .git/info/exclude
+du -sh .device

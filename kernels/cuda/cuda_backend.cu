@@ -1,0 +1,420 @@
+// The CUDA backend: uploads the history, builds the indicator rows on the device, picks the
+// layout by shape (a thread per combo when combos fill the GPU, else time chunks joined by a
+// combine tree), ranks on the device and brings back only the top-K and the counters.
+// Combos whose equity reaches zero (rare) are re-evaluated on the host, exactly.
+#include "cuda/cuda_backend.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string_view>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+
+#include "cpu/cpu_backend.hpp"
+#include "cuda/cuda_check.cuh"
+#include "cuda/device_buffer.cuh"
+#include "cuda/device_indicators.cuh"
+#include "cuda/sweep_kernels.cuh"
+#include "src/compensated.hpp"
+#include "wfod/summary.hpp"
+
+namespace wfod::cuda {
+namespace {
+
+thread_local SweepTiming g_last_timing;
+
+// Device-side copies of a grid's axis tables.
+struct DeviceGridTables {
+  DeviceBuffer<int> a_value, b_value, a_row, b_row, cross, vs_value, vl_value, vs_row, vl_row, first_defined;
+  DeviceBuffer<double> short_value, threshold;
+  GridTables view;
+};
+
+std::vector<RowKey> rows_needed(const Grid& g) {
+  std::vector<RowKey> keys;
+  if (g.family == Family::ma_cross) {
+    for (MaType m : g.ma) {
+      for (int p : g.fast) keys.push_back({row_kind_of(m), p, Source::close});
+      for (int p : g.slow) keys.push_back({row_kind_of(m), p, Source::close});
+    }
+  } else {
+    for (Source s : g.source)
+      for (int p : g.n) {
+        keys.push_back({RowKind::upper, p, s});
+        keys.push_back({RowKind::lower, p, s});
+      }
+  }
+  for (int p : g.vol_short) keys.push_back({RowKind::vol, p, Source::close});
+  for (int p : g.vol_long) keys.push_back({RowKind::vol, p, Source::close});
+  return keys;
+}
+
+void build_tables(const Grid& g, const DeviceIndicators& ind, DeviceGridTables& t) {
+  GridTables& v = t.view;
+  v = GridTables{};
+  v.family = g.family == Family::ma_cross ? 0 : 1;
+  v.has_vol = g.has_vol_filter() ? 1 : 0;
+  const auto axes = g.axes();
+  if (axes.size() > static_cast<size_t>(kMaxAxes)) throw std::invalid_argument("grid has too many axes");
+  v.axes = static_cast<int>(axes.size());
+  for (size_t i = 0; i < axes.size(); ++i) v.radix[i] = axes[i].size;
+  auto row = [&](RowKind k, int p, Source s) { return ind.row_of.at({k, p, s}); };
+  std::vector<int> a_row, b_row;
+  if (g.family == Family::ma_cross) {
+    for (MaType m : g.ma)
+      for (int p : g.fast) a_row.push_back(row(row_kind_of(m), p, Source::close));
+    for (MaType m : g.ma)
+      for (int p : g.slow) b_row.push_back(row(row_kind_of(m), p, Source::close));
+    t.a_value.upload(g.fast);
+    t.b_value.upload(g.slow);
+  } else {
+    for (Source s : g.source)
+      for (int p : g.n) {
+        a_row.push_back(row(RowKind::upper, p, s));
+        b_row.push_back(row(RowKind::lower, p, s));
+      }
+    t.a_value.upload(g.n);
+    t.b_value.upload(g.n);
+  }
+  t.a_row.upload(a_row);
+  t.b_row.upload(b_row);
+  std::vector<double> short_value;
+  for (Side s : g.side) short_value.push_back(s == Side::long_short ? -1.0 : 0.0);
+  t.short_value.upload(short_value);
+  std::vector<int> cross;
+  for (Entry e : g.entry) cross.push_back(e == Entry::cross ? 1 : 0);
+  t.cross.upload(cross);
+  if (g.has_vol_filter()) {
+    std::vector<int> vs_row, vl_row;
+    for (int p : g.vol_short) vs_row.push_back(row(RowKind::vol, p, Source::close));
+    for (int p : g.vol_long) vl_row.push_back(row(RowKind::vol, p, Source::close));
+    t.vs_value.upload(g.vol_short);
+    t.vl_value.upload(g.vol_long);
+    t.vs_row.upload(vs_row);
+    t.vl_row.upload(vl_row);
+    t.threshold.upload(g.vol_threshold);
+  }
+  t.first_defined.upload(ind.first_defined);
+  v.a_value = t.a_value.data();
+  v.b_value = t.b_value.data();
+  v.a_row = t.a_row.data();
+  v.b_row = t.b_row.data();
+  v.short_value = t.short_value.data();
+  v.cross = t.cross.data();
+  v.vs_value = t.vs_value.data();
+  v.vl_value = t.vl_value.data();
+  v.vs_row = t.vs_row.data();
+  v.vl_row = t.vl_row.data();
+  v.threshold = t.threshold.data();
+  v.row_first_defined = t.first_defined.data();
+  v.rows = ind.rows;
+}
+
+int next_pow2(long long x) {
+  int p = 1;
+  while (p < x && p < (1 << 20)) p <<= 1;
+  return p;
+}
+
+class Event {
+ public:
+  Event() { WFOD_CUDA_CHECK(cudaEventCreate(&e_)); }
+  ~Event() { cudaEventDestroy(e_); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  void record() { WFOD_CUDA_CHECK(cudaEventRecord(e_)); }
+  float since(const Event& start) {
+    WFOD_CUDA_CHECK(cudaEventSynchronize(e_));
+    float ms = 0;
+    WFOD_CUDA_CHECK(cudaEventElapsedTime(&ms, start.e_, e_));
+    return ms;
+  }
+
+ private:
+  cudaEvent_t e_{};
+};
+
+class CudaBackend final : public Backend {
+ public:
+  CudaBackend() {
+    int device = 0;
+    WFOD_CUDA_CHECK(cudaGetDevice(&device));
+    cudaDeviceProp prop{};
+    WFOD_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    device_name_ = prop.name;
+    resident_threads_ = static_cast<long long>(prop.multiProcessorCount) * prop.maxThreadsPerMultiProcessor;
+  }
+
+  std::string_view name() const override { return "cuda"; }
+
+  SweepResult sweep(const SweepRequest& req) override {
+    const auto start = std::chrono::steady_clock::now();
+    check_window(req);
+    SweepTiming timing;
+    timing.device = device_name_;
+    const Grid& grid = req.strategy.grid;
+    const unsigned long long n_ids = grid.size();
+    const int k = static_cast<int>(std::min<size_t>(req.rank.top, kBlock));
+
+    Event e0, e1, e2, e3;
+    e0.record();
+    prepare(req);
+    e1.record();
+
+    // Layout by shape: enough combos to fill the GPU -> one thread per combo; otherwise
+    // split the window into chunks (>= 32 bars) so combos x chunks fills it.
+    const long long window = static_cast<long long>(req.window.bars);
+    const long long first = static_cast<long long>(req.window.first());
+    int chunks = 1;
+    if (static_cast<long long>(n_ids) * 2 < resident_threads_) {
+      const long long want = resident_threads_ / static_cast<long long>(std::max<unsigned long long>(n_ids, 1));
+      chunks = std::min(next_pow2(want), next_pow2(std::max<long long>(1, window / 32)) / 2);
+      chunks = std::max(chunks, 1);
+    }
+    // WFOD_CUDA_FORCE_CHUNKS=N (a power of two) overrides the choice: tests run parity on
+    // both layouts, benchmarks time the plain thread-per-combo layout (N = 1) beside it.
+    if (const char* forced = std::getenv("WFOD_CUDA_FORCE_CHUNKS")) {
+      const long long f = std::atoll(forced);
+      if (f >= 1 && (f & (f - 1)) == 0 && f <= window) chunks = static_cast<int>(f);
+    }
+    timing.chunks_per_combo = chunks;
+
+    const unsigned long long blocks = (n_ids + kBlock - 1) / kBlock;
+    DeviceBuffer<Candidate> candidates(blocks * static_cast<unsigned long long>(k));
+    DeviceBuffer<Counters> counters(1);
+    WFOD_CUDA_CHECK(cudaMemset(counters.data(), 0, sizeof(Counters)));
+    const unsigned int fallback_cap = static_cast<unsigned int>(std::min<unsigned long long>(n_ids, 1u << 20));
+    DeviceBuffer<unsigned long long> fallback(std::max(1u, fallback_cap));
+    const RankParams rp = rank_params(req);
+    if (chunks == 1) {
+      launch_sweep_fused(tables_.view, bars_, first, first + window, n_ids, rp, k, candidates.data(),
+                         counters.data(), fallback.data(), fallback_cap);
+    } else {
+      const int parts = std::max(1, chunks / kBlock);
+      DeviceBuffer<Summary> part_buf(n_ids * static_cast<unsigned long long>(parts));
+      launch_sweep_chunks(tables_.view, bars_, first, window, n_ids, nullptr, chunks, part_buf.data());
+      launch_finalize_rank(tables_.view, part_buf.data(), parts, n_ids, rp, k, candidates.data(),
+                           counters.data(), fallback.data(), fallback_cap);
+      WFOD_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    e2.record();
+
+    // Reduce the per-block candidates until one block's worth is left.
+    unsigned long long n = blocks * static_cast<unsigned long long>(k);
+    DeviceBuffer<Candidate> scratch;
+    Candidate* cur = candidates.data();
+    DeviceBuffer<Candidate> next_buf;
+    while (n > static_cast<unsigned long long>(kBlock) && k <= kBlock / 2) {
+      const unsigned long long b = (n + kBlock - 1) / kBlock;
+      DeviceBuffer<Candidate> out(b * static_cast<unsigned long long>(k));
+      launch_topk_reduce(cur, n, k, out.data());
+      next_buf = std::move(out);
+      cur = next_buf.data();
+      n = b * static_cast<unsigned long long>(k);
+    }
+    std::vector<Candidate> host(n);
+    WFOD_CUDA_CHECK(cudaMemcpy(host.data(), cur, n * sizeof(Candidate), cudaMemcpyDeviceToHost));
+    Counters c{};
+    WFOD_CUDA_CHECK(cudaMemcpy(&c, counters.data(), sizeof(Counters), cudaMemcpyDeviceToHost));
+    e3.record();
+
+    SweepResult result;
+    result.backend = "cuda";
+    result.evaluated = c.evaluated;
+    result.skipped = c.skipped;
+    result.ranked = c.ranked;
+    std::vector<uint64_t> top_ids;
+    for (const auto& cand : host)
+      if (cand.id != kEmptyId) top_ids.push_back(cand.id);
+    std::sort(top_ids.begin(), top_ids.end());
+    top_ids.erase(std::unique(top_ids.begin(), top_ids.end()), top_ids.end());
+    TopK top(req.rank.top);
+    // Winners: metrics from their device Summaries, finalized on the host like every backend.
+    const auto metrics = evaluate_prepared(req, top_ids);
+    for (size_t i = 0; i < top_ids.size(); ++i)
+      top.offer({grid.decode(top_ids[i]), metrics[i], objective_value(metrics[i], req.rank.objective)});
+    if (c.fallback > 0) {
+      if (c.fallback > fallback_cap)
+        throw std::runtime_error("cuda backend: " + std::to_string(c.fallback) +
+                                 " combos reached non-positive equity; too many to re-evaluate on the host");
+      auto ids = fallback.download(c.fallback);
+      std::sort(ids.begin(), ids.end());
+      std::vector<uint64_t> list(ids.begin(), ids.end());
+      const auto fb = cpu_->evaluate(req, list);
+      for (size_t i = 0; i < list.size(); ++i) {
+        if (!passes_constraints(fb[i], req.rank)) continue;
+        ++result.ranked;
+        top.offer({grid.decode(list[i]), fb[i], objective_value(fb[i], req.rank.objective)});
+      }
+    }
+    result.top = top.sorted();
+    timing.indicators_ms = e1.since(e0);
+    timing.evaluate_ms = e2.since(e1);
+    timing.select_ms = e3.since(e2);
+    g_last_timing = timing;
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  }
+
+  std::vector<Metrics> evaluate(const SweepRequest& req, std::span<const uint64_t> ids) override {
+    check_window(req);
+    const Grid& grid = req.strategy.grid;
+    for (uint64_t id : ids) {
+      if (id >= grid.size())
+        throw std::invalid_argument("combo id " + std::to_string(id) + " is outside the grid");
+      if (!grid.decode(id).valid()) throw std::invalid_argument("combo id " + std::to_string(id) + " is invalid");
+    }
+    prepare(req);
+    return evaluate_prepared(req, std::vector<uint64_t>(ids.begin(), ids.end()));
+  }
+
+  std::vector<int8_t> positions(const HistoryView& h, const StrategySpec& spec, const Combo& c) override {
+    // One combo's positions are a sequential scan: the host does it (same rules, SPEC §5).
+    return cpu_->positions(h, spec, c);
+  }
+
+ private:
+  // Uploads the history (when it changed), builds indicator rows and grid tables.
+  void prepare(const SweepRequest& req) {
+    const auto& h = req.history;
+    const size_t n = req.window.end;  // bars past the window's end are never read
+    const bool same = history_.bars == n && uploaded_close_ == h.close.data() &&
+                      uploaded_first_ == (n ? h.close[0] : 0.0) && uploaded_last_ == (n ? h.close[n - 1] : 0.0);
+    if (!same) {
+      history_.close.upload(h.close.data(), n);
+      history_.open.upload(h.open.data(), n);
+      history_.high.upload(h.high.data(), n);
+      history_.low.upload(h.low.data(), n);
+      history_.bars = n;
+      uploaded_close_ = h.close.data();
+      uploaded_first_ = n ? h.close[0] : 0.0;
+      uploaded_last_ = n ? h.close[n - 1] : 0.0;
+    }
+    std::vector<double> gap(n, 0.0), body(n, 0.0);
+    for (size_t t = 1; t < n; ++t) {
+      const double prev = h.close[t - 1];
+      const double x = req.strategy.fill == Fill::close ? prev : h.open[t];
+      gap[t] = (x - prev) / prev;
+      body[t] = (h.close[t] - x) / prev;
+    }
+    gap_.upload(gap);
+    body_.upload(body);
+    upload_prefix(gap, body);
+    build_indicators(history_, n, rows_needed(req.strategy.grid), indicators_);
+    build_tables(req.strategy.grid, indicators_, tables_);
+    bars_ = BarData{gap_.data(), body_.data(), history_.close.data(), indicators_.matrix.data(),
+                    indicators_.rows, req.strategy.costs.per_unit(), prefix_view(n), plain_kernel()};
+  }
+
+  // WFOD_CUDA_KERNEL=plain selects the per-bar baseline evaluator (benchmarks, tests).
+  static int plain_kernel() {
+    const char* k = std::getenv("WFOD_CUDA_KERNEL");
+    return k && std::string_view(k) == "plain" ? 1 : 0;
+  }
+
+  // Prefix sums of r_t = gap_t + body_t and friends (PrefixData), accumulated with
+  // compensation on the host so every stored prefix is within an ulp of the exact sum.
+  void upload_prefix(const std::vector<double>& gap, const std::vector<double>& body) {
+    const size_t n = gap.size();
+    std::vector<double> all(kPrefixArrays * (n + 1), 0.0);
+    detail::CompensatedSum acc[kPrefixArrays];
+    for (size_t t = 0; t < n; ++t) {
+      const double r = t == 0 ? 0.0 : gap[t] + body[t];
+      const double terms[kPrefixArrays] = {r,
+                                           r * r,
+                                           r < 0 ? r * r : 0.0,
+                                           r > 0 ? r * r : 0.0,
+                                           1.0 + r > 0 ? std::log1p(r) : 0.0,
+                                           1.0 - r > 0 ? std::log1p(-r) : 0.0,
+                                           1.0 + r > 0 ? 0.0 : 1.0,
+                                           1.0 - r > 0 ? 0.0 : 1.0};
+      for (size_t a = 0; a < kPrefixArrays; ++a) {
+        acc[a].add(terms[a]);
+        all[a * (n + 1) + t + 1] = acc[a].value();
+      }
+    }
+    prefix_.upload(all);
+  }
+
+  PrefixData prefix_view(size_t n) const {
+    const double* base = prefix_.data();
+    auto at = [&](size_t a) { return base + a * (n + 1); };
+    return PrefixData{at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)};
+  }
+
+  std::vector<Metrics> evaluate_prepared(const SweepRequest& req, const std::vector<uint64_t>& ids) {
+    std::vector<Metrics> out(ids.size());
+    if (ids.empty()) return out;
+    DeviceBuffer<unsigned long long> d_ids;
+    d_ids.upload(reinterpret_cast<const unsigned long long*>(ids.data()), ids.size());
+    DeviceBuffer<Summary> summaries(ids.size());
+    const long long window = static_cast<long long>(req.window.bars);
+    launch_sweep_chunks(tables_.view, bars_, static_cast<long long>(req.window.first()), window, ids.size(),
+                        d_ids.data(), 1, summaries.data());
+    const auto host = summaries.download(ids.size());
+    std::vector<uint64_t> fallback_ids;
+    std::vector<size_t> fallback_slots;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (host[i].nonpositive) {
+        fallback_ids.push_back(ids[i]);
+        fallback_slots.push_back(i);
+      } else {
+        out[i] = finalize(host[i], req.strategy.bars_per_year);
+      }
+    }
+    if (!fallback_ids.empty()) {
+      const auto fb = cpu_->evaluate(req, fallback_ids);
+      for (size_t i = 0; i < fb.size(); ++i) out[fallback_slots[i]] = fb[i];
+    }
+    return out;
+  }
+
+  static RankParams rank_params(const SweepRequest& req) {
+    RankParams rp{};
+    rp.objective = static_cast<int>(req.rank.objective);
+    rp.min_trades = req.rank.min_trades;
+    rp.max_drawdown = req.rank.max_drawdown;
+    rp.has_min_exposure = req.rank.min_exposure.has_value();
+    rp.min_exposure = req.rank.min_exposure.value_or(0.0);
+    rp.bars_per_year = req.strategy.bars_per_year;
+    return rp;
+  }
+
+  std::string device_name_;
+  long long resident_threads_ = 0;
+  std::unique_ptr<Backend> cpu_ = make_cpu_backend();
+  DeviceHistory history_;
+  const double* uploaded_close_ = nullptr;
+  double uploaded_first_ = 0, uploaded_last_ = 0;
+  static constexpr size_t kPrefixArrays = 8;
+  DeviceBuffer<double> gap_, body_, prefix_;
+  DeviceIndicators indicators_;
+  DeviceGridTables tables_;
+  BarData bars_{};
+};
+
+}  // namespace
+
+bool device_available(std::string* why) {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    if (why) *why = std::string("no usable CUDA driver/device: ") + cudaGetErrorString(e);
+    cudaGetLastError();  // clear the sticky-free error state for later calls
+    return false;
+  }
+  if (count == 0) {
+    if (why) *why = "no CUDA device present";
+    return false;
+  }
+  return true;
+}
+
+std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<CudaBackend>(); }
+
+SweepTiming last_sweep_timing() { return g_last_timing; }
+
+}  // namespace wfod::cuda

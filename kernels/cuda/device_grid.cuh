@@ -1,0 +1,145 @@
+// A grid as the device sees it: per-axis tables (values and the indicator row each value
+// reads), the mixed-radix decode of a combo id (SPEC §5, first axis fastest), and the
+// set-or-hold decision rules of the strategy families (SPEC §4-5) on the transposed
+// indicator matrix value(row, t) = matrix[t * rows + row].
+#pragma once
+
+#include <cstdint>
+
+#include "wfod/indicators.hpp"
+
+namespace wfod::cuda {
+
+inline constexpr int kMaxAxes = 8;
+
+struct GridTables {
+  int family = 0;   // 0 ma_cross, 1 channel_breakout
+  int has_vol = 0;
+  int axes = 0;
+  uint64_t radix[kMaxAxes] = {};
+  // ma_cross: a = fast, b = slow (values; rows indexed [ma][value]); breakout: a = n.
+  const int* a_value = nullptr;
+  const int* b_value = nullptr;
+  const int* a_row = nullptr;  // ma: [ma_i * n_fast + fast_i]; breakout: upper [src_i * n_n + n_i]
+  const int* b_row = nullptr;  // ma: [ma_i * n_slow + slow_i]; breakout: lower [src_i * n_n + n_i]
+  const double* short_value = nullptr;  // per side value: -1 long_short, 0 long_only
+  const int* cross = nullptr;           // per entry value: 1 cross, 0 state
+  const int* vs_value = nullptr;
+  const int* vl_value = nullptr;
+  const int* vs_row = nullptr;
+  const int* vl_row = nullptr;
+  const double* threshold = nullptr;
+  const int* row_first_defined = nullptr;
+  int rows = 0;
+};
+
+struct DeviceCombo {
+  bool valid;
+  bool cross;
+  int row_a, row_b, row_vs, row_vl;
+  double threshold, short_value;
+  long long first_defined, signal_defined;
+};
+
+__device__ inline DeviceCombo decode_combo(const GridTables& g, uint64_t id) {
+  uint64_t digit[kMaxAxes];
+  for (int i = 0; i < g.axes; ++i) {
+    digit[i] = id % g.radix[i];
+    id /= g.radix[i];
+  }
+  DeviceCombo c{};
+  int side_axis, vol_axis;  // canonical order: ma_cross fast, slow, ma, side, entry;
+                            // channel_breakout n, source, side; then the filter's three
+  if (g.family == 0) {
+    const int fi = static_cast<int>(digit[0]), si = static_cast<int>(digit[1]);
+    const int mi = static_cast<int>(digit[2]);
+    const int nf = static_cast<int>(g.radix[0]), ns = static_cast<int>(g.radix[1]);
+    c.valid = g.a_value[fi] >= 1 && g.b_value[si] >= 1 && g.a_value[fi] < g.b_value[si];
+    c.row_a = g.a_row[mi * nf + fi];
+    c.row_b = g.b_row[mi * ns + si];
+    c.cross = g.cross[digit[4]] != 0;
+    side_axis = 3;
+    vol_axis = 5;
+  } else {
+    const int ni = static_cast<int>(digit[0]), src = static_cast<int>(digit[1]);
+    const int nn = static_cast<int>(g.radix[0]);
+    c.valid = g.a_value[ni] >= 1;
+    c.row_a = g.a_row[src * nn + ni];
+    c.row_b = g.b_row[src * nn + ni];
+    c.cross = false;
+    side_axis = 2;
+    vol_axis = 3;
+  }
+  c.short_value = g.short_value[digit[side_axis]];
+  c.signal_defined = max(g.row_first_defined[c.row_a], g.row_first_defined[c.row_b]);
+  c.first_defined = c.signal_defined;
+  c.row_vs = c.row_vl = 0;
+  c.threshold = 0;
+  if (g.has_vol) {
+    const int b = vol_axis;
+    const int vsi = static_cast<int>(digit[b]), vli = static_cast<int>(digit[b + 1]);
+    c.valid = c.valid && g.vs_value[vsi] >= 1 && g.vs_value[vsi] < g.vl_value[vli];
+    c.row_vs = g.vs_row[vsi];
+    c.row_vl = g.vl_row[vli];
+    c.threshold = g.threshold[digit[b + 2]];
+    c.first_defined = max(c.first_defined, (long long)max(g.row_first_defined[c.row_vs],
+                                                          g.row_first_defined[c.row_vl]));
+  }
+  return c;
+}
+
+__device__ inline bool dev_db_greater(double x, double y) {
+  const double ax = fabs(x), ay = fabs(y);
+  return x - y > kDeadBand * (ax > ay ? ax : ay);
+}
+
+// The decision at the close of bar t: *value set and true, or false to hold (SPEC §5).
+template <int Family, bool Cross, bool Vol>
+__device__ inline bool decide(const DeviceCombo& c, const double* __restrict__ m, int rows,
+                              const double* __restrict__ close, long long t, double* value) {
+  if (t < c.first_defined) {
+    *value = 0.0;
+    return true;
+  }
+  const double* at = m + t * rows;
+  bool up, down;
+  if constexpr (Family == 0) {
+    const double f = at[c.row_a], s = at[c.row_b];
+    up = dev_db_greater(f, s);
+    down = dev_db_greater(s, f);
+    if constexpr (Cross) {
+      const bool prev_ok = t - 1 >= c.signal_defined;
+      if (prev_ok) {
+        const double fp = at[c.row_a - rows], sp = at[c.row_b - rows];
+        up = up && dev_db_greater(sp, fp);
+        down = down && dev_db_greater(fp, sp);
+      } else {
+        up = down = false;
+      }
+    }
+  } else {
+    const double px = close[t];
+    up = px > at[c.row_a];
+    down = px < at[c.row_b];
+  }
+  if constexpr (Vol) {
+    const double lv = at[c.row_vl];
+    const bool open = lv != 0.0 && dev_db_greater(at[c.row_vs] / lv, c.threshold);
+    up = up && open;
+    down = down && open;
+  }
+  *value = up ? 1.0 : (down ? c.short_value : 0.0);
+  return up || down;
+}
+
+// p_t by scanning back to the last bar that sets it (0 if none): any chunk starts exactly.
+template <int Family, bool Cross, bool Vol>
+__device__ inline double position_at(const DeviceCombo& c, const double* m, int rows,
+                                     const double* close, long long t) {
+  double v = 0.0;
+  for (; t >= 0; --t)
+    if (decide<Family, Cross, Vol>(c, m, rows, close, t, &v)) return v;
+  return 0.0;
+}
+
+}  // namespace wfod::cuda

@@ -1,0 +1,323 @@
+// Device indicator kernels. Sliding sums use the host's compensated arithmetic and re-anchor
+// on the same 256-bar blocks, each block one thread, so rows match the CPU backend's to a
+// few ulps; EMA and STD run one thread per row (their state is sequential); Donchian bounds
+// are direct windowed extremes, exact.
+#include <cmath>
+#include <limits>
+
+#include "cuda/cuda_check.cuh"
+#include "cuda/device_indicators.cuh"
+#include "src/compensated.hpp"
+#include "wfod/indicators.hpp"
+
+namespace wfod::cuda {
+namespace {
+
+using detail::CompensatedSum;
+constexpr int kThreads = 256;
+
+// Where a row's values go: out[row_offset + t * t_stride].
+struct RowOut {
+  double* base;
+  long long t_stride;
+};
+
+// One thread per (row j, re-anchor block b): SMA or WMA of in_j[0..len_j) where
+// in_j = x + j * x_row_stride + start[j], len_j = bars - start[j]; value i lands at bar
+// start[j] + i. Mirrors sma()/wma() in kernels/src/indicators.cpp.
+template <bool Weighted>
+__global__ void sliding_kernel(const double* __restrict__ x, long long x_row_stride,
+                               const long long* __restrict__ start, long long bars,
+                               const int* __restrict__ periods, const long long* __restrict__ row_offset,
+                               int count, long long blocks_per_row, RowOut out) {
+  const long long gid = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int j = static_cast<int>(gid / blocks_per_row);
+  const long long b = gid % blocks_per_row;
+  if (j >= count) return;
+  const long long p = periods[j];
+  const double* in = x + j * x_row_stride + start[j];
+  const long long len = bars - start[j];
+  const long long t0 = p - 1 + b * kReanchorBars;
+  if (p < 1 || t0 >= len) return;
+  const long long t1 = t0 + kReanchorBars < len ? t0 + kReanchorBars : len;
+  double* dst = out.base + row_offset[j];
+  const double denom = Weighted ? static_cast<double>(p) * (p + 1.0) / 2.0 : static_cast<double>(p);
+  CompensatedSum weighted, plain;
+  for (long long k = 1; k <= p; ++k) {
+    const double v = in[t0 - p + k];
+    if (Weighted) weighted.add_product(static_cast<double>(k), v);
+    plain.add(v);
+  }
+  dst[(start[j] + t0) * out.t_stride] = (Weighted ? weighted.value() : plain.value()) / denom;
+  for (long long t = t0 + 1; t < t1; ++t) {
+    if (Weighted) {
+      weighted.add_product(static_cast<double>(p), in[t]);
+      weighted.add(-plain.sum);
+      weighted.add(-plain.comp);
+    }
+    plain.add(in[t]);
+    plain.add(-in[t - p]);
+    dst[(start[j] + t) * out.t_stride] = (Weighted ? weighted.value() : plain.value()) / denom;
+  }
+}
+
+__global__ void ema_kernel(const double* __restrict__ x, long long bars, const int* periods,
+                           const long long* row_offset, int count, RowOut out) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= count) return;
+  const long long p = periods[j];
+  if (p < 1 || bars < p) return;
+  CompensatedSum seed;
+  for (long long i = 0; i < p; ++i) seed.add(x[i]);
+  detail::ExactEma e(static_cast<int>(p), seed.value() / static_cast<double>(p));  // as ema() on the host
+  double* dst = out.base + row_offset[j];
+  dst[(p - 1) * out.t_stride] = e.value();
+  for (long long t = p; t < bars; ++t) {
+    dst[t * out.t_stride] = e.step(x[t]);
+  }
+}
+
+// STD with the SPEC §4 zero rule (STD <= delta * SMA counts as 0), one thread per row:
+// the same shifted-sum algorithm and re-anchor schedule as stdev() on the host, and the
+// SMA of the same period with sma()'s block schedule, so values match the CPU backend's.
+__global__ void vol_kernel(const double* __restrict__ x, long long bars, const int* periods,
+                           const long long* row_offset, int count, RowOut out) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= count) return;
+  const long long p = periods[j];
+  double* dst = out.base + row_offset[j];
+  CompensatedSum sy, syy, mean_sum;
+  double shift = 0;
+  long long since_anchor = 0;
+  for (long long t = p - 1; t < bars; ++t) {
+    if ((t - (p - 1)) % kReanchorBars == 0) {
+      mean_sum = CompensatedSum{};
+      for (long long i = t + 1 - p; i <= t; ++i) mean_sum.add(x[i]);
+    } else {
+      mean_sum.add(x[t]);
+      mean_sum.add(-x[t - p]);
+    }
+    bool reanchor = t == p - 1 || since_anchor >= kReanchorBars;
+    if (!reanchor) {
+      const double y_in = x[t] - shift, y_out = x[t - p] - shift;
+      sy.add(y_in);
+      sy.add(-y_out);
+      syy.add_product(y_in, y_in);
+      syy.add_product(-y_out, y_out);
+      ++since_anchor;
+      const double mean_y = sy.value() / p;
+      const double var = (syy.value() - sy.value() * mean_y) / p;
+      if (mean_y * mean_y > 64.0 * var) reanchor = true;
+    }
+    if (reanchor) {
+      shift = x[t];
+      sy = CompensatedSum{};
+      syy = CompensatedSum{};
+      for (long long i = t + 1 - p; i <= t; ++i) {
+        const double y = x[i] - shift;
+        sy.add(y);
+        syy.add_product(y, y);
+      }
+      since_anchor = 0;
+    }
+    const double var = (syy.value() - sy.value() * (sy.value() / p)) / p;
+    const double sd = var > 0 ? sqrt(var) : 0.0;
+    const double mean = mean_sum.value() / p;
+    dst[t * out.t_stride] = sd <= kDeadBand * mean ? 0.0 : sd;
+  }
+}
+
+// Donchian bounds of the previous n bars, one thread per (row, bar): exact extremes.
+__global__ void channel_kernel(const double* __restrict__ x, long long bars, const int* periods,
+                               const long long* row_offset, int count, bool upper, RowOut out) {
+  const long long gid = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int j = static_cast<int>(gid / bars);
+  const long long t = gid % bars;
+  if (j >= count) return;
+  const long long p = periods[j];
+  if (t < p) return;
+  double v = x[t - p];
+  for (long long i = t - p + 1; i < t; ++i) v = upper ? fmax(v, x[i]) : fmin(v, x[i]);
+  out.base[row_offset[j] + t * out.t_stride] = v;
+}
+
+// diff = 2 * WMA(n/2) - WMA(n), row-major scratch, from bar n-1 on.
+__global__ void hma_diff_kernel(const double* half, const double* full, long long bars,
+                                const long long* start, int count, double* diff) {
+  const long long gid = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int j = static_cast<int>(gid / bars);
+  const long long t = gid % bars;
+  if (j >= count || t < start[j]) return;
+  diff[j * bars + t] = 2.0 * half[j * bars + t] - full[j * bars + t];
+}
+
+int isqrt(int n) {
+  int r = static_cast<int>(std::sqrt(static_cast<double>(n)));
+  while (r > 0 && static_cast<long long>(r) * r > n) --r;
+  while (static_cast<long long>(r + 1) * (r + 1) <= n) ++r;
+  return r;
+}
+
+unsigned grid_for(long long threads) {
+  return static_cast<unsigned>((threads + kThreads - 1) / kThreads);
+}
+
+}  // namespace
+
+RowKind row_kind_of(MaType m) {
+  switch (m) {
+    case MaType::sma: return RowKind::sma;
+    case MaType::ema: return RowKind::ema;
+    case MaType::wma: return RowKind::wma;
+    case MaType::hma: return RowKind::hma;
+  }
+  return RowKind::sma;
+}
+
+void build_indicators(const DeviceHistory& h, size_t bars_u, const std::vector<RowKey>& keys,
+                      DeviceIndicators& out) {
+  const long long bars = static_cast<long long>(bars_u);
+  out.row_of.clear();
+  for (const auto& k : keys) out.row_of.emplace(k, 0);
+  out.rows = static_cast<int>(out.row_of.size());
+  out.first_defined.assign(out.row_of.size(), 0);
+  const long long rows = out.rows;
+  out.matrix.resize(static_cast<size_t>(bars * rows));
+  // NaN everywhere first: undefined values stay NaN (SPEC §4).
+  // All-ones bytes are a NaN double.
+  WFOD_CUDA_CHECK(cudaMemset(out.matrix.data(), 0xFF, static_cast<size_t>(bars * rows) * sizeof(double)));
+  RowOut to_matrix{out.matrix.data(), rows};
+
+  // Group rows by kind; each group is one launch.
+  std::map<RowKind, std::vector<std::pair<int, int>>> groups;  // kind -> (period, row)
+  std::map<std::pair<RowKind, Source>, std::vector<std::pair<int, int>>> channels;
+  int row = 0;
+  for (auto& [key, index] : out.row_of) {
+    index = row++;
+    long long fd;
+    const int p = key.period;
+    switch (key.kind) {
+      case RowKind::hma: fd = p / 2 >= 1 ? (p - 1) + (isqrt(p) - 1) : bars; break;
+      case RowKind::upper:
+      case RowKind::lower: fd = p; break;
+      default: fd = p - 1; break;
+    }
+    out.first_defined[static_cast<size_t>(index)] = static_cast<int>(fd < bars ? fd : bars);
+    if (key.kind == RowKind::upper || key.kind == RowKind::lower)
+      channels[{key.kind, key.source}].push_back({p, index});
+    else
+      groups[key.kind].push_back({p, index});
+  }
+
+  auto upload_ints = [](const std::vector<std::pair<int, int>>& list, DeviceBuffer<int>& periods,
+                        DeviceBuffer<long long>& offsets, long long offset_scale) {
+    std::vector<int> p;
+    std::vector<long long> o;
+    for (auto [period, r] : list) {
+      p.push_back(period);
+      o.push_back(static_cast<long long>(r) * offset_scale);
+    }
+    periods.upload(p);
+    offsets.upload(o);
+  };
+  const double* close = h.close.data();
+
+  for (auto& [kind, list] : groups) {
+    const int count = static_cast<int>(list.size());
+    DeviceBuffer<int> periods;
+    DeviceBuffer<long long> offsets;
+    upload_ints(list, periods, offsets, 1);  // row r of the transposed matrix: offset r
+    DeviceBuffer<long long> zero_start;
+    zero_start.upload(std::vector<long long>(static_cast<size_t>(count), 0));
+    const long long blocks_per_row = (bars + kReanchorBars - 1) / kReanchorBars;
+    switch (kind) {
+      case RowKind::sma:
+      case RowKind::wma: {
+        const long long threads = blocks_per_row * count;
+        if (kind == RowKind::sma)
+          sliding_kernel<false><<<grid_for(threads), kThreads>>>(close, 0, zero_start.data(), bars, periods.data(),
+                                                                 offsets.data(), count, blocks_per_row, to_matrix);
+        else
+          sliding_kernel<true><<<grid_for(threads), kThreads>>>(close, 0, zero_start.data(), bars, periods.data(),
+                                                                offsets.data(), count, blocks_per_row, to_matrix);
+        WFOD_CUDA_CHECK_LAUNCH();
+        break;
+      }
+      case RowKind::ema:
+        ema_kernel<<<grid_for(count), kThreads>>>(close, bars, periods.data(), offsets.data(), count, to_matrix);
+        WFOD_CUDA_CHECK_LAUNCH();
+        break;
+      case RowKind::vol:
+        vol_kernel<<<grid_for(count), kThreads>>>(close, bars, periods.data(), offsets.data(), count, to_matrix);
+        WFOD_CUDA_CHECK_LAUNCH();
+        break;
+      case RowKind::hma: {
+        // HMA(n) = WMA(floor(sqrt n)) of 2 WMA(n/2) - WMA(n): two WMA passes into row-major
+        // scratch, the difference, then a WMA of the difference from bar n-1 on.
+        std::vector<int> half_p, full_p, root_p;
+        std::vector<long long> scratch_off, diff_start, out_off;
+        std::vector<std::pair<int, int>> kept;
+        for (auto [p, r] : list) {
+          if (p / 2 < 1) continue;  // HMA(1) is undefined everywhere
+          kept.push_back({p, r});
+        }
+        const int kc = static_cast<int>(kept.size());
+        if (kc == 0) break;
+        for (int i = 0; i < kc; ++i) {
+          const int p = kept[static_cast<size_t>(i)].first;
+          half_p.push_back(p / 2);
+          full_p.push_back(p);
+          root_p.push_back(isqrt(p));
+          scratch_off.push_back(static_cast<long long>(i) * bars);
+          diff_start.push_back(p - 1 < bars ? p - 1 : bars);
+          out_off.push_back(kept[static_cast<size_t>(i)].second);
+        }
+        DeviceBuffer<int> d_half, d_full, d_root;
+        DeviceBuffer<long long> d_scratch_off, d_diff_start, d_out_off, d_zero;
+        d_half.upload(half_p);
+        d_full.upload(full_p);
+        d_root.upload(root_p);
+        d_scratch_off.upload(scratch_off);
+        d_diff_start.upload(diff_start);
+        d_out_off.upload(out_off);
+        d_zero.upload(std::vector<long long>(static_cast<size_t>(kc), 0));
+        DeviceBuffer<double> w_half(static_cast<size_t>(kc * bars)), w_full(static_cast<size_t>(kc * bars)),
+            diff(static_cast<size_t>(kc * bars));
+        const RowOut to_half{w_half.data(), 1}, to_full{w_full.data(), 1};
+        const long long threads = blocks_per_row * kc;
+        sliding_kernel<true><<<grid_for(threads), kThreads>>>(close, 0, d_zero.data(), bars, d_half.data(),
+                                                              d_scratch_off.data(), kc, blocks_per_row, to_half);
+        WFOD_CUDA_CHECK_LAUNCH();
+        sliding_kernel<true><<<grid_for(threads), kThreads>>>(close, 0, d_zero.data(), bars, d_full.data(),
+                                                              d_scratch_off.data(), kc, blocks_per_row, to_full);
+        WFOD_CUDA_CHECK_LAUNCH();
+        hma_diff_kernel<<<grid_for(kc * bars), kThreads>>>(w_half.data(), w_full.data(), bars,
+                                                          d_diff_start.data(), kc, diff.data());
+        WFOD_CUDA_CHECK_LAUNCH();
+        sliding_kernel<true><<<grid_for(threads), kThreads>>>(diff.data(), bars, d_diff_start.data(), bars,
+                                                              d_root.data(), d_out_off.data(), kc, blocks_per_row,
+                                                              to_matrix);
+        WFOD_CUDA_CHECK_LAUNCH();
+        WFOD_CUDA_CHECK(cudaDeviceSynchronize());  // scratch buffers are freed on scope exit
+        break;
+      }
+      default: break;
+    }
+    WFOD_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  for (auto& [kind_source, list] : channels) {
+    const auto [kind, source] = kind_source;
+    const int count = static_cast<int>(list.size());
+    DeviceBuffer<int> periods;
+    DeviceBuffer<long long> offsets;
+    upload_ints(list, periods, offsets, 1);
+    const bool upper = kind == RowKind::upper;
+    const double* x = source == Source::close ? close : (upper ? h.high.data() : h.low.data());
+    channel_kernel<<<grid_for(bars * count), kThreads>>>(x, bars, periods.data(), offsets.data(), count, upper,
+                                                         to_matrix);
+    WFOD_CUDA_CHECK_LAUNCH();
+    WFOD_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+}
+
+}  // namespace wfod::cuda

@@ -1,0 +1,419 @@
+// Device window evaluation. Each thread runs one combo over one range of bars exactly as the
+// CPU kernel does (SPEC §2 segments, §6 statistics); the state at the range's start comes
+// from a backward scan to the last bar that sets the position, so ranges are independent.
+#include "cuda/cuda_check.cuh"
+#include "cuda/sweep_kernels.cuh"
+#include "wfod/detail/summary_math.hpp"
+#include "wfod/ranking.hpp"
+
+namespace wfod::cuda {
+namespace {
+
+template <int Family, bool Cross, bool Vol>
+__device__ Summary evaluate_range(const DeviceCombo& c, const BarData& bars, long long first,
+                                  long long last) {
+  const double* m = bars.matrix;
+  const int rows = bars.rows;
+  double p2 = position_at<Family, Cross, Vol>(c, m, rows, bars.close, first - 2);
+  double p1 = p2, v;
+  if (decide<Family, Cross, Vol>(c, m, rows, bars.close, first - 1, &v)) p1 = v;
+  const double head_pos = p2, cost = bars.cost;
+  double sum = 0, sum_sq = 0, down_sq = 0, equity = 1, peak = 1, trough = 1;
+  double best_peak = 1, best_trough = 1, run = 0, head_ret = 0, win_sum = 0, loss_sum = 0;
+  long long closed = 0, wins = 0, longs = 0, shorts = 0, changes = 0;
+  bool head_closed = false, nonpositive = false;
+  for (long long t = first; t < last; ++t) {
+    const double a = p2, b = p1;
+    const bool changed = a != b;
+    const double exit_value = a * bars.gap[t] - (changed ? cost * fabs(a) : 0.0);
+    const double body_value = b * bars.body[t] - (changed ? cost * fabs(b) : 0.0);
+    const double s = exit_value + body_value;
+    sum += s;
+    sum_sq += s * s;
+    down_sq += s < 0 ? s * s : 0.0;
+    const double g = 1.0 + s;
+    nonpositive = nonpositive || g <= 0;
+    equity *= g;
+    peak = fmax(peak, equity);
+    trough = fmin(trough, equity);
+    if (equity * best_peak < best_trough * peak) {
+      best_peak = peak;
+      best_trough = equity;
+    }
+    if (changed) {
+      const double closing = run + exit_value;
+      if (!head_closed) {
+        head_ret = closing;
+        head_closed = true;
+      } else if (a != 0.0) {
+        ++closed;
+        if (closing > 0) {
+          ++wins;
+          win_sum += closing;
+        } else if (closing < 0) {
+          loss_sum += closing;
+        }
+      }
+      run = body_value;
+      ++changes;
+    } else {
+      run += s;
+    }
+    longs += b > 0;
+    shorts += b < 0;
+    p2 = b;
+    p1 = decide<Family, Cross, Vol>(c, m, rows, bars.close, t, &v) ? v : b;
+  }
+  Summary r;
+  r.bars = last - first;
+  if (r.bars <= 0) return Summary{};
+  r.sum = sum;
+  r.sum_sq = sum_sq;
+  r.down_sq = down_sq;
+  r.growth = equity;
+  r.peak = peak;
+  r.trough = trough;
+  r.drawdown = 1.0 - best_trough / best_peak;
+  r.nonpositive = nonpositive;
+  r.head_pos = static_cast<int8_t>(head_pos);
+  r.tail_pos = static_cast<int8_t>(p2);
+  r.single_run = !head_closed;
+  r.head_ret = head_closed ? head_ret : run;
+  r.tail_ret = run;
+  r.closed_trades = closed;
+  r.closed_wins = wins;
+  r.closed_win_sum = win_sum;
+  r.closed_loss_sum = loss_sum;
+  r.long_bars = longs;
+  r.short_bars = shorts;
+  r.changes = changes;
+  return r;
+}
+
+// The fast evaluator: per bar only the decision and the log-equity drawdown track; the
+// statistics of each stretch of bars without a position change come from prefix sums in O(1),
+// and only change bars (costs, trade boundaries) are summarised one by one. Same Summary as
+// evaluate_range up to rounding (SPEC §9: exact trades/wins/counts, floats to 1e-9).
+template <int Family, bool Cross, bool Vol>
+__device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars, long long first,
+                                      long long last) {
+  const double* m = bars.matrix;
+  const int rows = bars.rows;
+  const PrefixData& px = bars.prefix;
+  double p2 = position_at<Family, Cross, Vol>(c, m, rows, bars.close, first - 2);
+  double p1 = p2, v;
+  if (decide<Family, Cross, Vol>(c, m, rows, bars.close, first - 1, &v)) p1 = v;
+  const double head_pos = p2, cost = bars.cost;
+  double sum = 0, sum_sq = 0, down_sq = 0, run = 0, head_ret = 0, win_sum = 0, loss_sum = 0;
+  long long closed = 0, wins = 0, longs = 0, shorts = 0, changes = 0, bad = 0;
+  bool head_closed = false;
+  // Log equity relative to the range start: level = offset + log prefix of the held sign.
+  double level = 0, peak = 0, trough = 0, dd = 0, offset = 0;
+  const double* log_of = p1 > 0 ? px.log_long : (p1 < 0 ? px.log_short : nullptr);
+  if (log_of) offset = -log_of[first];
+  long long stretch = first;  // first bar of the open stretch without a change
+
+  // Adds bars [a, b) held at q with no change: prefix differences.
+  auto flush = [&](double q, long long a, long long b) {
+    if (b <= a || q == 0) return;
+    const double gain = px.r[b] - px.r[a];
+    sum += q * gain;
+    run += q * gain;
+    sum_sq += px.r2[b] - px.r2[a];
+    if (q > 0) {
+      down_sq += px.down_long[b] - px.down_long[a];
+      longs += b - a;
+      bad += static_cast<long long>(px.bad_long[b] - px.bad_long[a]);
+    } else {
+      down_sq += px.down_short[b] - px.down_short[a];
+      shorts += b - a;
+      bad += static_cast<long long>(px.bad_short[b] - px.bad_short[a]);
+    }
+  };
+
+  for (long long t = first; t < last; ++t) {
+    const double a = p2, b = p1;
+    if (a == b) {
+      if (b != 0) {
+        level = offset + (b > 0 ? px.log_long[t + 1] : px.log_short[t + 1]);
+        peak = fmax(peak, level);
+        trough = fmin(trough, level);
+        dd = fmax(dd, peak - level);
+      }
+    } else {
+      flush(a, stretch, t);
+      const double exit_value = a * bars.gap[t] - cost * fabs(a);
+      const double body_value = b * bars.body[t] - cost * fabs(b);
+      const double s = exit_value + body_value;
+      sum += s;
+      sum_sq += s * s;
+      down_sq += s < 0 ? s * s : 0.0;
+      if (1.0 + s <= 0) ++bad;
+      level += log1p(s);
+      peak = fmax(peak, level);
+      trough = fmin(trough, level);
+      dd = fmax(dd, peak - level);
+      const double closing = run + exit_value;
+      if (!head_closed) {
+        head_ret = closing;
+        head_closed = true;
+      } else if (a != 0.0) {
+        ++closed;
+        if (closing > 0) {
+          ++wins;
+          win_sum += closing;
+        } else if (closing < 0) {
+          loss_sum += closing;
+        }
+      }
+      run = body_value;
+      ++changes;
+      longs += b > 0;
+      shorts += b < 0;
+      stretch = t + 1;
+      offset = level - (b > 0 ? px.log_long[t + 1] : (b < 0 ? px.log_short[t + 1] : 0.0));
+    }
+    p2 = b;
+    p1 = decide<Family, Cross, Vol>(c, m, rows, bars.close, t, &v) ? v : b;
+  }
+  flush(p2, stretch, last);  // the open stretch: bars after the last change
+  Summary r;
+  r.bars = last - first;
+  if (r.bars <= 0) return Summary{};
+  r.sum = sum;
+  r.sum_sq = sum_sq;
+  r.down_sq = down_sq;
+  r.growth = exp(level);
+  r.peak = exp(peak);
+  r.trough = exp(trough);
+  r.drawdown = -expm1(-dd);
+  r.nonpositive = bad > 0;
+  r.head_pos = static_cast<int8_t>(head_pos);
+  r.tail_pos = static_cast<int8_t>(p2);
+  r.single_run = !head_closed;
+  r.head_ret = head_closed ? head_ret : run;
+  r.tail_ret = run;
+  r.closed_trades = closed;
+  r.closed_wins = wins;
+  r.closed_win_sum = win_sum;
+  r.closed_loss_sum = loss_sum;
+  r.long_bars = longs;
+  r.short_bars = shorts;
+  r.changes = changes;
+  return r;
+}
+
+template <int Family, bool Cross, bool Vol>
+__device__ Summary evaluate_any(const DeviceCombo& c, const BarData& bars, long long first, long long last) {
+  return bars.plain ? evaluate_range<Family, Cross, Vol>(c, bars, first, last)
+                    : evaluate_stretches<Family, Cross, Vol>(c, bars, first, last);
+}
+
+__device__ Summary evaluate_combo(const GridTables& g, const DeviceCombo& c, const BarData& bars,
+                                  long long first, long long last) {
+  if (g.family == 0) {
+    if (c.cross)
+      return g.has_vol ? evaluate_any<0, true, true>(c, bars, first, last)
+                       : evaluate_any<0, true, false>(c, bars, first, last);
+    return g.has_vol ? evaluate_any<0, false, true>(c, bars, first, last)
+                     : evaluate_any<0, false, false>(c, bars, first, last);
+  }
+  return g.has_vol ? evaluate_any<1, false, true>(c, bars, first, last)
+                   : evaluate_any<1, false, false>(c, bars, first, last);
+}
+
+__device__ double objective_of(const Metrics& m, int objective) {
+  switch (static_cast<Objective>(objective)) {
+    case Objective::sharpe: return m.sharpe;
+    case Objective::sortino: return m.sortino;
+    case Objective::calmar: return m.calmar;
+    case Objective::total_return: return m.total_return;
+    case Objective::cagr: return m.cagr;
+    case Objective::profit_factor: return m.profit_factor;
+  }
+  return 0;
+}
+
+__device__ bool passes(const Metrics& m, const RankParams& rp) {
+  if (m.trades < rp.min_trades) return false;
+  if (!(m.max_drawdown <= rp.max_drawdown)) return false;
+  if (rp.has_min_exposure && !(m.exposure >= rp.min_exposure)) return false;
+  return true;
+}
+
+// SPEC §7 order: higher objective first, NaN last, ties by lower id; empty slots after all.
+__device__ bool before(const Candidate& a, const Candidate& b) {
+  if (a.id == kEmptyId) return false;
+  if (b.id == kEmptyId) return true;
+  const bool nan_a = isnan(a.objective), nan_b = isnan(b.objective);
+  if (nan_a != nan_b) return nan_b;
+  if (!nan_a && a.objective != b.objective) return a.objective > b.objective;
+  return a.id < b.id;
+}
+
+// Bitonic sort of the block's 256 candidates (best first); threads < k write theirs.
+__device__ void block_topk(Candidate mine, int k, Candidate* out) {
+  __shared__ Candidate sh[kBlock];
+  const int tid = threadIdx.x;
+  sh[tid] = mine;
+  __syncthreads();
+  for (int size = 2; size <= kBlock; size <<= 1) {
+    for (int stride = size >> 1; stride > 0; stride >>= 1) {
+      const int partner = tid ^ stride;
+      if (partner > tid) {
+        const bool ascending = (tid & size) == 0;
+        const Candidate a = sh[tid], b = sh[partner];
+        if (ascending ? before(b, a) : before(a, b)) {
+          sh[tid] = b;
+          sh[partner] = a;
+        }
+      }
+      __syncthreads();
+    }
+  }
+  if (tid < k) out[tid] = sh[tid];
+}
+
+// Turns a combo's Summary into its ranking candidate, counting as it goes.
+__device__ Candidate rank_one(const Summary& s, unsigned long long id, const RankParams& rp,
+                              unsigned long long* fallback, unsigned int fallback_cap,
+                              Counters* counters, bool* ranked) {
+  *ranked = false;
+  if (s.nonpositive) {
+    // Equity reached zero: the positive-equity drawdown combine does not hold; the host
+    // re-evaluates these combos sequentially (exact).
+    const unsigned long long slot = atomicAdd(&counters->fallback, 1ull);
+    if (slot < fallback_cap) fallback[slot] = id;
+    return {0.0, kEmptyId};
+  }
+  const Metrics m = detail::finalize_hd(s, rp.bars_per_year);
+  if (!passes(m, rp)) return {0.0, kEmptyId};
+  *ranked = true;
+  return {objective_of(m, rp.objective), id};
+}
+
+__device__ void count_block(bool evaluated, bool skipped, bool ranked, Counters* counters) {
+  const int e = __syncthreads_count(evaluated), s = __syncthreads_count(skipped),
+            r = __syncthreads_count(ranked);
+  if (threadIdx.x == 0) {
+    if (e) atomicAdd(&counters->evaluated, static_cast<unsigned long long>(e));
+    if (s) atomicAdd(&counters->skipped, static_cast<unsigned long long>(s));
+    if (r) atomicAdd(&counters->ranked, static_cast<unsigned long long>(r));
+  }
+}
+
+__global__ void __launch_bounds__(kBlock) sweep_fused_kernel(GridTables g, BarData bars, long long first,
+                                                             long long last, unsigned long long n_ids,
+                                                             RankParams rp, int k, Candidate* block_out,
+                                                             Counters* counters, unsigned long long* fallback,
+                                                             unsigned int fallback_cap) {
+  const unsigned long long id = static_cast<unsigned long long>(blockIdx.x) * kBlock + threadIdx.x;
+  Candidate cand{0.0, kEmptyId};
+  bool valid = false, ranked = false;
+  const bool in_range = id < n_ids;
+  if (in_range) {
+    const DeviceCombo c = decode_combo(g, id);
+    valid = c.valid;
+    if (valid) {
+      const Summary s = evaluate_combo(g, c, bars, first, last);
+      cand = rank_one(s, id, rp, fallback, fallback_cap, counters, &ranked);
+    }
+  }
+  count_block(in_range && valid, in_range && !valid, ranked, counters);
+  block_topk(cand, k, block_out + static_cast<size_t>(blockIdx.x) * k);
+}
+
+__global__ void __launch_bounds__(kBlock) sweep_chunks_kernel(GridTables g, BarData bars, long long first,
+                                                              long long window, unsigned long long n,
+                                                              const unsigned long long* ids, int chunks,
+                                                              Summary* parts_out) {
+  // Raw storage: __shared__ variables cannot run Summary's member initializers.
+  __shared__ alignas(Summary) unsigned char raw[kBlock * sizeof(Summary)];
+  Summary* sh = reinterpret_cast<Summary*>(raw);
+  const unsigned long long gid = static_cast<unsigned long long>(blockIdx.x) * kBlock + threadIdx.x;
+  const unsigned long long combo = gid / chunks;
+  const long long chunk = static_cast<long long>(gid % chunks);
+  Summary s;
+  if (combo < n) {
+    const unsigned long long id = ids ? ids[combo] : combo;
+    const DeviceCombo c = decode_combo(g, id);
+    if (c.valid) {
+      const long long lo = first + window * chunk / chunks;
+      const long long hi = first + window * (chunk + 1) / chunks;
+      s = evaluate_combo(g, c, bars, lo, hi);
+    }
+  }
+  const int tid = threadIdx.x;
+  const int span = chunks < kBlock ? chunks : kBlock;
+  sh[tid] = s;
+  __syncthreads();
+  // Tree of combines over each combo's chunks, left to right at every level (associative).
+  for (int stride = 1; stride < span; stride <<= 1) {
+    if (tid % (2 * stride) == 0) sh[tid] = detail::combine_hd(sh[tid], sh[tid + stride]);
+    __syncthreads();
+  }
+  if (tid % span == 0 && combo < n) parts_out[gid / span] = sh[tid];
+}
+
+__global__ void __launch_bounds__(kBlock) finalize_rank_kernel(GridTables g, const Summary* parts,
+                                                               int parts_per_combo, unsigned long long n_ids,
+                                                               RankParams rp, int k, Candidate* block_out,
+                                                               Counters* counters, unsigned long long* fallback,
+                                                               unsigned int fallback_cap) {
+  const unsigned long long id = static_cast<unsigned long long>(blockIdx.x) * kBlock + threadIdx.x;
+  Candidate cand{0.0, kEmptyId};
+  bool valid = false, ranked = false;
+  const bool in_range = id < n_ids;
+  if (in_range) {
+    valid = decode_combo(g, id).valid;
+    if (valid) {
+      Summary s;
+      for (int p = 0; p < parts_per_combo; ++p) s = detail::combine_hd(s, parts[id * parts_per_combo + p]);
+      cand = rank_one(s, id, rp, fallback, fallback_cap, counters, &ranked);
+    }
+  }
+  count_block(in_range && valid, in_range && !valid, ranked, counters);
+  block_topk(cand, k, block_out + static_cast<size_t>(blockIdx.x) * k);
+}
+
+__global__ void __launch_bounds__(kBlock) topk_reduce_kernel(const Candidate* in, unsigned long long n, int k,
+                                                             Candidate* out) {
+  const unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * kBlock + threadIdx.x;
+  block_topk(i < n ? in[i] : Candidate{0.0, kEmptyId}, k, out + static_cast<size_t>(blockIdx.x) * k);
+}
+
+unsigned blocks_for(unsigned long long threads) {
+  return static_cast<unsigned>((threads + kBlock - 1) / kBlock);
+}
+
+}  // namespace
+
+void launch_sweep_fused(const GridTables& g, const BarData& bars, long long first, long long last,
+                        unsigned long long n_ids, const RankParams& rp, int k, Candidate* block_out,
+                        Counters* counters, unsigned long long* fallback, unsigned int fallback_cap) {
+  sweep_fused_kernel<<<blocks_for(n_ids), kBlock>>>(g, bars, first, last, n_ids, rp, k, block_out, counters,
+                                                    fallback, fallback_cap);
+  WFOD_CUDA_CHECK_LAUNCH();
+}
+
+void launch_sweep_chunks(const GridTables& g, const BarData& bars, long long first, long long window,
+                         unsigned long long n, const unsigned long long* ids, int chunks, Summary* parts_out) {
+  sweep_chunks_kernel<<<blocks_for(n * static_cast<unsigned long long>(chunks)), kBlock>>>(
+      g, bars, first, window, n, ids, chunks, parts_out);
+  WFOD_CUDA_CHECK_LAUNCH();
+}
+
+void launch_finalize_rank(const GridTables& g, const Summary* parts, int parts_per_combo,
+                          unsigned long long n_ids, const RankParams& rp, int k, Candidate* block_out,
+                          Counters* counters, unsigned long long* fallback, unsigned int fallback_cap) {
+  finalize_rank_kernel<<<blocks_for(n_ids), kBlock>>>(g, parts, parts_per_combo, n_ids, rp, k, block_out, counters,
+                                                      fallback, fallback_cap);
+  WFOD_CUDA_CHECK_LAUNCH();
+}
+
+void launch_topk_reduce(const Candidate* in, unsigned long long n, int k, Candidate* out) {
+  topk_reduce_kernel<<<blocks_for(n), kBlock>>>(in, n, k, out);
+  WFOD_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace wfod::cuda

@@ -1,0 +1,80 @@
+// Window evaluation on the device: per (combo, time chunk) Summaries (SPEC §6), joined by a
+// tree of combine() in shared memory, finalized, filtered by the constraints (SPEC §7) and
+// reduced to a top-K per block; then top-K reduction passes. Host launchers below.
+#pragma once
+
+#include <cstdint>
+
+#include "cuda/device_grid.cuh"
+#include "wfod/summary.hpp"
+
+namespace wfod::cuda {
+
+inline constexpr int kBlock = 256;
+inline constexpr unsigned long long kEmptyId = ~0ull;
+
+// Prefix sums over the bars of the return of a bar held unchanged, r_t = gap_t + body_t
+// (SPEC §2: exit and body at one position p earn p * r_t), index t + 1 = sum over u <= t.
+// They let a stretch of bars without a position change be summarised in O(1); log growth
+// per sign feeds the drawdown; `bad_*` counts bars where 1 + p r_t <= 0 (log undefined:
+// such combos are re-evaluated sequentially on the host).
+struct PrefixData {
+  const double* r;       // sum r
+  const double* r2;      // sum r^2
+  const double* down_long;   // sum min(r, 0)^2 (downside of p = +1)
+  const double* down_short;  // sum max(r, 0)^2 (downside of p = -1)
+  const double* log_long;    // sum log1p(r), bad bars count 0
+  const double* log_short;   // sum log1p(-r), bad bars count 0
+  const double* bad_long;    // count of bars with 1 + r <= 0
+  const double* bad_short;   // count of bars with 1 - r <= 0
+};
+
+struct BarData {
+  const double* gap;
+  const double* body;
+  const double* close;
+  const double* matrix;
+  int rows;
+  double cost;
+  PrefixData prefix;
+  int plain;  // 1: the per-bar baseline evaluator (the paper's layout), 0: stretch-based
+};
+
+struct RankParams {
+  int objective;  // wfod::Objective as int
+  long long min_trades;
+  double max_drawdown;
+  int has_min_exposure;
+  double min_exposure;
+  double bars_per_year;
+};
+
+struct Candidate {
+  double objective;
+  unsigned long long id;  // kEmptyId: no candidate
+};
+
+struct Counters {
+  unsigned long long evaluated, skipped, ranked, fallback;
+};
+
+// Combo-parallel: one thread per combo id in [0, n_ids) over the whole window [first, last);
+// writes k candidates per block. Combos whose equity reached zero are listed in `fallback`.
+void launch_sweep_fused(const GridTables& g, const BarData& bars, long long first, long long last,
+                        unsigned long long n_ids, const RankParams& rp, int k, Candidate* block_out,
+                        Counters* counters, unsigned long long* fallback, unsigned int fallback_cap);
+
+// Time-chunked: `chunks` (a power of two) threads per combo; writes one Summary per combo
+// per 256 chunks (parts = max(1, chunks / 256)). ids: explicit list or null for 0..n-1.
+void launch_sweep_chunks(const GridTables& g, const BarData& bars, long long first, long long bars_in_window,
+                         unsigned long long n, const unsigned long long* ids, int chunks, Summary* parts_out);
+
+// Joins each combo's parts, finalizes, ranks: k candidates per block of 256 combos.
+void launch_finalize_rank(const GridTables& g, const Summary* parts, int parts_per_combo,
+                          unsigned long long n_ids, const RankParams& rp, int k, Candidate* block_out,
+                          Counters* counters, unsigned long long* fallback, unsigned int fallback_cap);
+
+// One reduction pass: each block of 256 candidates keeps its best k.
+void launch_topk_reduce(const Candidate* in, unsigned long long n, int k, Candidate* out);
+
+}  // namespace wfod::cuda
