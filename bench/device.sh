@@ -16,6 +16,7 @@ export LD_LIBRARY_PATH=$S/lib:${LD_LIBRARY_PATH:-}
 } > "$OUT/device.txt" 2>&1
 cat "$OUT/device.txt"
 
+if [ "${WFOD_BENCH_ONLY:-0}" != "1" ]; then
 echo "== parity (chosen layouts)"
 "$S/bin/wfod_parity_tests" --gtest_brief=1 > "$OUT/parity.log" 2>&1
 echo "rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$OUT/parity.log" | tr '\n' ' ')"
@@ -35,6 +36,7 @@ if [ "${WFOD_MEMCHECK:-1}" = "1" ] && command -v compute-sanitizer >/dev/null; t
     --gtest_brief=1 --gtest_filter='Synthetic*cuda*' > "$OUT/memcheck.log" 2>&1
   echo "rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)"
 fi
+fi  # WFOD_BENCH_ONLY
 echo "== gpu_bench"
 "$S/bin/gpu_bench" "${WFOD_BENCH_REPEAT:-7}" 2> "$OUT/gpu_bench.err" | tee "$OUT/gpu_bench.txt"
 grep -E "FAILED|Failure|Expected|Which is" "$OUT"/parity*.log | head -40

@@ -2,18 +2,17 @@
 // layout by shape (a thread per combo when combos fill the GPU, else time chunks joined by a
 // combine tree), ranks on the device and brings back only the top-K and the counters.
 // Combos whose equity reaches zero (rare) are re-evaluated on the host, exactly.
-#include "cuda/cuda_backend.hpp"
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <string_view>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <stdexcept>
+#include <string_view>
 
 #include "cpu/cpu_backend.hpp"
+#include "cuda/cuda_backend.hpp"
 #include "cuda/cuda_check.cuh"
 #include "cuda/device_buffer.cuh"
 #include "cuda/device_indicators.cuh"
@@ -28,7 +27,8 @@ thread_local SweepTiming g_last_timing;
 
 // Device-side copies of a grid's axis tables.
 struct DeviceGridTables {
-  DeviceBuffer<int> a_value, b_value, a_row, b_row, cross, vs_value, vl_value, vs_row, vl_row, first_defined;
+  DeviceBuffer<int> a_value, b_value, a_row, b_row, cross, vs_value, vl_value, vs_row, vl_row,
+      first_defined;
   DeviceBuffer<double> short_value, threshold;
   GridTables view;
 };
@@ -58,7 +58,8 @@ void build_tables(const Grid& g, const DeviceIndicators& ind, DeviceGridTables& 
   v.family = g.family == Family::ma_cross ? 0 : 1;
   v.has_vol = g.has_vol_filter() ? 1 : 0;
   const auto axes = g.axes();
-  if (axes.size() > static_cast<size_t>(kMaxAxes)) throw std::invalid_argument("grid has too many axes");
+  if (axes.size() > static_cast<size_t>(kMaxAxes))
+    throw std::invalid_argument("grid has too many axes");
   v.axes = static_cast<int>(axes.size());
   for (size_t i = 0; i < axes.size(); ++i) v.radix[i] = axes[i].size;
   auto row = [&](RowKind k, int p, Source s) { return ind.row_of.at({k, p, s}); };
@@ -145,7 +146,8 @@ class CudaBackend final : public Backend {
     cudaDeviceProp prop{};
     WFOD_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
     device_name_ = prop.name;
-    resident_threads_ = static_cast<long long>(prop.multiProcessorCount) * prop.maxThreadsPerMultiProcessor;
+    resident_threads_ =
+        static_cast<long long>(prop.multiProcessorCount) * prop.maxThreadsPerMultiProcessor;
   }
 
   std::string_view name() const override { return "cuda"; }
@@ -170,7 +172,8 @@ class CudaBackend final : public Backend {
     const long long first = static_cast<long long>(req.window.first());
     int chunks = 1;
     if (static_cast<long long>(n_ids) * 2 < resident_threads_) {
-      const long long want = resident_threads_ / static_cast<long long>(std::max<unsigned long long>(n_ids, 1));
+      const long long want =
+          resident_threads_ / static_cast<long long>(std::max<unsigned long long>(n_ids, 1));
       chunks = std::min(next_pow2(want), next_pow2(std::max<long long>(1, window / 32)) / 2);
       chunks = std::max(chunks, 1);
     }
@@ -183,27 +186,36 @@ class CudaBackend final : public Backend {
     timing.chunks_per_combo = chunks;
 
     const unsigned long long blocks = (n_ids + kBlock - 1) / kBlock;
-    DeviceBuffer<Candidate> candidates(blocks * static_cast<unsigned long long>(k));
+    const unsigned long long per_kind = blocks * static_cast<unsigned long long>(k);
+    DeviceBuffer<Candidate> candidates(per_kind * kinds_.size());
     DeviceBuffer<Counters> counters(1);
     WFOD_CUDA_CHECK(cudaMemset(counters.data(), 0, sizeof(Counters)));
-    const unsigned int fallback_cap = static_cast<unsigned int>(std::min<unsigned long long>(n_ids, 1u << 20));
+    const unsigned int fallback_cap =
+        static_cast<unsigned int>(std::min<unsigned long long>(n_ids, 1u << 20));
     DeviceBuffer<unsigned long long> fallback(std::max(1u, fallback_cap));
     const RankParams rp = rank_params(req);
     if (chunks == 1) {
-      launch_sweep_fused(tables_.view, bars_, first, first + window, n_ids, rp, k, candidates.data(),
-                         counters.data(), fallback.data(), fallback_cap);
+      for (size_t i = 0; i < kinds_.size(); ++i)
+        launch_sweep_fused(kinds_[i], tables_.view, bars_, first, first + window, n_ids, rp, k,
+                           candidates.data() + i * per_kind, counters.data(), fallback.data(),
+                           fallback_cap);
     } else {
       const int parts = std::max(1, chunks / kBlock);
       DeviceBuffer<Summary> part_buf(n_ids * static_cast<unsigned long long>(parts));
-      launch_sweep_chunks(tables_.view, bars_, first, window, n_ids, nullptr, chunks, part_buf.data());
+      for (const auto& kind : kinds_)
+        launch_sweep_chunks(kind, tables_.view, bars_, first, window, n_ids, nullptr, chunks,
+                            part_buf.data());
+      // The finalize kernel ranks every combo once: it writes the first kind's slots only.
       launch_finalize_rank(tables_.view, part_buf.data(), parts, n_ids, rp, k, candidates.data(),
                            counters.data(), fallback.data(), fallback_cap);
+      WFOD_CUDA_CHECK(cudaMemset(candidates.data() + per_kind, 0xFF,
+                                 (kinds_.size() - 1) * per_kind * sizeof(Candidate)));
       WFOD_CUDA_CHECK(cudaDeviceSynchronize());
     }
     e2.record();
 
     // Reduce the per-block candidates until one block's worth is left.
-    unsigned long long n = blocks * static_cast<unsigned long long>(k);
+    unsigned long long n = per_kind * kinds_.size();
     DeviceBuffer<Candidate> scratch;
     Candidate* cur = candidates.data();
     DeviceBuffer<Candidate> next_buf;
@@ -235,11 +247,13 @@ class CudaBackend final : public Backend {
     // Winners: metrics from their device Summaries, finalized on the host like every backend.
     const auto metrics = evaluate_prepared(req, top_ids);
     for (size_t i = 0; i < top_ids.size(); ++i)
-      top.offer({grid.decode(top_ids[i]), metrics[i], objective_value(metrics[i], req.rank.objective)});
+      top.offer(
+          {grid.decode(top_ids[i]), metrics[i], objective_value(metrics[i], req.rank.objective)});
     if (c.fallback > 0) {
       if (c.fallback > fallback_cap)
-        throw std::runtime_error("cuda backend: " + std::to_string(c.fallback) +
-                                 " combos reached non-positive equity; too many to re-evaluate on the host");
+        throw std::runtime_error(
+            "cuda backend: " + std::to_string(c.fallback) +
+            " combos reached non-positive equity; too many to re-evaluate on the host");
       auto ids = fallback.download(c.fallback);
       std::sort(ids.begin(), ids.end());
       std::vector<uint64_t> list(ids.begin(), ids.end());
@@ -255,7 +269,8 @@ class CudaBackend final : public Backend {
     timing.evaluate_ms = e2.since(e1);
     timing.select_ms = e3.since(e2);
     g_last_timing = timing;
-    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
   }
 
@@ -265,13 +280,15 @@ class CudaBackend final : public Backend {
     for (uint64_t id : ids) {
       if (id >= grid.size())
         throw std::invalid_argument("combo id " + std::to_string(id) + " is outside the grid");
-      if (!grid.decode(id).valid()) throw std::invalid_argument("combo id " + std::to_string(id) + " is invalid");
+      if (!grid.decode(id).valid())
+        throw std::invalid_argument("combo id " + std::to_string(id) + " is invalid");
     }
     prepare(req);
     return evaluate_prepared(req, std::vector<uint64_t>(ids.begin(), ids.end()));
   }
 
-  std::vector<int8_t> positions(const HistoryView& h, const StrategySpec& spec, const Combo& c) override {
+  std::vector<int8_t> positions(const HistoryView& h, const StrategySpec& spec,
+                                const Combo& c) override {
     // One combo's positions are a sequential scan: the host does it (same rules, SPEC §5).
     return cpu_->positions(h, spec, c);
   }
@@ -282,7 +299,8 @@ class CudaBackend final : public Backend {
     const auto& h = req.history;
     const size_t n = req.window.end;  // bars past the window's end are never read
     const bool same = history_.bars == n && uploaded_close_ == h.close.data() &&
-                      uploaded_first_ == (n ? h.close[0] : 0.0) && uploaded_last_ == (n ? h.close[n - 1] : 0.0);
+                      uploaded_first_ == (n ? h.close[0] : 0.0) &&
+                      uploaded_last_ == (n ? h.close[n - 1] : 0.0);
     if (!same) {
       history_.close.upload(h.close.data(), n);
       history_.open.upload(h.open.data(), n);
@@ -305,14 +323,30 @@ class CudaBackend final : public Backend {
     upload_prefix(gap, body);
     build_indicators(history_, n, rows_needed(req.strategy.grid), indicators_);
     build_tables(req.strategy.grid, indicators_, tables_);
-    bars_ = BarData{gap_.data(), body_.data(), history_.close.data(), indicators_.matrix.data(),
-                    indicators_.rows, req.strategy.costs.per_unit(), prefix_view(n), plain_kernel()};
+    bars_ = BarData{gap_.data(),
+                    body_.data(),
+                    history_.close.data(),
+                    indicators_.matrix.data(),
+                    indicators_.matrix32.data(),
+                    indicators_.rows,
+                    req.strategy.costs.per_unit(),
+                    prefix_view(n)};
+    kinds_ = kinds_of(req.strategy.grid);
   }
 
+  // The kernel instantiations this grid needs: one per `entry` value for ma_cross.
   // WFOD_CUDA_KERNEL=plain selects the per-bar baseline evaluator (benchmarks, tests).
-  static int plain_kernel() {
+  static std::vector<KernelKind> kinds_of(const Grid& g) {
     const char* k = std::getenv("WFOD_CUDA_KERNEL");
-    return k && std::string_view(k) == "plain" ? 1 : 0;
+    const bool plain = k && std::string_view(k) == "plain";
+    const bool vol = g.has_vol_filter();
+    std::vector<KernelKind> kinds;
+    if (g.family == Family::channel_breakout) return {{1, false, vol, plain}};
+    for (bool cross : {false, true})
+      if (std::find(g.entry.begin(), g.entry.end(), cross ? Entry::cross : Entry::state) !=
+          g.entry.end())
+        kinds.push_back({0, cross, vol, plain});
+    return kinds;
   }
 
   // Prefix sums of r_t = gap_t + body_t and friends (PrefixData), accumulated with
@@ -345,15 +379,17 @@ class CudaBackend final : public Backend {
     return PrefixData{at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)};
   }
 
-  std::vector<Metrics> evaluate_prepared(const SweepRequest& req, const std::vector<uint64_t>& ids) {
+  std::vector<Metrics> evaluate_prepared(const SweepRequest& req,
+                                         const std::vector<uint64_t>& ids) {
     std::vector<Metrics> out(ids.size());
     if (ids.empty()) return out;
     DeviceBuffer<unsigned long long> d_ids;
     d_ids.upload(reinterpret_cast<const unsigned long long*>(ids.data()), ids.size());
     DeviceBuffer<Summary> summaries(ids.size());
     const long long window = static_cast<long long>(req.window.bars);
-    launch_sweep_chunks(tables_.view, bars_, static_cast<long long>(req.window.first()), window, ids.size(),
-                        d_ids.data(), 1, summaries.data());
+    for (const auto& kind : kinds_)
+      launch_sweep_chunks(kind, tables_.view, bars_, static_cast<long long>(req.window.first()),
+                          window, ids.size(), d_ids.data(), 1, summaries.data());
     const auto host = summaries.download(ids.size());
     std::vector<uint64_t> fallback_ids;
     std::vector<size_t> fallback_slots;
@@ -394,6 +430,7 @@ class CudaBackend final : public Backend {
   DeviceIndicators indicators_;
   DeviceGridTables tables_;
   BarData bars_{};
+  std::vector<KernelKind> kinds_;
 };
 
 }  // namespace

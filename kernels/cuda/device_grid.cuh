@@ -13,7 +13,7 @@ namespace wfod::cuda {
 inline constexpr int kMaxAxes = 8;
 
 struct GridTables {
-  int family = 0;   // 0 ma_cross, 1 channel_breakout
+  int family = 0;  // 0 ma_cross, 1 channel_breakout
   int has_vol = 0;
   int axes = 0;
   uint64_t radix[kMaxAxes] = {};
@@ -127,6 +127,97 @@ __device__ inline bool decide(const DeviceCombo& c, const double* __restrict__ m
     const bool open = lv != 0.0 && dev_db_greater(at[c.row_vs] / lv, c.threshold);
     up = up && open;
     down = down && open;
+  }
+  *value = up ? 1.0 : (down ? c.short_value : 0.0);
+  return up || down;
+}
+
+// Single-precision screen of a dead-band comparison (SPEC §4): each float is within 6e-8
+// relative of its double, so when the floats differ by more than 1e-6 of the larger the
+// double comparison has the same answer (and clears the 1e-10 band); otherwise -1: undecided,
+// compare the doubles.
+__device__ inline int screen_greater(float x, float y) {
+  const float scale = 1e-6f * fmaxf(fabsf(x), fabsf(y));
+  const float d = x - y;
+  return d > scale ? 1 : (d < -scale ? 0 : -1);
+}
+
+// The float inputs of one bar's decision, loaded ahead of use so a thread keeps several
+// bars' loads in flight (the loop is otherwise bound by memory latency, not bandwidth).
+struct BarInputs {
+  float a, b, vs, vl;
+};
+
+template <int Family, bool Vol>
+__device__ inline BarInputs load_inputs(const DeviceCombo& c, const float* __restrict__ m32,
+                                        int rows, long long t) {
+  const long long at = t * rows;
+  BarInputs in;
+  in.a = m32[at + c.row_a];
+  in.b = m32[at + c.row_b];
+  if constexpr (Vol) {
+    in.vs = m32[at + c.row_vs];
+    in.vl = m32[at + c.row_vl];
+  } else {
+    in.vs = in.vl = 0.0f;
+  }
+  return in;
+}
+
+// decide_screened() on preloaded inputs: `cur` for bar t, `prev` for bar t - 1 (cross only).
+template <int Family, bool Cross, bool Vol>
+__device__ inline bool decide_loaded(const DeviceCombo& c, const BarInputs& cur,
+                                     const BarInputs& prev, const double* __restrict__ m, int rows,
+                                     const double* __restrict__ close, long long t, double* value) {
+  if (t < c.first_defined) {
+    *value = 0.0;
+    return true;
+  }
+  const long long at = t * rows;
+  bool up, down;
+  if constexpr (Family == 0) {
+    int g = screen_greater(cur.a, cur.b), l = screen_greater(cur.b, cur.a);
+    if (g < 0 || l < 0) {
+      const double fd = m[at + c.row_a], sd = m[at + c.row_b];
+      g = dev_db_greater(fd, sd);
+      l = dev_db_greater(sd, fd);
+    }
+    up = g;
+    down = l;
+    if constexpr (Cross) {
+      if (t - 1 >= c.signal_defined) {
+        int gp = screen_greater(prev.a, prev.b), lp = screen_greater(prev.b, prev.a);
+        if (gp < 0 || lp < 0) {
+          const double fpd = m[at - rows + c.row_a], spd = m[at - rows + c.row_b];
+          gp = dev_db_greater(fpd, spd);
+          lp = dev_db_greater(spd, fpd);
+        }
+        up = up && lp;
+        down = down && gp;
+      } else {
+        up = down = false;
+      }
+    }
+  } else {
+    const double px = close[t];
+    const float px32 = static_cast<float>(px);
+    int u = screen_greater(px32, cur.a), d = screen_greater(cur.b, px32);
+    if (u < 0) u = px > m[at + c.row_a];
+    if (d < 0) d = px < m[at + c.row_b];
+    up = u;
+    down = d;
+  }
+  if constexpr (Vol) {
+    if (up || down) {
+      int o = -1;
+      if (cur.vl != 0.0f) o = screen_greater(cur.vs / cur.vl, static_cast<float>(c.threshold));
+      if (o < 0) {
+        const double lvd = m[at + c.row_vl];
+        o = lvd != 0.0 && dev_db_greater(m[at + c.row_vs] / lvd, c.threshold);
+      }
+      up = up && o;
+      down = down && o;
+    }
   }
   *value = up ? 1.0 : (down ? c.short_value : 0.0);
   return up || down;

@@ -28,8 +28,9 @@ struct RowOut {
 template <bool Weighted>
 __global__ void sliding_kernel(const double* __restrict__ x, long long x_row_stride,
                                const long long* __restrict__ start, long long bars,
-                               const int* __restrict__ periods, const long long* __restrict__ row_offset,
-                               int count, long long blocks_per_row, RowOut out) {
+                               const int* __restrict__ periods,
+                               const long long* __restrict__ row_offset, int count,
+                               long long blocks_per_row, RowOut out) {
   const long long gid = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const int j = static_cast<int>(gid / blocks_per_row);
   const long long b = gid % blocks_per_row;
@@ -69,7 +70,8 @@ __global__ void ema_kernel(const double* __restrict__ x, long long bars, const i
   if (p < 1 || bars < p) return;
   CompensatedSum seed;
   for (long long i = 0; i < p; ++i) seed.add(x[i]);
-  detail::ExactEma e(static_cast<int>(p), seed.value() / static_cast<double>(p));  // as ema() on the host
+  detail::ExactEma e(static_cast<int>(p),
+                     seed.value() / static_cast<double>(p));  // as ema() on the host
   double* dst = out.base + row_offset[j];
   dst[(p - 1) * out.t_stride] = e.value();
   for (long long t = p; t < bars; ++t) {
@@ -151,6 +153,12 @@ __global__ void hma_diff_kernel(const double* half, const double* full, long lon
   diff[j * bars + t] = 2.0 * half[j * bars + t] - full[j * bars + t];
 }
 
+__global__ void to_float_kernel(const double* __restrict__ in, float* __restrict__ out,
+                                long long n) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = static_cast<float>(in[i]);
+}
+
 int isqrt(int n) {
   int r = static_cast<int>(std::sqrt(static_cast<double>(n)));
   while (r > 0 && static_cast<long long>(r) * r > n) --r;
@@ -166,10 +174,14 @@ unsigned grid_for(long long threads) {
 
 RowKind row_kind_of(MaType m) {
   switch (m) {
-    case MaType::sma: return RowKind::sma;
-    case MaType::ema: return RowKind::ema;
-    case MaType::wma: return RowKind::wma;
-    case MaType::hma: return RowKind::hma;
+    case MaType::sma:
+      return RowKind::sma;
+    case MaType::ema:
+      return RowKind::ema;
+    case MaType::wma:
+      return RowKind::wma;
+    case MaType::hma:
+      return RowKind::hma;
   }
   return RowKind::sma;
 }
@@ -185,7 +197,8 @@ void build_indicators(const DeviceHistory& h, size_t bars_u, const std::vector<R
   out.matrix.resize(static_cast<size_t>(bars * rows));
   // NaN everywhere first: undefined values stay NaN (SPEC §4).
   // All-ones bytes are a NaN double.
-  WFOD_CUDA_CHECK(cudaMemset(out.matrix.data(), 0xFF, static_cast<size_t>(bars * rows) * sizeof(double)));
+  WFOD_CUDA_CHECK(
+      cudaMemset(out.matrix.data(), 0xFF, static_cast<size_t>(bars * rows) * sizeof(double)));
   RowOut to_matrix{out.matrix.data(), rows};
 
   // Group rows by kind; each group is one launch.
@@ -197,10 +210,16 @@ void build_indicators(const DeviceHistory& h, size_t bars_u, const std::vector<R
     long long fd;
     const int p = key.period;
     switch (key.kind) {
-      case RowKind::hma: fd = p / 2 >= 1 ? (p - 1) + (isqrt(p) - 1) : bars; break;
+      case RowKind::hma:
+        fd = p / 2 >= 1 ? (p - 1) + (isqrt(p) - 1) : bars;
+        break;
       case RowKind::upper:
-      case RowKind::lower: fd = p; break;
-      default: fd = p - 1; break;
+      case RowKind::lower:
+        fd = p;
+        break;
+      default:
+        fd = p - 1;
+        break;
     }
     out.first_defined[static_cast<size_t>(index)] = static_cast<int>(fd < bars ? fd : bars);
     if (key.kind == RowKind::upper || key.kind == RowKind::lower)
@@ -235,20 +254,24 @@ void build_indicators(const DeviceHistory& h, size_t bars_u, const std::vector<R
       case RowKind::wma: {
         const long long threads = blocks_per_row * count;
         if (kind == RowKind::sma)
-          sliding_kernel<false><<<grid_for(threads), kThreads>>>(close, 0, zero_start.data(), bars, periods.data(),
-                                                                 offsets.data(), count, blocks_per_row, to_matrix);
+          sliding_kernel<false><<<grid_for(threads), kThreads>>>(close, 0, zero_start.data(), bars,
+                                                                 periods.data(), offsets.data(),
+                                                                 count, blocks_per_row, to_matrix);
         else
-          sliding_kernel<true><<<grid_for(threads), kThreads>>>(close, 0, zero_start.data(), bars, periods.data(),
-                                                                offsets.data(), count, blocks_per_row, to_matrix);
+          sliding_kernel<true><<<grid_for(threads), kThreads>>>(close, 0, zero_start.data(), bars,
+                                                                periods.data(), offsets.data(),
+                                                                count, blocks_per_row, to_matrix);
         WFOD_CUDA_CHECK_LAUNCH();
         break;
       }
       case RowKind::ema:
-        ema_kernel<<<grid_for(count), kThreads>>>(close, bars, periods.data(), offsets.data(), count, to_matrix);
+        ema_kernel<<<grid_for(count), kThreads>>>(close, bars, periods.data(), offsets.data(),
+                                                  count, to_matrix);
         WFOD_CUDA_CHECK_LAUNCH();
         break;
       case RowKind::vol:
-        vol_kernel<<<grid_for(count), kThreads>>>(close, bars, periods.data(), offsets.data(), count, to_matrix);
+        vol_kernel<<<grid_for(count), kThreads>>>(close, bars, periods.data(), offsets.data(),
+                                                  count, to_matrix);
         WFOD_CUDA_CHECK_LAUNCH();
         break;
       case RowKind::hma: {
@@ -281,27 +304,30 @@ void build_indicators(const DeviceHistory& h, size_t bars_u, const std::vector<R
         d_diff_start.upload(diff_start);
         d_out_off.upload(out_off);
         d_zero.upload(std::vector<long long>(static_cast<size_t>(kc), 0));
-        DeviceBuffer<double> w_half(static_cast<size_t>(kc * bars)), w_full(static_cast<size_t>(kc * bars)),
-            diff(static_cast<size_t>(kc * bars));
+        DeviceBuffer<double> w_half(static_cast<size_t>(kc * bars)),
+            w_full(static_cast<size_t>(kc * bars)), diff(static_cast<size_t>(kc * bars));
         const RowOut to_half{w_half.data(), 1}, to_full{w_full.data(), 1};
         const long long threads = blocks_per_row * kc;
-        sliding_kernel<true><<<grid_for(threads), kThreads>>>(close, 0, d_zero.data(), bars, d_half.data(),
-                                                              d_scratch_off.data(), kc, blocks_per_row, to_half);
+        sliding_kernel<true><<<grid_for(threads), kThreads>>>(close, 0, d_zero.data(), bars,
+                                                              d_half.data(), d_scratch_off.data(),
+                                                              kc, blocks_per_row, to_half);
         WFOD_CUDA_CHECK_LAUNCH();
-        sliding_kernel<true><<<grid_for(threads), kThreads>>>(close, 0, d_zero.data(), bars, d_full.data(),
-                                                              d_scratch_off.data(), kc, blocks_per_row, to_full);
+        sliding_kernel<true><<<grid_for(threads), kThreads>>>(close, 0, d_zero.data(), bars,
+                                                              d_full.data(), d_scratch_off.data(),
+                                                              kc, blocks_per_row, to_full);
         WFOD_CUDA_CHECK_LAUNCH();
         hma_diff_kernel<<<grid_for(kc * bars), kThreads>>>(w_half.data(), w_full.data(), bars,
-                                                          d_diff_start.data(), kc, diff.data());
+                                                           d_diff_start.data(), kc, diff.data());
         WFOD_CUDA_CHECK_LAUNCH();
-        sliding_kernel<true><<<grid_for(threads), kThreads>>>(diff.data(), bars, d_diff_start.data(), bars,
-                                                              d_root.data(), d_out_off.data(), kc, blocks_per_row,
-                                                              to_matrix);
+        sliding_kernel<true><<<grid_for(threads), kThreads>>>(
+            diff.data(), bars, d_diff_start.data(), bars, d_root.data(), d_out_off.data(), kc,
+            blocks_per_row, to_matrix);
         WFOD_CUDA_CHECK_LAUNCH();
         WFOD_CUDA_CHECK(cudaDeviceSynchronize());  // scratch buffers are freed on scope exit
         break;
       }
-      default: break;
+      default:
+        break;
     }
     WFOD_CUDA_CHECK(cudaDeviceSynchronize());
   }
@@ -313,11 +339,15 @@ void build_indicators(const DeviceHistory& h, size_t bars_u, const std::vector<R
     upload_ints(list, periods, offsets, 1);
     const bool upper = kind == RowKind::upper;
     const double* x = source == Source::close ? close : (upper ? h.high.data() : h.low.data());
-    channel_kernel<<<grid_for(bars * count), kThreads>>>(x, bars, periods.data(), offsets.data(), count, upper,
-                                                         to_matrix);
+    channel_kernel<<<grid_for(bars * count), kThreads>>>(x, bars, periods.data(), offsets.data(),
+                                                         count, upper, to_matrix);
     WFOD_CUDA_CHECK_LAUNCH();
     WFOD_CUDA_CHECK(cudaDeviceSynchronize());
   }
+  const long long cells = bars * rows;
+  out.matrix32.resize(static_cast<size_t>(cells));
+  to_float_kernel<<<grid_for(cells), kThreads>>>(out.matrix.data(), out.matrix32.data(), cells);
+  WFOD_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace wfod::cuda

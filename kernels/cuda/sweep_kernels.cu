@@ -1,6 +1,8 @@
 // Device window evaluation. Each thread runs one combo over one range of bars exactly as the
 // CPU kernel does (SPEC §2 segments, §6 statistics); the state at the range's start comes
 // from a backward scan to the last bar that sets the position, so ranges are independent.
+#include <type_traits>
+
 #include "cuda/cuda_check.cuh"
 #include "cuda/sweep_kernels.cuh"
 #include "wfod/detail/summary_math.hpp"
@@ -131,50 +133,66 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
     }
   };
 
-  for (long long t = first; t < last; ++t) {
-    const double a = p2, b = p1;
-    if (a == b) {
-      if (b != 0) {
-        level = offset + (b > 0 ? px.log_long[t + 1] : px.log_short[t + 1]);
+  // Bars in tiles: the tile's decision inputs are loaded first (kTile loads in flight).
+  constexpr int kTile = Vol ? 4 : 8;
+  BarInputs prev{};
+  if constexpr (Cross) {
+    if (first >= 1) prev = load_inputs<Family, Vol>(c, bars.matrix32, rows, first - 1);
+  }
+  for (long long t0 = first; t0 < last; t0 += kTile) {
+    BarInputs in[kTile];
+#pragma unroll
+    for (int j = 0; j < kTile; ++j)
+      in[j] = load_inputs<Family, Vol>(c, bars.matrix32, rows, t0 + j < last ? t0 + j : last - 1);
+#pragma unroll
+    for (int j = 0; j < kTile; ++j) {
+      const long long t = t0 + j;
+      if (t >= last) break;
+      const double a = p2, b = p1;
+      if (a == b) {
+        if (b != 0) {
+          level = offset + (b > 0 ? px.log_long[t + 1] : px.log_short[t + 1]);
+          peak = fmax(peak, level);
+          trough = fmin(trough, level);
+          dd = fmax(dd, peak - level);
+        }
+      } else {
+        flush(a, stretch, t);
+        const double exit_value = a * bars.gap[t] - cost * fabs(a);
+        const double body_value = b * bars.body[t] - cost * fabs(b);
+        const double s = exit_value + body_value;
+        sum += s;
+        sum_sq += s * s;
+        down_sq += s < 0 ? s * s : 0.0;
+        if (1.0 + s <= 0) ++bad;
+        level += log1p(s);
         peak = fmax(peak, level);
         trough = fmin(trough, level);
         dd = fmax(dd, peak - level);
-      }
-    } else {
-      flush(a, stretch, t);
-      const double exit_value = a * bars.gap[t] - cost * fabs(a);
-      const double body_value = b * bars.body[t] - cost * fabs(b);
-      const double s = exit_value + body_value;
-      sum += s;
-      sum_sq += s * s;
-      down_sq += s < 0 ? s * s : 0.0;
-      if (1.0 + s <= 0) ++bad;
-      level += log1p(s);
-      peak = fmax(peak, level);
-      trough = fmin(trough, level);
-      dd = fmax(dd, peak - level);
-      const double closing = run + exit_value;
-      if (!head_closed) {
-        head_ret = closing;
-        head_closed = true;
-      } else if (a != 0.0) {
-        ++closed;
-        if (closing > 0) {
-          ++wins;
-          win_sum += closing;
-        } else if (closing < 0) {
-          loss_sum += closing;
+        const double closing = run + exit_value;
+        if (!head_closed) {
+          head_ret = closing;
+          head_closed = true;
+        } else if (a != 0.0) {
+          ++closed;
+          if (closing > 0) {
+            ++wins;
+            win_sum += closing;
+          } else if (closing < 0) {
+            loss_sum += closing;
+          }
         }
+        run = body_value;
+        ++changes;
+        longs += b > 0;
+        shorts += b < 0;
+        stretch = t + 1;
+        offset = level - (b > 0 ? px.log_long[t + 1] : (b < 0 ? px.log_short[t + 1] : 0.0));
       }
-      run = body_value;
-      ++changes;
-      longs += b > 0;
-      shorts += b < 0;
-      stretch = t + 1;
-      offset = level - (b > 0 ? px.log_long[t + 1] : (b < 0 ? px.log_short[t + 1] : 0.0));
+      p2 = b;
+      p1 = decide_loaded<Family, Cross, Vol>(c, in[j], prev, m, rows, bars.close, t, &v) ? v : b;
+      prev = in[j];
     }
-    p2 = b;
-    p1 = decide<Family, Cross, Vol>(c, m, rows, bars.close, t, &v) ? v : b;
   }
   flush(p2, stretch, last);  // the open stretch: bars after the last change
   Summary r;
@@ -203,33 +221,35 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
   return r;
 }
 
-template <int Family, bool Cross, bool Vol>
-__device__ Summary evaluate_any(const DeviceCombo& c, const BarData& bars, long long first, long long last) {
-  return bars.plain ? evaluate_range<Family, Cross, Vol>(c, bars, first, last)
-                    : evaluate_stretches<Family, Cross, Vol>(c, bars, first, last);
+template <int Family, bool Cross, bool Vol, bool Plain>
+__device__ Summary evaluate_kind(const DeviceCombo& c, const BarData& bars, long long first,
+                                 long long last) {
+  if constexpr (Plain)
+    return evaluate_range<Family, Cross, Vol>(c, bars, first, last);
+  else
+    return evaluate_stretches<Family, Cross, Vol>(c, bars, first, last);
 }
 
-__device__ Summary evaluate_combo(const GridTables& g, const DeviceCombo& c, const BarData& bars,
-                                  long long first, long long last) {
-  if (g.family == 0) {
-    if (c.cross)
-      return g.has_vol ? evaluate_any<0, true, true>(c, bars, first, last)
-                       : evaluate_any<0, true, false>(c, bars, first, last);
-    return g.has_vol ? evaluate_any<0, false, true>(c, bars, first, last)
-                     : evaluate_any<0, false, false>(c, bars, first, last);
-  }
-  return g.has_vol ? evaluate_any<1, false, true>(c, bars, first, last)
-                   : evaluate_any<1, false, false>(c, bars, first, last);
+// Whether a combo belongs to this kernel instantiation (one launch per kind in the grid).
+template <int Family, bool Cross>
+__device__ bool is_kind(const DeviceCombo& c) {
+  return Family == 1 || c.cross == Cross;
 }
 
 __device__ double objective_of(const Metrics& m, int objective) {
   switch (static_cast<Objective>(objective)) {
-    case Objective::sharpe: return m.sharpe;
-    case Objective::sortino: return m.sortino;
-    case Objective::calmar: return m.calmar;
-    case Objective::total_return: return m.total_return;
-    case Objective::cagr: return m.cagr;
-    case Objective::profit_factor: return m.profit_factor;
+    case Objective::sharpe:
+      return m.sharpe;
+    case Objective::sortino:
+      return m.sortino;
+    case Objective::calmar:
+      return m.calmar;
+    case Objective::total_return:
+      return m.total_return;
+    case Objective::cagr:
+      return m.cagr;
+    case Objective::profit_factor:
+      return m.profit_factor;
   }
   return 0;
 }
@@ -302,31 +322,33 @@ __device__ void count_block(bool evaluated, bool skipped, bool ranked, Counters*
   }
 }
 
-__global__ void __launch_bounds__(kBlock) sweep_fused_kernel(GridTables g, BarData bars, long long first,
-                                                             long long last, unsigned long long n_ids,
-                                                             RankParams rp, int k, Candidate* block_out,
-                                                             Counters* counters, unsigned long long* fallback,
-                                                             unsigned int fallback_cap) {
+template <int Family, bool Cross, bool Vol, bool Plain>
+__global__ void __launch_bounds__(kBlock)
+    sweep_fused_kernel(GridTables g, BarData bars, long long first, long long last,
+                       unsigned long long n_ids, RankParams rp, int k, Candidate* block_out,
+                       Counters* counters, unsigned long long* fallback,
+                       unsigned int fallback_cap) {
   const unsigned long long id = static_cast<unsigned long long>(blockIdx.x) * kBlock + threadIdx.x;
   Candidate cand{0.0, kEmptyId};
-  bool valid = false, ranked = false;
-  const bool in_range = id < n_ids;
-  if (in_range) {
+  bool mine = false, valid = false, ranked = false;
+  if (id < n_ids) {
     const DeviceCombo c = decode_combo(g, id);
+    mine = is_kind<Family, Cross>(c);
     valid = c.valid;
-    if (valid) {
-      const Summary s = evaluate_combo(g, c, bars, first, last);
+    if (mine && valid) {
+      const Summary s = evaluate_kind<Family, Cross, Vol, Plain>(c, bars, first, last);
       cand = rank_one(s, id, rp, fallback, fallback_cap, counters, &ranked);
     }
   }
-  count_block(in_range && valid, in_range && !valid, ranked, counters);
+  count_block(mine && valid, mine && !valid, ranked, counters);
   block_topk(cand, k, block_out + static_cast<size_t>(blockIdx.x) * k);
 }
 
-__global__ void __launch_bounds__(kBlock) sweep_chunks_kernel(GridTables g, BarData bars, long long first,
-                                                              long long window, unsigned long long n,
-                                                              const unsigned long long* ids, int chunks,
-                                                              Summary* parts_out) {
+template <int Family, bool Cross, bool Vol, bool Plain>
+__global__ void __launch_bounds__(kBlock)
+    sweep_chunks_kernel(GridTables g, BarData bars, long long first, long long window,
+                        unsigned long long n, const unsigned long long* ids, int chunks,
+                        Summary* parts_out) {
   // Raw storage: __shared__ variables cannot run Summary's member initializers.
   __shared__ alignas(Summary) unsigned char raw[kBlock * sizeof(Summary)];
   Summary* sh = reinterpret_cast<Summary*>(raw);
@@ -334,13 +356,15 @@ __global__ void __launch_bounds__(kBlock) sweep_chunks_kernel(GridTables g, BarD
   const unsigned long long combo = gid / chunks;
   const long long chunk = static_cast<long long>(gid % chunks);
   Summary s;
+  bool mine = false;
   if (combo < n) {
     const unsigned long long id = ids ? ids[combo] : combo;
     const DeviceCombo c = decode_combo(g, id);
-    if (c.valid) {
+    mine = is_kind<Family, Cross>(c);
+    if (mine && c.valid) {
       const long long lo = first + window * chunk / chunks;
       const long long hi = first + window * (chunk + 1) / chunks;
-      s = evaluate_combo(g, c, bars, lo, hi);
+      s = evaluate_kind<Family, Cross, Vol, Plain>(c, bars, lo, hi);
     }
   }
   const int tid = threadIdx.x;
@@ -352,14 +376,15 @@ __global__ void __launch_bounds__(kBlock) sweep_chunks_kernel(GridTables g, BarD
     if (tid % (2 * stride) == 0) sh[tid] = detail::combine_hd(sh[tid], sh[tid + stride]);
     __syncthreads();
   }
-  if (tid % span == 0 && combo < n) parts_out[gid / span] = sh[tid];
+  // Every chunk of a combo has the same kind: the chunk-0 thread speaks for the group.
+  if (tid % span == 0 && mine) parts_out[gid / span] = sh[tid];
 }
 
-__global__ void __launch_bounds__(kBlock) finalize_rank_kernel(GridTables g, const Summary* parts,
-                                                               int parts_per_combo, unsigned long long n_ids,
-                                                               RankParams rp, int k, Candidate* block_out,
-                                                               Counters* counters, unsigned long long* fallback,
-                                                               unsigned int fallback_cap) {
+__global__ void __launch_bounds__(kBlock)
+    finalize_rank_kernel(GridTables g, const Summary* parts, int parts_per_combo,
+                         unsigned long long n_ids, RankParams rp, int k, Candidate* block_out,
+                         Counters* counters, unsigned long long* fallback,
+                         unsigned int fallback_cap) {
   const unsigned long long id = static_cast<unsigned long long>(blockIdx.x) * kBlock + threadIdx.x;
   Candidate cand{0.0, kEmptyId};
   bool valid = false, ranked = false;
@@ -368,7 +393,8 @@ __global__ void __launch_bounds__(kBlock) finalize_rank_kernel(GridTables g, con
     valid = decode_combo(g, id).valid;
     if (valid) {
       Summary s;
-      for (int p = 0; p < parts_per_combo; ++p) s = detail::combine_hd(s, parts[id * parts_per_combo + p]);
+      for (int p = 0; p < parts_per_combo; ++p)
+        s = detail::combine_hd(s, parts[id * parts_per_combo + p]);
       cand = rank_one(s, id, rp, fallback, fallback_cap, counters, &ranked);
     }
   }
@@ -376,10 +402,11 @@ __global__ void __launch_bounds__(kBlock) finalize_rank_kernel(GridTables g, con
   block_topk(cand, k, block_out + static_cast<size_t>(blockIdx.x) * k);
 }
 
-__global__ void __launch_bounds__(kBlock) topk_reduce_kernel(const Candidate* in, unsigned long long n, int k,
-                                                             Candidate* out) {
+__global__ void __launch_bounds__(kBlock)
+    topk_reduce_kernel(const Candidate* in, unsigned long long n, int k, Candidate* out) {
   const unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * kBlock + threadIdx.x;
-  block_topk(i < n ? in[i] : Candidate{0.0, kEmptyId}, k, out + static_cast<size_t>(blockIdx.x) * k);
+  block_topk(i < n ? in[i] : Candidate{0.0, kEmptyId}, k,
+             out + static_cast<size_t>(blockIdx.x) * k);
 }
 
 unsigned blocks_for(unsigned long long threads) {
@@ -388,26 +415,62 @@ unsigned blocks_for(unsigned long long threads) {
 
 }  // namespace
 
-void launch_sweep_fused(const GridTables& g, const BarData& bars, long long first, long long last,
-                        unsigned long long n_ids, const RankParams& rp, int k, Candidate* block_out,
-                        Counters* counters, unsigned long long* fallback, unsigned int fallback_cap) {
-  sweep_fused_kernel<<<blocks_for(n_ids), kBlock>>>(g, bars, first, last, n_ids, rp, k, block_out, counters,
-                                                    fallback, fallback_cap);
+// Calls f(family, cross, vol, plain) with each as a compile-time constant.
+template <typename F>
+void dispatch_kind(const KernelKind& kind, F&& f) {
+  using std::false_type, std::true_type;
+  auto with_plain = [&](auto fam, auto cross, auto vol) {
+    if (kind.plain)
+      f(fam, cross, vol, true_type{});
+    else
+      f(fam, cross, vol, false_type{});
+  };
+  auto with_vol = [&](auto fam, auto cross) {
+    if (kind.vol)
+      with_plain(fam, cross, true_type{});
+    else
+      with_plain(fam, cross, false_type{});
+  };
+  if (kind.family == 0) {
+    if (kind.cross)
+      with_vol(std::integral_constant<int, 0>{}, true_type{});
+    else
+      with_vol(std::integral_constant<int, 0>{}, false_type{});
+  } else {
+    with_vol(std::integral_constant<int, 1>{}, false_type{});
+  }
+}
+
+void launch_sweep_fused(const KernelKind& kind, const GridTables& g, const BarData& bars,
+                        long long first, long long last, unsigned long long n_ids,
+                        const RankParams& rp, int k, Candidate* block_out, Counters* counters,
+                        unsigned long long* fallback, unsigned int fallback_cap) {
+  dispatch_kind(kind, [&](auto fam, auto cross, auto vol, auto plain) {
+    sweep_fused_kernel<decltype(fam)::value, decltype(cross)::value, decltype(vol)::value,
+                       decltype(plain)::value><<<blocks_for(n_ids), kBlock>>>(
+        g, bars, first, last, n_ids, rp, k, block_out, counters, fallback, fallback_cap);
+  });
   WFOD_CUDA_CHECK_LAUNCH();
 }
 
-void launch_sweep_chunks(const GridTables& g, const BarData& bars, long long first, long long window,
-                         unsigned long long n, const unsigned long long* ids, int chunks, Summary* parts_out) {
-  sweep_chunks_kernel<<<blocks_for(n * static_cast<unsigned long long>(chunks)), kBlock>>>(
-      g, bars, first, window, n, ids, chunks, parts_out);
+void launch_sweep_chunks(const KernelKind& kind, const GridTables& g, const BarData& bars,
+                         long long first, long long window, unsigned long long n,
+                         const unsigned long long* ids, int chunks, Summary* parts_out) {
+  dispatch_kind(kind, [&](auto fam, auto cross, auto vol, auto plain) {
+    sweep_chunks_kernel<decltype(fam)::value, decltype(cross)::value, decltype(vol)::value,
+                        decltype(plain)::value>
+        <<<blocks_for(n * static_cast<unsigned long long>(chunks)), kBlock>>>(
+            g, bars, first, window, n, ids, chunks, parts_out);
+  });
   WFOD_CUDA_CHECK_LAUNCH();
 }
 
 void launch_finalize_rank(const GridTables& g, const Summary* parts, int parts_per_combo,
-                          unsigned long long n_ids, const RankParams& rp, int k, Candidate* block_out,
-                          Counters* counters, unsigned long long* fallback, unsigned int fallback_cap) {
-  finalize_rank_kernel<<<blocks_for(n_ids), kBlock>>>(g, parts, parts_per_combo, n_ids, rp, k, block_out, counters,
-                                                      fallback, fallback_cap);
+                          unsigned long long n_ids, const RankParams& rp, int k,
+                          Candidate* block_out, Counters* counters, unsigned long long* fallback,
+                          unsigned int fallback_cap) {
+  finalize_rank_kernel<<<blocks_for(n_ids), kBlock>>>(g, parts, parts_per_combo, n_ids, rp, k,
+                                                      block_out, counters, fallback, fallback_cap);
   WFOD_CUDA_CHECK_LAUNCH();
 }
 

@@ -19,8 +19,8 @@ inline constexpr unsigned long long kEmptyId = ~0ull;
 // per sign feeds the drawdown; `bad_*` counts bars where 1 + p r_t <= 0 (log undefined:
 // such combos are re-evaluated sequentially on the host).
 struct PrefixData {
-  const double* r;       // sum r
-  const double* r2;      // sum r^2
+  const double* r;           // sum r
+  const double* r2;          // sum r^2
   const double* down_long;   // sum min(r, 0)^2 (downside of p = +1)
   const double* down_short;  // sum max(r, 0)^2 (downside of p = -1)
   const double* log_long;    // sum log1p(r), bad bars count 0
@@ -34,10 +34,10 @@ struct BarData {
   const double* body;
   const double* close;
   const double* matrix;
+  const float* matrix32;  // the same matrix rounded to float: the first screen of decisions
   int rows;
   double cost;
   PrefixData prefix;
-  int plain;  // 1: the per-bar baseline evaluator (the paper's layout), 0: stretch-based
 };
 
 struct RankParams {
@@ -58,21 +58,34 @@ struct Counters {
   unsigned long long evaluated, skipped, ranked, fallback;
 };
 
+// One kernel instantiation per kind of combo: a grid mixing `entry` values runs one launch
+// per value (each thread skips combos of the other kind), so no kernel carries the code and
+// registers of every strategy rule.
+struct KernelKind {
+  int family;  // 0 ma_cross, 1 channel_breakout
+  bool cross;
+  bool vol;
+  bool plain;  // the per-bar baseline evaluator instead of the stretch one
+};
+
 // Combo-parallel: one thread per combo id in [0, n_ids) over the whole window [first, last);
 // writes k candidates per block. Combos whose equity reached zero are listed in `fallback`.
-void launch_sweep_fused(const GridTables& g, const BarData& bars, long long first, long long last,
-                        unsigned long long n_ids, const RankParams& rp, int k, Candidate* block_out,
-                        Counters* counters, unsigned long long* fallback, unsigned int fallback_cap);
+void launch_sweep_fused(const KernelKind& kind, const GridTables& g, const BarData& bars,
+                        long long first, long long last, unsigned long long n_ids,
+                        const RankParams& rp, int k, Candidate* block_out, Counters* counters,
+                        unsigned long long* fallback, unsigned int fallback_cap);
 
 // Time-chunked: `chunks` (a power of two) threads per combo; writes one Summary per combo
 // per 256 chunks (parts = max(1, chunks / 256)). ids: explicit list or null for 0..n-1.
-void launch_sweep_chunks(const GridTables& g, const BarData& bars, long long first, long long bars_in_window,
-                         unsigned long long n, const unsigned long long* ids, int chunks, Summary* parts_out);
+void launch_sweep_chunks(const KernelKind& kind, const GridTables& g, const BarData& bars,
+                         long long first, long long bars_in_window, unsigned long long n,
+                         const unsigned long long* ids, int chunks, Summary* parts_out);
 
 // Joins each combo's parts, finalizes, ranks: k candidates per block of 256 combos.
 void launch_finalize_rank(const GridTables& g, const Summary* parts, int parts_per_combo,
-                          unsigned long long n_ids, const RankParams& rp, int k, Candidate* block_out,
-                          Counters* counters, unsigned long long* fallback, unsigned int fallback_cap);
+                          unsigned long long n_ids, const RankParams& rp, int k,
+                          Candidate* block_out, Counters* counters, unsigned long long* fallback,
+                          unsigned int fallback_cap);
 
 // One reduction pass: each block of 256 candidates keeps its best k.
 void launch_topk_reduce(const Candidate* in, unsigned long long n, int k, Candidate* out);
