@@ -29,8 +29,12 @@ Series random_walk(size_t bars, uint64_t seed) {
   for (size_t t = 0; t < bars; ++t) {
     const double open = close * std::exp(step(rng) * 0.2);
     const double next = close * std::exp(step(rng));
-    Bar b{static_cast<int64_t>(t) * 86'400'000'000'000LL, open, std::max(open, next) * 1.002,
-          std::min(open, next) * 0.998, next, 1000};
+    Bar b{static_cast<int64_t>(t) * 86'400'000'000'000LL,
+          open,
+          std::max(open, next) * 1.002,
+          std::min(open, next) * 0.998,
+          next,
+          1000};
     s.push_back(b);
     close = next;
   }
@@ -130,8 +134,8 @@ int main(int argc, char** argv) {
         e2e.push_back(r.seconds);
       }
       rows.push_back({c.name, layout, static_cast<double>(r.evaluated),
-                      static_cast<double>(c.req.window.bars), median(ind), median(eval), median(sel),
-                      median(e2e), t.chunks_per_combo});
+                      static_cast<double>(c.req.window.bars), median(ind), median(eval),
+                      median(sel), median(e2e), t.chunks_per_combo});
       std::fprintf(stderr, "%s %s: top id %llu objective %.6f trades %lld\n", c.name, layout,
                    r.top.empty() ? 0ull : static_cast<unsigned long long>(r.top[0].combo.id),
                    r.top.empty() ? 0.0 : r.top[0].objective,
@@ -140,13 +144,13 @@ int main(int argc, char** argv) {
   }
   std::printf("# gpu_bench on %s, %s, median of %d after warm-up\n",
               cuda::last_sweep_timing().device.c_str(), date, repeat);
-  std::printf("%-20s %-7s %7s %11s %8s %10s %10s %10s %14s %10s\n", "case", "layout", "chunks", "combos",
-              "bars", "ind_ms", "eval_ms", "topk_ms", "combo-bars/s", "e2e_s");
+  std::printf("%-20s %-7s %7s %11s %8s %10s %10s %10s %14s %10s\n", "case", "layout", "chunks",
+              "combos", "bars", "ind_ms", "eval_ms", "topk_ms", "combo-bars/s", "e2e_s");
   for (const auto& r : rows) {
     const double rate = r.combos * r.bars / ((r.eval_ms + r.select_ms) / 1e3);
     std::printf("%-20s %-7s %7d %11.0f %8.0f %10.3f %10.3f %10.3f %14.3e %10.4f\n", r.name.c_str(),
-                r.layout.c_str(), r.chunks, r.combos, r.bars, r.ind_ms, r.eval_ms, r.select_ms, rate,
-                r.e2e_s);
+                r.layout.c_str(), r.chunks, r.combos, r.bars, r.ind_ms, r.eval_ms, r.select_ms,
+                rate, r.e2e_s);
   }
   return 0;
 }

@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 bash tools/setup/install-deps.sh
 jobs=$(nproc)
 
+echo "== clang-format check"
+git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh' | xargs clang-format --dry-run --Werror
+
 echo "== release build (-Werror) and tests"
 cmake --preset ci
 cmake --build --preset ci -j "$jobs"

@@ -83,12 +83,24 @@ std::vector<int8_t> forward_positions(const IndicatorCache& cache, const History
   for (size_t t = 0; t < bars; ++t) {
     Decision d;
     switch (kind_of(c)) {
-      case 0: d = decide<Family::ma_cross, false, false>(in, h.close.data(), t); break;
-      case 1: d = decide<Family::ma_cross, false, true>(in, h.close.data(), t); break;
-      case 2: d = decide<Family::ma_cross, true, false>(in, h.close.data(), t); break;
-      case 3: d = decide<Family::ma_cross, true, true>(in, h.close.data(), t); break;
-      case 4: d = decide<Family::channel_breakout, false, false>(in, h.close.data(), t); break;
-      default: d = decide<Family::channel_breakout, false, true>(in, h.close.data(), t); break;
+      case 0:
+        d = decide<Family::ma_cross, false, false>(in, h.close.data(), t);
+        break;
+      case 1:
+        d = decide<Family::ma_cross, false, true>(in, h.close.data(), t);
+        break;
+      case 2:
+        d = decide<Family::ma_cross, true, false>(in, h.close.data(), t);
+        break;
+      case 3:
+        d = decide<Family::ma_cross, true, true>(in, h.close.data(), t);
+        break;
+      case 4:
+        d = decide<Family::channel_breakout, false, false>(in, h.close.data(), t);
+        break;
+      default:
+        d = decide<Family::channel_breakout, false, true>(in, h.close.data(), t);
+        break;
     }
     cur = d.set ? d.value : cur;
     p[t] = static_cast<int8_t>(cur);
@@ -194,9 +206,11 @@ class CpuBackend final : public Backend {
     for (size_t g = 0; g < groups.size(); ++g)
       group_base[g + 1] = group_base[g] + static_cast<size_t>(groups[g].lanes);
     std::vector<Metrics> out(ids.size());
-    run_groups(req, groups, resolve_threads(req.threads),
-               [&](int, const Combo&, const Metrics&) {},
-               [&](size_t g, int lane, const Metrics& m) { out[slot_of[group_base[g] + static_cast<size_t>(lane)]] = m; });
+    run_groups(
+        req, groups, resolve_threads(req.threads), [&](int, const Combo&, const Metrics&) {},
+        [&](size_t g, int lane, const Metrics& m) {
+          out[slot_of[group_base[g] + static_cast<size_t>(lane)]] = m;
+        });
     return out;
   }
 
@@ -286,7 +300,8 @@ class CpuBackend final : public Backend {
         Summary joined[kLanes];
         for (size_t ci = 0; ci < chunks; ++ci)
           for (int j = 0; j < groups[gi].lanes; ++j)
-            joined[j] = combine(joined[j], summaries[(gi * chunks + ci) * kLanes + static_cast<size_t>(j)]);
+            joined[j] =
+                combine(joined[j], summaries[(gi * chunks + ci) * kLanes + static_cast<size_t>(j)]);
         finish_group(0, gi, joined);
       }
     }

@@ -1,9 +1,9 @@
 // Builds the shared indicator rows of a sweep; rows are independent, so threads split them.
 #include "indicator_cache.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <algorithm>
 #include <functional>
 #include <thread>
 
@@ -73,7 +73,8 @@ IndicatorCache::IndicatorCache(const HistoryView& history, const Combo& c) {
 void IndicatorCache::build(const HistoryView& h, int threads) {
   std::vector<std::function<void()>> jobs;
   for (auto& [key, row] : mas_)
-    jobs.push_back([&h, key = key, &row] { row = make_row(moving_average(key.first, h.close, key.second)); });
+    jobs.push_back(
+        [&h, key = key, &row] { row = make_row(moving_average(key.first, h.close, key.second)); });
   for (auto& [key, row] : uppers_)
     jobs.push_back([&h, key = key, &row] {
       row = make_row(rolling_max_prev(key.first == Source::close ? h.close : h.high, key.second));
@@ -101,7 +102,8 @@ void IndicatorCache::build(const HistoryView& h, int threads) {
   size_t next_offset = 0;
   auto pack = [&](IndicatorRow& row) {
     row.offset = next_offset;
-    std::copy(row.values.begin(), row.values.end(), matrix_.begin() + static_cast<ptrdiff_t>(next_offset));
+    std::copy(row.values.begin(), row.values.end(),
+              matrix_.begin() + static_cast<ptrdiff_t>(next_offset));
     next_offset += bars;
     row.values = {};
   };

@@ -21,7 +21,7 @@ struct BarTables {
   const double* gap;   // (x_t - c_{t-1}) / c_{t-1}; 0 for fill = close
   const double* body;  // (c_t - x_t) / c_{t-1}
   const double* close;
-  double cost;         // per unit of position change
+  double cost;  // per unit of position change
 };
 
 // What one lane (combo) reads. ma_cross: a = fast MA, b = slow MA. channel_breakout:
@@ -35,9 +35,9 @@ struct LaneInput {
   const double* vol_short = nullptr;
   const double* vol_long = nullptr;
   double threshold = 0;
-  double short_value = -1;      // -1 long_short, 0 long_only
-  size_t first_defined = 0;     // p_t = 0 before this bar (any indicator undefined)
-  size_t signal_defined = 0;    // first bar where a and b are both defined
+  double short_value = -1;    // -1 long_short, 0 long_only
+  size_t first_defined = 0;   // p_t = 0 before this bar (any indicator undefined)
+  size_t signal_defined = 0;  // first bar where a and b are both defined
 };
 
 // The decision at the close of bar t: set the position to `value`, or hold (set = false).

@@ -1,9 +1,9 @@
 // Body of the CPU hot loop, compiled once per instruction set (lane_kernel_<isa>.cpp each
 // include it inside their own namespace). kLanes combos advance together as one vector;
-// indicator values are gathered by row offset. The drawdown needs no division per bar (cross-multiplied
-// ratios, valid while equity stays positive; a lane whose 1 + s_t <= 0 is flagged and the
-// caller re-evaluates it sequentially).
-// Expects: namespace wfod::cpu::<isa> open, lane_kernel.hpp included.
+// indicator values are gathered by row offset. The drawdown needs no division per bar
+// (cross-multiplied ratios, valid while equity stays positive; a lane whose 1 + s_t <= 0 is flagged
+// and the caller re-evaluates it sequentially). Expects: namespace wfod::cpu::<isa> open,
+// lane_kernel.hpp included.
 
 // kLanes doubles / int64 masks as one GCC/Clang vector: the compiler maps it onto the
 // target's registers (one zmm, two ymm, or four xmm) and every operation below is a lane-wise
@@ -17,8 +17,8 @@ inline vd vmin(vd a, vd b) { return b < a ? b : a; }
 inline vd splat(double x) { return vd{} + x; }
 
 template <Family F, bool Cross, bool Vol>
-void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneInput* in,
-                 int lanes, size_t first, size_t last, Summary* out) {
+void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneInput* in, int lanes,
+                 size_t first, size_t last, Summary* out) {
   int64_t oa[kLanes], ob[kLanes], ovs[kLanes], ovl[kLanes];
   vd first_defined, signal_defined, short_value, threshold, p2, p1;
   for (int j = 0; j < kLanes; ++j) {

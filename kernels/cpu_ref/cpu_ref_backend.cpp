@@ -28,8 +28,7 @@ Metrics evaluate_combo(ref::IndicatorCache& cache, const SweepRequest& req, cons
 Combo decode_checked(const Grid& grid, uint64_t id) {
   if (id >= grid.size()) {
     throw std::invalid_argument("cpu_ref: combo id " + std::to_string(id) +
-                                " is outside the grid (size " + std::to_string(grid.size()) +
-                                ")");
+                                " is outside the grid (size " + std::to_string(grid.size()) + ")");
   }
   Combo combo = grid.decode(id);
   if (!combo.valid()) {
@@ -78,8 +77,7 @@ class CpuRefBackend final : public Backend {
     return result;
   }
 
-  std::vector<Metrics> evaluate(const SweepRequest& req,
-                                std::span<const uint64_t> ids) override {
+  std::vector<Metrics> evaluate(const SweepRequest& req, std::span<const uint64_t> ids) override {
     check_window(req);
     // Every id is checked before any work, so a bad id fails fast and alone.
     std::vector<Combo> combos;

@@ -67,7 +67,8 @@ std::vector<double> ema(std::span<const double> x, int n) {
   // carried in long double: both terms are positive (no cancellation after huge one-bar
   // jumps) and the extra precision keeps the accumulated rounding far under SPEC's 1e-13.
   const long double alpha = 2.0L / (static_cast<long double>(n) + 1.0L);
-  const long double keep = (static_cast<long double>(n) - 1.0L) / (static_cast<long double>(n) + 1.0L);
+  const long double keep =
+      (static_cast<long double>(n) - 1.0L) / (static_cast<long double>(n) + 1.0L);
   long double e = mean_of(lookback(x, len - 1, len));
   out[len - 1] = static_cast<double>(e);
   for (size_t t = len; t < x.size(); ++t) {
@@ -163,10 +164,14 @@ const std::vector<double>& IndicatorCache::get(IndicatorKind kind, int period, S
 
 const std::vector<double>& IndicatorCache::moving_average(MaType ma, int period) {
   switch (ma) {
-    case MaType::sma: return get(IndicatorKind::sma, period);
-    case MaType::ema: return get(IndicatorKind::ema, period);
-    case MaType::wma: return get(IndicatorKind::wma, period);
-    case MaType::hma: return get(IndicatorKind::hma, period);
+    case MaType::sma:
+      return get(IndicatorKind::sma, period);
+    case MaType::ema:
+      return get(IndicatorKind::ema, period);
+    case MaType::wma:
+      return get(IndicatorKind::wma, period);
+    case MaType::hma:
+      return get(IndicatorKind::hma, period);
   }
   throw std::invalid_argument("cpu_ref: unknown moving average type");
 }
@@ -174,11 +179,16 @@ const std::vector<double>& IndicatorCache::moving_average(MaType ma, int period)
 std::vector<double> IndicatorCache::compute(IndicatorKind kind, int period, Source source) const {
   const auto close = history_.close;
   switch (kind) {
-    case IndicatorKind::sma: return sma(close, period);
-    case IndicatorKind::ema: return ema(close, period);
-    case IndicatorKind::wma: return wma(close, period);
-    case IndicatorKind::hma: return hma(close, period);
-    case IndicatorKind::std: return population_std(close, period);
+    case IndicatorKind::sma:
+      return sma(close, period);
+    case IndicatorKind::ema:
+      return ema(close, period);
+    case IndicatorKind::wma:
+      return wma(close, period);
+    case IndicatorKind::hma:
+      return hma(close, period);
+    case IndicatorKind::std:
+      return population_std(close, period);
     case IndicatorKind::channel_high:
       return highest_before(source == Source::high_low ? history_.high : close, period);
     case IndicatorKind::channel_low:

@@ -118,8 +118,8 @@ Metrics window_metrics(std::span<const BarSegments> bars, double bars_per_year) 
   m.total_return = g.total_return;
   m.max_drawdown = g.max_drawdown;
   // (1 + TR)^(A/n) - 1, evaluated as expm1((A/n)·log1p(TR)) to keep small rates' digits.
-  m.cagr = g.total_return <= -1.0 ? -1.0
-                                  : std::expm1(bars_per_year / n * std::log1p(g.total_return));
+  m.cagr =
+      g.total_return <= -1.0 ? -1.0 : std::expm1(bars_per_year / n * std::log1p(g.total_return));
   m.calmar = m.max_drawdown == 0 ? 0.0 : m.cagr / m.max_drawdown;
 
   const TradeStats ts = trades_of(bars);

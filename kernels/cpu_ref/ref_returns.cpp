@@ -31,8 +31,8 @@ std::vector<BarSegments> window_segments(const HistoryView& history,
     const double exit_units = changed ? std::abs(seg.exit_pos) : 0;
     const double entry_units = changed ? std::abs(seg.body_pos) : 0;
     seg.exit = seg.exit_pos * (fill_price - prev_close) / prev_close - cost_per_unit * exit_units;
-    seg.body = seg.body_pos * (history.close[t] - fill_price) / prev_close -
-               cost_per_unit * entry_units;
+    seg.body =
+        seg.body_pos * (history.close[t] - fill_price) / prev_close - cost_per_unit * entry_units;
     out.push_back(seg);
   }
   return out;

@@ -34,7 +34,7 @@ class VolFilter {
     if (std_counts_as_zero(l, (*sma_long_)[t])) return FilterState::closed;
     const double v = std_counts_as_zero(s, (*sma_short_)[t]) ? 0.0 : s / l;
     return dead_band_compare(v, threshold_) == Order::greater ? FilterState::open
-                                                               : FilterState::closed;
+                                                              : FilterState::closed;
   }
 
  private:
@@ -122,8 +122,10 @@ std::vector<int8_t> channel_breakout_positions(IndicatorCache& cache, const Comb
 std::vector<int8_t> strategy_positions(IndicatorCache& cache, const Combo& combo) {
   if (!combo.valid()) throw std::invalid_argument("cpu_ref: invalid combo");
   switch (combo.family) {
-    case Family::ma_cross: return ma_cross_positions(cache, combo);
-    case Family::channel_breakout: return channel_breakout_positions(cache, combo);
+    case Family::ma_cross:
+      return ma_cross_positions(cache, combo);
+    case Family::channel_breakout:
+      return channel_breakout_positions(cache, combo);
   }
   throw std::invalid_argument("cpu_ref: unknown strategy family");
 }

@@ -13,7 +13,8 @@ namespace wfod {
 namespace {
 
 template <typename E, size_t N>
-E parse_enum(std::string_view text, const char* what, const std::pair<std::string_view, E> (&table)[N]) {
+E parse_enum(std::string_view text, const char* what,
+             const std::pair<std::string_view, E> (&table)[N]) {
   for (const auto& [name, value] : table)
     if (name == text) return value;
   std::string message = "unknown ";
@@ -68,7 +69,8 @@ long long parse_integer(std::string_view s, std::string_view whole) {
   long long v = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (s.empty() || ec != std::errc() || ptr != s.data() + s.size())
-    throw std::invalid_argument("not an integer '" + std::string(s) + "' in '" + std::string(whole) + "'");
+    throw std::invalid_argument("not an integer '" + std::string(s) + "' in '" +
+                                std::string(whole) + "'");
   return v;
 }
 
@@ -114,8 +116,9 @@ long long rescale(const Decimal& d, int scale) {
 // Exactly rounded double of mantissa * 10^-scale, via its decimal text.
 double decimal_to_double(long long mantissa, int scale) {
   char text[48];
-  const unsigned long long magnitude =
-      mantissa < 0 ? 0ULL - static_cast<unsigned long long>(mantissa) : static_cast<unsigned long long>(mantissa);
+  const unsigned long long magnitude = mantissa < 0
+                                           ? 0ULL - static_cast<unsigned long long>(mantissa)
+                                           : static_cast<unsigned long long>(mantissa);
   // "<sign>digits e-scale" is exact decimal text; strtod rounds it correctly.
   std::snprintf(text, sizeof text, "%s%llue-%d", mantissa < 0 ? "-" : "", magnitude, scale);
   return std::strtod(text, nullptr);
@@ -125,7 +128,8 @@ double parse_real(std::string_view s, std::string_view whole) {
   double v = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v))
-    throw std::invalid_argument("not a number '" + std::string(s) + "' in '" + std::string(whole) + "'");
+    throw std::invalid_argument("not a number '" + std::string(s) + "' in '" + std::string(whole) +
+                                "'");
   return v;
 }
 
@@ -207,8 +211,11 @@ bool Combo::valid() const {
 std::vector<AxisInfo> Grid::axes() const {
   std::vector<AxisInfo> a;
   if (family == Family::ma_cross) {
-    a = {{"fast", fast.size()}, {"slow", slow.size()}, {"ma", ma.size()},
-         {"side", side.size()}, {"entry", entry.size()}};
+    a = {{"fast", fast.size()},
+         {"slow", slow.size()},
+         {"ma", ma.size()},
+         {"side", side.size()},
+         {"entry", entry.size()}};
   } else {
     a = {{"n", n.size()}, {"source", source.size()}, {"side", side.size()}};
   }
@@ -294,7 +301,8 @@ void Grid::validate() const {
     need(!n.empty(), "channel_breakout grid needs 'n' values");
     need(!source.empty(), "channel_breakout grid needs 'source' values");
     need(periods_ok(n), "period 'n' must be >= 1");
-    need(fast.empty() && slow.empty(), "'fast'/'slow' are ma_cross parameters, not channel_breakout");
+    need(fast.empty() && slow.empty(),
+         "'fast'/'slow' are ma_cross parameters, not channel_breakout");
   }
   need(!side.empty(), "grid needs 'side' values");
   if (has_vol_filter()) {

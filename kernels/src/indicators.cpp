@@ -182,10 +182,14 @@ std::vector<double> rolling_min_prev(std::span<const double> y, int n) {
 
 std::vector<double> moving_average(MaType type, std::span<const double> x, int n) {
   switch (type) {
-    case MaType::sma: return sma(x, n);
-    case MaType::ema: return ema(x, n);
-    case MaType::wma: return wma(x, n);
-    case MaType::hma: return hma(x, n);
+    case MaType::sma:
+      return sma(x, n);
+    case MaType::ema:
+      return ema(x, n);
+    case MaType::wma:
+      return wma(x, n);
+    case MaType::hma:
+      return hma(x, n);
   }
   throw std::invalid_argument("unknown moving average type");
 }
@@ -213,11 +217,16 @@ IndicatorKind parse_indicator(std::string_view s) {
 std::vector<double> compute_indicator(IndicatorKind kind, int period, const HistoryView& h,
                                       Source source) {
   switch (kind) {
-    case IndicatorKind::sma: return sma(h.close, period);
-    case IndicatorKind::ema: return ema(h.close, period);
-    case IndicatorKind::wma: return wma(h.close, period);
-    case IndicatorKind::hma: return hma(h.close, period);
-    case IndicatorKind::std: return stdev(h.close, period);
+    case IndicatorKind::sma:
+      return sma(h.close, period);
+    case IndicatorKind::ema:
+      return ema(h.close, period);
+    case IndicatorKind::wma:
+      return wma(h.close, period);
+    case IndicatorKind::hma:
+      return hma(h.close, period);
+    case IndicatorKind::std:
+      return stdev(h.close, period);
     case IndicatorKind::hh:
       return rolling_max_prev(source == Source::close ? h.close : h.high, period);
     case IndicatorKind::ll:

@@ -11,9 +11,9 @@ namespace wfod {
 
 namespace {
 constexpr std::pair<std::string_view, Objective> kObjectives[] = {
-    {"sharpe", Objective::sharpe},       {"sortino", Objective::sortino},
-    {"calmar", Objective::calmar},       {"total_return", Objective::total_return},
-    {"cagr", Objective::cagr},           {"profit_factor", Objective::profit_factor}};
+    {"sharpe", Objective::sharpe}, {"sortino", Objective::sortino},
+    {"calmar", Objective::calmar}, {"total_return", Objective::total_return},
+    {"cagr", Objective::cagr},     {"profit_factor", Objective::profit_factor}};
 }  // namespace
 
 std::string_view to_string(Objective o) {
@@ -31,12 +31,18 @@ Objective parse_objective(std::string_view s) {
 
 double objective_value(const Metrics& m, Objective o) {
   switch (o) {
-    case Objective::sharpe: return m.sharpe;
-    case Objective::sortino: return m.sortino;
-    case Objective::calmar: return m.calmar;
-    case Objective::total_return: return m.total_return;
-    case Objective::cagr: return m.cagr;
-    case Objective::profit_factor: return m.profit_factor;
+    case Objective::sharpe:
+      return m.sharpe;
+    case Objective::sortino:
+      return m.sortino;
+    case Objective::calmar:
+      return m.calmar;
+    case Objective::total_return:
+      return m.total_return;
+    case Objective::cagr:
+      return m.cagr;
+    case Objective::profit_factor:
+      return m.profit_factor;
   }
   return 0;
 }

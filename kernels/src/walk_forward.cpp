@@ -16,7 +16,8 @@ std::string_view to_string(WalkMode m) { return m == WalkMode::rolling ? "rollin
 WalkMode parse_walk_mode(std::string_view s) {
   if (s == "rolling") return WalkMode::rolling;
   if (s == "anchored") return WalkMode::anchored;
-  throw std::invalid_argument("unknown walk mode '" + std::string(s) + "' (expected rolling|anchored)");
+  throw std::invalid_argument("unknown walk mode '" + std::string(s) +
+                              "' (expected rolling|anchored)");
 }
 
 size_t count_folds(size_t history_bars, const WalkSpec& spec) {
@@ -36,11 +37,11 @@ WalkResult walk_forward(Backend& backend, const HistoryView& h, const StrategySp
   if (spec.oos_bars == 0) throw std::invalid_argument("out-of-sample length must be >= 1 bar");
   const size_t folds = count_folds(h.size(), spec);
   if (folds == 0)
-    throw std::invalid_argument(
-        "no whole fold fits: warmup " + std::to_string(spec.warmup) + " + IS " +
-        std::to_string(spec.is_bars) + " + OOS " + std::to_string(spec.oos_bars) +
-        " needs " + std::to_string(spec.warmup + spec.is_bars + spec.oos_bars + 1) +
-        " bars, the history has " + std::to_string(h.size()));
+    throw std::invalid_argument("no whole fold fits: warmup " + std::to_string(spec.warmup) +
+                                " + IS " + std::to_string(spec.is_bars) + " + OOS " +
+                                std::to_string(spec.oos_bars) + " needs " +
+                                std::to_string(spec.warmup + spec.is_bars + spec.oos_bars + 1) +
+                                " bars, the history has " + std::to_string(h.size()));
 
   WalkResult result;
   const double cost = strategy.costs.per_unit();
@@ -55,7 +56,8 @@ WalkResult walk_forward(Backend& backend, const HistoryView& h, const StrategySp
     fold.index = f;
     fold.is_last = spec.warmup + spec.is_bars + f * spec.oos_bars;
     const size_t end = fold.is_last + 1;  // T
-    const size_t bars = spec.mode == WalkMode::rolling ? spec.is_bars : spec.is_bars + f * spec.oos_bars;
+    const size_t bars =
+        spec.mode == WalkMode::rolling ? spec.is_bars : spec.is_bars + f * spec.oos_bars;
     fold.is_first = end - bars;
     fold.oos_first = end;
     fold.oos_last = end + spec.oos_bars - 1;
@@ -81,7 +83,9 @@ WalkResult walk_forward(Backend& backend, const HistoryView& h, const StrategySp
       fold.is = fold.winner->metrics;
       positions = backend.positions(h.prefix(fold.oos_last + 1), strategy, fold.winner->combo);
     }
-    auto pos = [](const std::vector<int8_t>& p, size_t t) -> int8_t { return p.empty() ? 0 : p[t]; };
+    auto pos = [](const std::vector<int8_t>& p, size_t t) -> int8_t {
+      return p.empty() ? 0 : p[t];
+    };
 
     SequentialMetrics oos;
     for (size_t t = fold.oos_first; t <= fold.oos_last; ++t) {

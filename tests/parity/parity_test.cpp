@@ -4,14 +4,13 @@
 // One case table; each (case, backend) is its own ctest entry; "not built / no device" is a
 // visible skip, never a silent one.
 #include <gtest/gtest.h>
-
 #include <stdlib.h>  // setenv
 
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <ostream>
@@ -38,9 +37,9 @@ struct ParityCase {
   std::string name;
   std::function<Series()> series;  // built when the case runs (each ctest entry runs one)
   StrategySpec spec;
-  size_t bars = 0;              // W; 0 = every bar after the warm-up
-  size_t end = 0;               // T; 0 = the whole series
-  size_t warmup = SIZE_MAX;     // SIZE_MAX = the grid's largest period exactly
+  size_t bars = 0;           // W; 0 = every bar after the warm-up
+  size_t end = 0;            // T; 0 = the whole series
+  size_t warmup = SIZE_MAX;  // SIZE_MAX = the grid's largest period exactly
   RankSpec rank;
   bool needs_shared_data = false;
 };
@@ -61,7 +60,8 @@ Grid ma_grid(std::vector<MaType> mas, std::vector<Side> sides, std::vector<Entry
   return g;
 }
 
-Grid channel_grid(std::vector<Source> sources, std::vector<Side> sides, std::vector<int> n = {5, 10, 20, 55}) {
+Grid channel_grid(std::vector<Source> sources, std::vector<Side> sides,
+                  std::vector<int> n = {5, 10, 20, 55}) {
   Grid g;
   g.family = Family::channel_breakout;
   g.n = std::move(n);
@@ -70,7 +70,8 @@ Grid channel_grid(std::vector<Source> sources, std::vector<Side> sides, std::vec
   return g;
 }
 
-Grid with_vol(Grid g, std::vector<int> vs = {5, 20}, std::vector<int> vl = {20, 50}, std::vector<double> th = {0.9, 1.2}) {
+Grid with_vol(Grid g, std::vector<int> vs = {5, 20}, std::vector<int> vl = {20, 50},
+              std::vector<double> th = {0.9, 1.2}) {
   g.vol_short = std::move(vs);  // (20, 20) is invalid: vol_short >= vol_long
   g.vol_long = std::move(vl);
   g.vol_threshold = std::move(th);
@@ -82,7 +83,8 @@ const std::vector<Side> kBothSides = {Side::long_short, Side::long_only};
 const std::vector<Entry> kBothEntries = {Entry::state, Entry::cross};
 const std::vector<Source> kBothSources = {Source::close, Source::high_low};
 
-StrategySpec spec_of(Grid g, Fill fill = Fill::close, double commission_bps = 0, double slippage_bps = 0) {
+StrategySpec spec_of(Grid g, Fill fill = Fill::close, double commission_bps = 0,
+                     double slippage_bps = 0) {
   StrategySpec s;
   s.grid = std::move(g);
   s.fill = fill;
@@ -113,65 +115,118 @@ std::vector<ParityCase> synthetic_cases() {
   };
   // Every MA type, both sides, both entries, both fills; windows not a multiple of 256.
   add("sma_state_close", rw, spec_of(ma_grid({MaType::sma}, kBothSides, {Entry::state})), 1000);
-  add("ema_both_entries_next_open", rw, spec_of(ma_grid({MaType::ema}, kBothSides, kBothEntries), Fill::next_open), 1237);
-  add("wma_cross_costs", rw, spec_of(ma_grid({MaType::wma}, kBothSides, {Entry::cross}), Fill::close, 5, 2), 1237);
-  add("hma_both_entries_next_open_costs", rw, spec_of(ma_grid({MaType::hma}, kBothSides, kBothEntries), Fill::next_open, 3, 1), 0);
-  add("all_ma_w4999", rw_long, spec_of(ma_grid(kAllMa, kBothSides, {Entry::state}), Fill::next_open, 1), 4999);
+  add("ema_both_entries_next_open", rw,
+      spec_of(ma_grid({MaType::ema}, kBothSides, kBothEntries), Fill::next_open), 1237);
+  add("wma_cross_costs", rw,
+      spec_of(ma_grid({MaType::wma}, kBothSides, {Entry::cross}), Fill::close, 5, 2), 1237);
+  add("hma_both_entries_next_open_costs", rw,
+      spec_of(ma_grid({MaType::hma}, kBothSides, kBothEntries), Fill::next_open, 3, 1), 0);
+  add("all_ma_w4999", rw_long,
+      spec_of(ma_grid(kAllMa, kBothSides, {Entry::state}), Fill::next_open, 1), 4999);
   // The filter on both families, with invalid (vol_short >= vol_long) combos.
-  add("ma_vol_filter_close", rw, spec_of(with_vol(ma_grid(kAllMa, {Side::long_short}, kBothEntries, {5, 10}, {20, 40}))), 1000);
-  add("ma_vol_filter_next_open_long_only",
-      rw, spec_of(with_vol(ma_grid({MaType::ema, MaType::hma}, {Side::long_only}, kBothEntries, {3, 8}, {8, 21}), {10, 30}, {10, 60}, {0.7, 1.0, 1.3}), Fill::next_open, 2), 1500);
+  add("ma_vol_filter_close", rw,
+      spec_of(with_vol(ma_grid(kAllMa, {Side::long_short}, kBothEntries, {5, 10}, {20, 40}))),
+      1000);
+  add("ma_vol_filter_next_open_long_only", rw,
+      spec_of(with_vol(ma_grid({MaType::ema, MaType::hma}, {Side::long_only}, kBothEntries, {3, 8},
+                               {8, 21}),
+                       {10, 30}, {10, 60}, {0.7, 1.0, 1.3}),
+              Fill::next_open, 2),
+      1500);
   // Both Donchian sources, both sides, both fills, with and without the filter.
   add("channel_close_source", rw, spec_of(channel_grid({Source::close}, kBothSides)), 1000);
-  add("channel_high_low_next_open_costs", rw, spec_of(channel_grid({Source::high_low}, kBothSides), Fill::next_open, 4, 2), 1237);
-  add("channel_vol_filter", rw, spec_of(with_vol(channel_grid(kBothSources, kBothSides)), Fill::next_open), 2000);
+  add("channel_high_low_next_open_costs", rw,
+      spec_of(channel_grid({Source::high_low}, kBothSides), Fill::next_open, 4, 2), 1237);
+  add("channel_vol_filter", rw,
+      spec_of(with_vol(channel_grid(kBothSources, kBothSides)), Fill::next_open), 2000);
   // A larger grid, a window ending well before the series does, prices far from 1.
-  add("all_ma_big_grid", rw, spec_of(ma_grid(kAllMa, kBothSides, kBothEntries, {2, 3, 5, 8, 13, 21}, {5, 8, 21, 34, 55}), Fill::close, 1), 1500);
-  add("window_ends_mid_series", rw, spec_of(with_vol(ma_grid(kAllMa, kBothSides, kBothEntries, {4, 9}, {9, 30})), Fill::next_open, 1, 1), 999)->end = 2001;
-  add("tiny_prices_1em3", [] { return test::random_walk(3000, 105, 1e-3, 0.01, 0.003); },
-      spec_of(with_vol(ma_grid(kAllMa, kBothSides, kBothEntries, {3, 8}, {8, 40})), Fill::next_open, 1), 2222);
-  add("huge_prices_1e5_channel", [] { return test::random_walk(3000, 106, 1e5, 0.004, 0.001); },
-      spec_of(with_vol(channel_grid(kBothSources, kBothSides, {4, 16, 64}), {8, 32}, {32, 64}, {0.85, 1.15}), Fill::next_open, 1), 2222);
+  add("all_ma_big_grid", rw,
+      spec_of(ma_grid(kAllMa, kBothSides, kBothEntries, {2, 3, 5, 8, 13, 21}, {5, 8, 21, 34, 55}),
+              Fill::close, 1),
+      1500);
+  add("window_ends_mid_series", rw,
+      spec_of(with_vol(ma_grid(kAllMa, kBothSides, kBothEntries, {4, 9}, {9, 30})), Fill::next_open,
+              1, 1),
+      999)
+      ->end = 2001;
+  add(
+      "tiny_prices_1em3", [] { return test::random_walk(3000, 105, 1e-3, 0.01, 0.003); },
+      spec_of(with_vol(ma_grid(kAllMa, kBothSides, kBothEntries, {3, 8}, {8, 40})), Fill::next_open,
+              1),
+      2222);
+  add(
+      "huge_prices_1e5_channel", [] { return test::random_walk(3000, 106, 1e5, 0.004, 0.001); },
+      spec_of(with_vol(channel_grid(kBothSources, kBothSides, {4, 16, 64}), {8, 32}, {32, 64},
+                       {0.85, 1.15}),
+              Fill::next_open, 1),
+      2222);
   // Long windows with few combos: the cpu backend also splits time into chunks joined with
   // combine(), and each chunk finds its starting position by scanning back (cross entries and
   // channels hold for long stretches); with a spike, lanes whose equity crosses zero.
   auto rw30k = [] { return test::random_walk(30000, 108, 70, 0.006, 0.002); };
   add("long_window_chunked_channel_vol", rw30k,
-      spec_of(with_vol(channel_grid(kBothSources, kBothSides, {20, 100}), {20}, {100}, {1.0}), Fill::next_open, 1), 29000);
-  add("long_window_chunked_ma_cross_spike", [] { return test::spike_series(30000, 109, {12345, 20000, 27001}, 2.6); },
-      spec_of(ma_grid({MaType::ema, MaType::hma}, {Side::long_short}, {Entry::cross}, {10}, {50, 200}), Fill::close, 2), 28000)
+      spec_of(with_vol(channel_grid(kBothSources, kBothSides, {20, 100}), {20}, {100}, {1.0}),
+              Fill::next_open, 1),
+      29000);
+  add(
+      "long_window_chunked_ma_cross_spike",
+      [] {
+        return test::spike_series(30000, 109, {12345, 20000, 27001}, 2.6);
+      },
+      spec_of(
+          ma_grid({MaType::ema, MaType::hma}, {Side::long_short}, {Entry::cross}, {10}, {50, 200}),
+          Fill::close, 2),
+      28000)
       ->rank.max_drawdown = 1e9;
   // W = 1; warm-up = the largest period exactly with the widest window it allows.
-  add("w1_ma", rw, spec_of(ma_grid(kAllMa, kBothSides, kBothEntries), Fill::next_open, 2), 1)->rank.objective =
-      Objective::total_return;
+  add("w1_ma", rw, spec_of(ma_grid(kAllMa, kBothSides, kBothEntries), Fill::next_open, 2), 1)
+      ->rank.objective = Objective::total_return;
   add("w1_channel", rw, spec_of(with_vol(channel_grid(kBothSources, kBothSides))), 1);
   add("warmup_is_max_period_ma", rw, spec_of(ma_grid(kAllMa, kBothSides, kBothEntries)), 0);
-  add("warmup_zero_whole_series", rw, spec_of(with_vol(ma_grid(kAllMa, kBothSides, kBothEntries, {1, 2, 4}, {2, 5})), Fill::next_open, 2), 0, 0);
-  add("channel_n1_warmup_zero", rw, spec_of(with_vol(channel_grid(kBothSources, kBothSides, {1, 2, 3}), {1, 2}, {2, 3}, {0.5})), 0, 0);
+  add("warmup_zero_whole_series", rw,
+      spec_of(with_vol(ma_grid(kAllMa, kBothSides, kBothEntries, {1, 2, 4}, {2, 5})),
+              Fill::next_open, 2),
+      0, 0);
+  add("channel_n1_warmup_zero", rw,
+      spec_of(with_vol(channel_grid(kBothSources, kBothSides, {1, 2, 3}), {1, 2}, {2, 3}, {0.5})),
+      0, 0);
   // Periods longer than the history (indicators never defined: flat) next to short ones.
   add("periods_longer_than_history", rw,
-      spec_of(ma_grid(kAllMa, kBothSides, kBothEntries, {5, 2500}, {2000, 4000}), Fill::next_open, 1), 2500, 10);
+      spec_of(ma_grid(kAllMa, kBothSides, kBothEntries, {5, 2500}, {2000, 4000}), Fill::next_open,
+              1),
+      2500, 10);
   // The shortest history a window allows: 3 bars, W = 1, warmup = 1.
-  add("three_bars", [] { return test::random_walk(3, 107, 10, 0.05, 0.02); },
-      spec_of(ma_grid(kAllMa, kBothSides, kBothEntries, {1}, {2}), Fill::next_open, 1), 1, 1)->rank.min_trades = 0;
-  add("warmup_is_max_period_channel", rw, spec_of(channel_grid(kBothSources, kBothSides), Fill::next_open), 0);
+  add(
+      "three_bars", [] { return test::random_walk(3, 107, 10, 0.05, 0.02); },
+      spec_of(ma_grid(kAllMa, kBothSides, kBothEntries, {1}, {2}), Fill::next_open, 1), 1, 1)
+      ->rank.min_trades = 0;
+  add("warmup_is_max_period_channel", rw,
+      spec_of(channel_grid(kBothSources, kBothSides), Fill::next_open), 0);
   // Constant prices: every comparison ties, nothing trades; with min_trades = 0 every combo
   // ranks with the same objective and the lower ids win.
-  for (ParityCase* c : {add("constant_prices_ma", flat, spec_of(with_vol(ma_grid(kAllMa, kBothSides, kBothEntries))), 1000),
-                        add("constant_prices_channel", flat, spec_of(with_vol(channel_grid(kBothSources, kBothSides)), Fill::next_open), 1000)}) {
+  for (ParityCase* c :
+       {add("constant_prices_ma", flat,
+            spec_of(with_vol(ma_grid(kAllMa, kBothSides, kBothEntries))), 1000),
+        add("constant_prices_channel", flat,
+            spec_of(with_vol(channel_grid(kBothSources, kBothSides)), Fill::next_open), 1000)}) {
     c->rank.min_trades = 0;
   }
   // A price that jumps 2.6x in one bar, twice: shorts lose more than 100%; equity <= 0.
-  for (ParityCase* c : {add("spike_short_loses_ma", spike, spec_of(ma_grid(kAllMa, {Side::long_short}, kBothEntries), Fill::close, 2), 1500),
-                        add("spike_short_loses_channel", spike, spec_of(channel_grid(kBothSources, {Side::long_short}), Fill::next_open, 2), 1500)}) {
+  for (ParityCase* c :
+       {add("spike_short_loses_ma", spike,
+            spec_of(ma_grid(kAllMa, {Side::long_short}, kBothEntries), Fill::close, 2), 1500),
+        add("spike_short_loses_channel", spike,
+            spec_of(channel_grid(kBothSources, {Side::long_short}), Fill::next_open, 2), 1500)}) {
     c->rank.max_drawdown = 1e9;
     c->rank.objective = Objective::total_return;
     c->rank.top = 30;
   }
   // Other objectives with every constraint biting.
-  for (Objective o : {Objective::sortino, Objective::calmar, Objective::cagr, Objective::profit_factor}) {
-    ParityCase* c = add("objective_" + std::string(to_string(o)) + "_constrained", rw,
-                        spec_of(ma_grid(kAllMa, kBothSides, kBothEntries), Fill::next_open, 1, 1), 1800);
+  for (Objective o :
+       {Objective::sortino, Objective::calmar, Objective::cagr, Objective::profit_factor}) {
+    ParityCase* c =
+        add("objective_" + std::string(to_string(o)) + "_constrained", rw,
+            spec_of(ma_grid(kAllMa, kBothSides, kBothEntries), Fill::next_open, 1, 1), 1800);
     c->rank.objective = o;
     c->rank.min_trades = 10;
     c->rank.max_drawdown = 0.35;
@@ -185,7 +240,8 @@ size_t count_data_rows(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   size_t lines = 0;
   char buf[1 << 16];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) lines += static_cast<size_t>(std::count(buf, buf + in.gcount(), '\n'));
+  while (in.read(buf, sizeof buf) || in.gcount() > 0)
+    lines += static_cast<size_t>(std::count(buf, buf + in.gcount(), '\n'));
   return lines > 0 ? lines - 1 : 0;  // minus the header
 }
 
@@ -211,21 +267,27 @@ std::vector<ParityCase> real_data_cases() {
     ma.series = ch.series = series;
     ma.needs_shared_data = ch.needs_shared_data = true;
     if (n < 1000) {  // monthly / one year of days: short periods, every bar after the warm-up
-      ma.spec = spec_of(ma_grid(kAllMa, kBothSides, kBothEntries, {2, 3, 5}, {4, 8, 12}), Fill::next_open, 2);
-      ch.spec = spec_of(with_vol(channel_grid(kBothSources, kBothSides, {3, 6, 12}), {3, 6}, {6, 12}, {0.9, 1.1}));
+      ma.spec = spec_of(ma_grid(kAllMa, kBothSides, kBothEntries, {2, 3, 5}, {4, 8, 12}),
+                        Fill::next_open, 2);
+      ch.spec = spec_of(with_vol(channel_grid(kBothSources, kBothSides, {3, 6, 12}), {3, 6},
+                                 {6, 12}, {0.9, 1.1}));
       ma.bars = ch.bars = 0;
     } else if (n <= 6000) {  // daily / hourly: the whole series after the default warm-up
-      ma.spec = spec_of(ma_grid(kAllMa, kBothSides, kBothEntries, {5, 10, 20}, {10, 30, 60}), Fill::close, 2);
-      ch.spec = spec_of(with_vol(channel_grid(kBothSources, kBothSides, {10, 20, 55}), {10, 20}, {20, 50}, {0.9, 1.2}),
+      ma.spec = spec_of(ma_grid(kAllMa, kBothSides, kBothEntries, {5, 10, 20}, {10, 30, 60}),
+                        Fill::close, 2);
+      ch.spec = spec_of(with_vol(channel_grid(kBothSources, kBothSides, {10, 20, 55}), {10, 20},
+                                 {20, 50}, {0.9, 1.2}),
                         Fill::next_open, 1, 1);
       ma.warmup = default_warmup(ma.spec.grid);
       ch.warmup = default_warmup(ch.spec.grid);
       ma.bars = n - 1 - ma.warmup;
       ch.bars = n - 1 - ch.warmup;
     } else {  // minute files: a window of a few thousand bars at the end
-      ma.spec = spec_of(ma_grid(kAllMa, kBothSides, {Entry::state, Entry::cross}, {5, 15, 30}, {15, 60, 120}),
-                        Fill::next_open, 0.5);
-      ch.spec = spec_of(with_vol(channel_grid(kBothSources, kBothSides, {10, 30, 120}), {10, 30}, {30, 120}, {0.8, 1.2}),
+      ma.spec = spec_of(
+          ma_grid(kAllMa, kBothSides, {Entry::state, Entry::cross}, {5, 15, 30}, {15, 60, 120}),
+          Fill::next_open, 0.5);
+      ch.spec = spec_of(with_vol(channel_grid(kBothSources, kBothSides, {10, 30, 120}), {10, 30},
+                                 {30, 120}, {0.8, 1.2}),
                         Fill::close, 0.5);
       ma.bars = 3001;
       ch.bars = 4099;
@@ -302,7 +364,8 @@ SweepRequest request_of(const ParityCase& c, const HistoryView& h, int threads =
   req.history = h;
   req.strategy = c.spec;
   const size_t end = c.end ? c.end : h.size();
-  const size_t warmup = c.warmup == SIZE_MAX ? static_cast<size_t>(c.spec.grid.max_period()) : c.warmup;
+  const size_t warmup =
+      c.warmup == SIZE_MAX ? static_cast<size_t>(c.spec.grid.max_period()) : c.warmup;
   req.window = {end, c.bars ? c.bars : end - 1 - warmup, warmup};
   req.rank = c.rank;
   req.threads = threads;
@@ -311,7 +374,8 @@ SweepRequest request_of(const ParityCase& c, const HistoryView& h, int threads =
 
 // Where two position streams first differ, with the indicator values behind the decision,
 // so that a case near the dead band's edge (SPEC §9) is reported as such.
-std::string explain_position_mismatch(const HistoryView& h, const Combo& c, const std::vector<int8_t>& got,
+std::string explain_position_mismatch(const HistoryView& h, const Combo& c,
+                                      const std::vector<int8_t>& got,
                                       const std::vector<int8_t>& want) {
   size_t t = 0;
   while (t < got.size() && t < want.size() && got[t] == want[t]) ++t;
@@ -320,7 +384,8 @@ std::string explain_position_mismatch(const HistoryView& h, const Combo& c, cons
   s += ": got " + std::to_string(got[t]) + ", cpu_ref " + std::to_string(want[t]);
   char buf[256];
   if (c.family == Family::ma_cross) {
-    const double f = moving_average(c.ma, h.close, c.fast)[t], sl = moving_average(c.ma, h.close, c.slow)[t];
+    const double f = moving_average(c.ma, h.close, c.fast)[t],
+                 sl = moving_average(c.ma, h.close, c.slow)[t];
     const double edge = std::fabs(f - sl) / (kDeadBand * std::max(std::fabs(f), std::fabs(sl)));
     std::snprintf(buf, sizeof buf, "; MA_fast=%.17g MA_slow=%.17g |diff|/band=%.15g%s", f, sl, edge,
                   std::fabs(edge - 1) < 1e-2 ? " (AT THE DEAD BAND EDGE: SPEC §9 exception)" : "");
@@ -347,7 +412,8 @@ class Parity : public ::testing::TestWithParam<std::tuple<ParityCase, std::strin
 TEST_P(Parity, MatchesCpuRef) {
   const auto& [c, entry] = GetParam();
   if (c.needs_shared_data && !std::filesystem::is_directory(test::shared_data_dir()))
-    GTEST_SKIP() << "shared data folder " << test::shared_data_dir() << " is missing: real-data parity NOT run";
+    GTEST_SKIP() << "shared data folder " << test::shared_data_dir()
+                 << " is missing: real-data parity NOT run";
   std::string why;
   const std::string backend = select_backend(entry, &why);
   if (backend.empty()) GTEST_SKIP() << why;
@@ -360,19 +426,22 @@ TEST_P(Parity, MatchesCpuRef) {
   const Series s = c.series();
   const HistoryView h = HistoryView::of(s);
   const SweepRequest req = request_of(c, h);
-  SCOPED_TRACE(c.name + ": " + std::to_string(h.size()) + " bars, window end=" + std::to_string(req.window.end) +
-               " W=" + std::to_string(req.window.bars) + " warmup=" + std::to_string(req.window.warmup) +
-               ", grid of " + std::to_string(c.spec.grid.size()) + " combos, backend " + backend);
+  SCOPED_TRACE(c.name + ": " + std::to_string(h.size()) + " bars, window end=" +
+               std::to_string(req.window.end) + " W=" + std::to_string(req.window.bars) +
+               " warmup=" + std::to_string(req.window.warmup) + ", grid of " +
+               std::to_string(c.spec.grid.size()) + " combos, backend " + backend);
 
   const SweepResult want = ref->sweep(req);
   const SweepResult got = be->sweep(req);
   EXPECT_EQ(want.evaluated + want.skipped, c.spec.grid.size());
   // One line of what was compared, so a log shows the case was not vacuous.
-  std::printf("[ parity   ] %s vs cpu_ref: %s: evaluated=%llu skipped=%llu ranked=%llu", entry.c_str(),
-              c.name.c_str(), static_cast<unsigned long long>(want.evaluated),
-              static_cast<unsigned long long>(want.skipped), static_cast<unsigned long long>(want.ranked));
+  std::printf("[ parity   ] %s vs cpu_ref: %s: evaluated=%llu skipped=%llu ranked=%llu",
+              entry.c_str(), c.name.c_str(), static_cast<unsigned long long>(want.evaluated),
+              static_cast<unsigned long long>(want.skipped),
+              static_cast<unsigned long long>(want.ranked));
   if (!want.top.empty())
-    std::printf(" best id=%llu trades=%lld objective=%.6g", static_cast<unsigned long long>(want.top[0].combo.id),
+    std::printf(" best id=%llu trades=%lld objective=%.6g",
+                static_cast<unsigned long long>(want.top[0].combo.id),
                 static_cast<long long>(want.top[0].metrics.trades), want.top[0].objective);
   std::printf(" (cpu_ref %.3fs, %s %.3fs)\n", want.seconds, backend.c_str(), got.seconds);
   expect_sweeps_match(got, want);
@@ -406,8 +475,9 @@ TEST_P(Parity, MatchesCpuRef) {
   }
   // Spike cases must really take some equity through zero (the sequential path of §6).
   if (c.name.find("spike") != std::string::npos) {
-    EXPECT_TRUE(std::any_of(mw.begin(), mw.end(), [](const Metrics& m) { return m.max_drawdown > 1 && m.cagr == -1; }))
-        << "no sampled combo's equity went through zero";
+    EXPECT_TRUE(std::any_of(mw.begin(), mw.end(), [](const Metrics& m) {
+      return m.max_drawdown > 1 && m.cagr == -1;
+    })) << "no sampled combo's equity went through zero";
   }
   // The case means something: combos trade unless prices never move.
   if (c.name.rfind("constant_prices", 0) != 0) {
@@ -440,7 +510,8 @@ ParityCase random_case(uint64_t seed) {
   auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
   auto periods = [&](int lo, int hi, size_t count) {
     std::vector<int> v;
-    for (size_t i = 0; i < count; ++i) v.push_back(lo + static_cast<int>(rng() % static_cast<uint64_t>(hi - lo + 1)));
+    for (size_t i = 0; i < count; ++i)
+      v.push_back(lo + static_cast<int>(rng() % static_cast<uint64_t>(hi - lo + 1)));
     std::sort(v.begin(), v.end());
     v.erase(std::unique(v.begin(), v.end()), v.end());
     return v;
@@ -460,14 +531,18 @@ ParityCase random_case(uint64_t seed) {
       if (pick(2)) mas.push_back(m);
     if (mas.empty()) mas.push_back(kAllMa[pick(4)]);
     g = ma_grid(mas, pick(2) ? kBothSides : std::vector<Side>{Side::long_short},
-                pick(2) ? kBothEntries : std::vector<Entry>{Entry::cross}, periods(1, max_p, 1 + pick(3)),
-                periods(1, max_p, 1 + pick(3)));
+                pick(2) ? kBothEntries : std::vector<Entry>{Entry::cross},
+                periods(1, max_p, 1 + pick(3)), periods(1, max_p, 1 + pick(3)));
   } else {
     g = channel_grid(pick(2) ? kBothSources : std::vector<Source>{Source::high_low},
-                     pick(2) ? kBothSides : std::vector<Side>{Side::long_only}, periods(1, max_p, 1 + pick(3)));
+                     pick(2) ? kBothSides : std::vector<Side>{Side::long_only},
+                     periods(1, max_p, 1 + pick(3)));
   }
-  if (pick(3) == 0) g = with_vol(g, periods(1, max_p, 1 + pick(2)), periods(1, max_p, 1 + pick(2)), {0.5 + 0.25 * static_cast<double>(pick(4))});
-  c.spec = spec_of(g, pick(2) ? Fill::close : Fill::next_open, static_cast<double>(pick(4)), static_cast<double>(pick(2)));
+  if (pick(3) == 0)
+    g = with_vol(g, periods(1, max_p, 1 + pick(2)), periods(1, max_p, 1 + pick(2)),
+                 {0.5 + 0.25 * static_cast<double>(pick(4))});
+  c.spec = spec_of(g, pick(2) ? Fill::close : Fill::next_open, static_cast<double>(pick(4)),
+                   static_cast<double>(pick(2)));
   c.warmup = pick(static_cast<size_t>(g.max_period()) + 1);
   if (c.warmup + 2 > n) c.warmup = n - 2;
   c.end = n - pick(std::min<size_t>(n - c.warmup - 1, 50));  // T - 1 - warmup >= 1
@@ -475,8 +550,9 @@ ParityCase random_case(uint64_t seed) {
   c.rank.min_trades = static_cast<int64_t>(pick(3));
   c.rank.max_drawdown = pick(2) ? 1.0 : 0.5;
   c.rank.top = 1 + pick(12);
-  c.rank.objective = std::array<Objective, 6>{Objective::sharpe, Objective::sortino, Objective::calmar,
-                                              Objective::total_return, Objective::cagr, Objective::profit_factor}[pick(6)];
+  c.rank.objective = std::array<Objective, 6>{Objective::sharpe, Objective::sortino,
+                                              Objective::calmar, Objective::total_return,
+                                              Objective::cagr,   Objective::profit_factor}[pick(6)];
   return c;
 }
 
@@ -493,15 +569,18 @@ TEST_P(ParityRandomShapes, MatchCpuRef) {
   }
   auto ref = make_backend("cpu_ref");
   constexpr uint64_t kBaseSeed = 9000;
-  const uint64_t cases = std::getenv("WFOD_PARITY_RANDOM_CASES") ? std::strtoull(std::getenv("WFOD_PARITY_RANDOM_CASES"), nullptr, 10) : 60;
+  const uint64_t cases = std::getenv("WFOD_PARITY_RANDOM_CASES")
+                             ? std::strtoull(std::getenv("WFOD_PARITY_RANDOM_CASES"), nullptr, 10)
+                             : 60;
   for (uint64_t i = 0; i < cases; ++i) {
     const ParityCase c = random_case(kBaseSeed + i);
     const Series s = c.series();
     const HistoryView h = HistoryView::of(s);
     const SweepRequest req = request_of(c, h);
-    SCOPED_TRACE("seed=" + std::to_string(kBaseSeed + i) + " bars=" + std::to_string(h.size()) + " end=" +
-                 std::to_string(req.window.end) + " W=" + std::to_string(req.window.bars) + " warmup=" +
-                 std::to_string(req.window.warmup) + " combos=" + std::to_string(c.spec.grid.size()));
+    SCOPED_TRACE("seed=" + std::to_string(kBaseSeed + i) + " bars=" + std::to_string(h.size()) +
+                 " end=" + std::to_string(req.window.end) + " W=" +
+                 std::to_string(req.window.bars) + " warmup=" + std::to_string(req.window.warmup) +
+                 " combos=" + std::to_string(c.spec.grid.size()));
     expect_sweeps_match(be->sweep(req), ref->sweep(req));
     std::vector<uint64_t> ids;
     for (uint64_t id = 0; id < c.spec.grid.size(); ++id)
@@ -543,8 +622,9 @@ TEST(ParityThreads, CpuAnyThreadCountMatchesCpuRef) {
   int run = 0;
   for (const ParityCase& c : synthetic_cases()) {
     // A big filtered grid, a tiny grid (more threads than combos), W = 1, the 3-bar history.
-    if (c.name != "ma_vol_filter_close" && c.name != "channel_close_source" && c.name != "w1_channel" &&
-        c.name != "three_bars" && c.name != "all_ma_w4999" && c.name != "long_window_chunked_channel_vol" &&
+    if (c.name != "ma_vol_filter_close" && c.name != "channel_close_source" &&
+        c.name != "w1_channel" && c.name != "three_bars" && c.name != "all_ma_w4999" &&
+        c.name != "long_window_chunked_channel_vol" &&
         c.name != "long_window_chunked_ma_cross_spike")
       continue;
     ++run;
@@ -566,7 +646,8 @@ class WalkParity : public ::testing::TestWithParam<std::tuple<std::string, std::
 TEST_P(WalkParity, FoldWinnersAndOosMatchCpuRef) {
   const auto& [file, entry] = GetParam();
   const std::string path = test::shared_data_dir() + "/" + file;
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is missing: walk-forward parity NOT run";
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << path << " is missing: walk-forward parity NOT run";
   std::string why;
   const std::string backend = select_backend(entry, &why);
   if (backend.empty()) GTEST_SKIP() << why;
@@ -578,11 +659,13 @@ TEST_P(WalkParity, FoldWinnersAndOosMatchCpuRef) {
   auto ref = make_backend("cpu_ref");
   const Series s = test::load_csv(path);
   const HistoryView h = HistoryView::of(s);
-  const StrategySpec spec = spec_of(ma_grid(kAllMa, kBothSides, {Entry::state}, {5, 10, 20}, {20, 50}), Fill::next_open, 2, 1);
+  const StrategySpec spec = spec_of(
+      ma_grid(kAllMa, kBothSides, {Entry::state}, {5, 10, 20}, {20, 50}), Fill::next_open, 2, 1);
   RankSpec rank;
   rank.min_trades = 3;
   for (WalkMode mode : {WalkMode::rolling, WalkMode::anchored}) {
-    const WalkSpec walk{s.size() > 4000 ? 1000u : 500u, s.size() > 4000 ? 250u : 125u, mode, default_warmup(spec.grid)};
+    const WalkSpec walk{s.size() > 4000 ? 1000u : 500u, s.size() > 4000 ? 250u : 125u, mode,
+                        default_warmup(spec.grid)};
     SCOPED_TRACE(file + " backend=" + backend + " mode=" + std::string(to_string(mode)));
     const WalkResult want = walk_forward(*ref, h, spec, rank, walk, Precision::exact, 1);
     const WalkResult got = walk_forward(*be, h, spec, rank, walk, Precision::exact, 2);
@@ -608,12 +691,14 @@ TEST_P(WalkParity, FoldWinnersAndOosMatchCpuRef) {
     EXPECT_TRUE(test::near("wfe", got.wfe, want.wfe, kRel, kAbs));
     ASSERT_EQ(got.oos_returns.size(), want.oos_returns.size());
     for (size_t i = 0; i < want.oos_returns.size(); ++i)
-      ASSERT_TRUE(test::near("oos_returns[" + std::to_string(i) + "]", got.oos_returns[i], want.oos_returns[i], kRel, kAbs));
+      ASSERT_TRUE(test::near("oos_returns[" + std::to_string(i) + "]", got.oos_returns[i],
+                             want.oos_returns[i], kRel, kAbs));
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(RealData, WalkParity,
-                         ::testing::Combine(::testing::Values("goog_d1_2004-2013.csv", "eurusd_h1_2017-2018.csv"),
+                         ::testing::Combine(::testing::Values("goog_d1_2004-2013.csv",
+                                                              "eurusd_h1_2017-2018.csv"),
                                             ::testing::ValuesIn(backends_under_test())),
                          [](const auto& tp) {
                            return test::sanitize_name(std::get<0>(tp.param)) + "__" +

@@ -43,17 +43,22 @@ struct IntField {
   const char* name;
   int64_t Metrics::*member;
 };
-inline constexpr RealField kRealFields[] = {
-    {"total_return", &Metrics::total_return}, {"cagr", &Metrics::cagr},
-    {"sharpe", &Metrics::sharpe},             {"sortino", &Metrics::sortino},
-    {"max_drawdown", &Metrics::max_drawdown}, {"calmar", &Metrics::calmar},
-    {"win_rate", &Metrics::win_rate},         {"profit_factor", &Metrics::profit_factor},
-    {"exposure", &Metrics::exposure}};
-inline constexpr IntField kIntFields[] = {
-    {"trades", &Metrics::trades},         {"wins", &Metrics::wins},
-    {"long_bars", &Metrics::long_bars},   {"short_bars", &Metrics::short_bars},
-    {"flat_bars", &Metrics::flat_bars},   {"changes", &Metrics::changes},
-    {"bars", &Metrics::bars}};
+inline constexpr RealField kRealFields[] = {{"total_return", &Metrics::total_return},
+                                            {"cagr", &Metrics::cagr},
+                                            {"sharpe", &Metrics::sharpe},
+                                            {"sortino", &Metrics::sortino},
+                                            {"max_drawdown", &Metrics::max_drawdown},
+                                            {"calmar", &Metrics::calmar},
+                                            {"win_rate", &Metrics::win_rate},
+                                            {"profit_factor", &Metrics::profit_factor},
+                                            {"exposure", &Metrics::exposure}};
+inline constexpr IntField kIntFields[] = {{"trades", &Metrics::trades},
+                                          {"wins", &Metrics::wins},
+                                          {"long_bars", &Metrics::long_bars},
+                                          {"short_bars", &Metrics::short_bars},
+                                          {"flat_bars", &Metrics::flat_bars},
+                                          {"changes", &Metrics::changes},
+                                          {"bars", &Metrics::bars}};
 
 // Integer metrics identical; real metrics within rel / abs. Returns the mismatches, one a line.
 inline std::string metrics_mismatch(const Metrics& got, const Metrics& want, double rel,

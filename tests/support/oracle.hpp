@@ -28,7 +28,8 @@ struct OnePass {
 
   int64_t trades() const { return static_cast<int64_t>(trade_returns.size()); }
   int64_t wins() const {
-    return std::count_if(trade_returns.begin(), trade_returns.end(), [](double r) { return r > 0; });
+    return std::count_if(trade_returns.begin(), trade_returns.end(),
+                         [](double r) { return r > 0; });
   }
   double win_sum() const {
     double w = 0;
@@ -159,7 +160,8 @@ inline std::vector<BarSegments> window_segments(const HistoryView& h, Fill fill,
   };
   std::vector<BarSegments> out;
   out.reserve(bars);
-  for (size_t t = end - bars; t < end; ++t) out.push_back(spec_segments(h, fill, cost, t, pos(t, 2), pos(t, 1)));
+  for (size_t t = end - bars; t < end; ++t)
+    out.push_back(spec_segments(h, fill, cost, t, pos(t, 2), pos(t, 1)));
   return out;
 }
 

@@ -62,13 +62,14 @@ std::vector<std::pair<StrategySpec, Combo>> combo_zoo(Fill fill, double cost_bps
 std::string describe(const Combo& c) {
   std::string s = std::string(to_string(c.family)) + " id=" + std::to_string(c.id);
   if (c.family == Family::ma_cross)
-    s += " " + std::string(to_string(c.ma)) + " fast=" + std::to_string(c.fast) + " slow=" + std::to_string(c.slow) +
-         " entry=" + std::string(to_string(c.entry));
+    s += " " + std::string(to_string(c.ma)) + " fast=" + std::to_string(c.fast) +
+         " slow=" + std::to_string(c.slow) + " entry=" + std::string(to_string(c.entry));
   else
     s += " n=" + std::to_string(c.n) + " source=" + std::string(to_string(c.source));
   s += " side=" + std::string(to_string(c.side));
   if (c.has_vol)
-    s += " vol=" + std::to_string(c.vol_short) + "/" + std::to_string(c.vol_long) + ">" + std::to_string(c.vol_threshold);
+    s += " vol=" + std::to_string(c.vol_short) + "/" + std::to_string(c.vol_long) + ">" +
+         std::to_string(c.vol_threshold);
   return s;
 }
 
@@ -88,7 +89,8 @@ TEST(Causality, PositionsOnAPrefixEqualTheFullHistorys) {
         const std::vector<int8_t> part = be->positions(h.prefix(len), spec, combo);
         ASSERT_EQ(part.size(), len);
         for (size_t t = 0; t < len; ++t)
-          ASSERT_EQ(int(part[t]), int(full[t])) << "prefix of " << len << " bars differs at t=" << t;
+          ASSERT_EQ(int(part[t]), int(full[t]))
+              << "prefix of " << len << " bars differs at t=" << t;
       }
     }
   }
@@ -102,9 +104,10 @@ TEST(Causality, WindowResultIgnoresLaterBars) {
   for (Fill fill : {Fill::close, Fill::next_open}) {
     for (const char* name : kBackends) {
       auto be = make_backend(name);
-      for (const Grid& g : {combo_zoo(fill, 0)[0].first.grid, combo_zoo(fill, 0).back().first.grid}) {
-        SCOPED_TRACE(std::string("backend=") + name + " family=" + std::string(to_string(g.family)) +
-                     " fill=" + std::string(to_string(fill)));
+      for (const Grid& g :
+           {combo_zoo(fill, 0)[0].first.grid, combo_zoo(fill, 0).back().first.grid}) {
+        SCOPED_TRACE(std::string("backend=") + name + " family=" +
+                     std::string(to_string(g.family)) + " fill=" + std::string(to_string(fill)));
         for (size_t end : {size_t{700}, size_t{1001}, size_t{1599}}) {
           SCOPED_TRACE("end=" + std::to_string(end));
           SweepRequest full;
@@ -125,7 +128,8 @@ TEST(Causality, WindowResultIgnoresLaterBars) {
           ASSERT_EQ(test::ids_of(a.top), test::ids_of(b.top));
           for (size_t i = 0; i < a.top.size(); ++i) {
             // Identical: the same bars, the same positions, the same segments.
-            EXPECT_TRUE(test::metrics_near(a.top[i].metrics, b.top[i].metrics, 0, 0)) << "rank " << i;
+            EXPECT_TRUE(test::metrics_near(a.top[i].metrics, b.top[i].metrics, 0, 0))
+                << "rank " << i;
             EXPECT_EQ(a.top[i].objective, b.top[i].objective);
           }
           std::vector<uint64_t> ids;
@@ -142,8 +146,8 @@ TEST(Causality, WindowResultIgnoresLaterBars) {
 
 // --- Window semantics: evaluate() is §6 over the §2/§3 segments of positions() -------------
 
-void expect_window_metrics_match_oracle(const Series& s, Fill fill, double cost_bps, size_t end, size_t bars,
-                                        size_t warmup, double bars_per_year) {
+void expect_window_metrics_match_oracle(const Series& s, Fill fill, double cost_bps, size_t end,
+                                        size_t bars, size_t warmup, double bars_per_year) {
   const HistoryView h = HistoryView::of(s);
   for (const char* name : kBackends) {
     auto be = make_backend(name);
@@ -257,14 +261,20 @@ std::vector<int8_t> spec_positions(const HistoryView& h, const Combo& c) {
     }
     if (open) {
       if (c.family == Family::channel_breakout) {
-        if (h.close[t] > a[t]) next = 1;
-        else if (h.close[t] < b[t]) next = down;
+        if (h.close[t] > a[t])
+          next = 1;
+        else if (h.close[t] < b[t])
+          next = down;
       } else if (c.entry == Entry::state) {
-        if (db_greater(a[t], b[t])) next = 1;
-        else if (db_greater(b[t], a[t])) next = down;
+        if (db_greater(a[t], b[t]))
+          next = 1;
+        else if (db_greater(b[t], a[t]))
+          next = down;
       } else if (t > 0 && !std::isnan(a[t - 1]) && !std::isnan(b[t - 1])) {
-        if (db_greater(b[t - 1], a[t - 1]) && db_greater(a[t], b[t])) next = 1;
-        else if (db_greater(a[t - 1], b[t - 1]) && db_greater(b[t], a[t])) next = down;
+        if (db_greater(b[t - 1], a[t - 1]) && db_greater(a[t], b[t]))
+          next = 1;
+        else if (db_greater(a[t - 1], b[t - 1]) && db_greater(b[t], a[t]))
+          next = down;
       }
     }
     p[t] = prev = next;
@@ -277,7 +287,8 @@ TEST(PositionsSpec, BothBackendsFollowSection5) {
   series.emplace_back("random", test::random_walk(2500, 606, 12, 0.015, 0.004));
   // Flat stretches: ties in every comparison, zero deviations in the filter.
   Series flat = test::random_walk(1500, 607, 300, 0.01, 0.002);
-  for (size_t t = 500; t < 700; ++t) flat.open[t] = flat.high[t] = flat.low[t] = flat.close[t] = flat.close[499];
+  for (size_t t = 500; t < 700; ++t)
+    flat.open[t] = flat.high[t] = flat.low[t] = flat.close[t] = flat.close[499];
   series.emplace_back("flat_stretch", flat);
   for (const char* f : {"goog_d1_2004-2013.csv", "unittestbtc_m1_2017-11.csv"}) {
     const std::string path = test::shared_data_dir() + "/" + f;
@@ -295,7 +306,8 @@ TEST(PositionsSpec, BothBackendsFollowSection5) {
         size_t changes = 0;
         for (size_t t = 0; t < want.size(); ++t) {
           changes += t > 0 && want[t] != want[t - 1];
-          ASSERT_EQ(int(got[t]), int(want[t])) << "first difference at t=" << t << " close=" << s.close[t];
+          ASSERT_EQ(int(got[t]), int(want[t]))
+              << "first difference at t=" << t << " close=" << s.close[t];
         }
         if (sname == "random") {
           EXPECT_GT(changes, 0u) << "the combo never trades: the check would be vacuous";

@@ -1,5 +1,7 @@
 // Parameter grids (SPEC §5): axis text parsing (exact decimal ranges), mixed-radix combo ids
 // against a brute-force nested loop, validity, and invalid combos counted as skipped by sweeps.
+#include "wfod/grid.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -8,7 +10,6 @@
 
 #include "support/series.hpp"
 #include "wfod/backend.hpp"
-#include "wfod/grid.hpp"
 
 namespace wfod {
 namespace {
@@ -21,7 +22,7 @@ TEST(ParseIntAxis, ScalarsListsRanges) {
   EXPECT_EQ(parse_int_axis("12"), (std::vector<int>{12}));
   EXPECT_EQ(parse_int_axis("1"), (std::vector<int>{1}));
   EXPECT_EQ(parse_int_axis("5,10,20"), (std::vector<int>{5, 10, 20}));
-  EXPECT_EQ(parse_int_axis("20,5,10"), (std::vector<int>{20, 5, 10}));  // order as given
+  EXPECT_EQ(parse_int_axis("20,5,10"), (std::vector<int>{20, 5, 10}));     // order as given
   EXPECT_EQ(parse_int_axis("5:20:5"), (std::vector<int>{5, 10, 15, 20}));  // inclusive
   EXPECT_EQ(parse_int_axis("5:21:5"), (std::vector<int>{5, 10, 15, 20}));  // stop not on the grid
   EXPECT_EQ(parse_int_axis("7:7:1"), (std::vector<int>{7}));
@@ -31,8 +32,8 @@ TEST(ParseIntAxis, ScalarsListsRanges) {
 }
 
 TEST(ParseIntAxis, Errors) {
-  for (const char* bad : {"", "5:20:0", "5:20:-5", "20:5:5", "20:5:-5", "abc", "5x", "x5", "5,,6", "5,", ",5",
-                          "1:2", "1:2:3:4", "1.5", "5:10:1.5", "::", "5:a:1"}) {
+  for (const char* bad : {"", "5:20:0", "5:20:-5", "20:5:5", "20:5:-5", "abc", "5x", "x5", "5,,6",
+                          "5,", ",5", "1:2", "1:2:3:4", "1.5", "5:10:1.5", "::", "5:a:1"}) {
     SCOPED_TRACE(std::string("text='") + bad + "'");
     EXPECT_THROW(parse_int_axis(bad), std::invalid_argument);
   }
@@ -41,13 +42,16 @@ TEST(ParseIntAxis, Errors) {
 TEST(ParseRealAxis, DecimalRangesAreExactInDecimal) {
   // SPEC §5: "0.6:1.2:0.2" is 0.6, 0.8, 1.0, 1.2: the doubles strtod gives for those decimals,
   // not 0.6 + k * 0.2 accumulated in binary (which gives 0.8000000000000002, ...).
-  const std::vector<double> want = {strtod_of("0.6"), strtod_of("0.8"), strtod_of("1.0"), strtod_of("1.2")};
+  const std::vector<double> want = {strtod_of("0.6"), strtod_of("0.8"), strtod_of("1.0"),
+                                    strtod_of("1.2")};
   EXPECT_EQ(parse_real_axis("0.6:1.2:0.2"), want);
   std::vector<double> tenths;
-  for (const char* s : {"0.0", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1.0"})
+  for (const char* s :
+       {"0.0", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1.0"})
     tenths.push_back(strtod_of(s));
   EXPECT_EQ(parse_real_axis("0:1:0.1"), tenths);
-  EXPECT_EQ(parse_real_axis("0.1:0.35:0.1"), (std::vector<double>{strtod_of("0.1"), strtod_of("0.2"), strtod_of("0.3")}));
+  EXPECT_EQ(parse_real_axis("0.1:0.35:0.1"),
+            (std::vector<double>{strtod_of("0.1"), strtod_of("0.2"), strtod_of("0.3")}));
   EXPECT_EQ(parse_real_axis("1:2:0.25"), (std::vector<double>{1.0, 1.25, 1.5, 1.75, 2.0}));
   EXPECT_EQ(parse_real_axis("-0.5:0.5:0.5"), (std::vector<double>{-0.5, 0.0, 0.5}));
   EXPECT_EQ(parse_real_axis("1.5:1.5:0.1"), (std::vector<double>{1.5}));
@@ -58,21 +62,24 @@ TEST(ParseRealAxis, DecimalRangesAreExactInDecimal) {
 TEST(ParseRealAxis, ScalarsAndLists) {
   EXPECT_EQ(parse_real_axis("1.5"), (std::vector<double>{1.5}));
   EXPECT_EQ(parse_real_axis("1"), (std::vector<double>{1.0}));
-  EXPECT_EQ(parse_real_axis("0.8,1,1.2"), (std::vector<double>{strtod_of("0.8"), 1.0, strtod_of("1.2")}));
+  EXPECT_EQ(parse_real_axis("0.8,1,1.2"),
+            (std::vector<double>{strtod_of("0.8"), 1.0, strtod_of("1.2")}));
   EXPECT_EQ(parse_real_axis("0.3"), (std::vector<double>{strtod_of("0.3")}));
 }
 
 TEST(ParseRealAxis, Errors) {
-  for (const char* bad : {"", "0.6:1.2:0", "0.6:1.2:-0.2", "1.2:0.6:0.2", "abc", "1.2x", "0.5,,1", "0.5,",
-                          "0.6:1.2", "0.6:1.2:0.2:1", "nan", "inf", ":", "1..2"}) {
+  for (const char* bad : {"", "0.6:1.2:0", "0.6:1.2:-0.2", "1.2:0.6:0.2", "abc", "1.2x", "0.5,,1",
+                          "0.5,", "0.6:1.2", "0.6:1.2:0.2:1", "nan", "inf", ":", "1..2"}) {
     SCOPED_TRACE(std::string("text='") + bad + "'");
     EXPECT_THROW(parse_real_axis(bad), std::invalid_argument);
   }
 }
 
 TEST(Enums, NamesRoundTripAndUnknownThrows) {
-  for (Family v : {Family::ma_cross, Family::channel_breakout}) EXPECT_EQ(parse_family(to_string(v)), v);
-  for (MaType v : {MaType::sma, MaType::ema, MaType::wma, MaType::hma}) EXPECT_EQ(parse_ma(to_string(v)), v);
+  for (Family v : {Family::ma_cross, Family::channel_breakout})
+    EXPECT_EQ(parse_family(to_string(v)), v);
+  for (MaType v : {MaType::sma, MaType::ema, MaType::wma, MaType::hma})
+    EXPECT_EQ(parse_ma(to_string(v)), v);
   for (Side v : {Side::long_short, Side::long_only}) EXPECT_EQ(parse_side(to_string(v)), v);
   for (Entry v : {Entry::state, Entry::cross}) EXPECT_EQ(parse_entry(to_string(v)), v);
   for (Source v : {Source::close, Source::high_low}) EXPECT_EQ(parse_source(to_string(v)), v);
@@ -177,7 +184,8 @@ std::vector<GridCase> grid_cases() {
     g.ma = {MaType::sma, MaType::hma};
     g.side = {Side::long_short, Side::long_only};
     g.entry = {Entry::state, Entry::cross};
-    cs.push_back({"ma_cross_all_axes", g, {{"fast", 3}, {"slow", 4}, {"ma", 2}, {"side", 2}, {"entry", 2}}});
+    cs.push_back(
+        {"ma_cross_all_axes", g, {{"fast", 3}, {"slow", 4}, {"ma", 2}, {"side", 2}, {"entry", 2}}});
   }
   {
     Grid g;  // size-1 axes between varying ones, and the filter's axes after the family's
@@ -190,9 +198,16 @@ std::vector<GridCase> grid_cases() {
     g.vol_short = {5, 10, 20};
     g.vol_long = {20};
     g.vol_threshold = {0.8, 1.0, 1.2};
-    cs.push_back({"ma_cross_size1_axes_vol", g,
-                  {{"fast", 1}, {"slow", 2}, {"ma", 1}, {"side", 1}, {"entry", 2}, {"vol_short", 3},
-                   {"vol_long", 1}, {"vol_threshold", 3}}});
+    cs.push_back({"ma_cross_size1_axes_vol",
+                  g,
+                  {{"fast", 1},
+                   {"slow", 2},
+                   {"ma", 1},
+                   {"side", 1},
+                   {"entry", 2},
+                   {"vol_short", 3},
+                   {"vol_long", 1},
+                   {"vol_threshold", 3}}});
   }
   {
     Grid g;
@@ -203,8 +218,14 @@ std::vector<GridCase> grid_cases() {
     g.vol_short = {10};
     g.vol_long = {10, 50};
     g.vol_threshold = {1.0, 1.5};
-    cs.push_back({"channel_vol", g,
-                  {{"n", 3}, {"source", 2}, {"side", 2}, {"vol_short", 1}, {"vol_long", 2}, {"vol_threshold", 2}}});
+    cs.push_back({"channel_vol",
+                  g,
+                  {{"n", 3},
+                   {"source", 2},
+                   {"side", 2},
+                   {"vol_short", 1},
+                   {"vol_long", 2},
+                   {"vol_threshold", 2}}});
   }
   {
     Grid g;
@@ -330,7 +351,8 @@ TEST(Grid, SweepCountsInvalidCombosAsSkipped) {
       EXPECT_EQ(r.skipped, c.grid.size() - valid);
       EXPECT_EQ(r.ranked, valid);  // no constraint can fail here
       EXPECT_EQ(r.top.size(), valid);
-      for (const Ranked& k : r.top) EXPECT_TRUE(brute_valid(c.grid.decode(k.combo.id))) << "ranked invalid id " << k.combo.id;
+      for (const Ranked& k : r.top)
+        EXPECT_TRUE(brute_valid(c.grid.decode(k.combo.id))) << "ranked invalid id " << k.combo.id;
       for (uint64_t id = 0; id < c.grid.size(); ++id) {
         const uint64_t one[] = {id};
         if (!brute_valid(c.grid.decode(id))) {

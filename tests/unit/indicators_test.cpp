@@ -1,6 +1,8 @@
 // Indicators (SPEC §4) against brute-force definitions in long double: every defined value
 // within 1e-13 relative, NaN exactly where undefined, and causality (a prefix's values are the
 // full series' values, bit for bit) on seeded random and real series.
+#include "wfod/indicators.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,7 +18,6 @@
 #include <vector>
 
 #include "support/series.hpp"
-#include "wfod/indicators.hpp"
 
 namespace wfod {
 namespace {
@@ -46,7 +47,8 @@ std::vector<LD> ref_wma_of(std::span<const T> x, size_t first_defined_input, int
   const LD denom = static_cast<LD>(n) * (n + 1) / 2;
   for (size_t t = first_defined_input + static_cast<size_t>(n) - 1; t < x.size(); ++t) {
     LD s = 0;
-    for (int k = 1; k <= n; ++k) s += static_cast<LD>(k) * static_cast<LD>(x[t - static_cast<size_t>(n - k)]);
+    for (int k = 1; k <= n; ++k)
+      s += static_cast<LD>(k) * static_cast<LD>(x[t - static_cast<size_t>(n - k)]);
     out[t] = s / denom;
   }
   return out;
@@ -164,9 +166,11 @@ LD window_mean_abs(std::span<const double> x, size_t t, int n) {
 
 // Checks one indicator output against its reference; reports the first few failures.
 ::testing::AssertionResult matches_reference(const Indicator& ind, std::span<const double> x, int n,
-                                             const std::vector<double>& got, const std::vector<LD>& want) {
+                                             const std::vector<double>& got,
+                                             const std::vector<LD>& want) {
   if (got.size() != x.size())
-    return ::testing::AssertionFailure() << ind.name << "(" << n << "): size " << got.size() << ", want " << x.size();
+    return ::testing::AssertionFailure()
+           << ind.name << "(" << n << "): size " << got.size() << ", want " << x.size();
   const size_t first = first_defined(ind.kind, n);
   const bool exact = ind.kind == IndicatorKind::hh || ind.kind == IndicatorKind::ll;
   size_t bad = 0;
@@ -177,7 +181,9 @@ LD window_mean_abs(std::span<const double> x, size_t t, int n) {
     const bool defined = t >= first;
     if (!defined) {
       if (!std::isnan(got[t])) {
-        if (bad++ < 5) os << "\n  t=" << t << ": got " << got[t] << ", want NaN (undefined before t=" << first << ")";
+        if (bad++ < 5)
+          os << "\n  t=" << t << ": got " << got[t] << ", want NaN (undefined before t=" << first
+             << ")";
       }
       continue;
     }
@@ -188,15 +194,18 @@ LD window_mean_abs(std::span<const double> x, size_t t, int n) {
     const LD err = std::fabs(static_cast<LD>(got[t]) - want[t]);
     LD tol = exact ? 0 : 1e-13L * std::fabs(want[t]);
     if (ind.kind == IndicatorKind::std) tol = std::max(tol, 1e-13L * window_mean_abs(x, t, n));
-    const double rel = want[t] != 0 ? static_cast<double>(err / std::fabs(want[t])) : static_cast<double>(err);
+    const double rel =
+        want[t] != 0 ? static_cast<double>(err / std::fabs(want[t])) : static_cast<double>(err);
     if (err > tol) {
       worst = std::max(worst, rel);
-      if (bad++ < 5) os << "\n  t=" << t << ": got " << got[t] << ", want " << want[t] << " (rel " << rel << ")";
+      if (bad++ < 5)
+        os << "\n  t=" << t << ": got " << got[t] << ", want " << want[t] << " (rel " << rel << ")";
     }
   }
   if (bad == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << ind.name << "(" << n << "): " << bad << " of " << x.size()
-                                       << " bars wrong, worst failing rel error " << worst << os.str();
+  return ::testing::AssertionFailure()
+         << ind.name << "(" << n << "): " << bad << " of " << x.size()
+         << " bars wrong, worst failing rel error " << worst << os.str();
 }
 
 // --- Series under test ---------------------------------------------------------------------
@@ -242,16 +251,16 @@ std::vector<SeriesCase> series_cases() {
                   return c;
                 }});
   const std::string dir = test::shared_data_dir() + "/";
-  for (auto [file, max_bars] : std::vector<std::pair<std::string, size_t>>{
-           {"goog_d1_2004-2013.csv", SIZE_MAX},
-           {"nvda_d1_1999-2014.csv", SIZE_MAX},
-           {"eurusd_h1_2017-2018.csv", SIZE_MAX},
-           {"unittestbtc_m1_2017-11.csv", SIZE_MAX},
-           {"estx50fut_m1_2006-01-02.csv", 12000},
-           {"btcperp_ftx_m1_2022-01.csv", 20000}}) {
-    cs.push_back({"real_" + test::sanitize_name(file.substr(0, file.size() - 4)), [path = dir + file, max_bars] {
-                    return closes_of(test::load_csv(path), max_bars);
-                  }});
+  for (auto [file, max_bars] :
+       std::vector<std::pair<std::string, size_t>>{{"goog_d1_2004-2013.csv", SIZE_MAX},
+                                                   {"nvda_d1_1999-2014.csv", SIZE_MAX},
+                                                   {"eurusd_h1_2017-2018.csv", SIZE_MAX},
+                                                   {"unittestbtc_m1_2017-11.csv", SIZE_MAX},
+                                                   {"estx50fut_m1_2006-01-02.csv", 12000},
+                                                   {"btcperp_ftx_m1_2022-01.csv", 20000}}) {
+    cs.push_back(
+        {"real_" + test::sanitize_name(file.substr(0, file.size() - 4)),
+         [path = dir + file, max_bars] { return closes_of(test::load_csv(path), max_bars); }});
   }
   return cs;
 }
@@ -300,8 +309,8 @@ TEST(Indicators, ShortAndEmptyInputs) {
 
 TEST(Indicators, PeriodOneIdentities) {
   const std::vector<double> x = test::random_walk(600, 5, 3.3).close;
-  const auto s = sma(x, 1), e = ema(x, 1), w = wma(x, 1), sd = stdev(x, 1), hh = rolling_max_prev(x, 1),
-             ll = rolling_min_prev(x, 1), h = hma(x, 1);
+  const auto s = sma(x, 1), e = ema(x, 1), w = wma(x, 1), sd = stdev(x, 1),
+             hh = rolling_max_prev(x, 1), ll = rolling_min_prev(x, 1), h = hma(x, 1);
   for (size_t t = 0; t < x.size(); ++t) {
     SCOPED_TRACE("t=" + std::to_string(t));
     EXPECT_EQ(s[t], x[t]);
@@ -359,11 +368,14 @@ TEST(Indicators, DispatchMatchesDirectCalls) {
     EXPECT_TRUE(same(compute_indicator(IndicatorKind::std, n, h), stdev(s.close, n)));
     EXPECT_TRUE(same(compute_indicator(IndicatorKind::hh, n, h), rolling_max_prev(s.close, n)));
     EXPECT_TRUE(same(compute_indicator(IndicatorKind::ll, n, h), rolling_min_prev(s.close, n)));
-    EXPECT_TRUE(same(compute_indicator(IndicatorKind::hh, n, h, Source::high_low), rolling_max_prev(s.high, n)));
-    EXPECT_TRUE(same(compute_indicator(IndicatorKind::ll, n, h, Source::high_low), rolling_min_prev(s.low, n)));
+    EXPECT_TRUE(same(compute_indicator(IndicatorKind::hh, n, h, Source::high_low),
+                     rolling_max_prev(s.high, n)));
+    EXPECT_TRUE(same(compute_indicator(IndicatorKind::ll, n, h, Source::high_low),
+                     rolling_min_prev(s.low, n)));
   }
-  for (IndicatorKind k : {IndicatorKind::sma, IndicatorKind::ema, IndicatorKind::wma, IndicatorKind::hma,
-                          IndicatorKind::std, IndicatorKind::hh, IndicatorKind::ll}) {
+  for (IndicatorKind k :
+       {IndicatorKind::sma, IndicatorKind::ema, IndicatorKind::wma, IndicatorKind::hma,
+        IndicatorKind::std, IndicatorKind::hh, IndicatorKind::ll}) {
     EXPECT_EQ(parse_indicator(to_string(k)), k);
   }
   EXPECT_THROW(parse_indicator("macd"), std::invalid_argument);
@@ -382,7 +394,9 @@ TEST(Indicators, DeadBandComparison) {
 
 // --- Causality ---------------------------------------------------------------------------------
 
-bool bitwise_equal(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0 || (std::isnan(a) && std::isnan(b)); }
+bool bitwise_equal(double a, double b) {
+  return std::memcmp(&a, &b, sizeof a) == 0 || (std::isnan(a) && std::isnan(b));
+}
 
 TEST(Indicators, PrefixValuesEqualFullSeriesValues) {
   std::vector<std::pair<std::string, std::vector<double>>> series;
@@ -395,8 +409,8 @@ TEST(Indicators, PrefixValuesEqualFullSeriesValues) {
     std::mt19937_64 rng(seed);
     for (int n : kPeriods) {
       const size_t un = static_cast<size_t>(n);
-      std::vector<size_t> lengths = {1, 2, un - 1, un, un + 1, un + 7,
-                                     255, 256, 257, 258, 511, 512, 513, 1000, 1001, 1025, x.size() - 1};
+      std::vector<size_t> lengths = {1,   2,   un - 1, un,  un + 1, un + 7, 255,  256,         257,
+                                     258, 511, 512,    513, 1000,   1001,   1025, x.size() - 1};
       for (int k = 0; k < 6; ++k) lengths.push_back(1 + rng() % x.size());
       for (const Indicator& ind : kIndicators) {
         const std::vector<double> full = ind.fn(x, n);
@@ -406,8 +420,8 @@ TEST(Indicators, PrefixValuesEqualFullSeriesValues) {
           ASSERT_EQ(part.size(), len);
           for (size_t t = 0; t < len; ++t) {
             ASSERT_TRUE(bitwise_equal(part[t], full[t]))
-                << ind.name << "(" << n << ") on the first " << len << " bars: t=" << t << " gives " << part[t]
-                << ", the full series " << full[t];
+                << ind.name << "(" << n << ") on the first " << len << " bars: t=" << t << " gives "
+                << part[t] << ", the full series " << full[t];
           }
         }
       }

@@ -1,6 +1,8 @@
 // Ranking (SPEC §7): objective order with ties by lower id, TopK merge determinism whatever
 // the offer order or thread split, constraints, and sweeps' top-K against a brute-force
 // ranking of evaluate() over every combo.
+#include "wfod/ranking.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 #include "support/compare.hpp"
 #include "support/series.hpp"
 #include "wfod/backend.hpp"
-#include "wfod/ranking.hpp"
 
 namespace wfod {
 namespace {
@@ -98,7 +99,8 @@ TEST(TopK, MergeIsDeterministicForAnyThreadSplit) {
     const int distinct = 1 + static_cast<int>(rng() % 20);  // few values: many ties
     std::vector<Ranked> all;
     for (uint64_t id = 0; id < n; ++id)
-      all.push_back(candidate(id * 3 + rng() % 3, static_cast<double>(static_cast<int>(rng() % distinct)) * 0.25 - 1));
+      all.push_back(candidate(id * 3 + rng() % 3,
+                              static_cast<double>(static_cast<int>(rng() % distinct)) * 0.25 - 1));
     const std::vector<uint64_t> want = brute_top(all, k);
     std::shuffle(all.begin(), all.end(), rng);
     // Random split over "threads", each offering its share in its own order.
@@ -150,9 +152,9 @@ TEST(Constraints, DefaultsAndBoundaries) {
   EXPECT_FALSE(def.min_exposure.has_value());
   EXPECT_EQ(def.top, 10u);
   EXPECT_EQ(def.objective, Objective::sharpe);
-  EXPECT_FALSE(passes_constraints(metrics_with(0, 0.1, 0.5), def));  // no trade
-  EXPECT_TRUE(passes_constraints(metrics_with(1, 0.1, 0.0), def));   // no exposure floor
-  EXPECT_TRUE(passes_constraints(metrics_with(1, 1.0, 0.5), def));   // dd == max passes
+  EXPECT_FALSE(passes_constraints(metrics_with(0, 0.1, 0.5), def));        // no trade
+  EXPECT_TRUE(passes_constraints(metrics_with(1, 0.1, 0.0), def));         // no exposure floor
+  EXPECT_TRUE(passes_constraints(metrics_with(1, 1.0, 0.5), def));         // dd == max passes
   EXPECT_FALSE(passes_constraints(metrics_with(1, 1.0000001, 0.5), def));  // equity went <= 0
 
   RankSpec r;
@@ -181,8 +183,8 @@ TEST(Objectives, ValueAndNames) {
   EXPECT_EQ(objective_value(m, Objective::total_return), 0.25);
   EXPECT_EQ(objective_value(m, Objective::cagr), 0.125);
   EXPECT_EQ(objective_value(m, Objective::profit_factor), 1.75);
-  for (Objective o : {Objective::sharpe, Objective::sortino, Objective::calmar, Objective::total_return,
-                      Objective::cagr, Objective::profit_factor})
+  for (Objective o : {Objective::sharpe, Objective::sortino, Objective::calmar,
+                      Objective::total_return, Objective::cagr, Objective::profit_factor})
     EXPECT_EQ(parse_objective(to_string(o)), o);
   EXPECT_EQ(to_string(Objective::total_return), "total_return");
   EXPECT_THROW(parse_objective("omega"), std::invalid_argument);
@@ -209,8 +211,8 @@ TEST(SweepRanking, TopKIsBruteForceRankingOfEvaluate) {
     if (g.decode(id).valid()) valid_ids.push_back(id);
   for (const char* name : {"cpu_ref", "cpu"}) {
     auto be = make_backend(name);
-    for (Objective obj : {Objective::sharpe, Objective::sortino, Objective::calmar, Objective::total_return,
-                          Objective::cagr, Objective::profit_factor}) {
+    for (Objective obj : {Objective::sharpe, Objective::sortino, Objective::calmar,
+                          Objective::total_return, Objective::cagr, Objective::profit_factor}) {
       for (int constrained = 0; constrained < 2; ++constrained) {
         SCOPED_TRACE(std::string("backend=") + name + " objective=" + std::string(to_string(obj)) +
                      (constrained ? " constrained" : " defaults"));
@@ -235,7 +237,8 @@ TEST(SweepRanking, TopKIsBruteForceRankingOfEvaluate) {
         const std::vector<Metrics> mr = be->evaluate(req, reversed);
         ASSERT_EQ(mr.size(), reversed.size());
         for (size_t i = 0; i < reversed.size(); ++i)
-          ASSERT_TRUE(test::metrics_near(mr[i], ms[ms.size() - 1 - i], 0, 0)) << "id " << reversed[i];
+          ASSERT_TRUE(test::metrics_near(mr[i], ms[ms.size() - 1 - i], 0, 0))
+              << "id " << reversed[i];
         std::vector<Ranked> passing;
         for (size_t i = 0; i < valid_ids.size(); ++i) {
           if (!passes_constraints(ms[i], req.rank)) continue;
@@ -249,12 +252,14 @@ TEST(SweepRanking, TopKIsBruteForceRankingOfEvaluate) {
         EXPECT_EQ(r.skipped, g.size() - valid_ids.size());
         EXPECT_EQ(r.ranked, passing.size());
         if (constrained) {
-          EXPECT_LT(passing.size(), valid_ids.size()) << "the constraints should bite on this series";
+          EXPECT_LT(passing.size(), valid_ids.size())
+              << "the constraints should bite on this series";
         }
         EXPECT_EQ(test::ids_of(r.top), brute_top(passing, req.rank.top));
         for (const Ranked& k : r.top) {
           SCOPED_TRACE("id=" + std::to_string(k.combo.id));
-          const size_t at = static_cast<size_t>(std::find(valid_ids.begin(), valid_ids.end(), k.combo.id) - valid_ids.begin());
+          const size_t at = static_cast<size_t>(
+              std::find(valid_ids.begin(), valid_ids.end(), k.combo.id) - valid_ids.begin());
           ASSERT_LT(at, valid_ids.size());
           EXPECT_TRUE(test::metrics_near(k.metrics, ms[at]));
           EXPECT_EQ(k.objective, objective_value(k.metrics, obj));
@@ -284,7 +289,8 @@ TEST(SweepRanking, ConstantPricesTieEverywhereLowerIdWins) {
       if (g.decode(id).valid()) lowest.push_back(id);
     for (const char* name : {"cpu_ref", "cpu"}) {
       for (Objective obj : {Objective::sharpe, Objective::total_return, Objective::profit_factor}) {
-        SCOPED_TRACE(std::string("backend=") + name + " family=" + std::string(to_string(g.family)) +
+        SCOPED_TRACE(std::string("backend=") + name +
+                     " family=" + std::string(to_string(g.family)) +
                      " objective=" + std::string(to_string(obj)));
         auto be = make_backend(name);
         SweepRequest req;

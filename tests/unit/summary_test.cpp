@@ -1,6 +1,8 @@
 // Summary / combine / SummaryBuilder / finalize (SPEC §6) against a one-pass oracle: the
 // boundary-stitching cases written by hand, then seeded random windows cut into random chunks
 // and joined left to right and in random tree orders (associativity).
+#include "wfod/summary.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,7 +19,6 @@
 #include "support/oracle.hpp"
 #include "support/series.hpp"
 #include "wfod/segments.hpp"
-#include "wfod/summary.hpp"
 
 namespace wfod {
 namespace {
@@ -47,7 +48,8 @@ Summary combine_left(const std::vector<Summary>& parts) {
 }
 
 // Joins parts[lo, hi) by a random binary tree: same order, different association.
-Summary combine_tree(const std::vector<Summary>& parts, size_t lo, size_t hi, std::mt19937_64& rng) {
+Summary combine_tree(const std::vector<Summary>& parts, size_t lo, size_t hi,
+                     std::mt19937_64& rng) {
   if (hi == lo) return Summary{};
   if (hi - lo == 1) return parts[lo];
   const size_t mid = std::uniform_int_distribution<size_t>(lo + 1, hi - 1)(rng);
@@ -58,7 +60,9 @@ Summary combine_tree(const std::vector<Summary>& parts, size_t lo, size_t hi, st
 ::testing::AssertionResult summaries_identical(const Summary& a, const Summary& b) {
   std::string diff;
   auto chk = [&](const char* name, auto x, auto y) {
-    if (!(x == y)) diff += std::string(" ") + name + ": " + std::to_string(x) + " vs " + std::to_string(y) + "\n";
+    if (!(x == y))
+      diff +=
+          std::string(" ") + name + ": " + std::to_string(x) + " vs " + std::to_string(y) + "\n";
   };
   chk("bars", a.bars, b.bars);
   chk("sum", a.sum, b.sum);
@@ -173,7 +177,8 @@ void expect_finalize(const Summary& s, const OnePass& o, double bars_per_year) {
   // Plain ratios: 1e-9 relative. cagr raises the growth to A/n, which multiplies its relative
   // rounding by A/n; calmar further divides by a drawdown whose absolute rounding is ~1e-13.
   const double amp = std::max(1.0, bars_per_year / static_cast<double>(std::max<int64_t>(o.n, 1)));
-  for (const char* name : {"total_return", "sharpe", "sortino", "win_rate", "profit_factor", "exposure"}) {
+  for (const char* name :
+       {"total_return", "sharpe", "sortino", "win_rate", "profit_factor", "exposure"}) {
     for (const test::RealField& f : test::kRealFields) {
       if (std::string(f.name) == name) {
         EXPECT_TRUE(near(name, got.*f.member, want.*f.member, 1e-9, 1e-12));
@@ -184,8 +189,8 @@ void expect_finalize(const Summary& s, const OnePass& o, double bars_per_year) {
   const double cagr_abs = 1e-13 * amp * (1 + std::fabs(want.cagr)) + 1e-12;
   EXPECT_TRUE(near("cagr", got.cagr, want.cagr, 1e-9, cagr_abs));
   if (want.max_drawdown > 0) {
-    const double calmar_abs = cagr_abs / want.max_drawdown +
-                              std::fabs(want.calmar) * 1e-12 / want.max_drawdown;
+    const double calmar_abs =
+        cagr_abs / want.max_drawdown + std::fabs(want.calmar) * 1e-12 / want.max_drawdown;
     EXPECT_TRUE(near("calmar", got.calmar, want.calmar, 1e-9, calmar_abs));
   } else {
     EXPECT_EQ(got.calmar, 0.0);
@@ -193,7 +198,8 @@ void expect_finalize(const Summary& s, const OnePass& o, double bars_per_year) {
 }
 
 // The whole window's Summary (however it was assembled) against the one-pass oracle.
-void expect_window_summary(const Summary& s, const OnePass& o, double bars_per_year, const char* how) {
+void expect_window_summary(const Summary& s, const OnePass& o, double bars_per_year,
+                           const char* how) {
   SCOPED_TRACE(how);
   ASSERT_EQ(s.bars, o.n);
   EXPECT_EQ(s.long_bars, o.long_bars);
@@ -210,8 +216,8 @@ void expect_window_summary(const Summary& s, const OnePass& o, double bars_per_y
 }
 
 // Summaries of the chunks [cuts[i], cuts[i+1]) of `bars`, by builder or by folding bars.
-std::vector<Summary> chunk_summaries(std::span<const BarSegments> bars, const std::vector<size_t>& cuts,
-                                     bool use_builder) {
+std::vector<Summary> chunk_summaries(std::span<const BarSegments> bars,
+                                     const std::vector<size_t>& cuts, bool use_builder) {
   std::vector<Summary> parts;
   for (size_t i = 0; i + 1 < cuts.size(); ++i) {
     const auto chunk = bars.subspan(cuts[i], cuts[i + 1] - cuts[i]);
@@ -255,10 +261,12 @@ TEST(Summary, EmptyIsIdentity) {
   const HistoryView h = HistoryView::of(s);
   std::vector<BarSegments> bars;
   const int held[] = {0, 1, 1, -1, -1, 0, 1, 1, 1, 0, -1, 1, 1, 1, 0, 0};
-  for (size_t t = 2; t < 64; ++t) bars.push_back(bar_segments(h, Fill::next_open, 1e-4, t, held[(t - 1) % 16], held[t % 16]));
+  for (size_t t = 2; t < 64; ++t)
+    bars.push_back(bar_segments(h, Fill::next_open, 1e-4, t, held[(t - 1) % 16], held[t % 16]));
   for (size_t len : {1u, 2u, 5u, 17u, 62u}) {
     SCOPED_TRACE("len=" + std::to_string(len));
-    for (const Summary& x : {build_bars(std::span(bars).first(len)), fold_bars(std::span(bars).first(len))}) {
+    for (const Summary& x :
+         {build_bars(std::span(bars).first(len)), fold_bars(std::span(bars).first(len))}) {
       EXPECT_TRUE(summaries_identical(combine(e, x), x));
       EXPECT_TRUE(summaries_identical(combine(x, e), x));
     }
@@ -267,10 +275,11 @@ TEST(Summary, EmptyIsIdentity) {
 
 TEST(Summary, SingleBarMatchesOracle) {
   // A long bar, a short bar, a flat bar, and a bar that switches sides, each alone.
-  const BarSegments cases[] = {{1, 1, 0.01, 0.02},   {-1, -1, -0.01, 0.005}, {0, 0, 0, 0},
-                               {1, -1, 0.003, -0.02}, {-1, 0, -0.004, 0},    {0, 1, 0, 0.05}};
+  const BarSegments cases[] = {{1, 1, 0.01, 0.02},    {-1, -1, -0.01, 0.005}, {0, 0, 0, 0},
+                               {1, -1, 0.003, -0.02}, {-1, 0, -0.004, 0},     {0, 1, 0, 0.05}};
   for (const BarSegments& b : cases) {
-    SCOPED_TRACE("exit_pos=" + std::to_string(b.exit_pos) + " body_pos=" + std::to_string(b.body_pos));
+    SCOPED_TRACE("exit_pos=" + std::to_string(b.exit_pos) +
+                 " body_pos=" + std::to_string(b.body_pos));
     const OnePass o = one_pass(std::span(&b, 1));
     expect_chunk_summary(summarize_bar(b), std::span(&b, 1), "summarize_bar");
     expect_window_summary(summarize_bar(b), o, 252, "summarize_bar");
@@ -300,7 +309,8 @@ struct StitchCase {
 };
 
 // held = `base` everywhere, then value v from bar w0 + offset on, for each (offset, v).
-std::vector<int> held_with_changes(size_t n, size_t w0, int base, std::vector<std::pair<size_t, int>> steps) {
+std::vector<int> held_with_changes(size_t n, size_t w0, int base,
+                                   std::vector<std::pair<size_t, int>> steps) {
   std::vector<int> h(n, base);
   for (auto [off, v] : steps)
     for (size_t t = w0 + off; t < n; ++t) h[t] = v;
@@ -319,16 +329,40 @@ std::vector<StitchCase> stitch_cases() {
   // 2. Trades starting and ending exactly on chunk boundaries: changes on the first bar of
   // chunks (offsets 10, 20, 21, 50) and on the last bar of chunks (34, 49). The long trade
   // ending at offset 20 has its exit segment (the next_open gap) in the chunk after its body.
-  cs.push_back({"trades_on_chunk_boundaries",
-                held_with_changes(60, 4, 0, {{10, 1}, {20, 0}, {21, -1}, {34, 1}, {49, 0}, {50, -1}}), 4,
-                {0, 10, 20, 21, 35, 50, 56}, 4, 6});
+  cs.push_back(
+      {"trades_on_chunk_boundaries",
+       held_with_changes(60, 4, 0, {{10, 1}, {20, 0}, {21, -1}, {34, 1}, {49, 0}, {50, -1}}),
+       4,
+       {0, 10, 20, 21, 35, 50, 56},
+       4,
+       6});
   // 3. A trade held into the window whose only in-window segment is the first exit segment;
   // an empty chunk in front.
-  cs.push_back({"only_first_exit_segment", held_with_changes(30, 6, 1, {{0, 0}, {12, -1}}), 6, {0, 0, 1, 12, 24}, 2, 2});
+  cs.push_back({"only_first_exit_segment",
+                held_with_changes(30, 6, 1, {{0, 0}, {12, -1}}),
+                6,
+                {0, 0, 1, 12, 24},
+                2,
+                2});
   // 4. Many changes inside one chunk, none elsewhere.
   cs.push_back({"many_changes_in_one_chunk",
-                held_with_changes(45, 5, 1, {{6, -1}, {7, 0}, {9, 1}, {10, -1}, {11, 1}, {14, 0}, {15, -1}, {18, 1}, {20, 0}, {21, 1}, {22, -1}, {24, 1}}),
-                5, {0, 5, 25, 40}, 10, 12});
+                held_with_changes(45, 5, 1,
+                                  {{6, -1},
+                                   {7, 0},
+                                   {9, 1},
+                                   {10, -1},
+                                   {11, 1},
+                                   {14, 0},
+                                   {15, -1},
+                                   {18, 1},
+                                   {20, 0},
+                                   {21, 1},
+                                   {22, -1},
+                                   {24, 1}}),
+                5,
+                {0, 5, 25, 40},
+                10,
+                12});
   // 5. A change every bar: long/short alternation, and a long/flat/short cycle.
   {
     std::vector<int> h(50);
@@ -356,13 +390,15 @@ TEST_P(SummaryStitch, ChunksJoinToOnePass) {
   const std::vector<int8_t> p = positions_from_held(c.held);
   const double cost = 5e-4;
   std::vector<BarSegments> bars;
-  for (size_t t = c.w0; t < n; ++t) bars.push_back(bar_segments(h, fill, cost, t, p[t - 2], p[t - 1]));
+  for (size_t t = c.w0; t < n; ++t)
+    bars.push_back(bar_segments(h, fill, cost, t, p[t - 2], p[t - 1]));
   ASSERT_EQ(c.cuts.front(), 0u);
   ASSERT_EQ(c.cuts.back(), bars.size());
 
   // bar_segments itself against the SPEC written out.
   for (size_t i = 0; i < bars.size(); ++i) {
-    const BarSegments want = test::spec_segments(h, fill, cost, c.w0 + i, p[c.w0 + i - 2], p[c.w0 + i - 1]);
+    const BarSegments want =
+        test::spec_segments(h, fill, cost, c.w0 + i, p[c.w0 + i - 2], p[c.w0 + i - 1]);
     EXPECT_EQ(bars[i].exit_pos, want.exit_pos);
     EXPECT_EQ(bars[i].body_pos, want.body_pos);
     EXPECT_TRUE(near("exit_value", bars[i].exit_value, want.exit_value, 1e-15, 1e-18));
@@ -371,8 +407,10 @@ TEST_P(SummaryStitch, ChunksJoinToOnePass) {
   if (fill == Fill::next_open && !bars.empty()) {
     // The series has real gaps: a held exit segment is worth something besides cost.
     bool some_gap = false;
-    for (const BarSegments& b : bars) some_gap |= b.exit_pos != 0 && b.exit_value != 0 && b.exit_pos == b.body_pos;
-    EXPECT_TRUE(some_gap || c.name == "change_every_bar_alternate" || c.name == "change_every_bar_cycle");
+    for (const BarSegments& b : bars)
+      some_gap |= b.exit_pos != 0 && b.exit_value != 0 && b.exit_pos == b.body_pos;
+    EXPECT_TRUE(some_gap || c.name == "change_every_bar_alternate" ||
+                c.name == "change_every_bar_cycle");
   }
 
   const OnePass o = one_pass(bars);
@@ -386,7 +424,8 @@ TEST_P(SummaryStitch, ChunksJoinToOnePass) {
     const std::vector<Summary> parts = chunk_summaries(bars, c.cuts, use_builder);
     for (size_t i = 0; i + 1 < c.cuts.size(); ++i) {
       SCOPED_TRACE("chunk " + std::to_string(i));
-      expect_chunk_summary(parts[i], std::span(bars).subspan(c.cuts[i], c.cuts[i + 1] - c.cuts[i]), "chunk");
+      expect_chunk_summary(parts[i], std::span(bars).subspan(c.cuts[i], c.cuts[i + 1] - c.cuts[i]),
+                           "chunk");
     }
     const Summary left = combine_left(parts);
     expect_window_summary(left, o, 252, "left to right");
@@ -403,19 +442,20 @@ TEST_P(SummaryStitch, ChunksJoinToOnePass) {
     for (size_t i = parts.size(); i-- > 0;) right = combine(parts[i], right);
     expect_window_summary(right, o, 252, "right to left");
     std::mt19937_64 rng(99);
-    for (int k = 0; k < 5; ++k) expect_window_summary(combine_tree(parts, 0, parts.size(), rng), o, 252, "tree");
+    for (int k = 0; k < 5; ++k)
+      expect_window_summary(combine_tree(parts, 0, parts.size(), rng), o, 252, "tree");
   }
 }
 
 std::string stitch_name(const ::testing::TestParamInfo<SummaryStitch::ParamType>& info) {
-  return std::get<0>(info.param).name + (std::get<1>(info.param) == Fill::close ? "_close" : "_next_open");
+  return std::get<0>(info.param).name +
+         (std::get<1>(info.param) == Fill::close ? "_close" : "_next_open");
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, SummaryStitch,
                          ::testing::Combine(::testing::ValuesIn(stitch_cases()),
                                             ::testing::Values(Fill::close, Fill::next_open)),
                          stitch_name);
-
 
 // --- Seeded random windows, random chunks ---------------------------------------------------
 
@@ -448,7 +488,8 @@ RandomWindow random_window(std::mt19937_64& rng) {
     const HistoryView h = HistoryView::of(s);
     const Fill fill = rng() % 2 ? Fill::close : Fill::next_open;
     const double cost = std::array<double, 3>{0, 1e-4, 2e-3}[rng() % 3];
-    for (size_t t = 2; t < n + 2; ++t) w.bars.push_back(bar_segments(h, fill, cost, t, p[t - 2], p[t - 1]));
+    for (size_t t = 2; t < n + 2; ++t)
+      w.bars.push_back(bar_segments(h, fill, cost, t, p[t - 2], p[t - 1]));
     w.how = std::string("bar_segments fill=") + (fill == Fill::close ? "close" : "next_open") +
             " cost=" + std::to_string(cost);
   } else {
@@ -513,7 +554,8 @@ TEST(SummaryProperty, RandomChunksAnyAssociationMatchOnePass) {
       EXPECT_EQ(built[c].changes, folded[c].changes);
       EXPECT_EQ(built[c].closed_trades, folded[c].closed_trades);
       EXPECT_EQ(built[c].closed_wins, folded[c].closed_wins);
-      if (i % 5 == 0) {  // the per-chunk field oracle is the slow part; a fifth of the cases suffice
+      if (i % 5 ==
+          0) {  // the per-chunk field oracle is the slow part; a fifth of the cases suffice
         expect_chunk_summary(built[c], chunk, "builder chunk");
         expect_chunk_summary(folded[c], chunk, "folded chunk");
       }
@@ -521,8 +563,10 @@ TEST(SummaryProperty, RandomChunksAnyAssociationMatchOnePass) {
     }
     expect_window_summary(combine_left(built), o, bars_per_year, "builder chunks, left to right");
     expect_window_summary(combine_left(folded), o, bars_per_year, "folded chunks, left to right");
-    expect_window_summary(combine_tree(mixed, 0, mixed.size(), rng), o, bars_per_year, "mixed chunks, random tree");
-    expect_window_summary(combine_tree(built, 0, built.size(), rng), o, bars_per_year, "builder chunks, random tree");
+    expect_window_summary(combine_tree(mixed, 0, mixed.size(), rng), o, bars_per_year,
+                          "mixed chunks, random tree");
+    expect_window_summary(combine_tree(built, 0, built.size(), rng), o, bars_per_year,
+                          "builder chunks, random tree");
     expect_window_summary(build_bars(w.bars), o, bars_per_year, "one builder over the window");
 
     // Trades and wins through finalize agree however the window was cut and joined.

@@ -1,6 +1,8 @@
 // Walk-forward (SPEC §8): fold arithmetic, and the stitched out-of-sample series recomputed
 // here from each fold's winner's positions (the previous winner's p_{t-2} at a fold's first
 // bar; a fold with no ranked combo flat), its metrics, and the WFE definition.
+#include "wfod/walk_forward.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 #include "support/series.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/segments.hpp"
-#include "wfod/walk_forward.hpp"
 
 namespace wfod {
 namespace {
@@ -34,20 +35,21 @@ TEST(CountFolds, Arithmetic) {
     size_t n, w, k, warmup, want;
   };
   const Case cases[] = {
-      {1000, 300, 100, 50, 6},   // (999 - 350) / 100 = 6.49
-      {951, 300, 100, 50, 6},    // exactly 6: the last OOS bar is 950 = N - 1
-      {950, 300, 100, 50, 5},    // one bar short of the 6th
-      {451, 300, 100, 50, 1},    // one fold exactly
-      {450, 300, 100, 50, 0},    // not even one
-      {300, 300, 100, 50, 0},    // shorter than the IS window
-      {0, 300, 100, 50, 0},      // empty
-      {10, 1, 1, 0, 8},          // W = 1, k = 1: IS [1,1], OOS 2..9
+      {1000, 300, 100, 50, 6},  // (999 - 350) / 100 = 6.49
+      {951, 300, 100, 50, 6},   // exactly 6: the last OOS bar is 950 = N - 1
+      {950, 300, 100, 50, 5},   // one bar short of the 6th
+      {451, 300, 100, 50, 1},   // one fold exactly
+      {450, 300, 100, 50, 0},   // not even one
+      {300, 300, 100, 50, 0},   // shorter than the IS window
+      {0, 300, 100, 50, 0},     // empty
+      {10, 1, 1, 0, 8},         // W = 1, k = 1: IS [1,1], OOS 2..9
       {5036, 1000, 250, 150, 15},
   };
   for (const Case& c : cases) {
     for (WalkMode mode : {WalkMode::rolling, WalkMode::anchored}) {
-      SCOPED_TRACE("N=" + std::to_string(c.n) + " W=" + std::to_string(c.w) + " k=" + std::to_string(c.k) +
-                   " warmup=" + std::to_string(c.warmup) + " mode=" + std::string(to_string(mode)));
+      SCOPED_TRACE("N=" + std::to_string(c.n) + " W=" + std::to_string(c.w) +
+                   " k=" + std::to_string(c.k) + " warmup=" + std::to_string(c.warmup) +
+                   " mode=" + std::string(to_string(mode)));
       WalkSpec ws{c.w, c.k, mode, c.warmup};
       EXPECT_EQ(count_folds(c.n, ws), c.want);
       EXPECT_EQ(brute_folds(c.n, c.w, c.k, c.warmup), c.want);  // the table agrees with the rule
@@ -86,11 +88,21 @@ std::vector<WalkCase> walk_cases() {
   spec.costs.commission_bps = 4;
   spec.costs.slippage_bps = 1;
   {
-    WalkCase c{"rolling_close", test::random_walk(1500, 4711, 40, 0.012, 0.004, 0.0004), spec, {}, {300, 100, WalkMode::rolling, 75}, false};
+    WalkCase c{"rolling_close",
+               test::random_walk(1500, 4711, 40, 0.012, 0.004, 0.0004),
+               spec,
+               {},
+               {300, 100, WalkMode::rolling, 75},
+               false};
     cs.push_back(c);
   }
   {
-    WalkCase c{"anchored_next_open", test::random_walk(1300, 4712, 40, 0.012, 0.004), spec, {}, {250, 120, WalkMode::anchored, 80}, false};
+    WalkCase c{"anchored_next_open",
+               test::random_walk(1300, 4712, 40, 0.012, 0.004),
+               spec,
+               {},
+               {250, 120, WalkMode::anchored, 80},
+               false};
     c.spec.fill = Fill::next_open;
     c.rank.objective = Objective::total_return;
     cs.push_back(c);
@@ -99,7 +111,8 @@ std::vector<WalkCase> walk_cases() {
     // Prices frozen over bars 500..1099: IS windows inside it see no position change, so at most
     // one (held) trade, and min_trades = 2 leaves those folds without a winner: flat OOS.
     Series s = test::random_walk(1600, 4713, 40, 0.012, 0.004);
-    for (size_t t = 500; t < 1100; ++t) s.open[t] = s.high[t] = s.low[t] = s.close[t] = s.close[499];
+    for (size_t t = 500; t < 1100; ++t)
+      s.open[t] = s.high[t] = s.low[t] = s.close[t] = s.close[499];
     WalkCase c{"rolling_with_flat_folds", s, spec, {}, {200, 100, WalkMode::rolling, 75}, true};
     c.rank.min_trades = 2;
     cs.push_back(c);
@@ -155,7 +168,8 @@ void expect_walk_matches_recompute(const WalkCase& c, const char* backend, size_
       pos = be->positions(h, c.spec, fold.winner->combo);
     } else {
       saw_flat = true;
-      EXPECT_TRUE(test::metrics_near(fold.is, Metrics{}, 0, 0)) << "no winner: IS metrics are zeros";
+      EXPECT_TRUE(test::metrics_near(fold.is, Metrics{}, 0, 0))
+          << "no winner: IS metrics are zeros";
     }
 
     // OOS bars: §2 with this winner's positions, except the first bar's p_{t-2}.
@@ -166,13 +180,14 @@ void expect_walk_matches_recompute(const WalkCase& c, const char* backend, size_
     }
     const test::OnePass o = test::one_pass(segs);
     for (size_t i = 0; i < k; ++i) {
-      EXPECT_TRUE(test::near("oos_returns[" + std::to_string(f * k + i) + "]", r.oos_returns[f * k + i], o.returns[i],
-                             1e-12, 1e-15));
+      EXPECT_TRUE(test::near("oos_returns[" + std::to_string(f * k + i) + "]",
+                             r.oos_returns[f * k + i], o.returns[i], 1e-12, 1e-15));
     }
     const Metrics want_oos = test::oracle_metrics(o, c.spec.bars_per_year);
     EXPECT_TRUE(test::metrics_near(fold.oos, want_oos)) << "oracle: " << test::describe(want_oos);
     if (!fold.winner) {
-      EXPECT_EQ(fold.oos.long_bars + fold.oos.short_bars, 0) << "a fold without a winner holds flat";
+      EXPECT_EQ(fold.oos.long_bars + fold.oos.short_bars, 0)
+          << "a fold without a winner holds flat";
     }
     if (fold.is.cagr > 0) {
       wfe_sum += fold.oos.cagr / fold.is.cagr;
@@ -231,8 +246,10 @@ TEST(WalkForward, SeededRandomShapes) {
     for (const char* be : {"cpu_ref", "cpu"}) {
       WalkCase cc = c;
       auto probe = make_backend(be);
-      const WalkResult r = walk_forward(*probe, HistoryView::of(cc.series), cc.spec, cc.rank, cc.walk, Precision::exact, 1);
-      cc.expect_flat_fold = std::any_of(r.folds.begin(), r.folds.end(), [](const Fold& f) { return !f.winner; });
+      const WalkResult r = walk_forward(*probe, HistoryView::of(cc.series), cc.spec, cc.rank,
+                                        cc.walk, Precision::exact, 1);
+      cc.expect_flat_fold =
+          std::any_of(r.folds.begin(), r.folds.end(), [](const Fold& f) { return !f.winner; });
       expect_walk_matches_recompute(cc, be, 1);
     }
     if (::testing::Test::HasFailure()) break;
@@ -240,10 +257,11 @@ TEST(WalkForward, SeededRandomShapes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, WalkForwardRecompute,
-                         ::testing::Combine(::testing::Values(0, 1, 2), ::testing::Values("cpu_ref", "cpu")),
+                         ::testing::Combine(::testing::Values(0, 1, 2),
+                                            ::testing::Values("cpu_ref", "cpu")),
                          [](const auto& tp) {
-                           return walk_cases()[static_cast<size_t>(std::get<0>(tp.param))].name + "_" +
-                                  std::string(std::get<1>(tp.param));
+                           return walk_cases()[static_cast<size_t>(std::get<0>(tp.param))].name +
+                                  "_" + std::string(std::get<1>(tp.param));
                          });
 
 TEST(WalkForward, SwitchCostAndRunOnAcrossBoundaries) {
@@ -259,12 +277,14 @@ TEST(WalkForward, SwitchCostAndRunOnAcrossBoundaries) {
   for (size_t f = 1; f < r.folds.size(); ++f) {
     const Fold &a = r.folds[f - 1], &b = r.folds[f];
     if (!a.winner || !b.winner) continue;
-    const auto pa = be->positions(h, c.spec, a.winner->combo), pb = be->positions(h, c.spec, b.winner->combo);
+    const auto pa = be->positions(h, c.spec, a.winner->combo),
+               pb = be->positions(h, c.spec, b.winner->combo);
     const size_t t = b.oos_first;
     const double cost = c.spec.costs.per_unit();
     const BarSegments stitched = bar_segments(h, c.spec.fill, cost, t, pa[t - 2], pb[t - 1]);
     const double s = stitched.exit_value + stitched.body_value;
-    EXPECT_TRUE(test::near("switch bar", r.oos_returns[f * c.walk.oos_bars], s, 1e-12, 1e-15)) << "fold " << f;
+    EXPECT_TRUE(test::near("switch bar", r.oos_returns[f * c.walk.oos_bars], s, 1e-12, 1e-15))
+        << "fold " << f;
     ++checked;
   }
   EXPECT_GT(checked, 0u);

@@ -43,8 +43,8 @@ struct SweepRequest {
   WindowSpec window;
   RankSpec rank;
   Precision precision = Precision::exact;
-  int threads = 0;                        // 0 = all cores
-  std::function<void(double)> progress;   // optional, called with the fraction done
+  int threads = 0;                       // 0 = all cores
+  std::function<void(double)> progress;  // optional, called with the fraction done
 };
 
 struct SweepResult {
@@ -66,8 +66,7 @@ class Backend {
   // ranking, constraints ignored). Throws std::invalid_argument on an invalid combo id.
   virtual std::vector<Metrics> evaluate(const SweepRequest&, std::span<const uint64_t> ids) = 0;
   // Target positions p_t (SPEC §2) of one combo for every bar of the history.
-  virtual std::vector<int8_t> positions(const HistoryView&, const StrategySpec&,
-                                        const Combo&) = 0;
+  virtual std::vector<int8_t> positions(const HistoryView&, const StrategySpec&, const Combo&) = 0;
 };
 
 // "auto" picks cuda when built and a device is present, else cpu. Unknown or unavailable

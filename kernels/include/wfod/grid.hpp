@@ -73,7 +73,9 @@ struct Grid {
   std::vector<int> vol_short, vol_long;
   std::vector<double> vol_threshold;
 
-  bool has_vol_filter() const { return !vol_short.empty() || !vol_long.empty() || !vol_threshold.empty(); }
+  bool has_vol_filter() const {
+    return !vol_short.empty() || !vol_long.empty() || !vol_threshold.empty();
+  }
   // Axes in canonical order (family parameters as listed in SPEC §5, then the filter's).
   std::vector<AxisInfo> axes() const;
   // Number of combos (product of axis sizes).

@@ -15,9 +15,9 @@ struct Metrics {
 
 // Every metric name in SPEC order, for JSON/table output and tests.
 inline constexpr std::string_view kMetricNames[] = {
-    "total_return", "cagr",     "sharpe",    "sortino",   "max_drawdown", "calmar",
-    "trades",       "wins",     "win_rate",  "profit_factor", "exposure", "long_bars",
-    "short_bars",   "flat_bars", "changes"};
+    "total_return", "cagr",      "sharpe",     "sortino",   "max_drawdown",
+    "calmar",       "trades",    "wins",       "win_rate",  "profit_factor",
+    "exposure",     "long_bars", "short_bars", "flat_bars", "changes"};
 
 // Value of a metric by its SPEC name (integers converted to double); throws on unknown name.
 double metric_value(const Metrics&, std::string_view name);

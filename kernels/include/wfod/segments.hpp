@@ -11,8 +11,8 @@
 namespace wfod {
 
 // Segments of bar t (t >= 1) given p_{t-2} and p_{t-1} and the cost per unit of change.
-inline BarSegments bar_segments(const HistoryView& h, Fill fill, double cost, size_t t,
-                                int8_t p2, int8_t p1) {
+inline BarSegments bar_segments(const HistoryView& h, Fill fill, double cost, size_t t, int8_t p2,
+                                int8_t p1) {
   const double prev_close = h.close[t - 1];
   const double x = fill == Fill::close ? prev_close : h.open[t];
   const bool changed = p1 != p2;

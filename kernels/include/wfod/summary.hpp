@@ -11,8 +11,8 @@ namespace wfod {
 
 // One bar of a strategy's return stream: the exit segment then the body segment (SPEC §2).
 struct BarSegments {
-  int8_t exit_pos;   // p_{t-2}
-  int8_t body_pos;   // p_{t-1}, the held position of the bar
+  int8_t exit_pos;  // p_{t-2}
+  int8_t body_pos;  // p_{t-1}, the held position of the bar
   double exit_value;
   double body_value;
 };

@@ -33,8 +33,8 @@ struct Fold {
 
 struct WalkResult {
   std::vector<Fold> folds;
-  Metrics oos;       // the whole concatenated out-of-sample series
-  double wfe = 0;    // mean of OOS cagr / IS cagr over folds with IS cagr > 0
+  Metrics oos;                      // the whole concatenated out-of-sample series
+  double wfe = 0;                   // mean of OOS cagr / IS cagr over folds with IS cagr > 0
   std::vector<double> oos_returns;  // s_t of the stitched series, one per OOS bar
   double seconds = 0;
 };

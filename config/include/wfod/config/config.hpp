@@ -50,11 +50,11 @@ struct SymbolConfig {
 struct StrategyConfig {
   std::string name;
   std::vector<std::string> symbols;
-  StrategySpec spec;                 // grid, fill, costs (bars_per_year left at default)
+  StrategySpec spec;  // grid, fill, costs (bars_per_year left at default)
   RankSpec rank;
-  size_t window = 0;                 // W
-  std::optional<size_t> warmup;      // SPEC §3 default when absent
-  size_t every = 1;                  // k
+  size_t window = 0;             // W
+  std::optional<size_t> warmup;  // SPEC §3 default when absent
+  size_t every = 1;              // k
 };
 
 struct Config {

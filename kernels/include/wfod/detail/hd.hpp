@@ -10,7 +10,11 @@
 
 namespace wfod::detail {
 template <typename T>
-WFOD_HD inline T hd_max(T a, T b) { return a < b ? b : a; }
+WFOD_HD inline T hd_max(T a, T b) {
+  return a < b ? b : a;
+}
 template <typename T>
-WFOD_HD inline T hd_min(T a, T b) { return b < a ? b : a; }
+WFOD_HD inline T hd_min(T a, T b) {
+  return b < a ? b : a;
+}
 }  // namespace wfod::detail
