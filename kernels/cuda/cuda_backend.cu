@@ -265,6 +265,9 @@ class CudaBackend final : public Backend {
       }
     }
     result.top = top.sorted();
+    result.precision = req.precision;
+    if (req.precision == Precision::fast)
+      result.fast_parity = fast_parity(req, first, first + window, n_ids);
     timing.indicators_ms = e1.since(e0);
     timing.evaluate_ms = e2.since(e1);
     timing.select_ms = e3.since(e2);
@@ -320,6 +323,7 @@ class CudaBackend final : public Backend {
     }
     gap_.upload(gap);
     body_.upload(body);
+    cost_ = req.strategy.costs.per_unit();
     upload_prefix(gap, body);
     build_indicators(history_, n, rows_needed(req.strategy.grid), indicators_);
     build_tables(req.strategy.grid, indicators_, tables_);
@@ -328,6 +332,8 @@ class CudaBackend final : public Backend {
                     history_.close.data(),
                     indicators_.matrix.data(),
                     indicators_.matrix32.data(),
+                    static_cast<long long>(n),
+                    req.precision == Precision::fast ? 1 : 0,
                     indicators_.rows,
                     req.strategy.costs.per_unit(),
                     prefix_view(n)};
@@ -370,13 +376,27 @@ class CudaBackend final : public Backend {
         all[a * (n + 1) + t + 1] = acc[a].value();
       }
     }
+    // Change-bar log growth per (p2, p1): the same segment values as evaluate_range.
+    const double cost = cost_;
+    std::vector<double> change(9 * n, 0.0);
+    for (int p2 = -1; p2 <= 1; ++p2)
+      for (int p1 = -1; p1 <= 1; ++p1) {
+        if (p1 == p2) continue;
+        double* row = &change[static_cast<size_t>((p2 + 1) * 3 + (p1 + 1)) * n];
+        for (size_t t = 1; t < n; ++t) {
+          const double s =
+              (p2 * gap[t] - cost * std::abs(p2)) + (p1 * body[t] - cost * std::abs(p1));
+          row[t] = 1.0 + s > 0 ? std::log1p(s) : 0.0;  // bad bars are flagged in the kernel
+        }
+      }
+    all.insert(all.end(), change.begin(), change.end());
     prefix_.upload(all);
   }
 
   PrefixData prefix_view(size_t n) const {
     const double* base = prefix_.data();
     auto at = [&](size_t a) { return base + a * (n + 1); };
-    return PrefixData{at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)};
+    return PrefixData{at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7), at(8)};
   }
 
   std::vector<Metrics> evaluate_prepared(const SweepRequest& req,
@@ -408,6 +428,26 @@ class CudaBackend final : public Backend {
     return out;
   }
 
+  // SPEC §9: compares fast and exact decisions over every valid combo of the window.
+  FastParity fast_parity(const SweepRequest& req, long long first, long long last,
+                         unsigned long long n_ids) {
+    DeviceBuffer<FastParityCounters> counters(1);
+    WFOD_CUDA_CHECK(cudaMemset(counters.data(), 0, sizeof(FastParityCounters)));
+    const RankParams rp = rank_params(req);
+    for (const auto& kind : kinds_)
+      launch_fast_parity(kind, tables_.view, bars_, first, last, n_ids, rp, counters.data());
+    FastParityCounters c{};
+    WFOD_CUDA_CHECK(cudaMemcpy(&c, counters.data(), sizeof c, cudaMemcpyDeviceToHost));
+    FastParity p;
+    p.combos = c.combos;
+    p.differing = c.differing;
+    p.max_trade_diff = static_cast<int64_t>(c.max_trade_diff);
+    p.shifted_trades = c.shifted;
+    p.total_trades = c.total_trades;
+    std::memcpy(&p.max_objective_diff, &c.max_objective_diff_bits, sizeof(double));
+    return p;
+  }
+
   static RankParams rank_params(const SweepRequest& req) {
     RankParams rp{};
     rp.objective = static_cast<int>(req.rank.objective);
@@ -426,6 +466,7 @@ class CudaBackend final : public Backend {
   const double* uploaded_close_ = nullptr;
   double uploaded_first_ = 0, uploaded_last_ = 0;
   static constexpr size_t kPrefixArrays = 8;
+  double cost_ = 0;
   DeviceBuffer<double> gap_, body_, prefix_;
   DeviceIndicators indicators_;
   DeviceGridTables tables_;

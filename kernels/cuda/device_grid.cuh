@@ -168,7 +168,8 @@ __device__ inline BarInputs load_inputs(const DeviceCombo& c, const float* __res
 template <int Family, bool Cross, bool Vol>
 __device__ inline bool decide_loaded(const DeviceCombo& c, const BarInputs& cur,
                                      const BarInputs& prev, const double* __restrict__ m, int rows,
-                                     const double* __restrict__ close, long long t, double* value) {
+                                     const double* __restrict__ close, long long t, bool fast,
+                                     double* value) {
   if (t < c.first_defined) {
     *value = 0.0;
     return true;
@@ -177,6 +178,10 @@ __device__ inline bool decide_loaded(const DeviceCombo& c, const BarInputs& cur,
   bool up, down;
   if constexpr (Family == 0) {
     int g = screen_greater(cur.a, cur.b), l = screen_greater(cur.b, cur.a);
+    if (fast && (g < 0 || l < 0)) {  // precision "fast": the floats decide alone
+      g = cur.a > cur.b;
+      l = cur.b > cur.a;
+    }
     if (g < 0 || l < 0) {
       const double fd = m[at + c.row_a], sd = m[at + c.row_b];
       g = dev_db_greater(fd, sd);
@@ -187,6 +192,10 @@ __device__ inline bool decide_loaded(const DeviceCombo& c, const BarInputs& cur,
     if constexpr (Cross) {
       if (t - 1 >= c.signal_defined) {
         int gp = screen_greater(prev.a, prev.b), lp = screen_greater(prev.b, prev.a);
+        if (fast && (gp < 0 || lp < 0)) {
+          gp = prev.a > prev.b;
+          lp = prev.b > prev.a;
+        }
         if (gp < 0 || lp < 0) {
           const double fpd = m[at - rows + c.row_a], spd = m[at - rows + c.row_b];
           gp = dev_db_greater(fpd, spd);
@@ -202,6 +211,8 @@ __device__ inline bool decide_loaded(const DeviceCombo& c, const BarInputs& cur,
     const double px = close[t];
     const float px32 = static_cast<float>(px);
     int u = screen_greater(px32, cur.a), d = screen_greater(cur.b, px32);
+    if (fast && u < 0) u = px32 > cur.a;
+    if (fast && d < 0) d = px32 < cur.b;
     if (u < 0) u = px > m[at + c.row_a];
     if (d < 0) d = px < m[at + c.row_b];
     up = u;
@@ -211,6 +222,7 @@ __device__ inline bool decide_loaded(const DeviceCombo& c, const BarInputs& cur,
     if (up || down) {
       int o = -1;
       if (cur.vl != 0.0f) o = screen_greater(cur.vs / cur.vl, static_cast<float>(c.threshold));
+      if (fast && o < 0) o = cur.vl != 0.0f && cur.vs / cur.vl > static_cast<float>(c.threshold);
       if (o < 0) {
         const double lvd = m[at + c.row_vl];
         o = lvd != 0.0 && dev_db_greater(m[at + c.row_vs] / lvd, c.threshold);

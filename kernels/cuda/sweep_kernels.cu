@@ -165,7 +165,7 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
         sum_sq += s * s;
         down_sq += s < 0 ? s * s : 0.0;
         if (1.0 + s <= 0) ++bad;
-        level += log1p(s);
+        level += px.change_log[static_cast<long long>((a + 1) * 3 + (b + 1)) * bars.bars + t];
         peak = fmax(peak, level);
         trough = fmin(trough, level);
         dd = fmax(dd, peak - level);
@@ -190,7 +190,9 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
         offset = level - (b > 0 ? px.log_long[t + 1] : (b < 0 ? px.log_short[t + 1] : 0.0));
       }
       p2 = b;
-      p1 = decide_loaded<Family, Cross, Vol>(c, in[j], prev, m, rows, bars.close, t, &v) ? v : b;
+      p1 = decide_loaded<Family, Cross, Vol>(c, in[j], prev, m, rows, bars.close, t, bars.fast, &v)
+               ? v
+               : b;
       prev = in[j];
     }
   }
@@ -402,6 +404,56 @@ __global__ void __launch_bounds__(kBlock)
   block_topk(cand, k, block_out + static_cast<size_t>(blockIdx.x) * k);
 }
 
+template <int Family, bool Cross, bool Vol>
+__global__ void __launch_bounds__(kBlock)
+    fast_parity_kernel(GridTables g, BarData bars, long long first, long long last,
+                       unsigned long long n_ids, RankParams rp, FastParityCounters* out) {
+  const unsigned long long id = static_cast<unsigned long long>(blockIdx.x) * kBlock + threadIdx.x;
+  unsigned long long compared = 0, differing = 0, trade_diff = 0, total = 0, objective_bits = 0;
+  if (id < n_ids) {
+    const DeviceCombo c = decode_combo(g, id);
+    if (is_kind<Family, Cross>(c) && c.valid) {
+      BarData exact = bars, fast = bars;
+      exact.fast = 0;
+      fast.fast = 1;
+      const Summary se = evaluate_stretches<Family, Cross, Vol>(c, exact, first, last);
+      const Summary sf = evaluate_stretches<Family, Cross, Vol>(c, fast, first, last);
+      const Metrics me = detail::finalize_hd(se, rp.bars_per_year);
+      const Metrics mf = detail::finalize_hd(sf, rp.bars_per_year);
+      compared = 1;
+      const long long d = mf.trades - me.trades;
+      trade_diff = static_cast<unsigned long long>(d < 0 ? -d : d);
+      differing = trade_diff != 0;
+      total = static_cast<unsigned long long>(me.trades);
+      if (!se.nonpositive && !sf.nonpositive) {
+        const double od = fabs(objective_of(mf, rp.objective) - objective_of(me, rp.objective));
+        // Non-negative doubles order like their bit patterns: atomicMax on the bits.
+        if (od == od) objective_bits = static_cast<unsigned long long>(__double_as_longlong(od));
+      }
+    }
+  }
+  // Warp reduction, then one atomic per warp.
+  unsigned long long max_diff = trade_diff, shifted = trade_diff, max_obj = objective_bits;
+  for (int off = 16; off > 0; off >>= 1) {
+    compared += __shfl_xor_sync(0xffffffffu, compared, off);
+    differing += __shfl_xor_sync(0xffffffffu, differing, off);
+    shifted += __shfl_xor_sync(0xffffffffu, shifted, off);
+    total += __shfl_xor_sync(0xffffffffu, total, off);
+    const unsigned long long md = __shfl_xor_sync(0xffffffffu, max_diff, off);
+    const unsigned long long mo = __shfl_xor_sync(0xffffffffu, max_obj, off);
+    max_diff = md > max_diff ? md : max_diff;
+    max_obj = mo > max_obj ? mo : max_obj;
+  }
+  if ((threadIdx.x & 31) == 0 && compared) {
+    atomicAdd(&out->combos, compared);
+    atomicAdd(&out->differing, differing);
+    atomicAdd(&out->shifted, shifted);
+    atomicAdd(&out->total_trades, total);
+    atomicMax(&out->max_trade_diff, max_diff);
+    atomicMax(&out->max_objective_diff_bits, max_obj);
+  }
+}
+
 __global__ void __launch_bounds__(kBlock)
     topk_reduce_kernel(const Candidate* in, unsigned long long n, int k, Candidate* out) {
   const unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * kBlock + threadIdx.x;
@@ -461,6 +513,16 @@ void launch_sweep_chunks(const KernelKind& kind, const GridTables& g, const BarD
                         decltype(plain)::value>
         <<<blocks_for(n * static_cast<unsigned long long>(chunks)), kBlock>>>(
             g, bars, first, window, n, ids, chunks, parts_out);
+  });
+  WFOD_CUDA_CHECK_LAUNCH();
+}
+
+void launch_fast_parity(const KernelKind& kind, const GridTables& g, const BarData& bars,
+                        long long first, long long last, unsigned long long n_ids,
+                        const RankParams& rp, FastParityCounters* out) {
+  dispatch_kind(kind, [&](auto fam, auto cross, auto vol, auto) {
+    fast_parity_kernel<decltype(fam)::value, decltype(cross)::value, decltype(vol)::value>
+        <<<blocks_for(n_ids), kBlock>>>(g, bars, first, last, n_ids, rp, out);
   });
   WFOD_CUDA_CHECK_LAUNCH();
 }

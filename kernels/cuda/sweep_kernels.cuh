@@ -27,6 +27,9 @@ struct PrefixData {
   const double* log_short;   // sum log1p(-r), bad bars count 0
   const double* bad_long;    // count of bars with 1 + r <= 0
   const double* bad_short;   // count of bars with 1 - r <= 0
+  // log(1 + s_t) of a change bar for each (p_{t-2}, p_{t-1}) pair, row (p2 + 1) * 3 + (p1 + 1),
+  // bars long (not a prefix): a change bar's growth without a log per thread.
+  const double* change_log;
 };
 
 struct BarData {
@@ -34,7 +37,10 @@ struct BarData {
   const double* body;
   const double* close;
   const double* matrix;
-  const float* matrix32;  // the same matrix rounded to float: the first screen of decisions
+  const float* matrix32;
+  long long bars;  // history length (row stride of prefix.change_log)
+  int fast;  // precision "fast": float32 decisions without the double check  // the same matrix
+             // rounded to float: the first screen of decisions
   int rows;
   double cost;
   PrefixData prefix;
@@ -86,6 +92,16 @@ void launch_finalize_rank(const GridTables& g, const Summary* parts, int parts_p
                           unsigned long long n_ids, const RankParams& rp, int k,
                           Candidate* block_out, Counters* counters, unsigned long long* fallback,
                           unsigned int fallback_cap);
+
+// SPEC §9 fast-mode report: every valid combo in [0, n_ids) evaluated with float and with
+// exact decisions; differences reduced into *out (counts, sums, maxima).
+struct FastParityCounters {
+  unsigned long long combos, differing, max_trade_diff, shifted, total_trades,
+      max_objective_diff_bits;
+};
+void launch_fast_parity(const KernelKind& kind, const GridTables& g, const BarData& bars,
+                        long long first, long long last, unsigned long long n_ids,
+                        const RankParams& rp, FastParityCounters* out);
 
 // One reduction pass: each block of 256 candidates keeps its best k.
 void launch_topk_reduce(const Candidate* in, unsigned long long n, int k, Candidate* out);

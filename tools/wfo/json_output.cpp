@@ -74,6 +74,19 @@ Json sweep_json(const SweepReport& r) {
   j["ranked"] = r.result.ranked;
   j["seconds"] = real(r.result.seconds);
   j["backend"] = r.result.backend;
+  j["precision"] = std::string(to_string(r.result.precision));
+  if (const auto& fp = r.result.fast_parity) {
+    // SPEC §9 fast-mode report against exact decisions on the same run.
+    Json p = Json::object();
+    p["combos"] = fp->combos;
+    p["differing_fraction"] = real(fp->differing_fraction());
+    p["max_trade_diff"] = fp->max_trade_diff;
+    p["shifted_trades"] = fp->shifted_trades;
+    p["total_trades"] = fp->total_trades;
+    p["shifted_fraction"] = real(fp->shifted_fraction());
+    p["max_objective_diff"] = real(fp->max_objective_diff);
+    j["fast_parity"] = std::move(p);
+  }
   Json w = Json::object();
   w["bars"] = r.window.bars;
   Json span = span_json(r.history, r.window.first(), r.window.end - 1);

@@ -17,6 +17,7 @@ struct SweepReport {
   RankSpec rank;
   WindowSpec window;
   SweepResult result;
+  Precision precision_requested = Precision::exact;
 };
 
 struct WalkReport {

@@ -95,8 +95,8 @@ int run_sweep(Args args) {
   SweepResult result = backend->sweep(request);
   progress.finish();
 
-  SweepReport report{setup.csv_path, setup.strategy_name, history,          setup.spec,
-                     setup.rank,     request.window,      std::move(result)};
+  SweepReport report{setup.csv_path, setup.strategy_name, history,           setup.spec,
+                     setup.rank,     request.window,      std::move(result), setup.precision};
   if (json) {
     std::printf("%s\n", sweep_json(report).dump(2).c_str());
   } else {

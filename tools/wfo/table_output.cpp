@@ -76,6 +76,21 @@ std::string sweep_table(const SweepReport& r) {
          " evaluated, " + grouped(res.skipped) + " skipped, " + grouped(res.ranked) + " ranked (" +
          constraints_text(r.rank) + ")" +
          format("; %.3f s on %s\n\n", res.seconds, res.backend.c_str());
+  if (const auto& fp = res.fast_parity) {
+    // SPEC §9: fast mode reports its drift from exact decisions (shifted trades <= 0.1%).
+    out += format(
+        "precision fast vs exact on %s combos: %.4f%% differ in trades, max |dtrades| %lld, "
+        "shifted %llu of %llu trades (%.4f%%%s), max |dobjective| %.3g\n\n",
+        grouped(fp->combos).c_str(), 100.0 * fp->differing_fraction(),
+        static_cast<long long>(fp->max_trade_diff),
+        static_cast<unsigned long long>(fp->shifted_trades),
+        static_cast<unsigned long long>(fp->total_trades), 100.0 * fp->shifted_fraction(),
+        fp->shifted_fraction() <= 0.001 ? ", within the 0.1% bound" : ", ABOVE the 0.1% bound",
+        fp->max_objective_diff);
+  } else if (res.precision != r.precision_requested) {
+    out += format("precision %s requested; backend %s computes exact\n\n",
+                  std::string(to_string(r.precision_requested)).c_str(), res.backend.c_str());
+  }
   if (res.top.empty()) {
     return out + "no combo passed the constraints\n";
   }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -47,6 +48,22 @@ struct SweepRequest {
   std::function<void(double)> progress;  // optional, called with the fraction done
 };
 
+// SPEC §9 fast-mode report: every valid combo evaluated with float32 signals and exactly,
+// in the same run. The exact side is the backend's exact mode, which the parity table
+// holds equal to cpu_ref.
+struct FastParity {
+  uint64_t combos = 0;            // valid combos compared
+  uint64_t differing = 0;         // combos whose trade count differs
+  int64_t max_trade_diff = 0;     // max |trades_fast - trades_exact|
+  uint64_t shifted_trades = 0;    // sum |trades_fast - trades_exact|
+  uint64_t total_trades = 0;      // sum trades_exact
+  double max_objective_diff = 0;  // max |objective_fast - objective_exact|
+  double differing_fraction() const { return combos ? double(differing) / double(combos) : 0.0; }
+  double shifted_fraction() const {
+    return total_trades ? double(shifted_trades) / double(total_trades) : 0.0;
+  }
+};
+
 struct SweepResult {
   std::vector<Ranked> top;  // best first, at most rank.top
   uint64_t evaluated = 0;   // valid combos
@@ -54,6 +71,8 @@ struct SweepResult {
   uint64_t ranked = 0;      // valid combos that passed the constraints
   double seconds = 0;
   std::string backend;
+  Precision precision = Precision::exact;  // what the backend actually computed
+  std::optional<FastParity> fast_parity;   // with precision fast, where the backend has it
 };
 
 class Backend {
