@@ -39,4 +39,13 @@ fi
 fi  # WFOD_BENCH_ONLY
 echo "== gpu_bench"
 "$S/bin/gpu_bench" "${WFOD_BENCH_REPEAT:-7}" 2> "$OUT/gpu_bench.err" | tee "$OUT/gpu_bench.txt"
-grep -E "FAILED|Failure|Expected|Which is" "$OUT"/parity*.log | head -40
+if [ "${WFOD_PROFILE:-0}" = "1" ] && command -v ncu >/dev/null; then
+  echo "== ncu profile of case A's sweep kernel (clocks left alone)"
+  timeout 300 ncu --clock-control none --kernel-name regex:sweep_fused --launch-skip 2 --launch-count 1 \
+    --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
+    --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+    "$S/bin/gpu_bench" 1 A > "$OUT/ncu_A.txt" 2>&1
+  grep -E "Duration|Throughput|Pipe|Occupancy|Registers|Stall|Issued" "$OUT/ncu_A.txt" | head -30
+fi
+grep -sE "FAILED|Failure|Expected|Which is" "$OUT"/parity*.log | head -40
+exit 0

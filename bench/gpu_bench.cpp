@@ -62,6 +62,7 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   const int repeat = argc > 1 ? std::atoi(argv[1]) : 7;
+  const std::string only = argc > 2 ? argv[2] : "";  // "A", "B" or "C": one case (profiling)
   std::vector<Case> cases;
   {
     Case c{"A sma 200k x 10k", random_walk(13'100, 1), {}};
@@ -110,6 +111,7 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   std::vector<std::string> parity_lines;
   for (auto& c : cases) {
+    if (!only.empty() && only[0] != c.name[0]) continue;
     c.req.history = HistoryView::of(c.series);
     c.req.strategy.costs.commission_bps = 1;
     c.req.rank.top = 10;

@@ -187,12 +187,16 @@ class CudaBackend final : public Backend {
 
     const unsigned long long blocks = (n_ids + kBlock - 1) / kBlock;
     const unsigned long long per_kind = blocks * static_cast<unsigned long long>(k);
-    DeviceBuffer<Candidate> candidates(per_kind * kinds_.size());
-    DeviceBuffer<Counters> counters(1);
+    // Work buffers are members that only grow: no allocation once a sweep of this size ran.
+    DeviceBuffer<Candidate>& candidates = candidates_;
+    candidates.ensure(per_kind * kinds_.size());
+    DeviceBuffer<Counters>& counters = counters_;
+    counters.ensure(1);
     WFOD_CUDA_CHECK(cudaMemset(counters.data(), 0, sizeof(Counters)));
     const unsigned int fallback_cap =
         static_cast<unsigned int>(std::min<unsigned long long>(n_ids, 1u << 20));
-    DeviceBuffer<unsigned long long> fallback(std::max(1u, fallback_cap));
+    DeviceBuffer<unsigned long long>& fallback = fallback_;
+    fallback.ensure(std::max(1u, fallback_cap));
     const RankParams rp = rank_params(req);
     if (chunks == 1) {
       for (size_t i = 0; i < kinds_.size(); ++i)
@@ -201,7 +205,8 @@ class CudaBackend final : public Backend {
                            fallback_cap);
     } else {
       const int parts = std::max(1, chunks / kBlock);
-      DeviceBuffer<Summary> part_buf(n_ids * static_cast<unsigned long long>(parts));
+      DeviceBuffer<Summary>& part_buf = parts_;
+      part_buf.ensure(n_ids * static_cast<unsigned long long>(parts));
       for (const auto& kind : kinds_)
         launch_sweep_chunks(kind, tables_.view, bars_, first, window, n_ids, nullptr, chunks,
                             part_buf.data());
@@ -216,15 +221,13 @@ class CudaBackend final : public Backend {
 
     // Reduce the per-block candidates until one block's worth is left.
     unsigned long long n = per_kind * kinds_.size();
-    DeviceBuffer<Candidate> scratch;
     Candidate* cur = candidates.data();
-    DeviceBuffer<Candidate> next_buf;
-    while (n > static_cast<unsigned long long>(kBlock) && k <= kBlock / 2) {
+    for (int pass = 0; n > static_cast<unsigned long long>(kBlock) && k <= kBlock / 2; ++pass) {
       const unsigned long long b = (n + kBlock - 1) / kBlock;
-      DeviceBuffer<Candidate> out(b * static_cast<unsigned long long>(k));
+      DeviceBuffer<Candidate>& out = reduce_[pass % 2];
+      out.ensure(b * static_cast<unsigned long long>(k));
       launch_topk_reduce(cur, n, k, out.data());
-      next_buf = std::move(out);
-      cur = next_buf.data();
+      cur = out.data();
       n = b * static_cast<unsigned long long>(k);
     }
     std::vector<Candidate> host(n);
@@ -391,12 +394,49 @@ class CudaBackend final : public Backend {
       }
     all.insert(all.end(), change.begin(), change.end());
     prefix_.upload(all);
+    // Drawdown trees over the log growth prefix of each sign (PrefixData::tree_*).
+    tree_leaves_ = 1;
+    while (tree_leaves_ < static_cast<long long>(n)) tree_leaves_ <<= 1;
+    const size_t leaves = static_cast<size_t>(tree_leaves_);
+    std::vector<double> trees(2 * 3 * 2 * leaves);
+    for (int sign = 0; sign < 2; ++sign) {
+      double* tree = &trees[static_cast<size_t>(sign) * 3 * 2 * leaves];
+      const double* log_prefix = &all[static_cast<size_t>(4 + sign) * (n + 1)];
+      for (size_t i = 0; i < leaves; ++i) {
+        double* node = tree + 3 * (leaves + i);
+        const bool real = i < n;
+        node[0] = real ? log_prefix[i + 1] : -HUGE_VAL;
+        node[1] = real ? log_prefix[i + 1] : HUGE_VAL;
+        node[2] = 0.0;
+      }
+      for (size_t i = leaves - 1; i >= 1; --i) {
+        const double *l = tree + 3 * (2 * i), *r = tree + 3 * (2 * i + 1);
+        double* node = tree + 3 * i;
+        node[0] = std::max(l[0], r[0]);
+        node[1] = std::min(l[1], r[1]);
+        node[2] = std::max({l[2], r[2], l[0] - r[1]});
+      }
+    }
+    trees_.upload(trees);
   }
 
   PrefixData prefix_view(size_t n) const {
     const double* base = prefix_.data();
     auto at = [&](size_t a) { return base + a * (n + 1); };
-    return PrefixData{at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7), at(8)};
+    const double* trees = trees_.data();
+    const size_t tree_size = 3 * 2 * static_cast<size_t>(tree_leaves_);
+    return PrefixData{at(0),
+                      at(1),
+                      at(2),
+                      at(3),
+                      at(4),
+                      at(5),
+                      at(6),
+                      at(7),
+                      at(8),
+                      trees,
+                      trees + tree_size,
+                      tree_leaves_};
   }
 
   std::vector<Metrics> evaluate_prepared(const SweepRequest& req,
@@ -467,7 +507,12 @@ class CudaBackend final : public Backend {
   double uploaded_first_ = 0, uploaded_last_ = 0;
   static constexpr size_t kPrefixArrays = 8;
   double cost_ = 0;
-  DeviceBuffer<double> gap_, body_, prefix_;
+  DeviceBuffer<double> gap_, body_, prefix_, trees_;
+  DeviceBuffer<Candidate> candidates_, reduce_[2];
+  DeviceBuffer<Counters> counters_;
+  DeviceBuffer<unsigned long long> fallback_;
+  DeviceBuffer<Summary> parts_;
+  long long tree_leaves_ = 1;
   DeviceIndicators indicators_;
   DeviceGridTables tables_;
   BarData bars_{};

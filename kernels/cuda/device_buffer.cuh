@@ -18,20 +18,28 @@ class DeviceBuffer {
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   DeviceBuffer(DeviceBuffer&& o) noexcept
-      : ptr_(std::exchange(o.ptr_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+      : ptr_(std::exchange(o.ptr_, nullptr)),
+        size_(std::exchange(o.size_, 0)),
+        capacity_(std::exchange(o.capacity_, 0)) {}
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
     if (this != &o) {
       release();
       ptr_ = std::exchange(o.ptr_, nullptr);
       size_ = std::exchange(o.size_, 0);
+      capacity_ = std::exchange(o.capacity_, 0);
     }
     return *this;
   }
 
-  void resize(size_t count) {
-    if (count == size_) return;
-    release();
-    if (count) WFOD_CUDA_CHECK(cudaMalloc(&ptr_, count * sizeof(T)));
+  void resize(size_t count) { ensure(count); }
+  // Grow-only: keeps the allocation when it is already large enough (no cudaMalloc on the
+  // hot path once a sweep of this size has run).
+  void ensure(size_t count) {
+    if (count > capacity_) {
+      release();
+      WFOD_CUDA_CHECK(cudaMalloc(&ptr_, count * sizeof(T)));
+      capacity_ = count;
+    }
     size_ = count;
   }
   void upload(const T* host, size_t count) {
@@ -53,10 +61,10 @@ class DeviceBuffer {
   void release() {
     if (ptr_) cudaFree(ptr_);
     ptr_ = nullptr;
-    size_ = 0;
+    size_ = capacity_ = 0;
   }
   T* ptr_ = nullptr;
-  size_t size_ = 0;
+  size_t size_ = 0, capacity_ = 0;
 };
 
 }  // namespace wfod::cuda

@@ -235,6 +235,34 @@ __device__ inline bool decide_loaded(const DeviceCombo& c, const BarInputs& cur,
   return up || down;
 }
 
+// The hot-loop form of decide_loaded: positions as ints, inputs passed as floats, the
+// doubles read only when the floats cannot settle a comparison. Returns the new position
+// (`held` when nothing sets it).
+template <int Family, bool Cross, bool Vol>
+__device__ inline int decide_int(const DeviceCombo& c, int short_value, const BarInputs& cur,
+                                 const BarInputs& prev, const double* __restrict__ m, int rows,
+                                 const double* __restrict__ close, long long t, bool fast,
+                                 int held) {
+  if (t < c.first_defined) return 0;
+  double v;
+  // Settled by the floats in the common case; otherwise the exact path decides.
+  if constexpr (Family == 0 && !Vol) {
+    const int g = screen_greater(cur.a, cur.b), l = screen_greater(cur.b, cur.a);
+    if constexpr (!Cross) {
+      if (g >= 0 && l >= 0) return g ? 1 : (l ? short_value : held);
+    } else {
+      if (t - 1 >= c.signal_defined) {
+        const int gp = screen_greater(prev.a, prev.b), lp = screen_greater(prev.b, prev.a);
+        if (g >= 0 && l >= 0 && gp >= 0 && lp >= 0)
+          return (g && lp) ? 1 : ((l && gp) ? short_value : held);
+      }
+    }
+  }
+  return decide_loaded<Family, Cross, Vol>(c, cur, prev, m, rows, close, t, fast, &v)
+             ? static_cast<int>(v)
+             : held;
+}
+
 // p_t by scanning back to the last bar that sets it (0 if none): any chunk starts exactly.
 template <int Family, bool Cross, bool Vol>
 __device__ inline double position_at(const DeviceCombo& c, const double* m, int rows,

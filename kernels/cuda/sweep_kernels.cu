@@ -1,6 +1,7 @@
 // Device window evaluation. Each thread runs one combo over one range of bars exactly as the
 // CPU kernel does (SPEC §2 segments, §6 statistics); the state at the range's start comes
 // from a backward scan to the last bar that sets the position, so ranges are independent.
+#include <algorithm>
 #include <type_traits>
 
 #include "cuda/cuda_check.cuh"
@@ -10,6 +11,8 @@
 
 namespace wfod::cuda {
 namespace {
+
+constexpr int kFusedBlocksPerSm = 4;
 
 template <int Family, bool Cross, bool Vol>
 __device__ Summary evaluate_range(const DeviceCombo& c, const BarData& bars, long long first,
@@ -92,10 +95,39 @@ __device__ Summary evaluate_range(const DeviceCombo& c, const BarData& bars, lon
   return r;
 }
 
-// The fast evaluator: per bar only the decision and the log-equity drawdown track; the
-// statistics of each stretch of bars without a position change come from prefix sums in O(1),
-// and only change bars (costs, trade boundaries) are summarised one by one. Same Summary as
-// evaluate_range up to rounding (SPEC §9: exact trades/wins/counts, floats to 1e-9).
+// Drawdown of a stretch of bars held at one sign, from the segment tree over that sign's log
+// growth prefix (DrawdownTree): max, min and internal max drawdown of the range [a, b).
+struct RangeDrawdown {
+  double max, min, dd;
+};
+
+__device__ inline RangeDrawdown join(const RangeDrawdown& l, const RangeDrawdown& r) {
+  return {fmax(l.max, r.max), fmin(l.min, r.min), fmax(fmax(l.dd, r.dd), l.max - r.min)};
+}
+
+// Iterative bottom-up query over leaves [a, b) (a < b) of a tree with `leaves` leaves.
+__device__ inline RangeDrawdown query_tree(const double* __restrict__ tree, long long leaves,
+                                           long long a, long long b) {
+  RangeDrawdown left{-INFINITY, INFINITY, 0.0}, right{-INFINITY, INFINITY, 0.0};
+  for (long long lo = a + leaves, hi = b + leaves; lo < hi; lo >>= 1, hi >>= 1) {
+    if (lo & 1) {
+      const double* n = tree + 3 * lo++;
+      left = join(left, RangeDrawdown{n[0], n[1], n[2]});
+    }
+    if (hi & 1) {
+      const double* n = tree + 3 * --hi;
+      right = join(RangeDrawdown{n[0], n[1], n[2]}, right);
+    }
+  }
+  return join(left, right);
+}
+
+// The fast evaluator. Bars go in tiles of 32: first every bar's decision only (float screen),
+// recording the tile's change bars as a bit mask and the held positions as 2-bit codes; then
+// each thread walks just its own change bars. A stretch without a change is summarised from
+// prefix sums and its drawdown from a segment tree, so per bar there is no accounting at all
+// and a warp's divergent work scales with changes, not bars. Same Summary as evaluate_range
+// up to rounding (SPEC §9: exact trades/wins/counts, floats to 1e-9).
 template <int Family, bool Cross, bool Vol>
 __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars, long long first,
                                       long long last) {
@@ -109,20 +141,21 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
   double sum = 0, sum_sq = 0, down_sq = 0, run = 0, head_ret = 0, win_sum = 0, loss_sum = 0;
   long long closed = 0, wins = 0, longs = 0, shorts = 0, changes = 0, bad = 0;
   bool head_closed = false;
-  // Log equity relative to the range start: level = offset + log prefix of the held sign.
-  double level = 0, peak = 0, trough = 0, dd = 0, offset = 0;
-  const double* log_of = p1 > 0 ? px.log_long : (p1 < 0 ? px.log_short : nullptr);
-  if (log_of) offset = -log_of[first];
+  // Log equity relative to the range start: level after the last processed bar, its peak,
+  // trough and the deepest drawdown so far.
+  double level = 0, peak = 0, trough = 0, dd = 0;
   long long stretch = first;  // first bar of the open stretch without a change
 
-  // Adds bars [a, b) held at q with no change: prefix differences.
+  // Bars [a, b) held at q with no change: prefix differences and the drawdown tree.
   auto flush = [&](double q, long long a, long long b) {
     if (b <= a || q == 0) return;
+    const bool is_long = q > 0;
     const double gain = px.r[b] - px.r[a];
     sum += q * gain;
     run += q * gain;
     sum_sq += px.r2[b] - px.r2[a];
-    if (q > 0) {
+    const double* log_of = is_long ? px.log_long : px.log_short;
+    if (is_long) {
       down_sq += px.down_long[b] - px.down_long[a];
       longs += b - a;
       bad += static_cast<long long>(px.bad_long[b] - px.bad_long[a]);
@@ -131,69 +164,99 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
       shorts += b - a;
       bad += static_cast<long long>(px.bad_short[b] - px.bad_short[a]);
     }
+    // Levels in the stretch are base + log_of[t + 1]; the tree's leaves are log_of[t + 1].
+    const double base = level - log_of[a];
+    const RangeDrawdown q_dd =
+        query_tree(is_long ? px.tree_long : px.tree_short, px.tree_leaves, a, b);
+    dd = fmax(fmax(dd, q_dd.dd), peak - (base + q_dd.min));
+    peak = fmax(peak, base + q_dd.max);
+    trough = fmin(trough, base + q_dd.min);
+    level = base + log_of[b];
   };
 
-  // Bars in tiles: the tile's decision inputs are loaded first (kTile loads in flight).
-  constexpr int kTile = Vol ? 4 : 8;
+  // A bar whose held position changes from a (p_{t-2}) to b (p_{t-1}).
+  auto change_bar = [&](long long t, double a, double b) {
+    flush(a, stretch, t);
+    const double exit_value = a * bars.gap[t] - cost * fabs(a);
+    const double body_value = b * bars.body[t] - cost * fabs(b);
+    const double s = exit_value + body_value;
+    sum += s;
+    sum_sq += s * s;
+    down_sq += s < 0 ? s * s : 0.0;
+    if (1.0 + s <= 0) ++bad;
+    level += px.change_log[static_cast<long long>((a + 1) * 3 + (b + 1)) * bars.bars + t];
+    peak = fmax(peak, level);
+    trough = fmin(trough, level);
+    dd = fmax(dd, peak - level);
+    const double closing = run + exit_value;
+    if (!head_closed) {
+      head_ret = closing;
+      head_closed = true;
+    } else if (a != 0.0) {
+      ++closed;
+      if (closing > 0) {
+        ++wins;
+        win_sum += closing;
+      } else if (closing < 0) {
+        loss_sum += closing;
+      }
+    }
+    run = body_value;
+    ++changes;
+    longs += b > 0;
+    shorts += b < 0;
+    stretch = t + 1;
+  };
+
+  constexpr int kTile = 32;
+  const int short_int = static_cast<int>(c.short_value);
   BarInputs prev{};
   if constexpr (Cross) {
     if (first >= 1) prev = load_inputs<Family, Vol>(c, bars.matrix32, rows, first - 1);
   }
   for (long long t0 = first; t0 < last; t0 += kTile) {
-    BarInputs in[kTile];
-#pragma unroll
-    for (int j = 0; j < kTile; ++j)
-      in[j] = load_inputs<Family, Vol>(c, bars.matrix32, rows, t0 + j < last ? t0 + j : last - 1);
-#pragma unroll
-    for (int j = 0; j < kTile; ++j) {
-      const long long t = t0 + j;
-      if (t >= last) break;
-      const double a = p2, b = p1;
-      if (a == b) {
-        if (b != 0) {
-          level = offset + (b > 0 ? px.log_long[t + 1] : px.log_short[t + 1]);
-          peak = fmax(peak, level);
-          trough = fmin(trough, level);
-          dd = fmax(dd, peak - level);
-        }
+    const int count = last - t0 < kTile ? static_cast<int>(last - t0) : kTile;
+    // Phase 1: decisions only, positions as ints, row pointers bumped by one bar each step.
+    // held codes: 2 bits per bar, position + 1.
+    unsigned int change_mask = 0;
+    unsigned long long held = 0;
+    const double held_before = p2;  // held position of the bar before the tile
+    int ip2 = static_cast<int>(p2), ip1 = static_cast<int>(p1);
+    const float* row_a = bars.matrix32 + t0 * rows + c.row_a;
+    const float* row_b = bars.matrix32 + t0 * rows + c.row_b;
+    const float* row_vs = bars.matrix32 + t0 * rows + c.row_vs;
+    const float* row_vl = bars.matrix32 + t0 * rows + c.row_vl;
+    for (int j = 0; j < count; ++j) {
+      BarInputs in;
+      in.a = *row_a;
+      in.b = *row_b;
+      row_a += rows;
+      row_b += rows;
+      if constexpr (Vol) {
+        in.vs = *row_vs;
+        in.vl = *row_vl;
+        row_vs += rows;
+        row_vl += rows;
       } else {
-        flush(a, stretch, t);
-        const double exit_value = a * bars.gap[t] - cost * fabs(a);
-        const double body_value = b * bars.body[t] - cost * fabs(b);
-        const double s = exit_value + body_value;
-        sum += s;
-        sum_sq += s * s;
-        down_sq += s < 0 ? s * s : 0.0;
-        if (1.0 + s <= 0) ++bad;
-        level += px.change_log[static_cast<long long>((a + 1) * 3 + (b + 1)) * bars.bars + t];
-        peak = fmax(peak, level);
-        trough = fmin(trough, level);
-        dd = fmax(dd, peak - level);
-        const double closing = run + exit_value;
-        if (!head_closed) {
-          head_ret = closing;
-          head_closed = true;
-        } else if (a != 0.0) {
-          ++closed;
-          if (closing > 0) {
-            ++wins;
-            win_sum += closing;
-          } else if (closing < 0) {
-            loss_sum += closing;
-          }
-        }
-        run = body_value;
-        ++changes;
-        longs += b > 0;
-        shorts += b < 0;
-        stretch = t + 1;
-        offset = level - (b > 0 ? px.log_long[t + 1] : (b < 0 ? px.log_short[t + 1] : 0.0));
+        in.vs = in.vl = 0.0f;
       }
-      p2 = b;
-      p1 = decide_loaded<Family, Cross, Vol>(c, in[j], prev, m, rows, bars.close, t, bars.fast, &v)
-               ? v
-               : b;
-      prev = in[j];
+      change_mask |= static_cast<unsigned int>(ip2 != ip1) << j;
+      held |= static_cast<unsigned long long>(ip1 + 1) << (2 * j);
+      ip2 = ip1;
+      ip1 = decide_int<Family, Cross, Vol>(c, short_int, in, prev, m, rows, bars.close, t0 + j,
+                                           bars.fast, ip1);
+      prev = in;
+    }
+    p2 = ip2;
+    p1 = ip1;
+    // Phase 2: this thread's change bars only.
+    while (change_mask) {
+      const int j = __ffs(change_mask) - 1;
+      change_mask &= change_mask - 1;
+      const double b = static_cast<double>((held >> (2 * j)) & 3u) - 1.0;
+      const double a =
+          j == 0 ? held_before : static_cast<double>((held >> (2 * (j - 1))) & 3u) - 1.0;
+      change_bar(t0 + j, a, b);
     }
   }
   flush(p2, stretch, last);  // the open stretch: bars after the last change
@@ -324,26 +387,33 @@ __device__ void count_block(bool evaluated, bool skipped, bool ranked, Counters*
   }
 }
 
+// Persistent blocks: each takes groups of 256 consecutive combo ids (block index, then every
+// gridDim-th group) so the grid is exactly what the GPU holds at once (no partial last wave);
+// each group leaves its top k in block_out[group * k]. Four blocks per SM (<= 64 registers).
 template <int Family, bool Cross, bool Vol, bool Plain>
-__global__ void __launch_bounds__(kBlock)
+__global__ void __launch_bounds__(kBlock, kFusedBlocksPerSm)
     sweep_fused_kernel(GridTables g, BarData bars, long long first, long long last,
                        unsigned long long n_ids, RankParams rp, int k, Candidate* block_out,
                        Counters* counters, unsigned long long* fallback,
                        unsigned int fallback_cap) {
-  const unsigned long long id = static_cast<unsigned long long>(blockIdx.x) * kBlock + threadIdx.x;
-  Candidate cand{0.0, kEmptyId};
-  bool mine = false, valid = false, ranked = false;
-  if (id < n_ids) {
-    const DeviceCombo c = decode_combo(g, id);
-    mine = is_kind<Family, Cross>(c);
-    valid = c.valid;
-    if (mine && valid) {
-      const Summary s = evaluate_kind<Family, Cross, Vol, Plain>(c, bars, first, last);
-      cand = rank_one(s, id, rp, fallback, fallback_cap, counters, &ranked);
+  const unsigned long long groups = (n_ids + kBlock - 1) / kBlock;
+  for (unsigned long long group = blockIdx.x; group < groups; group += gridDim.x) {
+    const unsigned long long id = group * kBlock + threadIdx.x;
+    Candidate cand{0.0, kEmptyId};
+    bool mine = false, valid = false, ranked = false;
+    if (id < n_ids) {
+      const DeviceCombo c = decode_combo(g, id);
+      mine = is_kind<Family, Cross>(c);
+      valid = c.valid;
+      if (mine && valid) {
+        const Summary s = evaluate_kind<Family, Cross, Vol, Plain>(c, bars, first, last);
+        cand = rank_one(s, id, rp, fallback, fallback_cap, counters, &ranked);
+      }
     }
+    count_block(mine && valid, mine && !valid, ranked, counters);
+    block_topk(cand, k, block_out + static_cast<size_t>(group) * k);
+    __syncthreads();  // block_topk's shared buffer is reused by the next group
   }
-  count_block(mine && valid, mine && !valid, ranked, counters);
-  block_topk(cand, k, block_out + static_cast<size_t>(blockIdx.x) * k);
 }
 
 template <int Family, bool Cross, bool Vol, bool Plain>
@@ -498,9 +568,18 @@ void launch_sweep_fused(const KernelKind& kind, const GridTables& g, const BarDa
                         const RankParams& rp, int k, Candidate* block_out, Counters* counters,
                         unsigned long long* fallback, unsigned int fallback_cap) {
   dispatch_kind(kind, [&](auto fam, auto cross, auto vol, auto plain) {
-    sweep_fused_kernel<decltype(fam)::value, decltype(cross)::value, decltype(vol)::value,
-                       decltype(plain)::value><<<blocks_for(n_ids), kBlock>>>(
-        g, bars, first, last, n_ids, rp, k, block_out, counters, fallback, fallback_cap);
+    auto kernel = sweep_fused_kernel<decltype(fam)::value, decltype(cross)::value,
+                                     decltype(vol)::value, decltype(plain)::value>;
+    // As many blocks as fit at once (persistent), never more than there are groups.
+    int per_sm = 0, device = 0, sms = 0;
+    WFOD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlock, 0));
+    WFOD_CUDA_CHECK(cudaGetDevice(&device));
+    WFOD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const unsigned long long resident = static_cast<unsigned long long>(std::max(1, per_sm * sms));
+    const unsigned grid =
+        static_cast<unsigned>(std::min<unsigned long long>(blocks_for(n_ids), resident));
+    kernel<<<grid, kBlock>>>(g, bars, first, last, n_ids, rp, k, block_out, counters, fallback,
+                             fallback_cap);
   });
   WFOD_CUDA_CHECK_LAUNCH();
 }

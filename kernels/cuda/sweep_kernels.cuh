@@ -30,6 +30,11 @@ struct PrefixData {
   // log(1 + s_t) of a change bar for each (p_{t-2}, p_{t-1}) pair, row (p2 + 1) * 3 + (p1 + 1),
   // bars long (not a prefix): a change bar's growth without a log per thread.
   const double* change_log;
+  // Segment trees (max, min, internal max drawdown per node, 3 doubles, root at node 1) over
+  // the leaves log_long[t + 1] / log_short[t + 1]: a stretch's drawdown in O(log bars).
+  const double* tree_long;
+  const double* tree_short;
+  long long tree_leaves;  // a power of two >= bars
 };
 
 struct BarData {
