@@ -61,17 +61,10 @@ LaneInput lane_input(const IndicatorCache& cache, const Combo& c) {
   return in;
 }
 
-// Exit gap and body return of every bar as fractions of the previous close (SPEC §2).
+// Exit gap and body return of every bar (SPEC §2), shared by all combos of a sweep.
 struct BarReturns {
   std::vector<double> gap, body;
-  BarReturns(const HistoryView& h, Fill fill) : gap(h.size(), 0.0), body(h.size(), 0.0) {
-    for (size_t t = 1; t < h.size(); ++t) {
-      const double prev = h.close[t - 1];
-      const double x = fill == Fill::close ? prev : h.open[t];
-      gap[t] = (x - prev) / prev;
-      body[t] = (h.close[t] - x) / prev;
-    }
-  }
+  BarReturns(const HistoryView& h, Fill fill) { bar_returns(h, fill, h.size(), gap, body); }
 };
 
 // p_t for every bar of one combo, by running its decisions forward from the anchor.

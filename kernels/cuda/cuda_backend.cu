@@ -18,6 +18,7 @@
 #include "cuda/device_indicators.cuh"
 #include "cuda/sweep_kernels.cuh"
 #include "src/compensated.hpp"
+#include "wfod/segments.hpp"
 #include "wfod/summary.hpp"
 
 namespace wfod::cuda {
@@ -317,13 +318,8 @@ class CudaBackend final : public Backend {
       uploaded_first_ = n ? h.close[0] : 0.0;
       uploaded_last_ = n ? h.close[n - 1] : 0.0;
     }
-    std::vector<double> gap(n, 0.0), body(n, 0.0);
-    for (size_t t = 1; t < n; ++t) {
-      const double prev = h.close[t - 1];
-      const double x = req.strategy.fill == Fill::close ? prev : h.open[t];
-      gap[t] = (x - prev) / prev;
-      body[t] = (h.close[t] - x) / prev;
-    }
+    std::vector<double> gap, body;
+    bar_returns(h, req.strategy.fill, n, gap, body);
     gap_.upload(gap);
     body_.upload(body);
     cost_ = req.strategy.costs.per_unit();

@@ -8,6 +8,7 @@
 #include "cuda/cuda_check.cuh"
 #include "cuda/device_indicators.cuh"
 #include "src/compensated.hpp"
+#include "src/sliding.hpp"
 #include "wfod/indicators.hpp"
 
 namespace wfod::cuda {
@@ -88,44 +89,11 @@ __global__ void vol_kernel(const double* __restrict__ x, long long bars, const i
   if (j >= count) return;
   const long long p = periods[j];
   double* dst = out.base + row_offset[j];
-  CompensatedSum sy, syy, mean_sum;
-  double shift = 0;
-  long long since_anchor = 0;
+  detail::SlidingStd sd(x, p);
+  detail::SlidingMean mean(x, p);
   for (long long t = p - 1; t < bars; ++t) {
-    if ((t - (p - 1)) % kReanchorBars == 0) {
-      mean_sum = CompensatedSum{};
-      for (long long i = t + 1 - p; i <= t; ++i) mean_sum.add(x[i]);
-    } else {
-      mean_sum.add(x[t]);
-      mean_sum.add(-x[t - p]);
-    }
-    bool reanchor = t == p - 1 || since_anchor >= kReanchorBars;
-    if (!reanchor) {
-      const double y_in = x[t] - shift, y_out = x[t - p] - shift;
-      sy.add(y_in);
-      sy.add(-y_out);
-      syy.add_product(y_in, y_in);
-      syy.add_product(-y_out, y_out);
-      ++since_anchor;
-      const double mean_y = sy.value() / p;
-      const double var = (syy.value() - sy.value() * mean_y) / p;
-      if (mean_y * mean_y > 64.0 * var) reanchor = true;
-    }
-    if (reanchor) {
-      shift = x[t];
-      sy = CompensatedSum{};
-      syy = CompensatedSum{};
-      for (long long i = t + 1 - p; i <= t; ++i) {
-        const double y = x[i] - shift;
-        sy.add(y);
-        syy.add_product(y, y);
-      }
-      since_anchor = 0;
-    }
-    const double var = (syy.value() - sy.value() * (sy.value() / p)) / p;
-    const double sd = var > 0 ? sqrt(var) : 0.0;
-    const double mean = mean_sum.value() / p;
-    dst[t * out.t_stride] = sd <= kDeadBand * mean ? 0.0 : sd;
+    const double s = sd.at(t), m = mean.at(t);
+    dst[t * out.t_stride] = s <= kDeadBand * m ? 0.0 : s;
   }
 }
 

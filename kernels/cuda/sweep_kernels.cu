@@ -6,6 +6,7 @@
 
 #include "cuda/cuda_check.cuh"
 #include "cuda/sweep_kernels.cuh"
+#include "cuda/tally.cuh"
 #include "wfod/detail/summary_math.hpp"
 #include "wfod/ranking.hpp"
 
@@ -23,76 +24,36 @@ __device__ Summary evaluate_range(const DeviceCombo& c, const BarData& bars, lon
   double p1 = p2, v;
   if (decide<Family, Cross, Vol>(c, m, rows, bars.close, first - 1, &v)) p1 = v;
   const double head_pos = p2, cost = bars.cost;
-  double sum = 0, sum_sq = 0, down_sq = 0, equity = 1, peak = 1, trough = 1;
-  double best_peak = 1, best_trough = 1, run = 0, head_ret = 0, win_sum = 0, loss_sum = 0;
-  long long closed = 0, wins = 0, longs = 0, shorts = 0, changes = 0;
-  bool head_closed = false, nonpositive = false;
+  Tally tally;
+  double equity = 1, peak = 1, trough = 1, best_peak = 1, best_trough = 1;
+  bool nonpositive = false;
   for (long long t = first; t < last; ++t) {
     const double a = p2, b = p1;
     const bool changed = a != b;
     const double exit_value = a * bars.gap[t] - (changed ? cost * fabs(a) : 0.0);
     const double body_value = b * bars.body[t] - (changed ? cost * fabs(b) : 0.0);
     const double s = exit_value + body_value;
-    sum += s;
-    sum_sq += s * s;
-    down_sq += s < 0 ? s * s : 0.0;
+    tally.add_return(s);
     const double g = 1.0 + s;
     nonpositive = nonpositive || g <= 0;
     equity *= g;
     peak = fmax(peak, equity);
     trough = fmin(trough, equity);
+    // Deepest drawdown so far is best_trough / best_peak, compared without a division.
     if (equity * best_peak < best_trough * peak) {
       best_peak = peak;
       best_trough = equity;
     }
-    if (changed) {
-      const double closing = run + exit_value;
-      if (!head_closed) {
-        head_ret = closing;
-        head_closed = true;
-      } else if (a != 0.0) {
-        ++closed;
-        if (closing > 0) {
-          ++wins;
-          win_sum += closing;
-        } else if (closing < 0) {
-          loss_sum += closing;
-        }
-      }
-      run = body_value;
-      ++changes;
-    } else {
-      run += s;
-    }
-    longs += b > 0;
-    shorts += b < 0;
+    if (changed)
+      tally.change(a, exit_value, body_value);
+    else
+      tally.run += s;
+    tally.count_held(b, 1);
     p2 = b;
     p1 = decide<Family, Cross, Vol>(c, m, rows, bars.close, t, &v) ? v : b;
   }
-  Summary r;
-  r.bars = last - first;
-  if (r.bars <= 0) return Summary{};
-  r.sum = sum;
-  r.sum_sq = sum_sq;
-  r.down_sq = down_sq;
-  r.growth = equity;
-  r.peak = peak;
-  r.trough = trough;
-  r.drawdown = 1.0 - best_trough / best_peak;
-  r.nonpositive = nonpositive;
-  r.head_pos = static_cast<int8_t>(head_pos);
-  r.tail_pos = static_cast<int8_t>(p2);
-  r.single_run = !head_closed;
-  r.head_ret = head_closed ? head_ret : run;
-  r.tail_ret = run;
-  r.closed_trades = closed;
-  r.closed_wins = wins;
-  r.closed_win_sum = win_sum;
-  r.closed_loss_sum = loss_sum;
-  r.long_bars = longs;
-  r.short_bars = shorts;
-  r.changes = changes;
-  return r;
+  return tally.summary(first, last, head_pos, p2, equity, peak, trough,
+                       1.0 - best_trough / best_peak, nonpositive);
 }
 
 // Drawdown of a stretch of bars held at one sign, from the segment tree over that sign's log
@@ -138,9 +99,8 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
   double p1 = p2, v;
   if (decide<Family, Cross, Vol>(c, m, rows, bars.close, first - 1, &v)) p1 = v;
   const double head_pos = p2, cost = bars.cost;
-  double sum = 0, sum_sq = 0, down_sq = 0, run = 0, head_ret = 0, win_sum = 0, loss_sum = 0;
-  long long closed = 0, wins = 0, longs = 0, shorts = 0, changes = 0, bad = 0;
-  bool head_closed = false;
+  Tally tally;
+  long long bad = 0;
   // Log equity relative to the range start: level after the last processed bar, its peak,
   // trough and the deepest drawdown so far.
   double level = 0, peak = 0, trough = 0, dd = 0;
@@ -151,17 +111,16 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
     if (b <= a || q == 0) return;
     const bool is_long = q > 0;
     const double gain = px.r[b] - px.r[a];
-    sum += q * gain;
-    run += q * gain;
-    sum_sq += px.r2[b] - px.r2[a];
+    tally.sum += q * gain;
+    tally.run += q * gain;
+    tally.sum_sq += px.r2[b] - px.r2[a];
+    tally.count_held(q, b - a);
     const double* log_of = is_long ? px.log_long : px.log_short;
     if (is_long) {
-      down_sq += px.down_long[b] - px.down_long[a];
-      longs += b - a;
+      tally.down_sq += px.down_long[b] - px.down_long[a];
       bad += static_cast<long long>(px.bad_long[b] - px.bad_long[a]);
     } else {
-      down_sq += px.down_short[b] - px.down_short[a];
-      shorts += b - a;
+      tally.down_sq += px.down_short[b] - px.down_short[a];
       bad += static_cast<long long>(px.bad_short[b] - px.bad_short[a]);
     }
     // Levels in the stretch are base + log_of[t + 1]; the tree's leaves are log_of[t + 1].
@@ -180,31 +139,14 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
     const double exit_value = a * bars.gap[t] - cost * fabs(a);
     const double body_value = b * bars.body[t] - cost * fabs(b);
     const double s = exit_value + body_value;
-    sum += s;
-    sum_sq += s * s;
-    down_sq += s < 0 ? s * s : 0.0;
+    tally.add_return(s);
     if (1.0 + s <= 0) ++bad;
     level += px.change_log[static_cast<long long>((a + 1) * 3 + (b + 1)) * bars.bars + t];
     peak = fmax(peak, level);
     trough = fmin(trough, level);
     dd = fmax(dd, peak - level);
-    const double closing = run + exit_value;
-    if (!head_closed) {
-      head_ret = closing;
-      head_closed = true;
-    } else if (a != 0.0) {
-      ++closed;
-      if (closing > 0) {
-        ++wins;
-        win_sum += closing;
-      } else if (closing < 0) {
-        loss_sum += closing;
-      }
-    }
-    run = body_value;
-    ++changes;
-    longs += b > 0;
-    shorts += b < 0;
+    tally.change(a, exit_value, body_value);
+    tally.count_held(b, 1);
     stretch = t + 1;
   };
 
@@ -260,30 +202,8 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
     }
   }
   flush(p2, stretch, last);  // the open stretch: bars after the last change
-  Summary r;
-  r.bars = last - first;
-  if (r.bars <= 0) return Summary{};
-  r.sum = sum;
-  r.sum_sq = sum_sq;
-  r.down_sq = down_sq;
-  r.growth = exp(level);
-  r.peak = exp(peak);
-  r.trough = exp(trough);
-  r.drawdown = -expm1(-dd);
-  r.nonpositive = bad > 0;
-  r.head_pos = static_cast<int8_t>(head_pos);
-  r.tail_pos = static_cast<int8_t>(p2);
-  r.single_run = !head_closed;
-  r.head_ret = head_closed ? head_ret : run;
-  r.tail_ret = run;
-  r.closed_trades = closed;
-  r.closed_wins = wins;
-  r.closed_win_sum = win_sum;
-  r.closed_loss_sum = loss_sum;
-  r.long_bars = longs;
-  r.short_bars = shorts;
-  r.changes = changes;
-  return r;
+  return tally.summary(first, last, head_pos, p2, exp(level), exp(peak), exp(trough), -expm1(-dd),
+                       bad > 0);
 }
 
 template <int Family, bool Cross, bool Vol, bool Plain>

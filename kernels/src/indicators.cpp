@@ -1,6 +1,7 @@
 // Indicator series of SPEC §4 for the fast backends. Sliding sums are Neumaier-compensated
 // and re-anchored from scratch every kReanchorBars bars (STD also when the window mean
-// drifts far from its shift), so values stay within 1e-13 of the exactly rounded ones.
+// drifts far from its shift: sliding.hpp, shared with the device), so values stay within
+// 1e-13 of the exactly rounded ones.
 #include "wfod/indicators.hpp"
 
 #include <cmath>
@@ -10,8 +11,10 @@
 #include <string>
 
 #include "compensated.hpp"
+#include "sliding.hpp"
 
 namespace wfod {
+static_assert(kReanchorBars == detail::kSlidingReanchorBars, "one re-anchoring schedule");
 namespace {
 
 using detail::CompensatedSum;
@@ -37,17 +40,8 @@ std::vector<double> sma(std::span<const double> x, int n) {
   require_period(n);
   const size_t len = x.size(), p = static_cast<size_t>(n);
   auto out = undefined(len);
-  CompensatedSum s;
-  for (size_t t = p - 1; t < len; ++t) {
-    if ((t - (p - 1)) % kReanchorBars == 0) {
-      s = {};
-      for (size_t i = t + 1 - p; i <= t; ++i) s.add(x[i]);
-    } else {
-      s.add(x[t]);
-      s.add(-x[t - p]);
-    }
-    out[t] = s.value() / n;
-  }
+  detail::SlidingMean mean(x.data(), n);
+  for (size_t t = p - 1; t < len; ++t) out[t] = mean.at(static_cast<long long>(t));
   return out;
 }
 
@@ -116,39 +110,8 @@ std::vector<double> stdev(std::span<const double> x, int n) {
   require_period(n);
   const size_t len = x.size(), p = static_cast<size_t>(n);
   auto out = undefined(len);
-  // Sums of y = x - shift and y^2; the shift (a recent price) makes y exact (Sterbenz) and
-  // small, so sum_y2 - sum_y^2/n does not cancel. Re-anchor on schedule or when the window
-  // mean has drifted more than 8 standard deviations from the shift.
-  CompensatedSum sy, syy;
-  double shift = 0;
-  size_t since_anchor = 0;
-  for (size_t t = p - 1; t < len; ++t) {
-    bool reanchor = t == p - 1 || since_anchor >= static_cast<size_t>(kReanchorBars);
-    if (!reanchor) {
-      const double y_in = x[t] - shift, y_out = x[t - p] - shift;
-      sy.add(y_in);
-      sy.add(-y_out);
-      syy.add_product(y_in, y_in);
-      syy.add_product(-y_out, y_out);
-      ++since_anchor;
-      const double mean_y = sy.value() / n;
-      const double var = (syy.value() - sy.value() * mean_y) / n;
-      if (mean_y * mean_y > 64.0 * var) reanchor = true;
-    }
-    if (reanchor) {
-      shift = x[t];
-      sy = {};
-      syy = {};
-      for (size_t i = t + 1 - p; i <= t; ++i) {
-        const double y = x[i] - shift;
-        sy.add(y);
-        syy.add_product(y, y);
-      }
-      since_anchor = 0;
-    }
-    const double var = (syy.value() - sy.value() * (sy.value() / n)) / n;
-    out[t] = var > 0 ? std::sqrt(var) : 0.0;
-  }
+  detail::SlidingStd sd(x.data(), n);
+  for (size_t t = p - 1; t < len; ++t) out[t] = sd.at(static_cast<long long>(t));
   return out;
 }
 

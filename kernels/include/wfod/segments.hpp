@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "wfod/bar.hpp"
 #include "wfod/grid.hpp"
@@ -22,6 +23,20 @@ inline BarSegments bar_segments(const HistoryView& h, Fill fill, double cost, si
   b.exit_value = p2 * (x - prev_close) / prev_close - (changed ? cost * (p2 < 0 ? -p2 : p2) : 0.0);
   b.body_value = p1 * (h.close[t] - x) / prev_close - (changed ? cost * (p1 < 0 ? -p1 : p1) : 0.0);
   return b;
+}
+
+// Exit gap and body return of bars [0, bars) as fractions of the previous close, the
+// per-bar quantities every combo shares (bar 0 has none: zeros).
+inline void bar_returns(const HistoryView& h, Fill fill, size_t bars, std::vector<double>& gap,
+                        std::vector<double>& body) {
+  gap.assign(bars, 0.0);
+  body.assign(bars, 0.0);
+  for (size_t t = 1; t < bars; ++t) {
+    const double prev = h.close[t - 1];
+    const double x = fill == Fill::close ? prev : h.open[t];
+    gap[t] = (x - prev) / prev;
+    body[t] = (h.close[t] - x) / prev;
+  }
 }
 
 }  // namespace wfod

@@ -1,0 +1,78 @@
+// Per-thread accumulators of one (combo, range) evaluation that both device evaluators share:
+// return moments, trade bookkeeping at position changes, bar counts, and the Summary they
+// make (SPEC §6). Equity/drawdown tracking differs between the evaluators and is passed in.
+#pragma once
+
+#include <cstdint>
+
+#include "wfod/summary.hpp"
+
+namespace wfod::cuda {
+
+struct Tally {
+  double sum = 0, sum_sq = 0, down_sq = 0;
+  double run = 0, head_ret = 0, win_sum = 0, loss_sum = 0;
+  long long closed = 0, wins = 0, longs = 0, shorts = 0, changes = 0;
+  bool head_closed = false;
+
+  __device__ void add_return(double s) {
+    sum += s;
+    sum_sq += s * s;
+    down_sq += s < 0 ? s * s : 0.0;
+  }
+  // The held position changes from a to b at this bar: the run held through the exit
+  // segment closes (the first close is the range's head run, kept open for combine()).
+  __device__ void change(double a, double exit_value, double body_value) {
+    const double closing = run + exit_value;
+    if (!head_closed) {
+      head_ret = closing;
+      head_closed = true;
+    } else if (a != 0.0) {
+      ++closed;
+      if (closing > 0) {
+        ++wins;
+        win_sum += closing;
+      } else if (closing < 0) {
+        loss_sum += closing;
+      }
+    }
+    run = body_value;
+    ++changes;
+  }
+  __device__ void count_held(double b, long long bars) {
+    if (b > 0) longs += bars;
+    if (b < 0) shorts += bars;
+  }
+
+  // The Summary of bars [first, last); equity figures are relative to the range start.
+  __device__ Summary summary(long long first, long long last, double head_pos, double tail_pos,
+                             double growth, double peak, double trough, double drawdown,
+                             bool nonpositive) const {
+    Summary r;
+    r.bars = last - first;
+    if (r.bars <= 0) return Summary{};
+    r.sum = sum;
+    r.sum_sq = sum_sq;
+    r.down_sq = down_sq;
+    r.growth = growth;
+    r.peak = peak;
+    r.trough = trough;
+    r.drawdown = drawdown;
+    r.nonpositive = nonpositive;
+    r.head_pos = static_cast<int8_t>(head_pos);
+    r.tail_pos = static_cast<int8_t>(tail_pos);
+    r.single_run = !head_closed;
+    r.head_ret = head_closed ? head_ret : run;
+    r.tail_ret = run;
+    r.closed_trades = closed;
+    r.closed_wins = wins;
+    r.closed_win_sum = win_sum;
+    r.closed_loss_sum = loss_sum;
+    r.long_bars = longs;
+    r.short_bars = shorts;
+    r.changes = changes;
+    return r;
+  }
+};
+
+}  // namespace wfod::cuda

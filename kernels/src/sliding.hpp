@@ -1,0 +1,78 @@
+// Sliding-window mean and standard deviation, written once for host and device (SPEC §4
+// numerics): compensated sums re-anchored from scratch every kReanchorBars bars (and, for
+// the STD, whenever the window mean drifts far from its shift), so no error accumulates.
+// Feed consecutive bars t = n-1, n, n+1, ... of one series.
+#pragma once
+
+#include <math.h>
+
+#include "compensated.hpp"
+#include "wfod/detail/hd.hpp"
+
+namespace wfod::detail {
+
+inline constexpr long long kSlidingReanchorBars = 256;  // = wfod::kReanchorBars
+
+class SlidingMean {
+ public:
+  WFOD_HD SlidingMean(const double* x, long long n) : x_(x), n_(n) {}
+  WFOD_HD double at(long long t) {
+    if ((t - (n_ - 1)) % kSlidingReanchorBars == 0) {
+      sum_ = CompensatedSum{};
+      for (long long i = t + 1 - n_; i <= t; ++i) sum_.add(x_[i]);
+    } else {
+      sum_.add(x_[t]);
+      sum_.add(-x_[t - n_]);
+    }
+    return sum_.value() / static_cast<double>(n_);
+  }
+
+ private:
+  const double* x_;
+  long long n_;
+  CompensatedSum sum_;
+};
+
+// Population STD from sums of y = x - shift and y^2: the shift (a recent price) makes y exact
+// (Sterbenz) and small, so sum_y2 - sum_y^2 / n does not cancel.
+class SlidingStd {
+ public:
+  WFOD_HD SlidingStd(const double* x, long long n) : x_(x), n_(n) {}
+  WFOD_HD double at(long long t) {
+    const double n = static_cast<double>(n_);
+    bool reanchor = t == n_ - 1 || since_anchor_ >= kSlidingReanchorBars;
+    if (!reanchor) {
+      const double y_in = x_[t] - shift_, y_out = x_[t - n_] - shift_;
+      sy_.add(y_in);
+      sy_.add(-y_out);
+      syy_.add_product(y_in, y_in);
+      syy_.add_product(-y_out, y_out);
+      ++since_anchor_;
+      const double mean_y = sy_.value() / n;
+      const double var = (syy_.value() - sy_.value() * mean_y) / n;
+      if (mean_y * mean_y > 64.0 * var) reanchor = true;  // mean 8+ STDs from the shift
+    }
+    if (reanchor) {
+      shift_ = x_[t];
+      sy_ = CompensatedSum{};
+      syy_ = CompensatedSum{};
+      for (long long i = t + 1 - n_; i <= t; ++i) {
+        const double y = x_[i] - shift_;
+        sy_.add(y);
+        syy_.add_product(y, y);
+      }
+      since_anchor_ = 0;
+    }
+    const double var = (syy_.value() - sy_.value() * (sy_.value() / n)) / n;
+    return var > 0 ? sqrt(var) : 0.0;
+  }
+
+ private:
+  const double* x_;
+  long long n_;
+  CompensatedSum sy_, syy_;
+  double shift_ = 0;
+  long long since_anchor_ = 0;
+};
+
+}  // namespace wfod::detail
