@@ -50,7 +50,12 @@ std::string fixed(double v, int digits) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  // Annualised figures of short windows can be astronomically large (SPEC §6 cagr with A/n
+  // big): switch to scientific notation rather than print 20 digits.
+  if (std::fabs(v) >= 1e9)
+    std::snprintf(buf, sizeof buf, "%.*e", digits, v);
+  else
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
   return buf;
 }
 
