@@ -414,6 +414,26 @@ class CudaBackend final : public Backend {
       }
     }
     trees_.upload(trees);
+    // Sparse tables of the same leaves (PrefixData::sparse): level k = max/min over 2^k bars.
+    sparse_levels_ = 1;
+    while ((size_t{1} << sparse_levels_) <= n) ++sparse_levels_;
+    const size_t levels = static_cast<size_t>(sparse_levels_);
+    std::vector<double> sparse(2 * levels * 2 * n);
+    for (size_t sign = 0; sign < 2; ++sign) {
+      const double* log_prefix = &all[(4 + sign) * (n + 1)];
+      auto at = [&](size_t level, size_t which) {
+        return &sparse[((sign * levels + level) * 2 + which) * n];
+      };
+      for (size_t i = 0; i < n; ++i) at(0, 0)[i] = at(0, 1)[i] = log_prefix[i + 1];
+      for (size_t level = 1; level < levels; ++level) {
+        const size_t half = size_t{1} << (level - 1);
+        for (size_t i = 0; i + (half << 1) <= n; ++i) {
+          at(level, 0)[i] = std::max(at(level - 1, 0)[i], at(level - 1, 0)[i + half]);
+          at(level, 1)[i] = std::min(at(level - 1, 1)[i], at(level - 1, 1)[i + half]);
+        }
+      }
+    }
+    sparse_.upload(sparse);
   }
 
   PrefixData prefix_view(size_t n) const {
@@ -432,7 +452,9 @@ class CudaBackend final : public Backend {
                       at(8),
                       trees,
                       trees + tree_size,
-                      tree_leaves_};
+                      tree_leaves_,
+                      sparse_.data(),
+                      sparse_levels_};
   }
 
   std::vector<Metrics> evaluate_prepared(const SweepRequest& req,
@@ -509,6 +531,8 @@ class CudaBackend final : public Backend {
   DeviceBuffer<unsigned long long> fallback_;
   DeviceBuffer<Summary> parts_;
   long long tree_leaves_ = 1;
+  DeviceBuffer<double> sparse_;
+  int sparse_levels_ = 1;
   DeviceIndicators indicators_;
   DeviceGridTables tables_;
   BarData bars_{};

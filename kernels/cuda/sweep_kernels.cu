@@ -125,11 +125,22 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
     }
     // Levels in the stretch are base + log_of[t + 1]; the tree's leaves are log_of[t + 1].
     const double base = level - log_of[a];
-    const RangeDrawdown q_dd =
-        query_tree(is_long ? px.tree_long : px.tree_short, px.tree_leaves, a, b);
-    dd = fmax(fmax(dd, q_dd.dd), peak - (base + q_dd.min));
-    peak = fmax(peak, base + q_dd.max);
-    trough = fmin(trough, base + q_dd.min);
+    const long long span = b - a;
+    const int k = 63 - __clzll(span);
+    const double* table =
+        px.sparse +
+        static_cast<long long>((is_long ? 0 : 1) * px.sparse_levels + k) * 2 * bars.bars;
+    const double hi = fmax(table[a], table[b - (1ll << k)]);
+    const double lo = fmin(table[bars.bars + a], table[bars.bars + b - (1ll << k)]);
+    // The stretch's own drawdown is at most its swing: query the tree only if it can matter.
+    if (hi - lo > dd) {
+      const RangeDrawdown q_dd =
+          query_tree(is_long ? px.tree_long : px.tree_short, px.tree_leaves, a, b);
+      dd = fmax(dd, q_dd.dd);
+    }
+    dd = fmax(dd, peak - (base + lo));
+    peak = fmax(peak, base + hi);
+    trough = fmin(trough, base + lo);
     level = base + log_of[b];
   };
 

@@ -35,6 +35,11 @@ struct PrefixData {
   const double* tree_long;
   const double* tree_short;
   long long tree_leaves;  // a power of two >= bars
+  // Sparse tables of the same leaves: level k holds max / min over [i, i + 2^k), so a
+  // stretch's range max and min cost two loads each; the tree is queried only when the
+  // stretch's swing (max - min) could beat the drawdown found so far.
+  const double* sparse;  // [sign][level][max|min][bars]
+  int sparse_levels;
 };
 
 struct BarData {
