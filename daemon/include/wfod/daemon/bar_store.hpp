@@ -1,0 +1,154 @@
+// Per-symbol append-only bar log, <state_dir>/bars/<escaped symbol>.wfb: every bar the
+// daemon accepted since the symbol's anchor (SPEC §1-2), its on-disk format, the fsync
+// policy of appends (PROTOCOL §4), and recovery of torn or corrupt tails at load.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "wfod/bar.hpp"
+#include "wfod/config/config.hpp"
+#include "wfod/daemon/file_ops.hpp"
+#include "wfod/daemon/io_result.hpp"
+
+namespace wfod::daemon {
+
+// The file format, byte by byte in docs/operations.md. All integers little-endian; doubles
+// are IEEE-754 binary64 stored as their little-endian bit pattern.
+namespace bar_log {
+
+inline constexpr std::array<unsigned char, 4> kMagic = {'W', 'F', 'B', 'S'};
+inline constexpr uint16_t kVersion = 1;
+inline constexpr size_t kHeaderSize = 32;
+inline constexpr size_t kRecordSize = 64;
+inline constexpr size_t kHeaderSymbolBytes = 19;  // the header keeps a prefix, for humans
+inline constexpr size_t kMaxSymbolBytes = 32;     // SPEC §1
+
+using HeaderBytes = std::array<unsigned char, kHeaderSize>;
+using RecordBytes = std::array<unsigned char, kRecordSize>;
+
+// Header: 0 magic "WFBS" | 4 u16 version | 6 u16 record size | 8 u8 symbol length |
+// 9 symbol, first 19 bytes, zero padded | 28 u32 CRC32 of bytes 0..27.
+HeaderBytes encode_header(std::string_view symbol);
+// Record: 0 i64 ts_ns | 8 f64 open | 16 high | 24 low | 32 close | 40 volume | 48 u64 seq |
+// 56 u32 reserved (0) | 60 u32 CRC32 of bytes 0..59.
+RecordBytes encode_record(const Bar& bar);
+// The bar in kRecordSize bytes, or nullopt when its CRC does not match.
+std::optional<Bar> decode_record(const unsigned char* bytes);
+
+// File name of a symbol's log. Symbols may hold '/' and ':' (SPEC §1), so every byte
+// outside [A-Za-z0-9_.-] becomes %XX (upper-case hex), as does a leading '.' (no hidden
+// files, no "." or ".."): "BTC/USD" -> "BTC%2FUSD", "ES:1" -> "ES%3A1". Reversible.
+std::string escape_symbol(std::string_view symbol);
+// The inverse; nullopt for a name escape_symbol would not produce.
+std::optional<std::string> unescape_symbol(std::string_view escaped);
+std::string file_name(std::string_view symbol);  // escape_symbol(symbol) + ".wfb"
+
+}  // namespace bar_log
+
+struct BarStoreOptions {
+  config::FsyncPolicy fsync = config::FsyncPolicy::batch;
+  // fsync = batch: fdatasync on flush(), or on the append that finds this many records
+  // unsynced or the oldest unsynced one this old. The age is checked on appends only:
+  // the daemon's per-batch flush() covers quiet periods.
+  size_t batch_records = 256;
+  std::chrono::milliseconds batch_interval{50};
+  // Bars kept in memory while the disk refuses writes; beyond it append() refuses.
+  size_t max_pending = 1'000'000;
+  FileOps* ops = nullptr;  // null: the real POSIX calls
+  // Time source of batch_interval; null: std::chrono::steady_clock::now.
+  std::function<std::chrono::steady_clock::time_point()> clock;
+};
+
+// What open() found, for the daemon to log (loudly when bytes were quarantined).
+struct LoadReport {
+  uint64_t records_loaded = 0;
+  uint64_t bytes_quarantined = 0;
+  std::string quarantine_path;  // where the bad tail went; empty when none
+  std::string reason;           // why the tail was bad, e.g. "record 7 at byte 480: CRC
+                                // mismatch"; empty when the log was clean
+  bool clean() const { return bytes_quarantined == 0; }
+};
+
+enum class AppendState {
+  written,  // in the log file: write() done (and fdatasync under fsync = every)
+  pending,  // kept in memory after a write or sync error, retried in order on the next
+            // append() / flush(); the store is unhealthy until it is written
+  refused,  // not taken: ts not after the last accepted bar, or the pending queue is full
+};
+
+struct [[nodiscard]] AppendResult {
+  AppendState state = AppendState::written;
+  std::optional<IoError> error;  // set unless written
+  bool ok() const { return state == AppendState::written; }
+};
+
+struct BarStoreStats {
+  uint64_t appended = 0;         // bars append() took (written or pending)
+  uint64_t refused = 0;          // bars append() refused
+  uint64_t records_written = 0;  // records write() accepted, rewrites after errors included
+  uint64_t fdatasyncs = 0;       // fdatasync calls on the log, the observable fsync policy
+  uint64_t write_errors = 0;
+  uint64_t sync_errors = 0;
+};
+
+struct OpenedBarStore;
+
+// One symbol's log, open for appending. Holds an exclusive flock on the file, so a second
+// daemon (or a second store in this process) on the same state_dir fails to open it.
+// Not thread-safe: the daemon's loop thread owns it. The destructor flushes (best effort).
+class BarStore {
+ public:
+  // Creates <state_dir>/bars/ and the log as needed, reads the whole log, verifies header,
+  // record CRCs and strictly increasing ts, and moves everything from the first bad,
+  // truncated or non-increasing record on into <file>.quarantine.<unix_ns> (the intact
+  // prefix stays). Fails, touching nothing, on a log of another symbol, another format
+  // version or record size, or a log locked by another store.
+  static Result<OpenedBarStore> open(const std::string& state_dir, std::string_view symbol,
+                                     const BarStoreOptions& options = {});
+
+  BarStore(BarStore&&) noexcept;
+  BarStore& operator=(BarStore&&) noexcept;
+  BarStore(const BarStore&) = delete;
+  BarStore& operator=(const BarStore&) = delete;
+  ~BarStore();
+
+  // Writes the bar (after any pending ones) and syncs per the policy. Returns after write()
+  // succeeded, or with the bar kept pending, or refused: see AppendState.
+  AppendResult append(const Bar& bar);
+  // Writes pending bars, then fdatasync unless fsync = none. The daemon calls it once per
+  // event-loop batch, and before publishing results that cover the new bars (PROTOCOL §2).
+  Status flush();
+
+  bool healthy() const { return pending() == 0; }
+  size_t pending() const;                  // accepted bars not in the file yet
+  uint64_t records() const;                // records in the file (written; maybe not yet synced)
+  std::optional<int64_t> last_ts() const;  // of the last accepted bar
+  const std::string& symbol() const;
+  const std::string& path() const;
+  const BarStoreStats& stats() const;
+  const std::optional<IoError>& last_error() const;  // the latest write or sync error
+
+ private:
+  struct Impl;
+  explicit BarStore(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// open()'s result: the store, positioned after the intact records, and those records.
+struct OpenedBarStore {
+  BarStore store;
+  Series bars;                 // from the anchor (the first bar ever accepted) on
+  std::vector<uint64_t> seqs;  // the publishers' seq of each bar (0 = none)
+  LoadReport report;
+};
+
+}  // namespace wfod::daemon

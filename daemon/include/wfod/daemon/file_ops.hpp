@@ -1,0 +1,54 @@
+// The seam between the daemon's stores and the POSIX calls that change files: every write,
+// sync, truncate and rename goes through FileOps so tests can inject ENOSPC, EIO, EINTR and
+// short writes. UniqueFd owns a descriptor.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+
+namespace wfod::daemon {
+
+// Same contracts as the POSIX calls of the same names: the result, and errno on failure.
+// Reads and opens are not here: their failures need no simulation to be tested.
+class FileOps {
+ public:
+  virtual ~FileOps() = default;
+  virtual ssize_t pwrite(int fd, const void* data, size_t size, off_t offset) = 0;
+  virtual int fdatasync(int fd) = 0;
+  virtual int fsync(int fd) = 0;
+  virtual int ftruncate(int fd, off_t length) = 0;
+  virtual int rename(const char* from, const char* to) = 0;
+};
+
+// The real calls. A process-wide instance without state.
+FileOps& posix_file_ops();
+
+// Owns a file descriptor; closes it on destruction. Move-only.
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  UniqueFd(UniqueFd&& other) noexcept : fd_(other.release()) {}
+  UniqueFd& operator=(UniqueFd&& other) noexcept {
+    if (this != &other) reset(other.release());
+    return *this;
+  }
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  ~UniqueFd() { reset(); }
+
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+  int release() {
+    int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+  void reset(int fd = -1);
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace wfod::daemon

@@ -1,0 +1,64 @@
+// Publication sequence numbers per (symbol, strategy), PROTOCOL §2: 1, 2, 3 ... never
+// reused, surviving restarts. Kept in <state_dir>/publications.seq, replaced atomically
+// (temp file + fsync + rename + directory fsync) before each number is handed out.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "wfod/daemon/file_ops.hpp"
+#include "wfod/daemon/io_result.hpp"
+
+namespace wfod::daemon {
+
+// The text format, for humans and `cat` (docs/operations.md):
+//   wfod-publications 1
+//   <symbol> <strategy> <last seq>      one line per stream, sorted
+//   crc32 <8 lower-case hex digits>     CRC32 of every byte before this line
+inline constexpr std::string_view kSequenceFileName = "publications.seq";
+
+struct SequenceStoreOptions {
+  FileOps* ops = nullptr;  // null: the real POSIX calls
+};
+
+class SequenceStore {
+ public:
+  using Key = std::pair<std::string, std::string>;  // (symbol, strategy)
+
+  // Reads <state_dir>/publications.seq (creating state_dir if needed). A missing file is a
+  // fresh start; a corrupt one is an error naming the file and the line, because starting
+  // over would reuse numbers. A publications.seq.tmp left by a crash is ignored.
+  static Result<SequenceStore> open(const std::string& state_dir,
+                                    const SequenceStoreOptions& options = {});
+
+  // Move-only: two copies would hand out the same numbers.
+  SequenceStore(SequenceStore&&) noexcept = default;
+  SequenceStore& operator=(SequenceStore&&) noexcept = default;
+  SequenceStore(const SequenceStore&) = delete;
+  SequenceStore& operator=(const SequenceStore&) = delete;
+
+  // The stream's next number, on disk before it returns: after a crash the numbers go on
+  // from the last one persisted, so one may be skipped (never handed out), none repeated.
+  // On error nothing is handed out, nothing in memory changes, and the next call retries.
+  // Names must be non-empty printable ASCII without spaces.
+  Result<uint64_t> next(std::string_view symbol, std::string_view strategy);
+
+  // The last number handed out (or persisted before a crash); 0 = none yet.
+  uint64_t last(std::string_view symbol, std::string_view strategy) const;
+  const std::map<Key, uint64_t>& entries() const { return last_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  SequenceStore() = default;
+  Status persist(const std::map<Key, uint64_t>& entries);
+
+  std::string dir_;
+  std::string path_;
+  FileOps* ops_ = nullptr;
+  std::map<Key, uint64_t> last_;
+};
+
+}  // namespace wfod::daemon

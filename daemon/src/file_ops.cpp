@@ -1,0 +1,149 @@
+// The POSIX FileOps, UniqueFd, and the file helpers both stores share (write_all with
+// short-write and EINTR handling, syncs, directory fsync, whole-file reads).
+#include "wfod/daemon/file_ops.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "file_util.hpp"
+#include "wfod/daemon/io_result.hpp"
+
+namespace wfod::daemon {
+namespace {
+
+class PosixFileOps final : public FileOps {
+ public:
+  ssize_t pwrite(int fd, const void* data, size_t size, off_t offset) override {
+    return ::pwrite(fd, data, size, offset);
+  }
+  int fdatasync(int fd) override { return ::fdatasync(fd); }
+  int fsync(int fd) override { return ::fsync(fd); }
+  int ftruncate(int fd, off_t length) override { return ::ftruncate(fd, length); }
+  int rename(const char* from, const char* to) override { return ::rename(from, to); }
+};
+
+}  // namespace
+
+FileOps& posix_file_ops() {
+  static PosixFileOps ops;
+  return ops;
+}
+
+void UniqueFd::reset(int fd) {
+  // close() errors are not reported: every path that needs its data durable syncs first,
+  // and retrying close() on Linux would risk closing a descriptor reused by another thread.
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = fd;
+}
+
+IoError errno_error(std::string_view op, std::string_view path, int err) {
+  std::string message;
+  message.reserve(op.size() + path.size() + 40);
+  message.append(op).append(" ").append(path).append(": ").append(std::strerror(err));
+  return IoError{err, std::move(message)};
+}
+
+namespace detail {
+
+Status write_all(FileOps& ops, int fd, const void* data, size_t size, off_t offset,
+                 std::string_view path, size_t* written) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  size_t done = 0;
+  Status status;
+  while (done < size) {
+    ssize_t n = ops.pwrite(fd, p + done, size - done, offset + static_cast<off_t>(done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      status = errno_error("write", path, errno);
+      break;
+    }
+    if (n == 0) {
+      // POSIX allows it only for size 0; looping would spin forever, so call it EIO.
+      status = errno_error("write", path, EIO);
+      break;
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (written != nullptr) *written = done;
+  return status;
+}
+
+Status sync_data(FileOps& ops, int fd, std::string_view path) {
+  while (ops.fdatasync(fd) != 0) {
+    if (errno != EINTR) return errno_error("fdatasync", path, errno);
+  }
+  return {};
+}
+
+Status sync_file(FileOps& ops, int fd, std::string_view path) {
+  while (ops.fsync(fd) != 0) {
+    if (errno != EINTR) return errno_error("fsync", path, errno);
+  }
+  return {};
+}
+
+Status sync_dir(FileOps& ops, const std::string& dir) {
+  auto fd = open_file(dir, O_RDONLY | O_DIRECTORY, 0);
+  if (!fd.ok()) return fd.error();
+  return sync_file(ops, fd.value().get(), dir);
+}
+
+Result<UniqueFd> open_file(const std::string& path, int flags, mode_t mode) {
+  for (;;) {
+    int fd = ::open(path.c_str(), flags | O_CLOEXEC, mode);
+    if (fd >= 0) return UniqueFd(fd);
+    if (errno != EINTR) return errno_error("open", path, errno);
+  }
+}
+
+Result<std::vector<unsigned char>> read_all(int fd, const std::string& path) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return errno_error("stat", path, errno);
+  std::vector<unsigned char> bytes(static_cast<size_t>(st.st_size));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::pread(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno_error("read", path, errno);
+    }
+    if (n == 0) break;  // shrank under us: take what is there
+    done += static_cast<size_t>(n);
+  }
+  bytes.resize(done);
+  return bytes;
+}
+
+Result<bool> make_dirs(FileOps& ops, const std::string& path) {
+  if (::mkdir(path.c_str(), 0755) != 0) {
+    const int err = errno;
+    if (err == ENOENT) {  // a parent is missing: make it, then try again
+      const size_t slash = path.find_last_of('/', path.find_last_not_of('/'));
+      if (slash == std::string::npos || slash == 0) return errno_error("mkdir", path, err);
+      auto parent = make_dirs(ops, path.substr(0, slash));
+      if (!parent.ok()) return parent;
+      return make_dirs(ops, path);
+    }
+    if (err != EEXIST) return errno_error("mkdir", path, err);
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return errno_error("stat", path, errno);
+    if (!S_ISDIR(st.st_mode)) return errno_error("mkdir", path, ENOTDIR);
+    return false;
+  }
+  // The new entry lives in the parent directory: sync that, or a crash could lose the
+  // directory together with every file later made durable inside it.
+  const size_t slash = path.find_last_of('/', path.find_last_not_of('/'));
+  const std::string parent = slash == std::string::npos ? "."
+                             : slash == 0               ? "/"
+                                                        : path.substr(0, slash);
+  if (Status s = sync_dir(ops, parent); !s.ok()) return s.error();
+  return true;
+}
+
+}  // namespace detail
+}  // namespace wfod::daemon

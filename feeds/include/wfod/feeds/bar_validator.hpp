@@ -1,0 +1,115 @@
+// Per-symbol bar validation (SPEC §1) after decoding: values, strictly increasing ts,
+// publisher seq gaps, and the feed counters the daemon reports. Also the rate limiter that
+// keeps reject logging bounded under a flood of bad input.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "wfod/bar.hpp"
+#include "wfod/feeds/bar_codec.hpp"
+
+namespace wfod::feeds {
+
+// SPEC §1 value rules on one bar, alone: prices finite and > 0, low <= min(open, close),
+// high >= max(open, close), volume finite and >= 0. nullopt when they hold, else a `value`
+// reject naming the first broken rule.
+std::optional<Reject> check_values(const Bar& bar);
+
+// Where one symbol's series stands.
+struct SymbolStats {
+  bool has_last = false;  // false until a bar is accepted or the symbol is seeded
+  int64_t last_ts_ns = 0;
+  uint64_t last_seq = 0;  // the last accepted bar's seq; 0 = it had none
+  uint64_t accepted = 0;  // accepted by this validator (seeded history not included)
+  uint64_t gaps = 0;
+};
+
+struct FeedStats {
+  std::array<uint64_t, kRejectReasonCount> rejects{};  // indexed by RejectReason
+  uint64_t accepted = 0;
+  uint64_t gaps = 0;          // seq gap events (each is also one accepted bar)
+  uint64_t missing_seqs = 0;  // seq numbers skipped by forward jumps, summed
+  std::map<std::string, SymbolStats, std::less<>> symbols;  // every configured symbol
+
+  uint64_t rejected(RejectReason reason) const { return rejects[static_cast<size_t>(reason)]; }
+  uint64_t rejected_total() const;
+};
+
+// A jump in a symbol's publisher seq (SPEC §1): the bar is still accepted.
+struct SeqGap {
+  uint64_t expected = 0;  // last seq + 1
+  uint64_t got = 0;
+  uint64_t missing = 0;  // got - expected for a forward jump; 0 when seq went backwards
+  bool backwards = false;
+};
+
+struct Verdict {
+  std::optional<Reject> reject;  // set when the bar was not accepted
+  std::optional<SeqGap> gap;     // set when it was accepted across a seq gap
+
+  bool accepted() const { return !reject; }
+};
+
+class BarValidator {
+ public:
+  // The configured symbols; bars for any other are `unknown_symbol`.
+  explicit BarValidator(std::span<const std::string> symbols);
+
+  // Continues a series from persisted history: the last accepted bar's ts and seq (0 =
+  // none), so that a restart rejects re-sent bars and sees gaps across the restart.
+  // False (and nothing changes) if the symbol is not configured.
+  bool seed(std::string_view symbol, int64_t last_ts_ns, uint64_t last_seq);
+
+  // Checks one decoded bar and, when it is accepted, makes it the symbol's last bar.
+  // Order: unknown_symbol, value, then duplicate / out_of_order against the last accepted
+  // ts; an accepted bar may carry a seq gap. A rejected bar changes nothing but its count.
+  Verdict validate(std::string_view symbol, const Bar& bar);
+
+  // Counts a reject found before validation (frames, size, parse, field from the codec).
+  void count(RejectReason reason) { ++stats_.rejects[static_cast<size_t>(reason)]; }
+
+  const FeedStats& stats() const { return stats_; }
+
+ private:
+  Verdict rejected(RejectReason reason, std::string detail);
+
+  FeedStats stats_;
+};
+
+// Bounds reject logging: at most `max_per_interval` lines per `interval` (a fixed window
+// opened by the first reject after the previous window ends); the rest are counted, and
+// the next logged line reports how many were suppressed before it. The caller passes the
+// time, so tests drive it with a fake clock.
+class RejectLogLimiter {
+ public:
+  using Clock = std::chrono::steady_clock;
+  struct Decision {
+    bool log = false;
+    uint64_t suppressed = 0;  // when log: rejects not logged since the last logged one
+  };
+
+  RejectLogLimiter(uint32_t max_per_interval, Clock::duration interval)
+      : max_per_interval_(max_per_interval), interval_(interval) {}
+
+  Decision on_reject(Clock::time_point now);
+  Decision on_reject() { return on_reject(Clock::now()); }
+  // Suppressed since the last logged one: for a final "N more suppressed" line.
+  uint64_t pending_suppressed() const { return suppressed_; }
+
+ private:
+  uint32_t max_per_interval_;
+  Clock::duration interval_;
+  std::optional<Clock::time_point> window_start_;
+  uint32_t logged_in_window_ = 0;
+  uint64_t suppressed_ = 0;
+};
+
+}  // namespace wfod::feeds
