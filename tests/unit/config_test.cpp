@@ -74,7 +74,7 @@ TEST(ConfigExamples, DemoParses) {
   ASSERT_EQ(s->spec.grid.slow.size(), 19u);
   EXPECT_EQ(s->spec.grid.slow.front(), 20);
   EXPECT_EQ(s->spec.grid.slow.back(), 200);
-  EXPECT_EQ(s->spec.grid.ma, (std::vector<MaType>{MaType::sma, MaType::ema}));
+  EXPECT_EQ(s->spec.grid.ma, (std::vector<MaType>{MaType::sma}));
   EXPECT_EQ(s->spec.grid.side, std::vector<Side>{Side::long_short});
   EXPECT_EQ(s->spec.grid.entry, std::vector<Entry>{Entry::state});
   EXPECT_FALSE(s->spec.grid.has_vol_filter());

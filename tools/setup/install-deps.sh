@@ -10,6 +10,7 @@ packages=(
   libzmq3-dev cppzmq-dev libboost-dev libboost-system-dev
   libsystemd-dev nlohmann-json3-dev
   clang-format
+  chromium fonts-liberation  # the --report browser test (headless); fonts for its screenshot
 )
 
 missing=()

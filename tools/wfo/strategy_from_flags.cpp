@@ -30,7 +30,7 @@ constexpr std::array kStrategyFlags = {
     FlagSpec{"top"},          FlagSpec{"fill"},
     FlagSpec{"threads"},      FlagSpec{"backend"},
     FlagSpec{"precision"},    FlagSpec{"skip-bad-rows", false},
-    FlagSpec{"json", false},
+    FlagSpec{"json", false},  FlagSpec{"report"},
 };
 
 // "sma,ema" -> {sma, ema}; each item parsed by the engine's enum parser, which names the
@@ -254,6 +254,9 @@ Data and engine:
   --threads N        0 = all cores (0)
   --precision exact|fast            (exact)
   --json             one JSON document on stdout instead of the table
+  --report DIR       also write a self-contained HTML report (DIR/report.html: equity vs
+                     buy-and-hold, folds, parameter stability, objective heatmap and
+                     histogram, inputs) with report.json and CSV files; DIR is created
 
 Config file:
   --config FILE [--strategy NAME]

@@ -11,6 +11,7 @@
 #include "json_output.hpp"
 #include "progress_bar.hpp"
 #include "report.hpp"
+#include "report_writer.hpp"
 #include "strategy_from_flags.hpp"
 #include "table_output.hpp"
 
@@ -58,6 +59,8 @@ int run_sweep(Args args) {
   ParsedArgs parsed = parse_args(args, flags);
   StrategySetup setup = strategy_from_flags(parsed);
   const bool json = parsed.has("json");
+  const auto report_dir = parsed.text("report");
+  if (report_dir) prepare_report_dir(*report_dir);
 
   feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows);
   const HistoryView history = HistoryView::of(csv.series);
@@ -101,6 +104,12 @@ int run_sweep(Args args) {
     std::printf("%s\n", sweep_json(report).dump(2).c_str());
   } else {
     std::fputs(sweep_table(report).c_str(), stdout);
+  }
+  if (report_dir) {
+    std::fflush(stdout);
+    const std::string path = write_sweep_report(*report_dir, *backend, report, request,
+                                                make_run_inputs("sweep", args, setup, *report_dir));
+    std::fprintf(stderr, "report: %s\n", path.c_str());
   }
   return 0;
 }

@@ -11,6 +11,7 @@
 #include "json_output.hpp"
 #include "progress_bar.hpp"
 #include "report.hpp"
+#include "report_writer.hpp"
 #include "strategy_from_flags.hpp"
 #include "table_output.hpp"
 #include "wfod/walk_forward.hpp"
@@ -70,6 +71,8 @@ int run_walk(Args args) {
   }
   StrategySetup setup = strategy_from_flags(parsed);
   const bool json = parsed.has("json");
+  const auto report_dir = parsed.text("report");
+  if (report_dir) prepare_report_dir(*report_dir);
 
   WalkSpec walk;
   if (auto v = parsed.count("is", 1)) {
@@ -119,6 +122,13 @@ int run_walk(Args args) {
     std::printf("%s\n", walk_json(report).dump(2).c_str());
   } else {
     std::fputs(walk_table(report).c_str(), stdout);
+  }
+  if (report_dir) {
+    std::fflush(stdout);
+    const std::string path = write_walk_report(*report_dir, *backend, report,
+                                               make_run_inputs("walk", args, setup, *report_dir),
+                                               setup.precision, setup.threads);
+    std::fprintf(stderr, "report: %s\n", path.c_str());
   }
   return 0;
 }
