@@ -7,6 +7,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup/install-deps.sh
 cmake --preset release >/dev/null
-cmake --build --preset release -j "$(nproc)"
+cmake --build --preset release -j "$(nproc)" --target wfo
 ./build/release/tools/wfo walk --config config/examples/demo.toml --is 1000 --oos 250 \
   --report out/demo-report "$@"
