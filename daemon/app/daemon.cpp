@@ -1,0 +1,901 @@
+// The wfod daemon's event loop: feeds in, bars persisted, sweeps scheduled on the worker,
+// parameters published, snapshot requests answered, signals handled. Everything here runs
+// on the loop thread except the closures handed to the Worker.
+
+#include "daemon.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio.hpp>
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+#include <zmq.hpp>
+#include <zmq_addon.hpp>
+
+#include "notify.hpp"
+#include "wfod/backend.hpp"
+#include "wfod/daemon/bar_store.hpp"
+#include "wfod/daemon/http_status.hpp"
+#include "wfod/daemon/publication.hpp"
+#include "wfod/daemon/scheduler.hpp"
+#include "wfod/daemon/sequence_store.hpp"
+#include "wfod/daemon/snapshot.hpp"
+#include "wfod/feeds/bar_codec.hpp"
+#include "wfod/feeds/bar_validator.hpp"
+#include "wfod/feeds/csv_reader.hpp"
+#include "worker.hpp"
+
+namespace wfod::daemon {
+
+namespace {
+
+namespace asio = boost::asio;
+using Clock = std::chrono::steady_clock;
+
+// A ZeroMQ socket watched by the loop through its ZMQ_FD. The descriptor belongs to
+// ZeroMQ: release it (never close it) before the socket goes.
+struct WatchedSocket {
+  WatchedSocket(asio::io_context& io, zmq::context_t& ctx, zmq::socket_type type)
+      : sock(ctx, type), fd(io) {}
+  ~WatchedSocket() {
+    if (fd.is_open()) fd.release();
+  }
+  void watch() { fd.assign(sock.get(zmq::sockopt::fd)); }
+  bool readable() { return (sock.get(zmq::sockopt::events) & ZMQ_POLLIN) != 0; }
+
+  zmq::socket_t sock;
+  asio::posix::stream_descriptor fd;
+  std::string endpoint;
+  feeds::PayloadFormat format = feeds::PayloadFormat::json;
+};
+
+// Everything of a strategy that changes what it computes or when: equal fingerprints mean
+// a reload leaves the stream alone.
+std::string fingerprint(const config::StrategyConfig& s) {
+  std::ostringstream o;
+  o.precision(17);
+  auto list = [&o](const auto& v) {
+    o << '[';
+    for (const auto& x : v) o << x << ',';
+    o << ']';
+  };
+  auto enums = [&o](const auto& v) {
+    o << '[';
+    for (const auto& x : v) o << to_string(x) << ',';
+    o << ']';
+  };
+  const Grid& g = s.spec.grid;
+  o << to_string(g.family);
+  list(g.fast);
+  list(g.slow);
+  enums(g.ma);
+  enums(g.side);
+  enums(g.entry);
+  list(g.n);
+  enums(g.source);
+  list(g.vol_short);
+  list(g.vol_long);
+  list(g.vol_threshold);
+  o << to_string(s.spec.fill) << ' ' << s.spec.costs.commission_bps << ' '
+    << s.spec.costs.slippage_bps << ' ' << to_string(s.rank.objective) << ' ' << s.rank.min_trades
+    << ' ' << s.rank.max_drawdown << ' ' << (s.rank.min_exposure ? *s.rank.min_exposure : -1.0)
+    << ' ' << s.rank.top << ' ' << s.window << ' '
+    << (s.warmup ? static_cast<long long>(*s.warmup) : -1LL) << ' ' << s.every;
+  return o.str();
+}
+
+struct SymbolState {
+  config::SymbolConfig cfg;
+  std::optional<BarStore> store;
+  Series series;                           // from the anchor; the loop appends
+  std::shared_ptr<const Series> snapshot;  // immutable copy for jobs; reset on append
+  uint64_t last_seq = 0;
+  size_t new_bars = 0;  // accepted in the current batch, not yet scheduled
+};
+
+struct Stream {
+  config::StrategyConfig cfg;
+  StrategySpec spec;  // cfg.spec with the symbol's bars_per_year
+  size_t warmup = 0;
+  StreamScheduler sched{1, 0};
+  uint64_t generation = 0;  // a reload that replaces the stream drops older results
+  // The last two winners, for live_oos (SPEC §8): the previous publication's winner and
+  // the one before it (the exit position at the first live bar).
+  std::optional<Combo> winner, before;
+  uint64_t last_seq = 0;
+  size_t last_end = 0;  // history size the previous publication covered
+  std::optional<Json> last_params;
+};
+
+// One HTTP status request: read the head (bounded in size and time), answer, close.
+struct HttpSession {
+  explicit HttpSession(asio::ip::tcp::socket s) : sock(std::move(s)), timer(sock.get_executor()) {}
+  asio::ip::tcp::socket sock;
+  asio::steady_timer timer;
+  std::string request;
+  std::string reply;
+};
+
+struct JobResult {
+  SweepResult sweep;
+  std::optional<Metrics> live;
+  std::string error;
+  double elapsed_ms = 0;
+};
+
+class Daemon {
+ public:
+  Daemon(config::Config config, std::string config_path)
+      : cfg_(std::move(config)),
+        config_path_(std::move(config_path)),
+        signals_(io_, SIGINT, SIGTERM, SIGHUP) {}
+
+  int run();
+
+ private:
+  bool start_up();
+  bool open_symbol(const config::SymbolConfig& s);
+  void add_stream(const config::StrategyConfig& s, const std::string& symbol);
+  bool open_sockets();
+
+  void arm_feed(WatchedSocket& f);
+  void drain_feed(WatchedSocket& f);
+  void on_message(std::vector<zmq::message_t>& parts, feeds::PayloadFormat format,
+                  std::set<std::string>& touched);
+  void log_reject(const feeds::Reject& r, std::string_view where);
+  void after_batch(const std::set<std::string>& touched);
+
+  void start_job(const PublicationKey& key);
+  void on_job_done(const PublicationKey& key, uint64_t generation,
+                   std::shared_ptr<const Series> snap, JobResult result);
+  void publish(const PublicationKey& key, Stream& stream, const Series& snap, JobResult& r);
+
+  bool open_http();
+  void accept_http();
+  void serve_http(std::shared_ptr<HttpSession> s);
+
+  void arm_snapshot();
+  void drain_snapshot();
+  HealthInput health() const;
+
+  void arm_signals();
+  void reload();
+  void shut_down();
+
+  asio::io_context io_;
+  zmq::context_t zctx_{1};
+  config::Config cfg_;
+  std::string config_path_;
+  asio::signal_set signals_;
+  Clock::time_point started_ = Clock::now();
+
+  std::unique_ptr<Backend> backend_;
+  std::string backend_name_;
+  std::optional<SequenceStore> seqs_;
+  std::map<std::string, SymbolState, std::less<>> symbols_;
+  std::optional<feeds::BarValidator> validator_;
+  feeds::RejectLogLimiter reject_log_{20, std::chrono::seconds(10)};
+  std::map<PublicationKey, Stream, std::less<>> streams_;
+  PublicationMap last_;
+  uint64_t retired_coalesced_ = 0;  // of streams a reload removed
+  uint64_t generation_ = 0;
+  bool stopping_ = false;
+
+  std::optional<asio::ip::tcp::acceptor> http_;
+  std::unique_ptr<WatchedSocket> pub_, rep_;
+  std::vector<std::unique_ptr<WatchedSocket>> feeds_;
+  Worker worker_;  // last: joined before anything its jobs reference is destroyed
+};
+
+bool Daemon::open_symbol(const config::SymbolConfig& s) {
+  BarStoreOptions options;
+  options.fsync = cfg_.daemon.fsync;
+  auto opened = BarStore::open(cfg_.daemon.state_dir, s.name, options);
+  if (!opened.ok()) {
+    spdlog::critical("symbol {}: cannot open its bar log: {}", s.name, opened.error().message);
+    return false;
+  }
+  OpenedBarStore o = std::move(opened).value();
+  if (!o.report.clean()) {
+    spdlog::error(
+        "symbol {}: bar log {} had a bad tail: {}; {} bytes quarantined to {}, {} intact bars "
+        "kept",
+        s.name, o.store.path(), o.report.reason, o.report.bytes_quarantined,
+        o.report.quarantine_path, o.report.records_loaded);
+  }
+  SymbolState st;
+  st.cfg = s;
+  st.series = std::move(o.bars);
+  st.last_seq = o.seqs.empty() ? 0 : o.seqs.back();
+  st.store.emplace(std::move(o.store));
+  spdlog::info("symbol {}: {} persisted bars", s.name, st.series.size());
+
+  if (!s.backfill.empty()) {
+    feeds::CsvReadResult csv;
+    try {
+      csv = feeds::read_csv(s.backfill);
+    } catch (const std::exception& e) {
+      spdlog::critical("symbol {}: backfill: {}", s.name, e.what());
+      return false;
+    }
+    // Only bars newer than the last persisted one: a restart re-reads the same file, and
+    // the overlap must not be appended twice (bars are identified by ts).
+    const std::optional<int64_t> last = st.store->last_ts();
+    size_t appended = 0, overlap = 0;
+    for (size_t i = 0; i < csv.series.size(); ++i) {
+      Bar b;
+      b.ts_ns = csv.series.ts_ns[i];
+      b.open = csv.series.open[i];
+      b.high = csv.series.high[i];
+      b.low = csv.series.low[i];
+      b.close = csv.series.close[i];
+      b.volume = csv.series.volume[i];
+      if (last && b.ts_ns <= *last) {
+        ++overlap;
+        continue;
+      }
+      if (st.series.size() > 0 && b.ts_ns <= st.series.ts_ns.back()) {
+        ++overlap;  // not strictly increasing in the file: keep what we have
+        continue;
+      }
+      const AppendResult r = st.store->append(b);
+      if (r.state == AppendState::refused) {
+        spdlog::critical("symbol {}: backfill append refused: {}", s.name,
+                         r.error ? r.error->message : "");
+        return false;
+      }
+      st.series.push_back(b);
+      ++appended;
+    }
+    if (Status f = st.store->flush(); !f.ok()) {
+      spdlog::critical("symbol {}: backfill flush: {}", s.name, f.error().message);
+      return false;
+    }
+    spdlog::info("symbol {}: backfill {}: {} bars appended, {} already persisted", s.name,
+                 s.backfill, appended, overlap);
+  }
+  symbols_.emplace(s.name, std::move(st));
+  return true;
+}
+
+void Daemon::add_stream(const config::StrategyConfig& s, const std::string& symbol) {
+  const SymbolState& sym = symbols_.at(symbol);
+  Stream st;
+  st.cfg = s;
+  st.spec = s.spec;
+  st.spec.bars_per_year = sym.cfg.bars_per_year;
+  st.warmup = s.warmup ? *s.warmup : default_warmup(s.spec.grid);
+  st.sched = StreamScheduler(s.every, s.window + st.warmup + 1);
+  st.generation = ++generation_;
+  streams_.insert_or_assign(PublicationKey{symbol, s.name}, std::move(st));
+}
+
+bool Daemon::open_sockets() {
+  try {
+    pub_ = std::make_unique<WatchedSocket>(io_, zctx_, zmq::socket_type::pub);
+    pub_->sock.set(zmq::sockopt::linger, 1000);
+    pub_->sock.bind(cfg_.publish.endpoint);
+    pub_->endpoint = pub_->sock.get(zmq::sockopt::last_endpoint);
+
+    rep_ = std::make_unique<WatchedSocket>(io_, zctx_, zmq::socket_type::rep);
+    rep_->sock.set(zmq::sockopt::linger, 0);
+    rep_->sock.set(zmq::sockopt::maxmsgsize, int64_t{1} << 20);
+    rep_->sock.bind(cfg_.publish.snapshot);
+    rep_->endpoint = rep_->sock.get(zmq::sockopt::last_endpoint);
+    rep_->watch();
+
+    for (const config::FeedConfig& f : cfg_.feeds) {
+      auto s = std::make_unique<WatchedSocket>(io_, zctx_, zmq::socket_type::sub);
+      s->sock.set(zmq::sockopt::linger, 0);
+      // Bar payloads are at most 4096 bytes: a larger frame is hostile, drop the peer.
+      s->sock.set(zmq::sockopt::maxmsgsize, int64_t{64} << 10);
+      // Room for bursts (replays, reconnect catch-up) while a batch is being persisted;
+      // beyond it ZeroMQ drops, which the publisher's seq numbers make visible as gaps.
+      s->sock.set(zmq::sockopt::rcvhwm, 100000);
+      s->sock.set(zmq::sockopt::subscribe, std::string(feeds::kTopicPrefix));
+      s->sock.connect(f.endpoint);
+      s->endpoint = f.endpoint;
+      s->format = f.format == config::FeedFormat::json ? feeds::PayloadFormat::json
+                                                       : feeds::PayloadFormat::binary;
+      s->watch();
+      feeds_.push_back(std::move(s));
+    }
+  } catch (const zmq::error_t& e) {
+    spdlog::critical("sockets: {}", e.what());
+    return false;
+  }
+  spdlog::info("publishing on {}, snapshot on {}, {} feed(s)", pub_->endpoint, rep_->endpoint,
+               feeds_.size());
+  for (const auto& f : feeds_) {
+    spdlog::info("feed {} ({})", f->endpoint,
+                 f->format == feeds::PayloadFormat::json ? "json" : "binary");
+  }
+  return true;
+}
+
+bool Daemon::start_up() {
+  if (auto level = spdlog::level::from_str(cfg_.daemon.log_level); level != spdlog::level::off) {
+    spdlog::set_level(level);
+  }
+  notify("STATUS=loading state");
+  spdlog::info("wfod starting: config {} (sha256 {}), state_dir {}", cfg_.source, cfg_.sha256,
+               cfg_.daemon.state_dir);
+  try {
+    backend_ = make_backend(cfg_.daemon.backend);
+  } catch (const std::exception& e) {
+    spdlog::critical("backend {}: {}", cfg_.daemon.backend, e.what());
+    return false;
+  }
+  backend_name_ = std::string(backend_->name());
+  spdlog::info("backend {} (configured {}), precision {}", backend_name_, cfg_.daemon.backend,
+               to_string(cfg_.daemon.precision));
+
+  auto seqs = SequenceStore::open(cfg_.daemon.state_dir);
+  if (!seqs.ok()) {
+    spdlog::critical("publication sequence numbers: {}", seqs.error().message);
+    return false;
+  }
+  seqs_.emplace(std::move(seqs).value());
+
+  for (const config::SymbolConfig& s : cfg_.symbols) {
+    if (!open_symbol(s)) return false;
+  }
+  std::vector<std::string> names;
+  for (const auto& [name, st] : symbols_) names.push_back(name);
+  validator_.emplace(names);
+  for (const auto& [name, st] : symbols_) {
+    if (st.series.size() > 0) validator_->seed(name, st.series.ts_ns.back(), st.last_seq);
+  }
+  for (const config::StrategyConfig& s : cfg_.strategies) {
+    for (const std::string& sym : s.symbols) add_stream(s, sym);
+  }
+  if (!open_sockets()) return false;
+  return open_http();
+}
+
+int Daemon::run() {
+  if (!start_up()) {
+    notify("STATUS=start-up failed");
+    return 1;
+  }
+  worker_.start();
+  arm_signals();
+  arm_snapshot();
+  if (http_) accept_http();
+  for (auto& f : feeds_) arm_feed(*f);
+  // A first run per stream where the persisted history is already long enough.
+  for (auto& [key, stream] : streams_) {
+    const SymbolState& sym = symbols_.at(key.first);
+    if (stream.sched.on_bars(sym.series.size(), 0)) {
+      start_job(key);
+    } else {
+      spdlog::info("stream {}.{}: waiting for {} bars (have {})", key.first, key.second,
+                   stream.sched.min_bars(), sym.series.size());
+    }
+  }
+  notify("READY=1\nSTATUS=serving");
+  spdlog::info("wfod serving: {} symbol(s), {} stream(s)", symbols_.size(), streams_.size());
+  io_.run();
+  spdlog::info("wfod stopped");
+  return 0;
+}
+
+// --- feeds ---
+
+void Daemon::arm_feed(WatchedSocket& f) {
+  f.fd.async_wait(asio::posix::stream_descriptor::wait_read,
+                  [this, &f](const boost::system::error_code& ec) {
+                    if (ec || stopping_) return;
+                    drain_feed(f);
+                  });
+}
+
+void Daemon::drain_feed(WatchedSocket& f) {
+  // ZMQ_FD is edge-triggered: read until ZMQ_EVENTS says nothing is left, then re-arm. A
+  // flood is cut into batches so snapshot requests and signals are served in between;
+  // the rest is read by a posted continuation, since the FD will not signal it again.
+  constexpr size_t kMaxBatch = 4096;
+  std::set<std::string> touched;
+  size_t received = 0;
+  try {
+    while (received < kMaxBatch && f.readable()) {
+      std::vector<zmq::message_t> parts;
+      const auto n =
+          zmq::recv_multipart(f.sock, std::back_inserter(parts), zmq::recv_flags::dontwait);
+      if (!n) break;
+      ++received;
+      on_message(parts, f.format, touched);
+    }
+  } catch (const zmq::error_t& e) {
+    spdlog::error("feed {}: receive: {}", f.endpoint, e.what());
+  }
+  after_batch(touched);
+  if (received == kMaxBatch) {
+    asio::post(io_, [this, &f] {
+      if (!stopping_) drain_feed(f);
+    });
+  } else {
+    arm_feed(f);
+  }
+}
+
+void Daemon::log_reject(const feeds::Reject& r, std::string_view where) {
+  const auto d = reject_log_.on_reject();
+  if (!d.log) return;
+  if (d.suppressed > 0) {
+    spdlog::warn("feed reject {} ({}): {} [{} more rejects not logged]", to_string(r.reason), where,
+                 r.detail, d.suppressed);
+  } else {
+    spdlog::warn("feed reject {} ({}): {}", to_string(r.reason), where, r.detail);
+  }
+}
+
+void Daemon::on_message(std::vector<zmq::message_t>& parts, feeds::PayloadFormat format,
+                        std::set<std::string>& touched) {
+  std::vector<std::string_view> frames;
+  frames.reserve(parts.size());
+  for (const auto& p : parts) frames.push_back(p.to_string_view());
+  auto decoded = feeds::decode_message(frames, format);
+  if (auto* reject = std::get_if<feeds::Reject>(&decoded)) {
+    validator_->count(reject->reason);
+    log_reject(*reject, "decode");
+    return;
+  }
+  auto& msg = std::get<feeds::BarMessage>(decoded);
+  const feeds::Verdict v = validator_->validate(msg.symbol, msg.bar);
+  if (v.reject) {
+    log_reject(*v.reject, msg.symbol);
+    return;
+  }
+  if (v.gap) {
+    spdlog::warn("symbol {}: seq gap: expected {}, got {}{}", msg.symbol, v.gap->expected,
+                 v.gap->got, v.gap->backwards ? " (backwards)" : "");
+  }
+  auto it = symbols_.find(msg.symbol);
+  if (it == symbols_.end()) return;  // the validator knows only configured symbols
+  SymbolState& sym = it->second;
+  // Persist first: a bar the series holds is a bar the log holds (or keeps pending and
+  // retries; the store is then unhealthy and nothing is published).
+  const AppendResult r = sym.store->append(msg.bar);
+  if (r.state == AppendState::refused) {
+    spdlog::error("symbol {}: bar at {} not stored: {}", msg.symbol,
+                  feeds::format_timestamp(msg.bar.ts_ns), r.error ? r.error->message : "");
+    return;
+  }
+  if (r.state == AppendState::pending) {
+    spdlog::error("symbol {}: bar log write failed, bar kept pending: {}", msg.symbol,
+                  r.error ? r.error->message : "");
+  }
+  sym.series.push_back(msg.bar);
+  sym.snapshot.reset();
+  ++sym.new_bars;
+  touched.insert(msg.symbol);
+}
+
+void Daemon::after_batch(const std::set<std::string>& touched) {
+  for (const std::string& name : touched) {
+    SymbolState& sym = symbols_.at(name);
+    if (Status s = sym.store->flush(); !s.ok()) {
+      spdlog::error("symbol {}: flush: {}", name, s.error().message);
+    }
+    const size_t n = sym.new_bars;
+    sym.new_bars = 0;
+    spdlog::debug("symbol {}: +{} bars, {} total", name, n, sym.series.size());
+    for (auto& [key, stream] : streams_) {
+      if (key.first != name) continue;
+      const uint64_t before = stream.sched.coalesced();
+      if (stream.sched.on_bars(sym.series.size(), n)) {
+        start_job(key);
+      } else if (stream.sched.coalesced() != before) {
+        spdlog::info("stream {}.{}: run due while one is in flight: coalesced ({} so far)",
+                     key.first, key.second, stream.sched.coalesced());
+      }
+    }
+  }
+}
+
+// --- jobs ---
+
+void Daemon::start_job(const PublicationKey& key) {
+  Stream& stream = streams_.at(key);
+  SymbolState& sym = symbols_.at(key.first);
+  if (!sym.snapshot) sym.snapshot = std::make_shared<const Series>(sym.series);
+  std::shared_ptr<const Series> snap = sym.snapshot;
+
+  SweepRequest req;
+  req.strategy = stream.spec;
+  req.window = WindowSpec{snap->size(), stream.cfg.window, stream.warmup};
+  req.rank = stream.cfg.rank;
+  req.precision = cfg_.daemon.precision;
+  req.threads = cfg_.daemon.threads;
+  const std::optional<Combo> winner = stream.winner;
+  const std::optional<Combo> before = stream.before;
+  const size_t prev_end = stream.last_end;
+  const uint64_t generation = stream.generation;
+  Backend* backend = backend_.get();
+
+  worker_.post([this, key, generation, snap, req, winner, before, prev_end, backend]() mutable {
+    JobResult out;
+    const auto t0 = Clock::now();
+    try {
+      const HistoryView h = HistoryView::of(*snap);
+      req.history = h;
+      out.sweep = backend->sweep(req);
+      // SPEC §8 online: the previously published winner over the bars since.
+      if (winner && prev_end >= 1 && prev_end <= h.size()) {
+        const std::vector<int8_t> pw = backend->positions(h, req.strategy, *winner);
+        std::vector<int8_t> pb;
+        if (before) pb = backend->positions(h, req.strategy, *before);
+        out.live = live_oos_metrics(h, req.strategy.fill, req.strategy.costs.per_unit(),
+                                    req.strategy.bars_per_year, pw, pb, prev_end, h.size());
+      }
+    } catch (const std::exception& e) {
+      out.error = e.what();
+    }
+    out.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    asio::post(io_, [this, key, generation, snap, out = std::move(out)]() mutable {
+      on_job_done(key, generation, snap, std::move(out));
+    });
+  });
+}
+
+void Daemon::on_job_done(const PublicationKey& key, uint64_t generation,
+                         std::shared_ptr<const Series> snap, JobResult result) {
+  if (stopping_) return;
+  auto it = streams_.find(key);
+  if (it == streams_.end() || it->second.generation != generation) {
+    spdlog::info("stream {}.{}: result of a replaced or removed strategy dropped", key.first,
+                 key.second);
+    return;
+  }
+  Stream& stream = it->second;
+  if (!result.error.empty()) {
+    spdlog::error("stream {}.{}: sweep failed: {}", key.first, key.second, result.error);
+  } else if (result.sweep.top.empty()) {
+    spdlog::warn(
+        "stream {}.{}: no combo passed the constraints over {} bars ({} evaluated); "
+        "nothing published",
+        key.first, key.second, stream.cfg.window, result.sweep.evaluated);
+  } else {
+    publish(key, stream, *snap, result);
+  }
+  if (stream.sched.on_job_done()) start_job(key);
+}
+
+void Daemon::publish(const PublicationKey& key, Stream& stream, const Series& snap, JobResult& r) {
+  SymbolState& sym = symbols_.at(key.first);
+  // PROTOCOL §2: only after the covered bars are persisted.
+  if (!sym.store->healthy()) {
+    if (Status s = sym.store->flush(); !s.ok() || !sym.store->healthy()) {
+      spdlog::error("stream {}.{}: bars not persisted (disk error); publication withheld",
+                    key.first, key.second);
+      return;
+    }
+  }
+  auto seq = seqs_->next(key.first, key.second);
+  if (!seq.ok()) {
+    spdlog::error("stream {}.{}: no sequence number: {}; publication withheld", key.first,
+                  key.second, seq.error().message);
+    return;
+  }
+  const size_t end = snap.size();
+  const Ranked& best = r.sweep.top.front();
+  const Json params = params_json(stream.spec.grid, best.combo);
+
+  PublicationInput in;
+  in.symbol = key.first;
+  in.strategy = key.second;
+  in.seq = seq.value();
+  in.published_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
+  in.window_bars = stream.cfg.window;
+  in.first_ts = snap.ts_ns[end - stream.cfg.window];
+  in.last_ts = snap.ts_ns[end - 1];
+  in.grid = &stream.spec.grid;
+  in.result = &r.sweep;
+  in.changed = !stream.last_params || *stream.last_params != params;
+  in.elapsed_ms = r.elapsed_ms;
+  in.backend = r.sweep.backend.empty() ? backend_name_ : r.sweep.backend;
+  in.config_version = cfg_.sha256;
+  if (r.live && stream.last_seq > 0) {
+    in.live_oos = LiveOos{stream.last_seq, end - stream.last_end, *r.live};
+  }
+  const std::string payload = publication_json(in).dump();
+  const std::string topic = "params." + key.first + "." + key.second;
+  try {
+    pub_->sock.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+    pub_->sock.send(zmq::buffer(payload), zmq::send_flags::dontwait);
+  } catch (const zmq::error_t& e) {
+    spdlog::error("stream {}.{}: send: {}", key.first, key.second, e.what());
+  }
+  // Full recompute from the anchor: this time grows with the history (docs/operations.md).
+  spdlog::info(
+      "published {} seq {}: id {} {} = {:.4g}{}; sweep {:.1f} ms over {} bars of history, {} "
+      "evaluated, {} skipped",
+      topic, in.seq, best.combo.id, to_string(stream.cfg.rank.objective), best.objective,
+      in.changed ? " (changed)" : "", r.elapsed_ms, end, r.sweep.evaluated, r.sweep.skipped);
+  notify("STATUS=serving; last publication " + topic + " seq " + std::to_string(in.seq));
+
+  stream.before = stream.winner;
+  stream.winner = best.combo;
+  stream.last_seq = in.seq;
+  stream.last_end = end;
+  stream.last_params = params;
+  last_[key] = LastPublication{in.seq, payload};
+}
+
+// --- snapshot ---
+
+void Daemon::arm_snapshot() {
+  rep_->fd.async_wait(asio::posix::stream_descriptor::wait_read,
+                      [this](const boost::system::error_code& ec) {
+                        if (ec || stopping_) return;
+                        drain_snapshot();
+                      });
+}
+
+void Daemon::drain_snapshot() {
+  try {
+    while (rep_->readable()) {
+      std::vector<zmq::message_t> parts;
+      const auto n =
+          zmq::recv_multipart(rep_->sock, std::back_inserter(parts), zmq::recv_flags::dontwait);
+      if (!n) break;
+      std::vector<std::string> frames;
+      frames.reserve(parts.size());
+      for (const auto& p : parts) frames.push_back(p.to_string());
+      const std::string reply = snapshot_reply(frames, last_, [this] { return health(); });
+      // REP: exactly one reply per request, or the socket refuses the next receive.
+      (void)rep_->sock.send(zmq::buffer(reply), zmq::send_flags::dontwait);
+    }
+  } catch (const zmq::error_t& e) {
+    spdlog::error("snapshot: {}", e.what());
+  }
+  arm_snapshot();
+}
+
+HealthInput Daemon::health() const {
+  HealthInput h;
+  h.backend = backend_name_;
+  h.uptime_s = std::chrono::duration<double>(Clock::now() - started_).count();
+  for (const auto& [name, sym] : symbols_) {
+    SymbolHealth s;
+    s.bars = sym.series.size();
+    if (sym.series.size() > 0) s.last_ts = sym.series.ts_ns.back();
+    h.symbols[name] = s;
+    if (!sym.store->healthy()) h.degraded = true;
+  }
+  const feeds::FeedStats& st = validator_->stats();
+  for (feeds::RejectReason reason : feeds::kAllRejectReasons) {
+    h.rejects[std::string(to_string(reason))] = st.rejected(reason);
+  }
+  h.gaps = st.gaps;
+  h.coalesced = retired_coalesced_;
+  for (const auto& [key, stream] : streams_) h.coalesced += stream.sched.coalesced();
+  return h;
+}
+
+// --- HTTP status ([publish] http) ---
+
+bool Daemon::open_http() {
+  if (cfg_.publish.http.empty()) return true;
+  const auto address = parse_http_address(cfg_.publish.http);
+  if (!address) {
+    spdlog::error("[publish] http = \"{}\": expected HOST:PORT; serving without HTTP status",
+                  cfg_.publish.http);
+    return true;
+  }
+  try {
+    asio::ip::tcp::resolver resolver(io_);
+    const auto endpoints = resolver.resolve(address->first, std::to_string(address->second));
+    const asio::ip::tcp::endpoint endpoint = endpoints.begin()->endpoint();
+    http_.emplace(io_);
+    http_->open(endpoint.protocol());
+    http_->set_option(asio::socket_base::reuse_address(true));
+    http_->bind(endpoint);
+    http_->listen();
+    spdlog::info("HTTP /metrics and /healthz on {}:{}", endpoint.address().to_string(),
+                 http_->local_endpoint().port());
+  } catch (const boost::system::system_error& e) {
+    // Monitoring is optional: a taken port must not stop parameter publication.
+    spdlog::error("[publish] http = \"{}\": {}; serving without HTTP status", cfg_.publish.http,
+                  e.what());
+    http_.reset();
+  }
+  return true;
+}
+
+void Daemon::accept_http() {
+  http_->async_accept([this](const boost::system::error_code& ec, asio::ip::tcp::socket sock) {
+    if (stopping_) return;
+    if (!ec) serve_http(std::make_shared<HttpSession>(std::move(sock)));
+    accept_http();
+  });
+}
+
+void Daemon::serve_http(std::shared_ptr<HttpSession> s) {
+  // A client that never finishes its request is dropped after 5 s.
+  s->timer.expires_after(std::chrono::seconds(5));
+  s->timer.async_wait([s](const boost::system::error_code& ec) {
+    if (ec) return;
+    boost::system::error_code ignored;
+    s->sock.close(ignored);
+  });
+  asio::async_read_until(
+      s->sock, asio::dynamic_buffer(s->request, kMaxHttpRequestBytes), "\r\n\r\n",
+      [this, s](const boost::system::error_code& ec, size_t) {
+        if (ec) {  // closed, timed out, or a head larger than kMaxHttpRequestBytes
+          boost::system::error_code ignored;
+          s->sock.close(ignored);
+          s->timer.cancel();
+          return;
+        }
+        s->reply = http_response(s->request, health());
+        asio::async_write(s->sock, asio::buffer(s->reply),
+                          [s](const boost::system::error_code&, size_t) {
+                            boost::system::error_code ignored;
+                            s->sock.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+                            s->sock.close(ignored);
+                            s->timer.cancel();
+                          });
+      });
+}
+
+// --- signals, reload, shutdown ---
+
+void Daemon::arm_signals() {
+  signals_.async_wait([this](const boost::system::error_code& ec, int signo) {
+    if (ec) return;
+    if (signo == SIGHUP) {
+      reload();
+      arm_signals();
+    } else {
+      spdlog::info("signal {}: stopping", signo == SIGTERM ? "SIGTERM" : "SIGINT");
+      shut_down();
+    }
+  });
+}
+
+void Daemon::reload() {
+  if (config_path_.empty()) {
+    spdlog::warn("SIGHUP: running the embedded demo configuration; nothing to reload");
+    return;
+  }
+  notify("RELOADING=1");
+  config::Config next;
+  try {
+    next = config::load_config(config_path_);
+  } catch (const std::exception& e) {
+    spdlog::error("SIGHUP: {}; keeping the running configuration", e.what());
+    notify("READY=1\nSTATUS=serving (reload failed)");
+    return;
+  }
+  if (next.sha256 == cfg_.sha256) {
+    spdlog::info("SIGHUP: {} unchanged", config_path_);
+    notify("READY=1\nSTATUS=serving");
+    return;
+  }
+  // What a reload cannot change in place: sockets, stores and the engine are set up once.
+  const auto& d0 = cfg_.daemon;
+  const auto& d1 = next.daemon;
+  if (d0.state_dir != d1.state_dir || d0.backend != d1.backend || d0.fsync != d1.fsync ||
+      d0.precision != d1.precision || d0.threads != d1.threads) {
+    spdlog::warn("SIGHUP: [daemon] changes (except log_level) take effect after a restart");
+  }
+  if (d0.log_level != d1.log_level) {
+    spdlog::set_level(spdlog::level::from_str(d1.log_level));
+    spdlog::info("SIGHUP: log_level now {}", d1.log_level);
+  }
+  if (cfg_.publish.endpoint != next.publish.endpoint ||
+      cfg_.publish.snapshot != next.publish.snapshot || cfg_.publish.http != next.publish.http) {
+    spdlog::warn("SIGHUP: [publish] endpoint changes take effect after a restart");
+  }
+  bool feeds_changed = cfg_.feeds.size() != next.feeds.size();
+  for (size_t i = 0; !feeds_changed && i < next.feeds.size(); ++i) {
+    feeds_changed = cfg_.feeds[i].endpoint != next.feeds[i].endpoint ||
+                    cfg_.feeds[i].format != next.feeds[i].format;
+  }
+  if (feeds_changed) spdlog::warn("SIGHUP: [[feed]] changes take effect after a restart");
+  bool symbols_changed = cfg_.symbols.size() != next.symbols.size();
+  for (const config::SymbolConfig& s : next.symbols) {
+    const auto it = symbols_.find(s.name);
+    if (it == symbols_.end() || it->second.cfg.bars_per_year != s.bars_per_year ||
+        it->second.cfg.backfill != s.backfill) {
+      symbols_changed = true;
+    }
+  }
+  if (symbols_changed) spdlog::warn("SIGHUP: [[symbol]] changes take effect after a restart");
+
+  // Strategies: streams are (symbol, strategy); a stream whose strategy is unchanged keeps
+  // its schedule, winner and live_oos history; a changed one starts over.
+  std::map<PublicationKey, const config::StrategyConfig*> wanted;
+  for (const config::StrategyConfig& s : next.strategies) {
+    for (const std::string& sym : s.symbols) {
+      if (!symbols_.count(sym)) {
+        spdlog::warn("SIGHUP: strategy {} on new symbol {}: needs a restart", s.name, sym);
+        continue;
+      }
+      wanted[PublicationKey{sym, s.name}] = &s;
+    }
+  }
+  std::vector<PublicationKey> to_start;
+  for (auto it = streams_.begin(); it != streams_.end();) {
+    if (!wanted.count(it->first)) {
+      spdlog::info("SIGHUP: stream {}.{} removed", it->first.first, it->first.second);
+      retired_coalesced_ += it->second.sched.coalesced();
+      last_.erase(it->first);
+      it = streams_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (const auto& [key, s] : wanted) {
+    const auto it = streams_.find(key);
+    if (it != streams_.end() && fingerprint(it->second.cfg) == fingerprint(*s)) continue;
+    spdlog::info("SIGHUP: stream {}.{} {}", key.first, key.second,
+                 it == streams_.end() ? "added" : "changed: re-optimising from scratch");
+    // `changed` (PROTOCOL §2) compares with the previous publication, whatever the reload.
+    std::optional<Json> last_params;
+    if (it != streams_.end()) {
+      retired_coalesced_ += it->second.sched.coalesced();
+      last_params = it->second.last_params;
+    }
+    add_stream(*s, key.first);
+    streams_.at(key).last_params = std::move(last_params);
+    to_start.push_back(key);
+  }
+  // Keep the running [daemon], [publish], [[feed]] and [[symbol]] settings (logged above);
+  // take the new strategies and the new config_version.
+  cfg_.strategies = next.strategies;
+  cfg_.sha256 = next.sha256;
+  cfg_.daemon.log_level = next.daemon.log_level;
+  spdlog::info("SIGHUP: reloaded {} (sha256 {}), {} stream(s)", config_path_, cfg_.sha256,
+               streams_.size());
+  for (const PublicationKey& key : to_start) {
+    Stream& stream = streams_.at(key);
+    if (stream.sched.on_bars(symbols_.at(key.first).series.size(), 0)) start_job(key);
+  }
+  notify("READY=1\nSTATUS=serving");
+}
+
+void Daemon::shut_down() {
+  if (stopping_) return;
+  stopping_ = true;
+  notify("STOPPING=1");
+  signals_.cancel();
+  boost::system::error_code ignored;
+  if (rep_) rep_->fd.cancel(ignored);
+  if (http_) http_->close(ignored);
+  for (auto& f : feeds_) f->fd.cancel(ignored);
+  // Queued sweeps are abandoned; a running one finishes (its result is dropped).
+  worker_.stop();
+  for (auto& [name, sym] : symbols_) {
+    if (Status s = sym.store->flush(); !s.ok()) {
+      spdlog::error("symbol {}: final flush: {}", name, s.error().message);
+    }
+  }
+  const uint64_t suppressed = reject_log_.pending_suppressed();
+  if (suppressed > 0) spdlog::warn("{} feed rejects were not logged (rate limit)", suppressed);
+  io_.stop();
+}
+
+}  // namespace
+
+int run_daemon(config::Config config, std::string config_path) {
+  Daemon d(std::move(config), std::move(config_path));
+  return d.run();
+}
+
+}  // namespace wfod::daemon

@@ -1,0 +1,61 @@
+// Parameter-update payloads (PROTOCOL §2) and the live out-of-sample metrics they carry
+// (SPEC §8 online): pure functions, so the JSON shape and the live_oos rule are unit-tested
+// without sockets. The daemon's loop only fills PublicationInput and sends the bytes.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "wfod/backend.hpp"
+#include "wfod/bar.hpp"
+
+namespace wfod::daemon {
+
+using Json = nlohmann::ordered_json;
+
+// Every SPEC §6 metric by name (kMetricNames order); integers as integers, non-finite as null.
+Json metrics_json(const Metrics& m);
+// The combo's parameters by SPEC name (family's, then the vol filter's when the grid has it);
+// enums by their SPEC names.
+Json params_json(const Grid& grid, const Combo& combo);
+
+struct LiveOos {
+  uint64_t seq = 0;   // the previous publication's seq
+  uint64_t bars = 0;  // bars since it
+  Metrics metrics;    // of its winner over those bars
+};
+
+// Everything one publication says. `result.top` must not be empty (the winner is top[0]).
+struct PublicationInput {
+  std::string symbol;
+  std::string strategy;
+  uint64_t seq = 0;
+  int64_t published_ns = 0;
+  size_t window_bars = 0;
+  int64_t first_ts = 0;
+  int64_t last_ts = 0;
+  const Grid* grid = nullptr;
+  const SweepResult* result = nullptr;
+  bool changed = true;
+  double elapsed_ms = 0;
+  std::string backend;
+  std::string config_version;
+  std::optional<LiveOos> live_oos;  // nullopt -> null (first publication of the stream)
+};
+
+// The PROTOCOL §2 payload object, keys in the documented order.
+Json publication_json(const PublicationInput& in);
+
+// SPEC §8 online: metrics of the previous winner over bars [first, end) of the history,
+// with its positions `winner` (p_t for t < end). At bar `first` the exit segment is held
+// at the position of the winner before it (`before`; empty = flat), exactly as a
+// walk-forward fold boundary. Requires 1 <= first <= end <= history size.
+Metrics live_oos_metrics(const HistoryView& h, Fill fill, double cost_per_unit,
+                         double bars_per_year, std::span<const int8_t> winner,
+                         std::span<const int8_t> before, size_t first, size_t end);
+
+}  // namespace wfod::daemon

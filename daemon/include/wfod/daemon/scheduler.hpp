@@ -1,0 +1,43 @@
+// When a (symbol, strategy) stream re-optimises (ARCHITECTURE.md "Threads"): every `every`
+// accepted bars once the history is long enough, at most one job in flight, and a due run
+// that finds one in flight coalesced into a single follow-up run (counted, never queued).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace wfod::daemon {
+
+class StreamScheduler {
+ public:
+  // min_bars: the history a sweep needs (window + warmup + 1, SPEC §3).
+  StreamScheduler(size_t every, size_t min_bars)
+      : every_(every == 0 ? 1 : every), min_bars_(min_bars) {}
+
+  // `new_bars` bars were accepted; the history now holds `history_size`. True: start a job
+  // now (the scheduler marks it running). The first run starts as soon as the history is
+  // long enough, later ones every `every` bars.
+  bool on_bars(size_t history_size, size_t new_bars);
+  // The running job finished (published or failed). True: start the coalesced follow-up now.
+  bool on_job_done();
+
+  bool running() const { return running_; }
+  bool pending() const { return pending_; }
+  uint64_t coalesced() const { return coalesced_; }
+  uint64_t started() const { return started_; }
+  size_t min_bars() const { return min_bars_; }
+
+ private:
+  bool start();
+
+  size_t every_;
+  size_t min_bars_;
+  size_t since_last_ = 0;  // accepted bars since the last due run
+  bool ran_ = false;       // a run was ever due
+  bool running_ = false;
+  bool pending_ = false;  // a run came due while one was in flight
+  uint64_t coalesced_ = 0;
+  uint64_t started_ = 0;
+};
+
+}  // namespace wfod::daemon

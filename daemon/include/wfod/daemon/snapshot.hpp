@@ -1,0 +1,52 @@
+// The snapshot REP endpoint's request handling (PROTOCOL §3) as a pure function from the
+// request frames to the reply bytes: every input, however malformed, gets exactly one
+// JSON reply, which is what keeps a REP socket from ever hanging.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace wfod::daemon {
+
+// Longest frame and most frames a request may have; anything larger is an error reply.
+inline constexpr size_t kMaxSnapshotFrameBytes = 256;
+inline constexpr size_t kMaxSnapshotFrames = 3;
+
+struct LastPublication {
+  uint64_t seq = 0;
+  std::string payload;  // the exact bytes sent on the PUB socket
+};
+using PublicationKey = std::pair<std::string, std::string>;  // (symbol, strategy)
+using PublicationMap = std::map<PublicationKey, LastPublication, std::less<>>;
+
+struct SymbolHealth {
+  uint64_t bars = 0;
+  std::optional<int64_t> last_ts;  // ns; null before the first bar
+};
+
+// What `["health"]` reports.
+struct HealthInput {
+  bool degraded = false;  // a bar store holds bars it could not write yet
+  std::string backend;
+  double uptime_s = 0;
+  std::map<std::string, SymbolHealth> symbols;
+  std::map<std::string, uint64_t> rejects;  // by PROTOCOL reason name
+  uint64_t gaps = 0;
+  uint64_t coalesced = 0;
+};
+
+nlohmann::ordered_json health_json(const HealthInput& in);
+
+// Reply to one request: ["get", SYMBOL, STRATEGY], ["list"], ["health"]; anything else is
+// {"error": "..."}. `health` is only built when asked for.
+std::string snapshot_reply(std::span<const std::string> frames, const PublicationMap& last,
+                           const std::function<HealthInput()>& health);
+
+}  // namespace wfod::daemon

@@ -1,0 +1,110 @@
+// HTTP status responses (/metrics, /healthz): text in, text out, no sockets, never throws
+// on hostile input.
+
+#include "wfod/daemon/http_status.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+namespace wfod::daemon {
+
+namespace {
+
+std::string response(int code, std::string_view reason, std::string_view type,
+                     std::string_view body) {
+  std::string r = "HTTP/1.1 " + std::to_string(code) + " " + std::string(reason) + "\r\n";
+  r += "Content-Type: " + std::string(type) + "\r\n";
+  r += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+  r += "Connection: close\r\n\r\n";
+  r += body;
+  return r;
+}
+
+std::string text(int code, std::string_view reason, std::string_view body) {
+  return response(code, reason, "text/plain; charset=utf-8", body);
+}
+
+}  // namespace
+
+std::optional<std::pair<std::string, uint16_t>> parse_http_address(std::string_view text) {
+  const size_t colon = text.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) return std::nullopt;
+  std::string_view host = text.substr(0, colon);
+  const std::string_view port_text = text.substr(colon + 1);
+  // "[::1]:9100": brackets around an IPv6 host.
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  unsigned port = 0;
+  const auto [end, ec] =
+      std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (ec != std::errc() || end != port_text.data() + port_text.size() || port == 0 ||
+      port > 65535 || host.empty()) {
+    return std::nullopt;
+  }
+  return std::make_pair(std::string(host), static_cast<uint16_t>(port));
+}
+
+std::string prometheus_metrics(const HealthInput& h) {
+  std::ostringstream o;
+  o.precision(17);
+  o << "# HELP wfod_up 1 while the daemon serves.\n# TYPE wfod_up gauge\nwfod_up 1\n";
+  o << "# HELP wfod_degraded 1 while a bar log holds bars it could not write.\n"
+       "# TYPE wfod_degraded gauge\nwfod_degraded "
+    << (h.degraded ? 1 : 0) << "\n";
+  o << "# HELP wfod_uptime_seconds Seconds since start.\n# TYPE wfod_uptime_seconds gauge\n"
+       "wfod_uptime_seconds "
+    << (std::isfinite(h.uptime_s) ? h.uptime_s : 0.0) << "\n";
+  // Symbols are [A-Za-z0-9._:/-] (SPEC §1): nothing to escape in a label value.
+  o << "# HELP wfod_bars Bars in the symbol's history.\n# TYPE wfod_bars gauge\n";
+  for (const auto& [name, s] : h.symbols)
+    o << "wfod_bars{symbol=\"" << name << "\"} " << s.bars << "\n";
+  o << "# HELP wfod_last_bar_timestamp_seconds Close time of the symbol's last bar.\n"
+       "# TYPE wfod_last_bar_timestamp_seconds gauge\n";
+  for (const auto& [name, s] : h.symbols) {
+    if (s.last_ts) {
+      o << "wfod_last_bar_timestamp_seconds{symbol=\"" << name << "\"} "
+        << static_cast<double>(*s.last_ts) / 1e9 << "\n";
+    }
+  }
+  o << "# HELP wfod_feed_rejects_total Feed input rejected, by reason (PROTOCOL §1).\n"
+       "# TYPE wfod_feed_rejects_total counter\n";
+  for (const auto& [reason, n] : h.rejects) {
+    o << "wfod_feed_rejects_total{reason=\"" << reason << "\"} " << n << "\n";
+  }
+  o << "# HELP wfod_feed_gaps_total Publisher seq gaps.\n# TYPE wfod_feed_gaps_total counter\n"
+       "wfod_feed_gaps_total "
+    << h.gaps << "\n";
+  o << "# HELP wfod_coalesced_total Optimisations coalesced into a running one.\n"
+       "# TYPE wfod_coalesced_total counter\nwfod_coalesced_total "
+    << h.coalesced << "\n";
+  return o.str();
+}
+
+std::string http_response(std::string_view head, const HealthInput& h) {
+  const size_t eol = head.find("\r\n");
+  const std::string_view line = head.substr(0, eol);
+  const size_t sp1 = line.find(' ');
+  const size_t sp2 = sp1 == std::string_view::npos ? sp1 : line.find(' ', sp1 + 1);
+  if (sp1 == std::string_view::npos || sp2 == std::string_view::npos ||
+      line.substr(sp2 + 1).substr(0, 5) != "HTTP/") {
+    return text(400, "Bad Request", "bad request\n");
+  }
+  const std::string_view method = line.substr(0, sp1);
+  std::string_view path = line.substr(sp1 + 1, sp2 - sp1 - 1);
+  if (const size_t q = path.find('?'); q != std::string_view::npos) path = path.substr(0, q);
+  if (method != "GET" && method != "HEAD") return text(405, "Method Not Allowed", "GET only\n");
+  std::string r;
+  if (path == "/metrics") {
+    r = response(200, "OK", "text/plain; version=0.0.4; charset=utf-8", prometheus_metrics(h));
+  } else if (path == "/healthz") {
+    r = h.degraded ? text(503, "Service Unavailable", "degraded\n") : text(200, "OK", "ok\n");
+  } else {
+    r = text(404, "Not Found", "try /metrics or /healthz\n");
+  }
+  if (method == "HEAD") r.erase(r.find("\r\n\r\n") + 4);
+  return r;
+}
+
+}  // namespace wfod::daemon

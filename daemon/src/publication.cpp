@@ -1,0 +1,118 @@
+// Parameter-update payloads (PROTOCOL §2) and live out-of-sample metrics (SPEC §8 online).
+// Metric names come from kMetricNames so the payload follows SPEC §6 without a second list.
+
+#include "wfod/daemon/publication.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <string_view>
+
+#include "wfod/segments.hpp"
+#include "wfod/summary.hpp"
+
+namespace wfod::daemon {
+
+namespace {
+
+bool is_integer_metric(std::string_view name) {
+  return name == "trades" || name == "wins" || name == "long_bars" || name == "short_bars" ||
+         name == "flat_bars" || name == "changes";
+}
+
+// JSON has no infinity or NaN: such values are published as null.
+Json real(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+
+}  // namespace
+
+Json metrics_json(const Metrics& m) {
+  Json j = Json::object();
+  for (std::string_view name : kMetricNames) {
+    const double v = metric_value(m, name);
+    if (is_integer_metric(name)) {
+      j[std::string(name)] = static_cast<int64_t>(v);
+    } else {
+      j[std::string(name)] = real(v);
+    }
+  }
+  return j;
+}
+
+Json params_json(const Grid& grid, const Combo& c) {
+  Json j = Json::object();
+  if (grid.family == Family::ma_cross) {
+    j["fast"] = c.fast;
+    j["slow"] = c.slow;
+    j["ma"] = std::string(to_string(c.ma));
+    j["side"] = std::string(to_string(c.side));
+    j["entry"] = std::string(to_string(c.entry));
+  } else {
+    j["n"] = c.n;
+    j["source"] = std::string(to_string(c.source));
+    j["side"] = std::string(to_string(c.side));
+  }
+  if (grid.has_vol_filter()) {
+    j["vol_short"] = c.vol_short;
+    j["vol_long"] = c.vol_long;
+    j["vol_threshold"] = real(c.vol_threshold);
+  }
+  return j;
+}
+
+Json publication_json(const PublicationInput& in) {
+  if (in.grid == nullptr || in.result == nullptr || in.result->top.empty()) {
+    throw std::invalid_argument("publication_json: no winner to publish");
+  }
+  const Ranked& best = in.result->top.front();
+  Json j = Json::object();
+  j["schema"] = 1;
+  j["symbol"] = in.symbol;
+  j["strategy"] = in.strategy;
+  j["seq"] = in.seq;
+  j["published_ns"] = in.published_ns;
+  j["window"] = {{"bars", in.window_bars}, {"first_ts", in.first_ts}, {"last_ts", in.last_ts}};
+  j["params"] = params_json(*in.grid, best.combo);
+  j["id"] = best.combo.id;
+  j["metrics"] = metrics_json(best.metrics);
+  j["changed"] = in.changed;
+  Json top = Json::array();
+  for (const Ranked& r : in.result->top) {
+    top.push_back({{"id", r.combo.id},
+                   {"params", params_json(*in.grid, r.combo)},
+                   {"metrics", metrics_json(r.metrics)}});
+  }
+  j["top"] = std::move(top);
+  j["evaluated"] = in.result->evaluated;
+  j["skipped"] = in.result->skipped;
+  j["elapsed_ms"] = real(in.elapsed_ms);
+  j["backend"] = in.backend;
+  j["config_version"] = in.config_version;
+  if (in.live_oos) {
+    j["live_oos"] = {{"seq", in.live_oos->seq},
+                     {"bars", in.live_oos->bars},
+                     {"metrics", metrics_json(in.live_oos->metrics)}};
+  } else {
+    j["live_oos"] = nullptr;
+  }
+  return j;
+}
+
+Metrics live_oos_metrics(const HistoryView& h, Fill fill, double cost_per_unit,
+                         double bars_per_year, std::span<const int8_t> winner,
+                         std::span<const int8_t> before, size_t first, size_t end) {
+  if (first < 1 || first > end || end > h.size() || winner.size() < end) {
+    throw std::invalid_argument("live_oos_metrics: bad range");
+  }
+  auto pos = [](std::span<const int8_t> p, size_t t) -> int8_t { return t < p.size() ? p[t] : 0; };
+  SequentialMetrics m;
+  for (size_t t = first; t < end; ++t) {
+    // t - 2 wraps for t == 1: pos() then reads past the span and answers flat, as SPEC §2.
+    const size_t t2 = t >= 2 ? t - 2 : SIZE_MAX;
+    const int8_t p2 = t == first ? pos(before, t2) : pos(winner, t2);
+    const int8_t p1 = pos(winner, t - 1);
+    m.add(bar_segments(h, fill, cost_per_unit, t, p2, p1));
+  }
+  return m.finish(bars_per_year);
+}
+
+}  // namespace wfod::daemon

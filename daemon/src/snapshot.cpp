@@ -1,0 +1,87 @@
+// Snapshot request handling (PROTOCOL §3): frames in, one JSON reply out, never a throw.
+
+#include "wfod/daemon/snapshot.hpp"
+
+#include <cmath>
+
+namespace wfod::daemon {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string error_reply(std::string_view message) {
+  Json j = Json::object();
+  j["error"] = std::string(message);
+  return j.dump();
+}
+
+// Printable ASCII only: replies echo nothing else, so hostile bytes never reach a log.
+bool printable(std::string_view s) {
+  for (unsigned char c : s) {
+    if (c < 0x20 || c > 0x7e) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Json health_json(const HealthInput& in) {
+  Json j = Json::object();
+  j["status"] = in.degraded ? "degraded" : "ok";
+  j["backend"] = in.backend;
+  j["uptime_s"] = std::isfinite(in.uptime_s) ? Json(in.uptime_s) : Json(nullptr);
+  Json symbols = Json::object();
+  for (const auto& [name, s] : in.symbols) {
+    Json e = Json::object();
+    e["bars"] = s.bars;
+    e["last_ts"] = s.last_ts ? Json(*s.last_ts) : Json(nullptr);
+    symbols[name] = std::move(e);
+  }
+  j["symbols"] = std::move(symbols);
+  Json rejects = Json::object();
+  for (const auto& [reason, n] : in.rejects) rejects[reason] = n;
+  j["rejects"] = std::move(rejects);
+  j["gaps"] = in.gaps;
+  j["coalesced"] = in.coalesced;
+  return j;
+}
+
+std::string snapshot_reply(std::span<const std::string> frames, const PublicationMap& last,
+                           const std::function<HealthInput()>& health) {
+  try {
+    if (frames.empty()) return error_reply("empty request");
+    if (frames.size() > kMaxSnapshotFrames) return error_reply("too many frames");
+    for (const std::string& f : frames) {
+      if (f.size() > kMaxSnapshotFrameBytes) return error_reply("frame too large");
+      if (!printable(f)) return error_reply("frames must be printable ASCII");
+    }
+    const std::string& verb = frames[0];
+    if (verb == "get") {
+      if (frames.size() != 3) return error_reply("get takes SYMBOL and STRATEGY");
+      const auto it = last.find(PublicationKey{frames[1], frames[2]});
+      if (it == last.end()) return error_reply("no publication yet");
+      return it->second.payload;
+    }
+    if (verb == "list") {
+      if (frames.size() != 1) return error_reply("list takes no arguments");
+      Json streams = Json::array();
+      for (const auto& [key, pub] : last) {
+        streams.push_back({{"symbol", key.first}, {"strategy", key.second}, {"seq", pub.seq}});
+      }
+      Json j = Json::object();
+      j["streams"] = std::move(streams);
+      return j.dump();
+    }
+    if (verb == "health") {
+      if (frames.size() != 1) return error_reply("health takes no arguments");
+      return health_json(health ? health() : HealthInput{}).dump();
+    }
+    return error_reply("unknown request: expected get, list or health");
+  } catch (const std::exception& e) {
+    // A REP socket must answer every request: an internal failure is still a reply.
+    return error_reply(std::string("internal error: ") + e.what());
+  }
+}
+
+}  // namespace wfod::daemon

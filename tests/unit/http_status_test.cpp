@@ -1,0 +1,66 @@
+// HTTP status responses: /metrics text, /healthz codes, bad requests, address parsing.
+
+#include "wfod/daemon/http_status.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace wfod::daemon {
+namespace {
+
+HealthInput sample() {
+  HealthInput h;
+  h.backend = "cpu";
+  h.uptime_s = 2;
+  h.symbols["BTCUSD"] = SymbolHealth{10, 1'500'000'000'000'000'000};
+  h.rejects["parse"] = 3;
+  h.gaps = 1;
+  h.coalesced = 2;
+  return h;
+}
+
+bool starts_with(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
+
+TEST(HttpStatus, Metrics) {
+  const std::string r = http_response("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", sample());
+  EXPECT_TRUE(starts_with(r, "HTTP/1.1 200 OK\r\n")) << r;
+  EXPECT_NE(r.find("wfod_bars{symbol=\"BTCUSD\"} 10\n"), std::string::npos);
+  EXPECT_NE(r.find("wfod_feed_rejects_total{reason=\"parse\"} 3\n"), std::string::npos);
+  EXPECT_NE(r.find("wfod_coalesced_total 2\n"), std::string::npos);
+  EXPECT_NE(r.find("wfod_last_bar_timestamp_seconds{symbol=\"BTCUSD\"} 1500000000\n"),
+            std::string::npos);
+  const size_t body = r.find("\r\n\r\n") + 4;
+  EXPECT_NE(r.find("Content-Length: " + std::to_string(r.size() - body)), std::string::npos);
+}
+
+TEST(HttpStatus, Healthz) {
+  HealthInput h = sample();
+  EXPECT_TRUE(starts_with(http_response("GET /healthz HTTP/1.0\r\n\r\n", h), "HTTP/1.1 200"));
+  h.degraded = true;
+  EXPECT_TRUE(starts_with(http_response("GET /healthz HTTP/1.0\r\n\r\n", h), "HTTP/1.1 503"));
+  const std::string head = http_response("HEAD /healthz HTTP/1.0\r\n\r\n", h);
+  EXPECT_EQ(head.substr(head.size() - 4), "\r\n\r\n");
+}
+
+TEST(HttpStatus, BadRequests) {
+  const HealthInput h = sample();
+  EXPECT_TRUE(starts_with(http_response("", h), "HTTP/1.1 400"));
+  EXPECT_TRUE(starts_with(http_response("garbage\r\n\r\n", h), "HTTP/1.1 400"));
+  EXPECT_TRUE(starts_with(http_response("GET /x HTTP/1.1\r\n\r\n", h), "HTTP/1.1 404"));
+  EXPECT_TRUE(starts_with(http_response("POST /metrics HTTP/1.1\r\n\r\n", h), "HTTP/1.1 405"));
+}
+
+TEST(HttpStatus, Address) {
+  EXPECT_EQ(parse_http_address("127.0.0.1:9100"),
+            std::make_pair(std::string("127.0.0.1"), uint16_t{9100}));
+  EXPECT_EQ(parse_http_address("[::1]:80"), std::make_pair(std::string("::1"), uint16_t{80}));
+  EXPECT_FALSE(parse_http_address("127.0.0.1"));
+  EXPECT_FALSE(parse_http_address(":9100"));
+  EXPECT_FALSE(parse_http_address("host:0"));
+  EXPECT_FALSE(parse_http_address("host:70000"));
+  EXPECT_FALSE(parse_http_address("host:9x"));
+}
+
+}  // namespace
+}  // namespace wfod::daemon

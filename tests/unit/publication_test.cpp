@@ -1,0 +1,182 @@
+// The PROTOCOL §2 payload (keys, names, null live_oos, non-finite -> null) and the SPEC §8
+// live_oos rule on a hand-computed case.
+
+#include "wfod/daemon/publication.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace wfod::daemon {
+namespace {
+
+Grid small_grid() {
+  Grid g;
+  g.family = Family::ma_cross;
+  g.fast = {5, 10};
+  g.slow = {20};
+  return g;
+}
+
+SweepResult result_of(const Grid& g) {
+  SweepResult r;
+  Ranked a;
+  a.combo = g.decode(1);
+  a.metrics.sharpe = std::numeric_limits<double>::quiet_NaN();
+  a.metrics.total_return = 0.25;
+  a.metrics.trades = 3;
+  Ranked b;
+  b.combo = g.decode(0);
+  b.metrics.profit_factor = std::numeric_limits<double>::infinity();
+  r.top = {a, b};
+  r.evaluated = 2;
+  r.skipped = 0;
+  r.backend = "cpu";
+  return r;
+}
+
+PublicationInput input_of(const Grid& g, const SweepResult& r) {
+  PublicationInput in;
+  in.symbol = "BTCUSD";
+  in.strategy = "trend";
+  in.seq = 7;
+  in.published_ns = 1700000000000000000;
+  in.window_bars = 100;
+  in.first_ts = 1;
+  in.last_ts = 2;
+  in.grid = &g;
+  in.result = &r;
+  in.changed = false;
+  in.elapsed_ms = 3.5;
+  in.backend = "cpu";
+  in.config_version = "abc";
+  return in;
+}
+
+TEST(Publication, KeysInProtocolOrderAndNullLiveOos) {
+  const Grid g = small_grid();
+  const SweepResult r = result_of(g);
+  const Json j = publication_json(input_of(g, r));
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : j.items()) keys.push_back(k);
+  const std::vector<std::string> expected = {
+      "schema",  "symbol",         "strategy", "seq", "published_ns", "window",  "params",
+      "id",      "metrics",        "changed",  "top", "evaluated",    "skipped", "elapsed_ms",
+      "backend", "config_version", "live_oos"};
+  EXPECT_EQ(keys, expected);
+  EXPECT_EQ(j["schema"], 1);
+  EXPECT_EQ(j["seq"], 7);
+  EXPECT_EQ(j["window"]["bars"], 100);
+  EXPECT_EQ(j["window"]["first_ts"], 1);
+  EXPECT_EQ(j["window"]["last_ts"], 2);
+  EXPECT_EQ(j["id"], 1);
+  EXPECT_EQ(j["params"]["fast"], 10);
+  EXPECT_EQ(j["params"]["slow"], 20);
+  EXPECT_EQ(j["params"]["ma"], "sma");
+  EXPECT_EQ(j["params"]["side"], "long_short");
+  EXPECT_EQ(j["params"]["entry"], "state");
+  EXPECT_FALSE(j["params"].contains("vol_short"));
+  EXPECT_EQ(j["changed"], false);
+  EXPECT_TRUE(j["live_oos"].is_null());
+  ASSERT_EQ(j["top"].size(), 2u);
+  EXPECT_EQ(j["top"][1]["id"], 0);
+  EXPECT_EQ(j["top"][1]["params"]["fast"], 5);
+}
+
+TEST(Publication, EveryMetricByNameNonFiniteAsNull) {
+  const Grid g = small_grid();
+  const SweepResult r = result_of(g);
+  const Json j = publication_json(input_of(g, r));
+  for (std::string_view name : kMetricNames) {
+    EXPECT_TRUE(j["metrics"].contains(std::string(name))) << name;
+  }
+  EXPECT_EQ(j["metrics"].size(), std::size(kMetricNames));
+  EXPECT_TRUE(j["metrics"]["sharpe"].is_null());
+  EXPECT_DOUBLE_EQ(j["metrics"]["total_return"].get<double>(), 0.25);
+  EXPECT_TRUE(j["metrics"]["trades"].is_number_integer());
+  EXPECT_EQ(j["metrics"]["trades"], 3);
+  EXPECT_TRUE(j["top"][1]["metrics"]["profit_factor"].is_null());
+  // The text must parse back: no NaN or Infinity tokens.
+  Json parsed;
+  EXPECT_NO_THROW(parsed = Json::parse(j.dump()));
+  EXPECT_TRUE(parsed["metrics"]["sharpe"].is_null());
+}
+
+TEST(Publication, LiveOosAndVolParams) {
+  Grid g = small_grid();
+  g.vol_short = {5};
+  g.vol_long = {30};
+  g.vol_threshold = {0.8};
+  const SweepResult r = result_of(g);
+  PublicationInput in = input_of(g, r);
+  Metrics m;
+  m.bars = 4;
+  in.live_oos = LiveOos{6, 4, m};
+  const Json j = publication_json(in);
+  EXPECT_EQ(j["params"]["vol_short"], 5);
+  EXPECT_EQ(j["params"]["vol_long"], 30);
+  EXPECT_DOUBLE_EQ(j["params"]["vol_threshold"].get<double>(), 0.8);
+  EXPECT_EQ(j["live_oos"]["seq"], 6);
+  EXPECT_EQ(j["live_oos"]["bars"], 4);
+  EXPECT_EQ(j["live_oos"]["metrics"].size(), std::size(kMetricNames));
+}
+
+TEST(Publication, NoWinnerIsAnError) {
+  const Grid g = small_grid();
+  SweepResult r;
+  EXPECT_THROW((void)publication_json(input_of(g, r)), std::invalid_argument);
+}
+
+// Closes 100, 110, 121, 110, 121; the winner is long throughout; live bars are 3 and 4.
+struct LiveCase {
+  Series s;
+  LiveCase() {
+    for (double c : {100.0, 110.0, 121.0, 110.0, 121.0}) {
+      Bar b;
+      b.ts_ns = static_cast<int64_t>(s.size()) + 1;
+      b.open = b.high = b.low = b.close = c;
+      s.push_back(b);
+    }
+  }
+};
+
+TEST(LiveOos, HandCaseFromFlat) {
+  LiveCase c;
+  const HistoryView h = HistoryView::of(c.s);
+  const std::vector<int8_t> winner(5, 1);
+  // No winner before: bar 3's exit segment is held flat, so entering costs 1 unit.
+  const Metrics m = live_oos_metrics(h, Fill::close, 0.001, 252, winner, {}, 3, 5);
+  EXPECT_EQ(m.bars, 2);
+  EXPECT_EQ(m.long_bars, 2);
+  EXPECT_EQ(m.changes, 1);
+  const double expected = (1.0 + (110.0 - 121.0) / 121.0 - 0.001) * (1.0 + 11.0 / 110.0) - 1.0;
+  EXPECT_NEAR(m.total_return, expected, 1e-12);
+}
+
+TEST(LiveOos, HandCaseSameSideAsBefore) {
+  LiveCase c;
+  const HistoryView h = HistoryView::of(c.s);
+  const std::vector<int8_t> winner(5, 1);
+  const std::vector<int8_t> before(5, 1);
+  // The previous winner was long too: no switch, no cost; (10/11) * 1.1 - 1 = 0.
+  const Metrics m = live_oos_metrics(h, Fill::close, 0.001, 252, winner, before, 3, 5);
+  EXPECT_EQ(m.bars, 2);
+  EXPECT_EQ(m.changes, 0);
+  EXPECT_NEAR(m.total_return, 0.0, 1e-12);
+}
+
+TEST(LiveOos, BadRangeThrows) {
+  LiveCase c;
+  const HistoryView h = HistoryView::of(c.s);
+  const std::vector<int8_t> winner(5, 1);
+  EXPECT_THROW((void)live_oos_metrics(h, Fill::close, 0, 252, winner, {}, 0, 5),
+               std::invalid_argument);
+  EXPECT_THROW((void)live_oos_metrics(h, Fill::close, 0, 252, winner, {}, 3, 6),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace wfod::daemon

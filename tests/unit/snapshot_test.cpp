@@ -1,0 +1,103 @@
+// Snapshot replies (PROTOCOL §3): get / list / health and every malformed request answered
+// with exactly one JSON error, never an exception.
+
+#include "wfod/daemon/snapshot.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace wfod::daemon {
+namespace {
+
+using Json = nlohmann::json;
+
+PublicationMap sample() {
+  PublicationMap m;
+  m[{"BTCUSD", "trend"}] = LastPublication{3, R"({"seq":3})"};
+  m[{"ETHUSD", "trend"}] = LastPublication{1, R"({"seq":1})"};
+  return m;
+}
+
+HealthInput sample_health() {
+  HealthInput h;
+  h.backend = "cpu";
+  h.uptime_s = 1.5;
+  h.symbols["BTCUSD"] = SymbolHealth{10, 1234};
+  h.symbols["ETHUSD"] = SymbolHealth{0, std::nullopt};
+  h.rejects["parse"] = 2;
+  h.gaps = 1;
+  h.coalesced = 4;
+  return h;
+}
+
+std::string reply(std::vector<std::string> frames) {
+  return snapshot_reply(frames, sample(), [] { return sample_health(); });
+}
+
+std::string error_of(const std::string& bytes) {
+  const Json j = Json::parse(bytes);
+  return j.contains("error") ? j["error"].get<std::string>() : "";
+}
+
+TEST(Snapshot, GetReturnsTheExactPayload) {
+  EXPECT_EQ(reply({"get", "BTCUSD", "trend"}), R"({"seq":3})");
+  EXPECT_EQ(error_of(reply({"get", "BTCUSD", "other"})), "no publication yet");
+}
+
+TEST(Snapshot, List) {
+  const Json j = Json::parse(reply({"list"}));
+  ASSERT_EQ(j["streams"].size(), 2u);
+  EXPECT_EQ(j["streams"][0]["symbol"], "BTCUSD");
+  EXPECT_EQ(j["streams"][0]["strategy"], "trend");
+  EXPECT_EQ(j["streams"][0]["seq"], 3);
+}
+
+TEST(Snapshot, Health) {
+  const Json j = Json::parse(reply({"health"}));
+  EXPECT_EQ(j["status"], "ok");
+  EXPECT_EQ(j["backend"], "cpu");
+  EXPECT_DOUBLE_EQ(j["uptime_s"].get<double>(), 1.5);
+  EXPECT_EQ(j["symbols"]["BTCUSD"]["bars"], 10);
+  EXPECT_EQ(j["symbols"]["BTCUSD"]["last_ts"], 1234);
+  EXPECT_TRUE(j["symbols"]["ETHUSD"]["last_ts"].is_null());
+  EXPECT_EQ(j["rejects"]["parse"], 2);
+  EXPECT_EQ(j["gaps"], 1);
+  EXPECT_EQ(j["coalesced"], 4);
+  HealthInput d = sample_health();
+  d.degraded = true;
+  EXPECT_EQ(health_json(d)["status"], "degraded");
+}
+
+TEST(Snapshot, MalformedRequestsGetOneErrorEach) {
+  const std::vector<std::vector<std::string>> bad = {
+      {},
+      {""},
+      {"GET", "BTCUSD", "trend"},
+      {"get"},
+      {"get", "BTCUSD"},
+      {"get", "BTCUSD", "trend", "extra"},
+      {"list", "x"},
+      {"health", "x"},
+      {"frobnicate"},
+      {std::string(10000, 'a')},
+      {"get", std::string("BTC\0USD", 7), "trend"},
+      {"get", "\xff\xfe", "trend"},
+  };
+  for (const auto& frames : bad) {
+    std::string r;
+    ASSERT_NO_THROW(r = reply(frames));
+    EXPECT_FALSE(error_of(r).empty()) << r;
+  }
+}
+
+TEST(Snapshot, HealthFailureIsStillAReply) {
+  const std::vector<std::string> frames = {"health"};
+  const std::string r =
+      snapshot_reply(frames, {}, []() -> HealthInput { throw std::runtime_error("boom"); });
+  EXPECT_NE(error_of(r).find("boom"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace wfod::daemon
