@@ -170,6 +170,7 @@ class Daemon {
   HealthInput health() const;
 
   void arm_signals();
+  void arm_watchdog();
   void reload();
   void shut_down();
 
@@ -178,6 +179,8 @@ class Daemon {
   config::Config cfg_;
   std::string config_path_;
   asio::signal_set signals_;
+  asio::steady_timer watchdog_{io_};
+  std::chrono::microseconds watchdog_every_{0};  // 0: systemd asked for no pings
   Clock::time_point started_ = Clock::now();
 
   std::unique_ptr<Backend> backend_;
@@ -298,8 +301,11 @@ bool Daemon::open_sockets() {
     for (const config::FeedConfig& f : cfg_.feeds) {
       auto s = std::make_unique<WatchedSocket>(io_, zctx_, zmq::socket_type::sub);
       s->sock.set(zmq::sockopt::linger, 0);
-      // Bar payloads are at most 4096 bytes: a larger frame is hostile, drop the peer.
-      s->sock.set(zmq::sockopt::maxmsgsize, int64_t{64} << 10);
+      // Bar payloads are at most 4096 bytes, but an oversized frame must be *counted* (reject
+      // reason `size`), not cut off by ZeroMQ: libzmq 4.3 drops a peer that exceeds
+      // ZMQ_MAXMSGSIZE and never reconnects to it. 16 MiB bounds the memory one hostile
+      // message can take; only frames beyond that still cost the connection.
+      s->sock.set(zmq::sockopt::maxmsgsize, int64_t{16} << 20);
       // Room for bursts (replays, reconnect catch-up) while a batch is being persisted;
       // beyond it ZeroMQ drops, which the publisher's seq numbers make visible as gaps.
       s->sock.set(zmq::sockopt::rcvhwm, 100000);
@@ -329,8 +335,8 @@ bool Daemon::start_up() {
     spdlog::set_level(level);
   }
   notify("STATUS=loading state");
-  spdlog::info("wfod starting: config {} (sha256 {}), state_dir {}", cfg_.source, cfg_.sha256,
-               cfg_.daemon.state_dir);
+  spdlog::info("wfod starting config={} sha256={} state_dir={} log_level={}", cfg_.source,
+               cfg_.sha256, cfg_.daemon.state_dir, cfg_.daemon.log_level);
   try {
     backend_ = make_backend(cfg_.daemon.backend);
   } catch (const std::exception& e) {
@@ -385,9 +391,16 @@ int Daemon::run() {
     }
   }
   notify("READY=1\nSTATUS=serving");
-  spdlog::info("wfod serving: {} symbol(s), {} stream(s)", symbols_.size(), streams_.size());
+  spdlog::info("wfod serving symbols={} streams={}", symbols_.size(), streams_.size());
+  if (const auto every = watchdog_interval()) {
+    watchdog_every_ = *every;
+    spdlog::info("watchdog ping_every_ms={}", watchdog_every_.count() / 1000);
+    notify("WATCHDOG=1");
+    arm_watchdog();
+  }
   io_.run();
-  spdlog::info("wfod stopped");
+  spdlog::info("wfod stopped exit=0 uptime_s={:.1f}",
+               std::chrono::duration<double>(Clock::now() - started_).count());
   return 0;
 }
 
@@ -434,10 +447,11 @@ void Daemon::log_reject(const feeds::Reject& r, std::string_view where) {
   const auto d = reject_log_.on_reject();
   if (!d.log) return;
   if (d.suppressed > 0) {
-    spdlog::warn("feed reject {} ({}): {} [{} more rejects not logged]", to_string(r.reason), where,
-                 r.detail, d.suppressed);
+    spdlog::warn("feed reject reason={} source={} detail=\"{}\" not_logged={}", to_string(r.reason),
+                 where, r.detail, d.suppressed);
   } else {
-    spdlog::warn("feed reject {} ({}): {}", to_string(r.reason), where, r.detail);
+    spdlog::warn("feed reject reason={} source={} detail=\"{}\"", to_string(r.reason), where,
+                 r.detail);
   }
 }
 
@@ -459,8 +473,8 @@ void Daemon::on_message(std::vector<zmq::message_t>& parts, feeds::PayloadFormat
     return;
   }
   if (v.gap) {
-    spdlog::warn("symbol {}: seq gap: expected {}, got {}{}", msg.symbol, v.gap->expected,
-                 v.gap->got, v.gap->backwards ? " (backwards)" : "");
+    spdlog::warn("feed gap symbol={} expected_seq={} got_seq={} backwards={}", msg.symbol,
+                 v.gap->expected, v.gap->got, v.gap->backwards);
   }
   auto it = symbols_.find(msg.symbol);
   if (it == symbols_.end()) return;  // the validator knows only configured symbols
@@ -524,6 +538,8 @@ void Daemon::start_job(const PublicationKey& key) {
   const size_t prev_end = stream.last_end;
   const uint64_t generation = stream.generation;
   Backend* backend = backend_.get();
+  spdlog::debug("sweep start stream={}.{} history_bars={} window_bars={}", key.first, key.second,
+                snap->size(), stream.cfg.window);
 
   worker_.post([this, key, generation, snap, req, winner, before, prev_end, backend]() mutable {
     JobResult out;
@@ -561,12 +577,12 @@ void Daemon::on_job_done(const PublicationKey& key, uint64_t generation,
   }
   Stream& stream = it->second;
   if (!result.error.empty()) {
-    spdlog::error("stream {}.{}: sweep failed: {}", key.first, key.second, result.error);
+    spdlog::error("sweep failed stream={}.{} error=\"{}\"", key.first, key.second, result.error);
   } else if (result.sweep.top.empty()) {
     spdlog::warn(
-        "stream {}.{}: no combo passed the constraints over {} bars ({} evaluated); "
-        "nothing published",
-        key.first, key.second, stream.cfg.window, result.sweep.evaluated);
+        "sweep empty stream={}.{} window_bars={} evaluated={} sweep_ms={:.1f}: no combo passed "
+        "the constraints, nothing published",
+        key.first, key.second, stream.cfg.window, result.sweep.evaluated, result.elapsed_ms);
   } else {
     publish(key, stream, *snap, result);
   }
@@ -622,10 +638,10 @@ void Daemon::publish(const PublicationKey& key, Stream& stream, const Series& sn
   }
   // Full recompute from the anchor: this time grows with the history (docs/operations.md).
   spdlog::info(
-      "published {} seq {}: id {} {} = {:.4g}{}; sweep {:.1f} ms over {} bars of history, {} "
-      "evaluated, {} skipped",
+      "published topic={} seq={} combo_id={} {}={:.4g} changed={} sweep_ms={:.1f} "
+      "history_bars={} evaluated={} skipped={}",
       topic, in.seq, best.combo.id, to_string(stream.cfg.rank.objective), best.objective,
-      in.changed ? " (changed)" : "", r.elapsed_ms, end, r.sweep.evaluated, r.sweep.skipped);
+      in.changed, r.elapsed_ms, end, r.sweep.evaluated, r.sweep.skipped);
   notify("STATUS=serving; last publication " + topic + " seq " + std::to_string(in.seq));
 
   stream.before = stream.winner;
@@ -762,9 +778,21 @@ void Daemon::arm_signals() {
       reload();
       arm_signals();
     } else {
-      spdlog::info("signal {}: stopping", signo == SIGTERM ? "SIGTERM" : "SIGINT");
+      spdlog::info("wfod stopping signal={}", signo == SIGTERM ? "SIGTERM" : "SIGINT");
       shut_down();
     }
+  });
+}
+
+void Daemon::arm_watchdog() {
+  // The ping is sent from the loop itself: a loop that is stuck (a handler that never
+  // returns, a deadlock) stops pinging and systemd restarts us. A degraded bar log does not
+  // stop the pings: a restart would not fix the disk, and health reports it.
+  watchdog_.expires_after(watchdog_every_);
+  watchdog_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec || stopping_) return;
+    notify("WATCHDOG=1");
+    arm_watchdog();
   });
 }
 
@@ -774,16 +802,18 @@ void Daemon::reload() {
     return;
   }
   notify("RELOADING=1");
+  spdlog::info("reload start config={}", config_path_);
   config::Config next;
   try {
     next = config::load_config(config_path_);
   } catch (const std::exception& e) {
-    spdlog::error("SIGHUP: {}; keeping the running configuration", e.what());
+    spdlog::error("reload failed config={} error=\"{}\": keeping the running configuration",
+                  config_path_, e.what());
     notify("READY=1\nSTATUS=serving (reload failed)");
     return;
   }
   if (next.sha256 == cfg_.sha256) {
-    spdlog::info("SIGHUP: {} unchanged", config_path_);
+    spdlog::info("reload unchanged config={} sha256={}", config_path_, cfg_.sha256);
     notify("READY=1\nSTATUS=serving");
     return;
   }
@@ -861,8 +891,8 @@ void Daemon::reload() {
   cfg_.strategies = next.strategies;
   cfg_.sha256 = next.sha256;
   cfg_.daemon.log_level = next.daemon.log_level;
-  spdlog::info("SIGHUP: reloaded {} (sha256 {}), {} stream(s)", config_path_, cfg_.sha256,
-               streams_.size());
+  spdlog::info("reload done config={} sha256={} streams={} started={}", config_path_, cfg_.sha256,
+               streams_.size(), to_start.size());
   for (const PublicationKey& key : to_start) {
     Stream& stream = streams_.at(key);
     if (stream.sched.on_bars(symbols_.at(key.first).series.size(), 0)) start_job(key);
@@ -875,6 +905,7 @@ void Daemon::shut_down() {
   stopping_ = true;
   notify("STOPPING=1");
   signals_.cancel();
+  watchdog_.cancel();
   boost::system::error_code ignored;
   if (rep_) rep_->fd.cancel(ignored);
   if (http_) http_->close(ignored);

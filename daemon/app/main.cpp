@@ -1,6 +1,7 @@
 // wfod's command line: --config FILE runs, --check-config FILE validates (exit 0 / 2), no
 // argument runs the embedded demo configuration (config/examples/demo.toml, built in).
 
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
@@ -30,6 +31,15 @@ constexpr const char* kUsage =
     "  --help, --version\n"
     "\n"
     "Signals: SIGTERM/SIGINT stop gracefully; SIGHUP reloads the configuration file.\n";
+
+// Logs go to stderr (journald reads it under systemd), coloured only where stderr is a
+// terminal: spdlog's automatic colour mode checks isatty, so the journal and redirected logs
+// get no escape codes. The level comes from [daemon] log_level (start-up and SIGHUP).
+void set_up_logging() {
+  auto logger = spdlog::stderr_color_mt("wfod", spdlog::color_mode::automatic);
+  logger->set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  spdlog::set_default_logger(std::move(logger));
+}
 
 // The demo's backfill names a file in the repository's data/ folder: look for it in
 // ./data first (running from a checkout or an unpacked release), then in the source tree
@@ -64,6 +74,7 @@ int run_demo() {
 int main(int argc, char** argv) {
   const std::string_view arg = argc > 1 ? argv[1] : "";
   try {
+    set_up_logging();
     if (argc == 1) return run_demo();
     if (arg == "--help" || arg == "-h") {
       std::fputs(kUsage, stdout);

@@ -50,14 +50,14 @@ HAVE_JQ=0
 if [[ -z "${WFOD_E2E_NO_JQ:-}" ]] && command -v jq >/dev/null 2>&1; then HAVE_JQ=1; fi
 echo "checks use $([[ $HAVE_JQ == 1 ]] && echo jq || echo grep)"
 
-# A loopback port nothing listens on: random in 20000-60000, probed with bash's /dev/tcp (a
+# A loopback port nothing listens on: random in 20000-32767, probed with bash's /dev/tcp (a
 # successful connect means taken). A race with another process is possible, not likely; the
 # daemon's start then fails loudly.
 PICKED=""
 free_port() {
   local p
   for _ in $(seq 1 200); do
-    p=$((20000 + RANDOM % 40000))
+    p=$((20000 + RANDOM % 12768))  # below the kernel's ephemeral range (32768-60999)
     [[ " $PICKED " == *" $p "* ]] && continue
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
       PICKED="$PICKED $p"

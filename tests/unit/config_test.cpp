@@ -20,7 +20,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kExamples = fs::path(WFOD_SOURCE_DIR) / "config" / "examples";
+const fs::path kConfigDir = fs::path(WFOD_SOURCE_DIR) / "config";
+const fs::path kExamples = kConfigDir / "examples";
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -89,7 +90,7 @@ TEST(ConfigExamples, DemoParses) {
 }
 
 TEST(ConfigExamples, FullExampleParsesEveryKey) {
-  const Config c = load_config((kExamples / "wfod.example.toml").string());
+  const Config c = load_config((kConfigDir / "wfod.example.toml").string());
   EXPECT_EQ(c.daemon.state_dir, "/var/lib/wfod");
   EXPECT_EQ(c.daemon.backend, "auto");
   EXPECT_EQ(c.daemon.precision, Precision::exact);
@@ -108,7 +109,7 @@ TEST(ConfigExamples, FullExampleParsesEveryKey) {
   const SymbolConfig* btc = c.find_symbol("BTCUSD");
   ASSERT_NE(btc, nullptr);
   EXPECT_EQ(btc->bars_per_year, 525600);
-  EXPECT_EQ(fs::path(btc->backfill), (kExamples / "history/btcusd.csv").lexically_normal());
+  EXPECT_EQ(fs::path(btc->backfill), (kConfigDir / "history/btcusd.csv").lexically_normal());
   EXPECT_EQ(c.find_symbol("ETHUSD")->backfill, "");
   EXPECT_EQ(c.find_symbol("NOPE"), nullptr);
 

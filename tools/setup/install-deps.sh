@@ -11,6 +11,7 @@ packages=(
   libsystemd-dev nlohmann-json3-dev
   clang-format
   chromium fonts-liberation  # the --report browser test (headless); fonts for its screenshot
+  jq                         # the daemon integration tests read JSON replies with it
 )
 
 missing=()
