@@ -59,7 +59,7 @@ PICKED=" "
 free_port() {
   local p
   for _ in $(seq 1 200); do
-    p=$((20000 + RANDOM % 40000))
+    p=$((20000 + RANDOM % 12768))  # below the kernel's ephemeral ports (32768-60999)
     [[ $PICKED == *" $p "* ]] && continue
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
       PICKED="$PICKED$p "
