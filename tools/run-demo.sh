@@ -52,7 +52,7 @@ die() {
   exit 1
 }
 
-# A loopback port nothing listens on, into $PORT: random in 20000-60000, probed with bash's
+# A loopback port nothing listens on, into $PORT: random in 20000-32767, probed with bash's
 # /dev/tcp (a successful connect means taken), never one picked before. Losing a race with
 # another process makes wfod's start fail loudly, not silently.
 PICKED=" "
