@@ -359,6 +359,28 @@ std::string select_backend(const std::string& entry, std::string* skip) {
   return entry.substr(0, at);
 }
 
+// The backend a parity entry ("cpu", "cpu@avx2", "cuda") tests: created, or why the entry
+// is skipped (visibly: a variant this process cannot run, no CUDA device) or fails.
+struct BackendUnderTest {
+  std::unique_ptr<Backend> backend;
+  std::string skip, failure;
+};
+
+BackendUnderTest backend_under_test(const std::string& entry) {
+  BackendUnderTest out;
+  const std::string name = select_backend(entry, &out.skip);
+  if (name.empty()) return out;
+  std::string why;
+  out.backend = make_or_skip(name, &why);
+  if (!out.backend) {
+    if (name == "cuda")
+      out.skip = "cuda backend not available here: " + why;
+    else
+      out.failure = "make_backend(\"" + name + "\") failed: " + why;
+  }
+  return out;
+}
+
 SweepRequest request_of(const ParityCase& c, const HistoryView& h, int threads = 0) {
   SweepRequest req;
   req.history = h;
@@ -414,14 +436,11 @@ TEST_P(Parity, MatchesCpuRef) {
   if (c.needs_shared_data && !std::filesystem::is_directory(test::shared_data_dir()))
     GTEST_SKIP() << "shared data folder " << test::shared_data_dir()
                  << " is missing: real-data parity NOT run";
-  std::string why;
-  const std::string backend = select_backend(entry, &why);
-  if (backend.empty()) GTEST_SKIP() << why;
-  auto be = make_or_skip(backend, &why);
-  if (!be) {
-    if (backend == "cuda") GTEST_SKIP() << "cuda backend not available here: " << why;
-    FAIL() << "make_backend(\"" << backend << "\") failed: " << why;
-  }
+  BackendUnderTest under_test = backend_under_test(entry);
+  if (!under_test.skip.empty()) GTEST_SKIP() << under_test.skip;
+  if (!under_test.backend) FAIL() << under_test.failure;
+  const std::unique_ptr<Backend>& be = under_test.backend;
+  const std::string backend = std::string(be->name());
   auto ref = make_backend("cpu_ref");
   const Series s = c.series();
   const HistoryView h = HistoryView::of(s);
@@ -559,14 +578,11 @@ ParityCase random_case(uint64_t seed) {
 class ParityRandomShapes : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ParityRandomShapes, MatchCpuRef) {
-  std::string why;
-  const std::string backend = select_backend(GetParam(), &why);
-  if (backend.empty()) GTEST_SKIP() << why;
-  auto be = make_or_skip(backend, &why);
-  if (!be) {
-    if (backend == "cuda") GTEST_SKIP() << "cuda backend not available here: " << why;
-    FAIL() << "make_backend(\"" << backend << "\") failed: " << why;
-  }
+  BackendUnderTest under_test = backend_under_test(GetParam());
+  if (!under_test.skip.empty()) GTEST_SKIP() << under_test.skip;
+  if (!under_test.backend) FAIL() << under_test.failure;
+  const std::unique_ptr<Backend>& be = under_test.backend;
+  const std::string backend = std::string(be->name());
   auto ref = make_backend("cpu_ref");
   constexpr uint64_t kBaseSeed = 9000;
   const uint64_t cases = std::getenv("WFOD_PARITY_RANDOM_CASES")
@@ -648,14 +664,11 @@ TEST_P(WalkParity, FoldWinnersAndOosMatchCpuRef) {
   const std::string path = test::shared_data_dir() + "/" + file;
   if (!std::filesystem::exists(path))
     GTEST_SKIP() << path << " is missing: walk-forward parity NOT run";
-  std::string why;
-  const std::string backend = select_backend(entry, &why);
-  if (backend.empty()) GTEST_SKIP() << why;
-  auto be = make_or_skip(backend, &why);
-  if (!be) {
-    if (backend == "cuda") GTEST_SKIP() << "cuda backend not available here: " << why;
-    FAIL() << "make_backend(\"" << backend << "\") failed: " << why;
-  }
+  BackendUnderTest under_test = backend_under_test(entry);
+  if (!under_test.skip.empty()) GTEST_SKIP() << under_test.skip;
+  if (!under_test.backend) FAIL() << under_test.failure;
+  const std::unique_ptr<Backend>& be = under_test.backend;
+  const std::string backend = std::string(be->name());
   auto ref = make_backend("cpu_ref");
   const Series s = test::load_csv(path);
   const HistoryView h = HistoryView::of(s);

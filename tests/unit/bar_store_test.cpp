@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "support/temp_dir.hpp"
 #include "wfod/daemon/crc32.hpp"
 
 namespace wfod::daemon {
@@ -34,22 +35,10 @@ namespace fs = std::filesystem;
 using config::FsyncPolicy;
 using Bytes = std::vector<unsigned char>;
 
-// A fresh directory per test (mkdtemp), removed with everything in it.
-class TempDir {
+// A fresh directory per test, removed with everything in it.
+class TempDir : public test::TempDir {
  public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "wfod_bar_store_XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) ADD_FAILURE() << "mkdtemp: " << std::strerror(errno);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+  TempDir() : test::TempDir("wfod_bar_store") {}
 };
 
 // Real writes, renames and truncations; syncs counted but skipped, so loops of hundreds of

@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "support/temp_dir.hpp"
 #include "wfod/daemon/crc32.hpp"
 
 namespace wfod::daemon {
@@ -26,21 +27,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
+// A fresh directory per test, removed with everything in it.
+class TempDir : public test::TempDir {
  public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "wfod_seq_store_XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) ADD_FAILURE() << "mkdtemp: " << std::strerror(errno);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+  TempDir() : test::TempDir("wfod_seq_store") {}
 };
 
 // Real calls, except that a rename can be made to fail: the process "dies" after the temp
