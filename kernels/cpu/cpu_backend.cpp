@@ -11,55 +11,15 @@
 #include <string>
 #include <thread>
 
+#include "cpu/cpu_stream.hpp"
 #include "cpu/indicator_cache.hpp"
 #include "cpu/lane_kernel.hpp"
+#include "cpu/lane_setup.hpp"
 #include "cpu/thread_count.hpp"
 #include "wfod/segments.hpp"
 
 namespace wfod::cpu {
 namespace {
-
-// Combos sharing a kernel instantiation (family, entry, filter) go in the same group.
-struct Group {
-  uint64_t ids[kLanes];
-  int lanes = 0;
-  int kind = 0;
-};
-
-int kind_of(const Combo& c) {
-  return (c.family == Family::ma_cross ? 0 : 4) + (c.entry == Entry::cross ? 2 : 0) +
-         (c.has_vol ? 1 : 0);
-}
-
-LaneInput lane_input(const IndicatorCache& cache, const Combo& c) {
-  LaneInput in;
-  const IndicatorRow *a, *b;
-  if (c.family == Family::ma_cross) {
-    a = &cache.ma(c.ma, c.fast);
-    b = &cache.ma(c.ma, c.slow);
-  } else {
-    a = &cache.upper(c.source, c.n);
-    b = &cache.lower(c.source, c.n);
-  }
-  const double* m = cache.matrix();
-  in.off_a = static_cast<int64_t>(a->offset);
-  in.off_b = static_cast<int64_t>(b->offset);
-  in.a = m + a->offset;
-  in.b = m + b->offset;
-  in.signal_defined = std::max(a->first_defined, b->first_defined);
-  in.first_defined = in.signal_defined;
-  if (c.has_vol) {
-    const auto &vs = cache.vol(c.vol_short), &vl = cache.vol(c.vol_long);
-    in.off_vol_short = static_cast<int64_t>(vs.offset);
-    in.off_vol_long = static_cast<int64_t>(vl.offset);
-    in.vol_short = m + vs.offset;
-    in.vol_long = m + vl.offset;
-    in.threshold = c.vol_threshold;
-    in.first_defined = std::max({in.first_defined, vs.first_defined, vl.first_defined});
-  }
-  in.short_value = c.side == Side::long_short ? -1.0 : 0.0;
-  return in;
-}
 
 // Exit gap and body return of every bar (SPEC §2), shared by all combos of a sweep.
 struct BarReturns {
@@ -67,52 +27,9 @@ struct BarReturns {
   BarReturns(const HistoryView& h, Fill fill) { bar_returns(h, fill, h.size(), gap, body); }
 };
 
-// p_t for every bar of one combo, by running its decisions forward from the anchor.
-std::vector<int8_t> forward_positions(const IndicatorCache& cache, const HistoryView& h,
-                                      const Combo& c, size_t bars) {
-  const LaneInput in = lane_input(cache, c);
-  std::vector<int8_t> p(bars, 0);
-  double cur = 0;
-  for (size_t t = 0; t < bars; ++t) {
-    Decision d;
-    switch (kind_of(c)) {
-      case 0:
-        d = decide<Family::ma_cross, false, false>(in, h.close.data(), t);
-        break;
-      case 1:
-        d = decide<Family::ma_cross, false, true>(in, h.close.data(), t);
-        break;
-      case 2:
-        d = decide<Family::ma_cross, true, false>(in, h.close.data(), t);
-        break;
-      case 3:
-        d = decide<Family::ma_cross, true, true>(in, h.close.data(), t);
-        break;
-      case 4:
-        d = decide<Family::channel_breakout, false, false>(in, h.close.data(), t);
-        break;
-      default:
-        d = decide<Family::channel_breakout, false, true>(in, h.close.data(), t);
-        break;
-    }
-    cur = d.set ? d.value : cur;
-    p[t] = static_cast<int8_t>(cur);
-  }
-  return p;
-}
-
-// Sequential evaluation with a literal drawdown: for lanes whose equity reached zero.
 Metrics evaluate_sequential(const IndicatorCache& cache, const SweepRequest& req, const Combo& c) {
-  const auto& h = req.history;
-  const auto& w = req.window;
-  auto p = forward_positions(cache, h, c, w.end);
-  SequentialMetrics seq;
-  const double cost = req.strategy.costs.per_unit();
-  for (size_t t = w.first(); t < w.end; ++t) {
-    const int8_t p2 = t >= 2 ? p[t - 2] : 0, p1 = p[t - 1];
-    seq.add(bar_segments(h, req.strategy.fill, cost, t, p2, p1));
-  }
-  return seq.finish(req.strategy.bars_per_year);
+  return evaluate_sequential(cache, req.history, req.strategy.fill, req.strategy.costs.per_unit(),
+                             req.strategy.bars_per_year, c, req.window.first(), req.window.end);
 }
 
 class CpuBackend final : public Backend {
@@ -211,6 +128,10 @@ class CpuBackend final : public Backend {
                                 const Combo& c) override {
     IndicatorCache cache(h, c);
     return forward_positions(cache, h, c, h.size());
+  }
+
+  std::unique_ptr<Stream> open_stream(const StreamSpec& spec, const HistoryView& h) override {
+    return make_cpu_stream(spec, h);
   }
 
  private:

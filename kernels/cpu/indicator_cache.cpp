@@ -7,6 +7,7 @@
 #include <functional>
 #include <thread>
 
+#include "src/indicator_state.hpp"
 #include "thread_count.hpp"
 #include "wfod/indicators.hpp"
 
@@ -26,13 +27,12 @@ IndicatorRow make_row(std::vector<double> values) {
   return row;
 }
 
-// SPEC §4: STD(n)_t <= delta * SMA(n)_t counts as 0.
+// SPEC §4: STD(n)_t <= delta * SMA(n)_t counts as 0. The same state a stream advances.
 std::vector<double> vol_row(std::span<const double> close, int n) {
-  auto sd = stdev(close, n);
-  auto mean = sma(close, n);
-  for (size_t t = 0; t < sd.size(); ++t)
-    if (!std::isnan(sd[t]) && sd[t] <= kDeadBand * mean[t]) sd[t] = 0.0;
-  return sd;
+  detail::VolState state(n, kDeadBand);
+  std::vector<double> out(close.size());
+  for (size_t t = 0; t < close.size(); ++t) out[t] = state.next(close.first(t + 1));
+  return out;
 }
 
 }  // namespace

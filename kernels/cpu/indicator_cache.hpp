@@ -3,6 +3,7 @@
 // volatility rows with the STD <= delta * SMA "counts as 0" rule already applied.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <utility>
 #include <vector>
@@ -31,6 +32,9 @@ class IndicatorCache {
   const IndicatorRow& vol(int period) const { return vols_.at(period); }
   // Every row back to back (row length = bars), so lanes read them by offset (a gather).
   const double* matrix() const { return matrix_.data(); }
+  // The lane_input() interface (lane_setup.hpp): a row's offset in matrix() and bar-0 pointer.
+  int64_t offset(const IndicatorRow& row) const { return static_cast<int64_t>(row.offset); }
+  const double* data(const IndicatorRow& row) const { return matrix_.data() + row.offset; }
 
  private:
   void build(const HistoryView& history, int threads);

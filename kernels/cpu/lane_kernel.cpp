@@ -9,7 +9,7 @@ namespace wfod::cpu {
 #define WFOD_DECLARE_VARIANT(isa)                                                            \
   namespace isa {                                                                            \
   void run_lanes(Family, bool, bool, const BarTables&, const double*, const LaneInput*, int, \
-                 size_t, size_t, Summary*);                                                  \
+                 const LaneRange&, Summary*);                                                \
   }
 WFOD_DECLARE_VARIANT(avx512)
 WFOD_DECLARE_VARIANT(avx2)
@@ -18,7 +18,7 @@ WFOD_DECLARE_VARIANT(generic)
 
 namespace {
 using RunLanes = void (*)(Family, bool, bool, const BarTables&, const double*, const LaneInput*,
-                          int, size_t, size_t, Summary*);
+                          int, const LaneRange&, Summary*);
 
 struct Variant {
   RunLanes run;
@@ -53,8 +53,8 @@ const Variant& chosen() {
 }  // namespace
 
 void run_lanes(Family family, bool cross, bool vol, const BarTables& bars, const double* matrix,
-               const LaneInput* in, int lanes, size_t first, size_t last, Summary* out) {
-  chosen().run(family, cross, vol, bars, matrix, in, lanes, first, last, out);
+               const LaneInput* in, int lanes, const LaneRange& range, Summary* out) {
+  chosen().run(family, cross, vol, bars, matrix, in, lanes, range, out);
 }
 
 const char* lane_kernel_variant() { return chosen().name; }

@@ -84,11 +84,33 @@ inline double position_at(const LaneInput& in, const double* close, ptrdiff_t t)
   return 0.0;
 }
 
+// A lane's strategy state entering bar t: the positions p_{t-2} and p_{t-1} (SPEC §2).
+struct LaneState {
+  int8_t p2 = 0, p1 = 0;
+};
+
+// The bars one call covers. Without start_state, the state at `first` is found by scanning
+// back (position_at) and start is ignored. With it (one per lane, entering bar `start`,
+// 1 <= start <= first), decisions run forward from `start` and only [first, last) is
+// summarised: how a stream replays part of a cached chunk without stored positions.
+// end_state, when set, receives each lane's state entering bar `last`.
+struct LaneRange {
+  size_t start = 0, first = 0, last = 0;
+  const LaneState* start_state = nullptr;
+  LaneState* end_state = nullptr;
+};
+
 // Summaries of bars [first, last) (first >= 1) for `lanes` lanes (1..kLanes); `matrix` is
-// the indicator matrix the lanes' offsets point into. Picks the widest vector code the CPU
-// runs (AVX-512, AVX2, or generic); every variant gives bit-identical results.
+// the indicator matrix the lanes' offsets point into (read as matrix[offset + t]). Picks
+// the widest vector code the CPU runs (AVX-512, AVX2, or generic); every variant gives
+// bit-identical results.
 void run_lanes(Family family, bool cross, bool vol, const BarTables& bars, const double* matrix,
-               const LaneInput* in, int lanes, size_t first, size_t last, Summary* out);
+               const LaneInput* in, int lanes, const LaneRange& range, Summary* out);
+inline void run_lanes(Family family, bool cross, bool vol, const BarTables& bars,
+                      const double* matrix, const LaneInput* in, int lanes, size_t first,
+                      size_t last, Summary* out) {
+  run_lanes(family, cross, vol, bars, matrix, in, lanes, LaneRange{first, first, last}, out);
+}
 
 // Name of the variant run_lanes uses on this CPU ("avx512", "avx2", "generic").
 const char* lane_kernel_variant();

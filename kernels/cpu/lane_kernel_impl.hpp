@@ -18,7 +18,8 @@ inline vd splat(double x) { return vd{} + x; }
 
 template <Family F, bool Cross, bool Vol>
 void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneInput* in, int lanes,
-                 size_t first, size_t last, Summary* out) {
+                 const LaneRange& range, Summary* out) {
+  const size_t first = range.first, last = range.last;
   int64_t oa[kLanes], ob[kLanes], ovs[kLanes], ovl[kLanes];
   vd first_defined, signal_defined, short_value, threshold, p2, p1;
   for (int j = 0; j < kLanes; ++j) {
@@ -31,12 +32,18 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
     signal_defined[j] = static_cast<double>(l.signal_defined);
     short_value[j] = l.short_value;
     threshold[j] = l.threshold;
-    const ptrdiff_t f = static_cast<ptrdiff_t>(first);
-    p2[j] = position_at<F, Cross, Vol>(l, bars.close, f - 2);
-    const Decision d = decide<F, Cross, Vol>(l, bars.close, first - 1);
-    p1[j] = d.set ? d.value : p2[j];
+    if (range.start_state) {
+      const LaneState& st = range.start_state[j < lanes ? j : 0];
+      p2[j] = st.p2;
+      p1[j] = st.p1;
+    } else {
+      const ptrdiff_t f = static_cast<ptrdiff_t>(first);
+      p2[j] = position_at<F, Cross, Vol>(l, bars.close, f - 2);
+      const Decision d = decide<F, Cross, Vol>(l, bars.close, first - 1);
+      p1[j] = d.set ? d.value : p2[j];
+    }
   }
-  const vd head_pos = p2, zero = splat(0.0), one = splat(1.0);
+  const vd zero = splat(0.0), one = splat(1.0);
   vd sum = zero, sum_sq = zero, down_sq = zero, nonpositive = zero;
   vd equity = one, peak = one, trough = one, best_peak = one, best_trough = one;
   vd run = zero, head_ret = zero, win_sum = zero, loss_sum = zero, head_closed = zero;
@@ -49,8 +56,49 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
     return v;
   };
 
-  for (size_t t = first; t < last; ++t) {
+  // The decision at bar t's close (SPEC §5), the same rules as decide(): p_t given p_{t-1}.
+  auto decide_next = [&](size_t t, vd held) -> vd {
     const int64_t ti = static_cast<int64_t>(t);
+    const vd x = gather(oa, ti), y = gather(ob, ti);
+    vm up, down;
+    if constexpr (F == Family::ma_cross) {
+      const vd scale = band * vmax(vabs(x), vabs(y));
+      up = x - y > scale;
+      down = y - x > scale;
+      if constexpr (Cross) {
+        const vd xp = gather(oa, ti - 1), yp = gather(ob, ti - 1);
+        const vd scale_p = band * vmax(vabs(xp), vabs(yp));
+        const vm prev_ok = splat(static_cast<double>(t) - 1.0) >= signal_defined;
+        up = up & prev_ok & (yp - xp > scale_p);
+        down = down & prev_ok & (xp - yp > scale_p);
+      }
+    } else {
+      const vd close = splat(bars.close[t]);
+      up = close > x;
+      down = close < y;
+    }
+    if constexpr (Vol) {
+      const vd lv = gather(ovl, ti), sv = gather(ovs, ti);
+      const vd ratio = sv / lv;
+      const vm open = (lv != 0.0) & (ratio - threshold > band * vmax(vabs(ratio), vabs(threshold)));
+      up = up & open;
+      down = down & open;
+    }
+    const vd next = up ? one : (down ? short_value : held);
+    return splat(static_cast<double>(t)) < first_defined ? zero : next;
+  };
+
+  // Replay decisions only, from the given state entering `start` to the state entering `first`.
+  if (range.start_state) {
+    for (size_t t = range.start; t < first; ++t) {
+      const vd next = decide_next(t, p1);
+      p2 = p1;
+      p1 = next;
+    }
+  }
+  const vd head_pos = p2;
+
+  for (size_t t = first; t < last; ++t) {
     const vd gap = splat(bars.gap[t]), body = splat(bars.body[t]);
     // --- the bar's two segments (SPEC §2) and the window statistics (SPEC §6) ---
     const vd a = p2, b = p1;
@@ -85,38 +133,14 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
     shorts += b < 0.0 ? one : zero;
     changes += changed ? one : zero;
 
-    // --- the decision at this bar's close (SPEC §5), the same rules as decide() ---
-    const vd x = gather(oa, ti), y = gather(ob, ti);
-    vm up, down;
-    if constexpr (F == Family::ma_cross) {
-      const vd scale = band * vmax(vabs(x), vabs(y));
-      up = x - y > scale;
-      down = y - x > scale;
-      if constexpr (Cross) {
-        const vd xp = gather(oa, ti - 1), yp = gather(ob, ti - 1);
-        const vd scale_p = band * vmax(vabs(xp), vabs(yp));
-        const vm prev_ok = splat(static_cast<double>(t) - 1.0) >= signal_defined;
-        up = up & prev_ok & (yp - xp > scale_p);
-        down = down & prev_ok & (xp - yp > scale_p);
-      }
-    } else {
-      const vd close = splat(bars.close[t]);
-      up = close > x;
-      down = close < y;
-    }
-    if constexpr (Vol) {
-      const vd lv = gather(ovl, ti), sv = gather(ovs, ti);
-      const vd ratio = sv / lv;
-      const vm open = (lv != 0.0) & (ratio - threshold > band * vmax(vabs(ratio), vabs(threshold)));
-      up = up & open;
-      down = down & open;
-    }
-    vd next = up ? one : (down ? short_value : b);
-    next = splat(static_cast<double>(t)) < first_defined ? zero : next;
+    const vd next = decide_next(t, b);
     p2 = b;
     p1 = next;
   }
 
+  if (range.end_state)
+    for (int j = 0; j < lanes; ++j)
+      range.end_state[j] = {static_cast<int8_t>(p2[j]), static_cast<int8_t>(p1[j])};
   for (int j = 0; j < lanes; ++j) {
     Summary& r = out[j];
     r = Summary{};
@@ -146,20 +170,20 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
 }
 
 inline void run_lanes_any(Family family, bool cross, bool vol, const BarTables& bars,
-                          const double* m, const LaneInput* in, int lanes, size_t first,
-                          size_t last, Summary* out) {
+                          const double* m, const LaneInput* in, int lanes, const LaneRange& range,
+                          Summary* out) {
   constexpr auto ma = Family::ma_cross;
   constexpr auto ch = Family::channel_breakout;
   if (family == ma) {
     if (cross) {
-      vol ? run_lanes_t<ma, true, true>(bars, m, in, lanes, first, last, out)
-          : run_lanes_t<ma, true, false>(bars, m, in, lanes, first, last, out);
+      vol ? run_lanes_t<ma, true, true>(bars, m, in, lanes, range, out)
+          : run_lanes_t<ma, true, false>(bars, m, in, lanes, range, out);
     } else {
-      vol ? run_lanes_t<ma, false, true>(bars, m, in, lanes, first, last, out)
-          : run_lanes_t<ma, false, false>(bars, m, in, lanes, first, last, out);
+      vol ? run_lanes_t<ma, false, true>(bars, m, in, lanes, range, out)
+          : run_lanes_t<ma, false, false>(bars, m, in, lanes, range, out);
     }
   } else {
-    vol ? run_lanes_t<ch, false, true>(bars, m, in, lanes, first, last, out)
-        : run_lanes_t<ch, false, false>(bars, m, in, lanes, first, last, out);
+    vol ? run_lanes_t<ch, false, true>(bars, m, in, lanes, range, out)
+        : run_lanes_t<ch, false, false>(bars, m, in, lanes, range, out);
   }
 }

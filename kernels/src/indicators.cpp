@@ -5,22 +5,16 @@
 #include "wfod/indicators.hpp"
 
 #include <cmath>
-#include <deque>
 #include <limits>
 #include <stdexcept>
 #include <string>
 
 #include "compensated.hpp"
-#include "sliding.hpp"
+#include "indicator_state.hpp"
 
 namespace wfod {
 static_assert(kReanchorBars == detail::kSlidingReanchorBars, "one re-anchoring schedule");
 namespace {
-
-using detail::CompensatedSum;
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-std::vector<double> undefined(size_t n) { return std::vector<double>(n, kNaN); }
 
 void require_period(int n) {
   if (n < 1) throw std::invalid_argument("indicator period must be >= 1, got " + std::to_string(n));
@@ -36,111 +30,49 @@ int isqrt(int n) {
 
 }  // namespace
 
-std::vector<double> sma(std::span<const double> x, int n) {
-  require_period(n);
-  const size_t len = x.size(), p = static_cast<size_t>(n);
-  auto out = undefined(len);
-  detail::SlidingMean mean(x.data(), n);
-  for (size_t t = p - 1; t < len; ++t) out[t] = mean.at(static_cast<long long>(t));
-  return out;
-}
-
-std::vector<double> ema(std::span<const double> x, int n) {
-  require_period(n);
-  const size_t len = x.size(), p = static_cast<size_t>(n);
-  auto out = undefined(len);
-  if (len < p) return out;
-  CompensatedSum seed;
-  for (size_t i = 0; i < p; ++i) seed.add(x[i]);
-  // SPEC's recursion in double-double (ExactEma): exactly rounded values.
-  detail::ExactEma e(n, seed.value() / n);
-  out[p - 1] = e.value();
-  for (size_t t = p; t < len; ++t) {
-    out[t] = e.step(x[t]);
-  }
-  return out;
-}
-
-std::vector<double> wma(std::span<const double> x, int n) {
-  require_period(n);
-  const size_t len = x.size(), p = static_cast<size_t>(n);
-  auto out = undefined(len);
-  const double denom = static_cast<double>(n) * (n + 1.0) / 2.0;
-  // weighted = sum k * x[t-n+k]; plain = sum x[t-n+1..t]. Sliding:
-  // weighted_t = weighted_{t-1} + n * x_t - plain_{t-1}; plain_t = plain_{t-1} + x_t - x_{t-n}.
-  CompensatedSum weighted, plain;
-  for (size_t t = p - 1; t < len; ++t) {
-    if ((t - (p - 1)) % kReanchorBars == 0) {
-      weighted = {};
-      plain = {};
-      for (size_t k = 1; k <= p; ++k) {
-        const double v = x[t - p + k];
-        weighted.add_product(static_cast<double>(k), v);
-        plain.add(v);
-      }
-    } else {
-      weighted.add_product(static_cast<double>(n), x[t]);
-      weighted.add(-plain.sum);
-      weighted.add(-plain.comp);
-      plain.add(x[t]);
-      plain.add(-x[t - p]);
-    }
-    out[t] = weighted.value() / denom;
-  }
-  return out;
-}
-
-std::vector<double> hma(std::span<const double> x, int n) {
-  require_period(n);
-  const size_t len = x.size();
-  const int half = n / 2, root = isqrt(n);
-  if (half < 1 || root < 1) return undefined(len);
-  auto w_half = wma(x, half), w_full = wma(x, n);
-  const size_t first = static_cast<size_t>(n) - 1;  // first bar where both are defined
-  if (len <= first) return undefined(len);
-  std::vector<double> diff(len - first);
-  for (size_t t = first; t < len; ++t) diff[t - first] = 2.0 * w_half[t] - w_full[t];
-  auto smoothed = wma(diff, root);
-  auto out = undefined(len);
-  for (size_t i = 0; i < smoothed.size(); ++i) out[first + i] = smoothed[i];
-  return out;
-}
-
-std::vector<double> stdev(std::span<const double> x, int n) {
-  require_period(n);
-  const size_t len = x.size(), p = static_cast<size_t>(n);
-  auto out = undefined(len);
-  detail::SlidingStd sd(x.data(), n);
-  for (size_t t = p - 1; t < len; ++t) out[t] = sd.at(static_cast<long long>(t));
-  return out;
-}
-
 namespace {
-// Max (or min, with Less = std::greater) of the previous n values: monotonic deque, O(1)
-// amortised per bar and exact (no arithmetic).
-template <typename Better>
-std::vector<double> rolling_extreme_prev(std::span<const double> x, int n, Better better) {
-  require_period(n);
-  const size_t len = x.size(), p = static_cast<size_t>(n);
-  auto out = undefined(len);
-  std::deque<size_t> window;  // indices, values monotone so front is the extreme
-  for (size_t t = 0; t < len; ++t) {
-    if (t >= p) {
-      while (!window.empty() && window.front() < t - p) window.pop_front();
-      out[t] = x[window.front()];
-    }
-    while (!window.empty() && !better(x[window.back()], x[t])) window.pop_back();
-    window.push_back(t);
-  }
+// The whole series of one incremental indicator state (indicator_state.hpp): the batch
+// values are by construction the ones a stream computes bar by bar.
+template <typename State>
+std::vector<double> run_state(std::span<const double> x, State state) {
+  std::vector<double> out(x.size());
+  for (size_t t = 0; t < x.size(); ++t) out[t] = state.next(x.first(t + 1));
   return out;
 }
 }  // namespace
 
+std::vector<double> sma(std::span<const double> x, int n) {
+  require_period(n);
+  return run_state(x, detail::SmaState(n));
+}
+
+std::vector<double> ema(std::span<const double> x, int n) {
+  require_period(n);
+  return run_state(x, detail::EmaState(n));
+}
+
+std::vector<double> wma(std::span<const double> x, int n) {
+  require_period(n);
+  return run_state(x, detail::WmaState(n));
+}
+
+std::vector<double> hma(std::span<const double> x, int n) {
+  require_period(n);
+  return run_state(x, detail::HmaState(n, n / 2, isqrt(n)));
+}
+
+std::vector<double> stdev(std::span<const double> x, int n) {
+  require_period(n);
+  return run_state(x, detail::StdState(n));
+}
+
 std::vector<double> rolling_max_prev(std::span<const double> x, int n) {
-  return rolling_extreme_prev(x, n, [](double a, double b) { return a > b; });
+  require_period(n);
+  return run_state(x, detail::ExtremeState(n, true));
 }
 std::vector<double> rolling_min_prev(std::span<const double> y, int n) {
-  return rolling_extreme_prev(y, n, [](double a, double b) { return a < b; });
+  require_period(n);
+  return run_state(y, detail::ExtremeState(n, false));
 }
 
 std::vector<double> moving_average(MaType type, std::span<const double> x, int n) {

@@ -16,6 +16,8 @@ inline constexpr long long kSlidingReanchorBars = 256;  // = wfod::kReanchorBars
 class SlidingMean {
  public:
   WFOD_HD SlidingMean(const double* x, long long n) : x_(x), n_(n) {}
+  // The series moved (a growing host vector): same values, new address.
+  WFOD_HD void rebind(const double* x) { x_ = x; }
   WFOD_HD double at(long long t) {
     if ((t - (n_ - 1)) % kSlidingReanchorBars == 0) {
       sum_ = CompensatedSum{};
@@ -38,6 +40,7 @@ class SlidingMean {
 class SlidingStd {
  public:
   WFOD_HD SlidingStd(const double* x, long long n) : x_(x), n_(n) {}
+  WFOD_HD void rebind(const double* x) { x_ = x; }
   WFOD_HD double at(long long t) {
     const double n = static_cast<double>(n_);
     bool reanchor = t == n_ - 1 || since_anchor_ >= kSlidingReanchorBars;

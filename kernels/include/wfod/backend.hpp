@@ -15,6 +15,7 @@
 #include "wfod/grid.hpp"
 #include "wfod/metrics.hpp"
 #include "wfod/ranking.hpp"
+#include "wfod/summary.hpp"
 
 namespace wfod {
 
@@ -75,6 +76,38 @@ struct SweepResult {
   std::optional<FastParity> fast_parity;   // with precision fast, where the backend has it
 };
 
+// Incremental re-optimisation (ARCHITECTURE.md open_stream/advance): one (history,
+// strategy, window) kept warm across runs. Every advance() equals a from-scratch sweep()
+// of the same window on the same bars from the anchor (SPEC §3, §9).
+struct StreamSpec {
+  StrategySpec strategy;
+  size_t window = 0;  // W
+  size_t warmup = 0;  // as WindowSpec::warmup
+  RankSpec rank;
+  Precision precision = Precision::exact;
+  size_t chunk = 0;  // bars per cached chunk summary; 0 = chosen from W
+  int threads = 0;   // 0 = all cores
+};
+
+// What a stream holds, for logs and the memory plan.
+struct StreamStats {
+  size_t bars = 0;             // history bars from the anchor
+  size_t chunk = 0;            // bars per cached chunk
+  size_t footprint_bytes = 0;  // cached summaries + indicator state + history buffers
+  double open_seconds = 0;     // time open_stream took (rebuild from the anchor)
+  bool incremental = true;     // false: this backend re-sweeps the window on every advance
+};
+
+class Stream {
+ public:
+  virtual ~Stream() = default;
+  // Appends bars (validated, ts increasing, after the stream's last) and optimises the
+  // window ending at the new last bar. Throws std::invalid_argument (SPEC §3) while the
+  // history is shorter than warmup + W + 1 bars; the bars are kept either way.
+  virtual SweepResult advance(std::span<const Bar> new_bars) = 0;
+  virtual StreamStats stats() const = 0;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -86,6 +119,11 @@ class Backend {
   virtual std::vector<Metrics> evaluate(const SweepRequest&, std::span<const uint64_t> ids) = 0;
   // Target positions p_t (SPEC §2) of one combo for every bar of the history.
   virtual std::vector<int8_t> positions(const HistoryView&, const StrategySpec&, const Combo&) = 0;
+  // A stream over `history` (bars from the anchor; may be shorter than one window). The
+  // default keeps the bars and re-sweeps on each advance; cpu and cuda override it with
+  // cached chunk summaries. Throws std::invalid_argument when the plan does not fit.
+  // The backend must outlive the streams it opens.
+  virtual std::unique_ptr<Stream> open_stream(const StreamSpec&, const HistoryView& history);
 };
 
 // "auto" picks cuda when built and a device is present, else cpu. Unknown or unavailable

@@ -1,0 +1,80 @@
+// What every CPU evaluation path (sweep, evaluate, streams) shares: combo kinds and lane
+// groups, a combo's LaneInput from whichever indicator store holds its rows, and the exact
+// sequential fallback for combos whose equity reaches zero.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "cpu/indicator_cache.hpp"
+#include "cpu/lane_kernel.hpp"
+#include "wfod/bar.hpp"
+#include "wfod/grid.hpp"
+#include "wfod/metrics.hpp"
+#include "wfod/summary.hpp"
+
+namespace wfod {
+struct SweepRequest;
+}
+
+namespace wfod::cpu {
+
+// Combos sharing a kernel instantiation (family, entry, filter) go in the same group.
+struct Group {
+  uint64_t ids[kLanes];
+  int lanes = 0;
+  int kind = 0;
+};
+
+inline int kind_of(const Combo& c) {
+  return (c.family == Family::ma_cross ? 0 : 4) + (c.entry == Entry::cross ? 2 : 0) +
+         (c.has_vol ? 1 : 0);
+}
+
+inline Family family_of_kind(int kind) {
+  return kind >= 4 ? Family::channel_breakout : Family::ma_cross;
+}
+inline bool cross_of_kind(int kind) { return (kind & 2) != 0; }
+inline bool vol_of_kind(int kind) { return (kind & 1) != 0; }
+
+// Rows: IndicatorCache or RollingIndicators. Their rows have offset and first_defined;
+// rows.data(row) is the row's bar-0 pointer, or nullptr where the store keeps only a tail of
+// the series (then only the vector kernel with explicit start states may read it).
+template <typename Rows>
+LaneInput lane_input(const Rows& rows, const Combo& c) {
+  LaneInput in;
+  const bool ma = c.family == Family::ma_cross;
+  const auto* a = ma ? &rows.ma(c.ma, c.fast) : &rows.upper(c.source, c.n);
+  const auto* b = ma ? &rows.ma(c.ma, c.slow) : &rows.lower(c.source, c.n);
+  in.off_a = rows.offset(*a);
+  in.off_b = rows.offset(*b);
+  in.a = rows.data(*a);
+  in.b = rows.data(*b);
+  in.signal_defined = std::max(a->first_defined, b->first_defined);
+  in.first_defined = in.signal_defined;
+  if (c.has_vol) {
+    const auto &vs = rows.vol(c.vol_short), &vl = rows.vol(c.vol_long);
+    in.off_vol_short = rows.offset(vs);
+    in.off_vol_long = rows.offset(vl);
+    in.vol_short = rows.data(vs);
+    in.vol_long = rows.data(vl);
+    in.threshold = c.vol_threshold;
+    in.first_defined = std::max({in.first_defined, vs.first_defined, vl.first_defined});
+  }
+  in.short_value = c.side == Side::long_short ? -1.0 : 0.0;
+  return in;
+}
+
+// p_t for every bar [0, bars) of one combo, by running its decisions forward from the anchor.
+std::vector<int8_t> forward_positions(const IndicatorCache& cache, const HistoryView& h,
+                                      const Combo& c, size_t bars);
+
+// Metrics of one combo over [first, end) with a literal drawdown (SPEC §6), valid for any
+// equity path: for combos whose 1 + s_t reaches zero, where the Summary drawdown combine
+// does not hold. `cache` must hold the combo's rows over the whole history.
+Metrics evaluate_sequential(const IndicatorCache& cache, const HistoryView& h, Fill fill,
+                            double cost, double bars_per_year, const Combo& c, size_t first,
+                            size_t end);
+
+}  // namespace wfod::cpu

@@ -1,0 +1,106 @@
+// Stream indicator rows: creation from the grid, per-bar append, and the trailing storage.
+#include "cpu/rolling_indicators.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "wfod/indicators.hpp"
+
+namespace wfod::cpu {
+namespace {
+
+int isqrt(int n) {
+  int r = static_cast<int>(std::sqrt(static_cast<double>(n)));
+  while (r > 0 && static_cast<long long>(r) * r > n) --r;
+  while (static_cast<long long>(r + 1) * (r + 1) <= n) ++r;
+  return r;
+}
+
+constexpr size_t kNever = static_cast<size_t>(-1) / 2;
+
+RollingRow ma_row(MaType type, int n) {
+  const size_t last = static_cast<size_t>(n) - 1;
+  switch (type) {
+    case MaType::sma:
+      return {detail::SmaState(n), last, 0};
+    case MaType::ema:
+      return {detail::EmaState(n), last, 0};
+    case MaType::wma:
+      return {detail::WmaState(n), last, 0};
+    case MaType::hma: {
+      const int half = n / 2, root = isqrt(n);
+      const size_t first = half >= 1 && root >= 1 ? last + static_cast<size_t>(root) - 1 : kNever;
+      return {detail::HmaState(n, half, root), first, 0};
+    }
+  }
+  return {detail::SmaState(n), last, 0};
+}
+
+}  // namespace
+
+RollingIndicators::RollingIndicators(const Grid& grid) {
+  if (grid.family == Family::ma_cross) {
+    for (MaType type : grid.ma) {
+      for (int p : grid.fast) mas_.try_emplace({type, p}, ma_row(type, p));
+      for (int p : grid.slow) mas_.try_emplace({type, p}, ma_row(type, p));
+    }
+  } else {
+    for (Source src : grid.source)
+      for (int p : grid.n) {
+        const size_t first = static_cast<size_t>(p);  // the previous p bars
+        uppers_.try_emplace({src, p}, RollingRow{detail::ExtremeState(p, true), first, 0});
+        lowers_.try_emplace({src, p}, RollingRow{detail::ExtremeState(p, false), first, 0});
+      }
+  }
+  for (int p : grid.vol_short)
+    vols_.try_emplace(p, RollingRow{detail::VolState(p, kDeadBand), size_t(p) - 1, 0});
+  for (int p : grid.vol_long)
+    vols_.try_emplace(p, RollingRow{detail::VolState(p, kDeadBand), size_t(p) - 1, 0});
+  auto index = [this](RollingRow& row) {
+    row.index = rows_.size();
+    rows_.push_back(&row);
+  };
+  for (auto& [key, row] : mas_) index(row);
+  for (auto& [key, row] : uppers_) index(row);
+  for (auto& [key, row] : lowers_) index(row);
+  for (auto& [key, row] : vols_) index(row);
+}
+
+void RollingIndicators::reserve_for(size_t new_end) {
+  if (new_end - base_ <= stride_) return;
+  // Re-lay out: drop released bars, and at least double the room so appends amortise.
+  const size_t new_base = std::max(base_, std::min(keep_from_, end_));
+  const size_t kept = end_ - new_base;
+  const size_t new_stride = std::max<size_t>({64, 2 * (new_end - new_base), stride_});
+  std::vector<double> next(rows_.size() * new_stride);
+  for (size_t r = 0; r < rows_.size(); ++r)
+    std::copy_n(matrix_.begin() + static_cast<ptrdiff_t>(r * stride_ + (new_base - base_)), kept,
+                next.begin() + static_cast<ptrdiff_t>(r * new_stride));
+  matrix_ = std::move(next);
+  stride_ = new_stride;
+  base_ = new_base;
+  ++layout_version_;
+}
+
+void RollingIndicators::append(const HistoryView& h) {
+  const size_t new_end = h.size();
+  if (new_end <= end_) return;
+  reserve_for(new_end);
+  auto source_of = [&h](Source s, bool upper) {
+    return s == Source::close ? h.close : (upper ? h.high : h.low);
+  };
+  auto fill = [&](RollingRow& row, std::span<const double> x) {
+    double* out = matrix_.data() + row.index * stride_;
+    for (size_t t = end_; t < new_end; ++t)
+      out[t - base_] = std::visit([&](auto& s) { return s.next(x.first(t + 1)); }, row.state);
+  };
+  for (auto& [key, row] : mas_) fill(row, h.close);
+  for (auto& [key, row] : uppers_) fill(row, source_of(key.first, true));
+  for (auto& [key, row] : lowers_) fill(row, source_of(key.first, false));
+  for (auto& [key, row] : vols_) fill(row, h.close);
+  end_ = new_end;
+}
+
+size_t RollingIndicators::footprint_bytes() const { return matrix_.size() * sizeof(double); }
+
+}  // namespace wfod::cpu

@@ -1,0 +1,64 @@
+// The indicator rows of a stream (SPEC §4), extended bar by bar: every row keeps its
+// incremental state (src/indicator_state.hpp, the same code the batch rows run, so values
+// are bit-identical to a fresh sweep's) and its values for a trailing range of bars only.
+// Rows sit in one matrix read by the lane kernel as matrix[offset(row) + t], t absolute.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "src/indicator_state.hpp"
+#include "wfod/bar.hpp"
+#include "wfod/grid.hpp"
+
+namespace wfod::cpu {
+
+struct RollingRow {
+  using State = std::variant<detail::SmaState, detail::EmaState, detail::WmaState, detail::HmaState,
+                             detail::StdState, detail::ExtremeState, detail::VolState>;
+  State state;
+  size_t first_defined = 0;  // known from kind and period, before the bar arrives
+  size_t index = 0;          // row number in the matrix
+};
+
+class RollingIndicators {
+ public:
+  explicit RollingIndicators(const Grid& grid);
+
+  // Computes every row for the bars of `h` not yet seen (h extends the previous history).
+  void append(const HistoryView& h);
+  // Bars before `bar` will not be read again; their storage may be reused.
+  void release_before(size_t bar) { keep_from_ = bar > keep_from_ ? bar : keep_from_; }
+
+  const RollingRow& ma(MaType type, int period) const { return mas_.at({type, period}); }
+  const RollingRow& upper(Source source, int n) const { return uppers_.at({source, n}); }
+  const RollingRow& lower(Source source, int n) const { return lowers_.at({source, n}); }
+  const RollingRow& vol(int period) const { return vols_.at(period); }
+  const double* matrix() const { return matrix_.data(); }
+  int64_t offset(const RollingRow& row) const {
+    return static_cast<int64_t>(row.index * stride_) - static_cast<int64_t>(base_);
+  }
+  // Only a tail of each row is stored, so there is no bar-0 pointer (lane_setup.hpp).
+  const double* data(const RollingRow&) const { return nullptr; }
+
+  size_t bars() const { return end_; }
+  // Bumped whenever offsets change (the matrix was re-laid out): cached LaneInputs are stale.
+  uint64_t layout_version() const { return layout_version_; }
+  size_t footprint_bytes() const;
+
+ private:
+  void reserve_for(size_t new_end);
+
+  std::map<std::pair<MaType, int>, RollingRow> mas_;
+  std::map<std::pair<Source, int>, RollingRow> uppers_, lowers_;
+  std::map<int, RollingRow> vols_;
+  std::vector<RollingRow*> rows_;  // by index
+  std::vector<double> matrix_;     // rows_.size() x stride_, bar t of row r at r*stride_ + t-base_
+  size_t stride_ = 0, base_ = 0, end_ = 0, keep_from_ = 0;
+  uint64_t layout_version_ = 0;
+};
+
+}  // namespace wfod::cpu
