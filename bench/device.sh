@@ -16,6 +16,33 @@ export LD_LIBRARY_PATH=$S/lib:${LD_LIBRARY_PATH:-}
 } > "$OUT/device.txt" 2>&1
 cat "$OUT/device.txt"
 
+# Streams (issue 5): every advance vs a fresh sweep on the device, then the advance benchmark
+# (1M combos, W = 10k, k = 1) with and without the CUDA graph. WFOD_STREAM_ONLY=1: just this.
+echo "== stream parity (cuda and cpu)"
+"$S/bin/wfod_parity_tests" --gtest_brief=1 --gtest_filter='*Stream*' > "$OUT/stream_parity.log" 2>&1
+echo "rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$OUT/stream_parity.log" | tr '\n' ' ')"
+if [ "${WFOD_MEMCHECK:-1}" = "1" ] && command -v compute-sanitizer >/dev/null; then
+  echo "== compute-sanitizer memcheck (cuda stream parity)"
+  timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$S/bin/wfod_parity_tests" \
+    --gtest_brief=1 --gtest_filter='Synthetic/StreamParity*cuda*' > "$OUT/stream_memcheck.log" 2>&1
+  echo "rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/stream_memcheck.log" | tail -1)"
+fi
+echo "== stream_bench (graph, then direct launches)"
+"$S/bin/stream_bench" cuda 1m "${WFOD_STREAM_BARS:-1000}" 2>&1 | tee "$OUT/stream_bench.txt"
+for variant in "WFOD_CUDA_STREAM_GRAPH=0" "WFOD_CUDA_STREAM_FUSED=1"; do
+  echo "-- $variant" | tee -a "$OUT/stream_bench.txt"
+  env $variant "$S/bin/stream_bench" cuda 1m "${WFOD_STREAM_BARS:-1000}" 2>&1 | tail -3 | tee -a "$OUT/stream_bench.txt"
+done
+if [ "${WFOD_PROFILE_STREAM:-0}" = "1" ] && command -v ncu >/dev/null; then
+  echo "== ncu: one steady-state advance's kernels"
+  timeout 400 ncu --clock-control none --kernel-name regex:"roll_kernel|window_rank|topk|scatter|gather" \
+    --launch-skip 300 --launch-count 6 --section SpeedOfLight --section LaunchStats --section Occupancy \
+    "$S/bin/stream_bench" cuda 1m 80 > "$OUT/ncu_stream.txt" 2>&1
+  grep -E "window_rank|roll_kernel|topk_reduce|scatter|gather|Duration|Registers Per|Achieved Occupancy|Memory Throughput|Local" "$OUT/ncu_stream.txt" | head -60
+fi
+grep -sE "FAILED|Failure|Expected|Which is|rror" "$OUT"/stream_parity.log | head -20
+[ "${WFOD_STREAM_ONLY:-0}" = "1" ] && exit 0
+
 if [ "${WFOD_BENCH_ONLY:-0}" != "1" ]; then
 echo "== parity (chosen layouts)"
 "$S/bin/wfod_parity_tests" --gtest_brief=1 > "$OUT/parity.log" 2>&1

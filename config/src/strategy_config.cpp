@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "grid_config.hpp"
+#include "selection_config.hpp"
 #include "toml_reader.hpp"
 #include "wfod/ranking.hpp"
 
@@ -48,10 +49,10 @@ double non_negative(TableReader& t, std::string_view key, double value) {
 
 StrategyConfig read_strategy(const toml::table& table, size_t index, std::string_view source,
                              const std::vector<std::string>& symbols) {
-  TableReader t(
-      table, "strategy[" + std::to_string(index) + "]", source,
-      {"name", "symbols", "family", "window", "warmup", "every", "objective", "min_trades",
-       "max_drawdown", "min_exposure", "cost_bps", "slippage_bps", "fill", "top", "grid"});
+  TableReader t(table, "strategy[" + std::to_string(index) + "]", source,
+                {"name", "symbols", "family", "window", "warmup", "every", "objective",
+                 "min_trades", "max_drawdown", "min_exposure", "cost_bps", "slippage_bps", "fill",
+                 "top", "grid", "selection"});
   StrategyConfig s;
   const std::optional<std::string> name = t.get_string("name");
   if (!name) t.fail_missing("name");
@@ -99,6 +100,11 @@ StrategyConfig read_strategy(const toml::table& table, size_t index, std::string
   const toml::table* grid = t.get_table("grid");
   if (!grid) t.fail_missing("grid");
   s.spec.grid = read_grid(*grid, t.key_path("grid"), source, *family);
+
+  // Robust selection (docs/spec-10-selection.md); absent = the defaults (raw arg-max, PBO on).
+  if (const toml::table* sel = t.get_table("selection")) {
+    s.selection = read_selection(*sel, t.key_path("selection"), source, s.spec.grid);
+  }
   return s;
 }
 

@@ -63,7 +63,7 @@ Json publication_json(const PublicationInput& in) {
   if (in.grid == nullptr || in.result == nullptr || in.result->top.empty()) {
     throw std::invalid_argument("publication_json: no winner to publish");
   }
-  const Ranked& best = in.result->top.front();
+  const Ranked& best = in.published ? *in.published : in.result->top.front();
   Json j = Json::object();
   j["schema"] = 1;
   j["symbol"] = in.symbol;
@@ -94,6 +94,7 @@ Json publication_json(const PublicationInput& in) {
   } else {
     j["live_oos"] = nullptr;
   }
+  if (in.selection) j["selection"] = *in.selection;  // additive (robust selection)
   return j;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "cpu/cpu_blocks.hpp"
 #include "cpu/cpu_stream.hpp"
 #include "cpu/indicator_cache.hpp"
 #include "cpu/lane_kernel.hpp"
@@ -122,6 +123,11 @@ class CpuBackend final : public Backend {
           out[slot_of[group_base[g] + static_cast<size_t>(lane)]] = m;
         });
     return out;
+  }
+
+  std::vector<Summary> block_summaries(const SweepRequest& req,
+                                       std::span<const size_t> cuts) override {
+    return cpu::block_summaries(req, cuts);  // cpu_blocks.cpp
   }
 
   std::vector<int8_t> positions(const HistoryView& h, const StrategySpec&,

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <thread>
 
 #include "wfod/indicators.hpp"
 
@@ -48,8 +49,13 @@ RollingIndicators::RollingIndicators(const Grid& grid) {
     for (Source src : grid.source)
       for (int p : grid.n) {
         const size_t first = static_cast<size_t>(p);  // the previous p bars
-        uppers_.try_emplace({src, p}, RollingRow{detail::ExtremeState(p, true), first, 0});
-        lowers_.try_emplace({src, p}, RollingRow{detail::ExtremeState(p, false), first, 0});
+        const bool hl = src == Source::high_low;
+        uppers_.try_emplace({src, p},
+                            RollingRow{detail::ExtremeState(p, true), first, 0,
+                                       hl ? RollingRow::Input::high : RollingRow::Input::close});
+        lowers_.try_emplace({src, p},
+                            RollingRow{detail::ExtremeState(p, false), first, 0,
+                                       hl ? RollingRow::Input::low : RollingRow::Input::close});
       }
   }
   for (int p : grid.vol_short)
@@ -98,6 +104,29 @@ void RollingIndicators::append(const HistoryView& h) {
   for (auto& [key, row] : uppers_) fill(row, source_of(key.first, true));
   for (auto& [key, row] : lowers_) fill(row, source_of(key.first, false));
   for (auto& [key, row] : vols_) fill(row, h.close);
+  end_ = new_end;
+}
+
+void RollingIndicators::append_columns(const HistoryView& h, double* out, int threads) {
+  const size_t new_end = h.size(), rows = rows_.size();
+  auto slice = [&](size_t r0, size_t r1) {
+    for (size_t t = end_; t < new_end; ++t) {
+      double* col = out + (t - end_) * rows;
+      for (size_t r = r0; r < r1; ++r) {
+        RollingRow& row = *rows_[r];
+        const std::span<const double> x = row.input == RollingRow::Input::close  ? h.close
+                                          : row.input == RollingRow::Input::high ? h.high
+                                                                                 : h.low;
+        col[r] = std::visit([&](auto& s) { return s.next(x.first(t + 1)); }, row.state);
+      }
+    }
+  };
+  const size_t parts = std::clamp<size_t>(static_cast<size_t>(threads), 1, rows / 512 + 1);
+  std::vector<std::thread> pool;
+  for (size_t p = 1; p < parts; ++p)
+    pool.emplace_back(slice, rows * p / parts, rows * (p + 1) / parts);
+  slice(0, rows / parts);
+  for (auto& t : pool) t.join();
   end_ = new_end;
 }
 

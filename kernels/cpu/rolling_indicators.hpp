@@ -22,6 +22,7 @@ struct RollingRow {
   State state;
   size_t first_defined = 0;  // known from kind and period, before the bar arrives
   size_t index = 0;          // row number in the matrix
+  enum class Input : uint8_t { close, high, low } input = Input::close;
 };
 
 class RollingIndicators {
@@ -30,6 +31,11 @@ class RollingIndicators {
 
   // Computes every row for the bars of `h` not yet seen (h extends the previous history).
   void append(const HistoryView& h);
+  // For callers that keep the values elsewhere (the CUDA stream's device ring): computes
+  // bars [bars(), h.size()) and writes them bar-major, out[(t - bars()) * row_count() + row],
+  // without storing them here. Do not mix with append() on one instance. Rows are
+  // independent, so `threads` > 1 splits them (worth it from a few thousand rows).
+  void append_columns(const HistoryView& h, double* out, int threads = 1);
   // Bars before `bar` will not be read again; their storage may be reused.
   void release_before(size_t bar) { keep_from_ = bar > keep_from_ ? bar : keep_from_; }
 
@@ -45,6 +51,10 @@ class RollingIndicators {
   const double* data(const RollingRow&) const { return nullptr; }
 
   size_t bars() const { return end_; }
+  size_t row_count() const { return rows_.size(); }
+  const RollingRow& row(size_t index) const { return *rows_[index]; }
+  // Value of row `index` at bar t, for t in [released bars, bars()).
+  double value(size_t index, size_t t) const { return matrix_[index * stride_ + (t - base_)]; }
   // Bumped whenever offsets change (the matrix was re-laid out): cached LaneInputs are stale.
   uint64_t layout_version() const { return layout_version_; }
   size_t footprint_bytes() const;

@@ -12,6 +12,7 @@
 #include "cpu_ref/ref_metrics.hpp"
 #include "cpu_ref/ref_returns.hpp"
 #include "cpu_ref/ref_strategy.hpp"
+#include "wfod/selection/blocks.hpp"
 
 namespace wfod {
 namespace {
@@ -87,6 +88,33 @@ class CpuRefBackend final : public Backend {
     std::vector<Metrics> out;
     out.reserve(combos.size());
     for (const Combo& combo : combos) out.push_back(evaluate_combo(cache, req, combo));
+    return out;
+  }
+
+  std::vector<Summary> block_summaries(const SweepRequest& req,
+                                       std::span<const size_t> cuts) override {
+    check_window(req);
+    selection::check_cuts(req, cuts);
+    const Grid& grid = req.strategy.grid;
+    const size_t blocks = cuts.size() + 1;
+    std::vector<Summary> out(grid.size() * blocks);
+    ref::IndicatorCache cache(req.history.prefix(req.window.end));
+    for (uint64_t id = 0; id < grid.size(); ++id) {
+      const Combo combo = grid.decode(id);
+      if (!combo.valid()) continue;  // identity Summaries
+      const std::vector<ref::BarSegments> segments = ref::window_segments(
+          cache.history(), ref::strategy_positions(cache, combo), req.window.first(),
+          req.window.end, req.strategy.fill, req.strategy.costs.per_unit());
+      // Plain: walk the window bar by bar, moving to the next block at each cut.
+      size_t block = 0;
+      for (size_t i = 0; i < segments.size(); ++i) {
+        const size_t t = req.window.first() + i;
+        while (block < cuts.size() && t >= cuts[block]) ++block;
+        const ref::BarSegments& s = segments[i];
+        out[id * blocks + block] = combine(out[id * blocks + block],
+                                           summarize_bar({s.exit_pos, s.body_pos, s.exit, s.body}));
+      }
+    }
     return out;
   }
 

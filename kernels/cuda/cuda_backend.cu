@@ -14,8 +14,10 @@
 #include "cpu/cpu_backend.hpp"
 #include "cuda/cuda_backend.hpp"
 #include "cuda/cuda_check.cuh"
+#include "cuda/cuda_stream.hpp"
 #include "cuda/device_buffer.cuh"
 #include "cuda/device_indicators.cuh"
+#include "cuda/grid_tables.cuh"
 #include "cuda/sweep_kernels.cuh"
 #include "src/compensated.hpp"
 #include "wfod/segments.hpp"
@@ -25,95 +27,6 @@ namespace wfod::cuda {
 namespace {
 
 thread_local SweepTiming g_last_timing;
-
-// Device-side copies of a grid's axis tables.
-struct DeviceGridTables {
-  DeviceBuffer<int> a_value, b_value, a_row, b_row, cross, vs_value, vl_value, vs_row, vl_row,
-      first_defined;
-  DeviceBuffer<double> short_value, threshold;
-  GridTables view;
-};
-
-std::vector<RowKey> rows_needed(const Grid& g) {
-  std::vector<RowKey> keys;
-  if (g.family == Family::ma_cross) {
-    for (MaType m : g.ma) {
-      for (int p : g.fast) keys.push_back({row_kind_of(m), p, Source::close});
-      for (int p : g.slow) keys.push_back({row_kind_of(m), p, Source::close});
-    }
-  } else {
-    for (Source s : g.source)
-      for (int p : g.n) {
-        keys.push_back({RowKind::upper, p, s});
-        keys.push_back({RowKind::lower, p, s});
-      }
-  }
-  for (int p : g.vol_short) keys.push_back({RowKind::vol, p, Source::close});
-  for (int p : g.vol_long) keys.push_back({RowKind::vol, p, Source::close});
-  return keys;
-}
-
-void build_tables(const Grid& g, const DeviceIndicators& ind, DeviceGridTables& t) {
-  GridTables& v = t.view;
-  v = GridTables{};
-  v.family = g.family == Family::ma_cross ? 0 : 1;
-  v.has_vol = g.has_vol_filter() ? 1 : 0;
-  const auto axes = g.axes();
-  if (axes.size() > static_cast<size_t>(kMaxAxes))
-    throw std::invalid_argument("grid has too many axes");
-  v.axes = static_cast<int>(axes.size());
-  for (size_t i = 0; i < axes.size(); ++i) v.radix[i] = axes[i].size;
-  auto row = [&](RowKind k, int p, Source s) { return ind.row_of.at({k, p, s}); };
-  std::vector<int> a_row, b_row;
-  if (g.family == Family::ma_cross) {
-    for (MaType m : g.ma)
-      for (int p : g.fast) a_row.push_back(row(row_kind_of(m), p, Source::close));
-    for (MaType m : g.ma)
-      for (int p : g.slow) b_row.push_back(row(row_kind_of(m), p, Source::close));
-    t.a_value.upload(g.fast);
-    t.b_value.upload(g.slow);
-  } else {
-    for (Source s : g.source)
-      for (int p : g.n) {
-        a_row.push_back(row(RowKind::upper, p, s));
-        b_row.push_back(row(RowKind::lower, p, s));
-      }
-    t.a_value.upload(g.n);
-    t.b_value.upload(g.n);
-  }
-  t.a_row.upload(a_row);
-  t.b_row.upload(b_row);
-  std::vector<double> short_value;
-  for (Side s : g.side) short_value.push_back(s == Side::long_short ? -1.0 : 0.0);
-  t.short_value.upload(short_value);
-  std::vector<int> cross;
-  for (Entry e : g.entry) cross.push_back(e == Entry::cross ? 1 : 0);
-  t.cross.upload(cross);
-  if (g.has_vol_filter()) {
-    std::vector<int> vs_row, vl_row;
-    for (int p : g.vol_short) vs_row.push_back(row(RowKind::vol, p, Source::close));
-    for (int p : g.vol_long) vl_row.push_back(row(RowKind::vol, p, Source::close));
-    t.vs_value.upload(g.vol_short);
-    t.vl_value.upload(g.vol_long);
-    t.vs_row.upload(vs_row);
-    t.vl_row.upload(vl_row);
-    t.threshold.upload(g.vol_threshold);
-  }
-  t.first_defined.upload(ind.first_defined);
-  v.a_value = t.a_value.data();
-  v.b_value = t.b_value.data();
-  v.a_row = t.a_row.data();
-  v.b_row = t.b_row.data();
-  v.short_value = t.short_value.data();
-  v.cross = t.cross.data();
-  v.vs_value = t.vs_value.data();
-  v.vl_value = t.vl_value.data();
-  v.vs_row = t.vs_row.data();
-  v.vl_row = t.vl_row.data();
-  v.threshold = t.threshold.data();
-  v.row_first_defined = t.first_defined.data();
-  v.rows = ind.rows;
-}
 
 int next_pow2(long long x) {
   int p = 1;
@@ -292,6 +205,17 @@ class CudaBackend final : public Backend {
     }
     prepare(req);
     return evaluate_prepared(req, std::vector<uint64_t>(ids.begin(), ids.end()));
+  }
+
+  std::vector<Summary> block_summaries(const SweepRequest& req,
+                                       std::span<const size_t> cuts) override {
+    // Delegates to the cpu backend (make_backend("cpu")) for now; the device version, one
+    // thread per (combo, block) with the sweep's chunk kernel, is still to be written.
+    return cpu_->block_summaries(req, cuts);
+  }
+
+  std::unique_ptr<Stream> open_stream(const StreamSpec& spec, const HistoryView& h) override {
+    return make_cuda_stream(spec, h);
   }
 
   std::vector<int8_t> positions(const HistoryView& h, const StrategySpec& spec,

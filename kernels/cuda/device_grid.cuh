@@ -94,14 +94,15 @@ __device__ inline bool dev_db_greater(double x, double y) {
 }
 
 // The decision at the close of bar t: *value set and true, or false to hold (SPEC §5).
+// `at` is bar t's column of the transposed matrix (at[row]); the previous bar's column is
+// at - rows (cross entries look one bar back); close_t is c_t.
 template <int Family, bool Cross, bool Vol>
-__device__ inline bool decide(const DeviceCombo& c, const double* __restrict__ m, int rows,
-                              const double* __restrict__ close, long long t, double* value) {
+__device__ inline bool decide_at(const DeviceCombo& c, const double* __restrict__ at, int rows,
+                                 double close_t, long long t, double* value) {
   if (t < c.first_defined) {
     *value = 0.0;
     return true;
   }
-  const double* at = m + t * rows;
   bool up, down;
   if constexpr (Family == 0) {
     const double f = at[c.row_a], s = at[c.row_b];
@@ -118,9 +119,8 @@ __device__ inline bool decide(const DeviceCombo& c, const double* __restrict__ m
       }
     }
   } else {
-    const double px = close[t];
-    up = px > at[c.row_a];
-    down = px < at[c.row_b];
+    up = close_t > at[c.row_a];
+    down = close_t < at[c.row_b];
   }
   if constexpr (Vol) {
     const double lv = at[c.row_vl];
@@ -130,6 +130,17 @@ __device__ inline bool decide(const DeviceCombo& c, const double* __restrict__ m
   }
   *value = up ? 1.0 : (down ? c.short_value : 0.0);
   return up || down;
+}
+
+// The same on the whole matrix (value(row, t) = m[t * rows + row]) and close series.
+template <int Family, bool Cross, bool Vol>
+__device__ inline bool decide(const DeviceCombo& c, const double* __restrict__ m, int rows,
+                              const double* __restrict__ close, long long t, double* value) {
+  if (t < c.first_defined) {
+    *value = 0.0;
+    return true;
+  }
+  return decide_at<Family, Cross, Vol>(c, m + t * rows, rows, close[t], t, value);
 }
 
 // Single-precision screen of a dead-band comparison (SPEC §4): each float is within 6e-8

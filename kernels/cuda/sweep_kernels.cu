@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "cuda/cuda_check.cuh"
+#include "cuda/rank_device.cuh"
 #include "cuda/sweep_kernels.cuh"
 #include "cuda/tally.cuh"
 #include "wfod/detail/summary_math.hpp"
@@ -224,98 +225,6 @@ __device__ Summary evaluate_kind(const DeviceCombo& c, const BarData& bars, long
     return evaluate_range<Family, Cross, Vol>(c, bars, first, last);
   else
     return evaluate_stretches<Family, Cross, Vol>(c, bars, first, last);
-}
-
-// Whether a combo belongs to this kernel instantiation (one launch per kind in the grid).
-template <int Family, bool Cross>
-__device__ bool is_kind(const DeviceCombo& c) {
-  return Family == 1 || c.cross == Cross;
-}
-
-__device__ double objective_of(const Metrics& m, int objective) {
-  switch (static_cast<Objective>(objective)) {
-    case Objective::sharpe:
-      return m.sharpe;
-    case Objective::sortino:
-      return m.sortino;
-    case Objective::calmar:
-      return m.calmar;
-    case Objective::total_return:
-      return m.total_return;
-    case Objective::cagr:
-      return m.cagr;
-    case Objective::profit_factor:
-      return m.profit_factor;
-  }
-  return 0;
-}
-
-__device__ bool passes(const Metrics& m, const RankParams& rp) {
-  if (m.trades < rp.min_trades) return false;
-  if (!(m.max_drawdown <= rp.max_drawdown)) return false;
-  if (rp.has_min_exposure && !(m.exposure >= rp.min_exposure)) return false;
-  return true;
-}
-
-// SPEC §7 order: higher objective first, NaN last, ties by lower id; empty slots after all.
-__device__ bool before(const Candidate& a, const Candidate& b) {
-  if (a.id == kEmptyId) return false;
-  if (b.id == kEmptyId) return true;
-  const bool nan_a = isnan(a.objective), nan_b = isnan(b.objective);
-  if (nan_a != nan_b) return nan_b;
-  if (!nan_a && a.objective != b.objective) return a.objective > b.objective;
-  return a.id < b.id;
-}
-
-// Bitonic sort of the block's 256 candidates (best first); threads < k write theirs.
-__device__ void block_topk(Candidate mine, int k, Candidate* out) {
-  __shared__ Candidate sh[kBlock];
-  const int tid = threadIdx.x;
-  sh[tid] = mine;
-  __syncthreads();
-  for (int size = 2; size <= kBlock; size <<= 1) {
-    for (int stride = size >> 1; stride > 0; stride >>= 1) {
-      const int partner = tid ^ stride;
-      if (partner > tid) {
-        const bool ascending = (tid & size) == 0;
-        const Candidate a = sh[tid], b = sh[partner];
-        if (ascending ? before(b, a) : before(a, b)) {
-          sh[tid] = b;
-          sh[partner] = a;
-        }
-      }
-      __syncthreads();
-    }
-  }
-  if (tid < k) out[tid] = sh[tid];
-}
-
-// Turns a combo's Summary into its ranking candidate, counting as it goes.
-__device__ Candidate rank_one(const Summary& s, unsigned long long id, const RankParams& rp,
-                              unsigned long long* fallback, unsigned int fallback_cap,
-                              Counters* counters, bool* ranked) {
-  *ranked = false;
-  if (s.nonpositive) {
-    // Equity reached zero: the positive-equity drawdown combine does not hold; the host
-    // re-evaluates these combos sequentially (exact).
-    const unsigned long long slot = atomicAdd(&counters->fallback, 1ull);
-    if (slot < fallback_cap) fallback[slot] = id;
-    return {0.0, kEmptyId};
-  }
-  const Metrics m = detail::finalize_hd(s, rp.bars_per_year);
-  if (!passes(m, rp)) return {0.0, kEmptyId};
-  *ranked = true;
-  return {objective_of(m, rp.objective), id};
-}
-
-__device__ void count_block(bool evaluated, bool skipped, bool ranked, Counters* counters) {
-  const int e = __syncthreads_count(evaluated), s = __syncthreads_count(skipped),
-            r = __syncthreads_count(ranked);
-  if (threadIdx.x == 0) {
-    if (e) atomicAdd(&counters->evaluated, static_cast<unsigned long long>(e));
-    if (s) atomicAdd(&counters->skipped, static_cast<unsigned long long>(s));
-    if (r) atomicAdd(&counters->ranked, static_cast<unsigned long long>(r));
-  }
 }
 
 // Persistent blocks: each takes groups of 256 consecutive combo ids (block index, then every
@@ -540,14 +449,15 @@ void launch_fast_parity(const KernelKind& kind, const GridTables& g, const BarDa
 void launch_finalize_rank(const GridTables& g, const Summary* parts, int parts_per_combo,
                           unsigned long long n_ids, const RankParams& rp, int k,
                           Candidate* block_out, Counters* counters, unsigned long long* fallback,
-                          unsigned int fallback_cap) {
-  finalize_rank_kernel<<<blocks_for(n_ids), kBlock>>>(g, parts, parts_per_combo, n_ids, rp, k,
-                                                      block_out, counters, fallback, fallback_cap);
+                          unsigned int fallback_cap, cudaStream_t stream) {
+  finalize_rank_kernel<<<blocks_for(n_ids), kBlock, 0, stream>>>(
+      g, parts, parts_per_combo, n_ids, rp, k, block_out, counters, fallback, fallback_cap);
   WFOD_CUDA_CHECK_LAUNCH();
 }
 
-void launch_topk_reduce(const Candidate* in, unsigned long long n, int k, Candidate* out) {
-  topk_reduce_kernel<<<blocks_for(n), kBlock>>>(in, n, k, out);
+void launch_topk_reduce(const Candidate* in, unsigned long long n, int k, Candidate* out,
+                        cudaStream_t stream) {
+  topk_reduce_kernel<<<blocks_for(n), kBlock, 0, stream>>>(in, n, k, out);
   WFOD_CUDA_CHECK_LAUNCH();
 }
 

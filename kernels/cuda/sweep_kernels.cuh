@@ -3,6 +3,8 @@
 // reduced to a top-K per block; then top-K reduction passes. Host launchers below.
 #pragma once
 
+#include <cuda_runtime.h>
+
 #include <cstdint>
 
 #include "cuda/device_grid.cuh"
@@ -101,7 +103,7 @@ void launch_sweep_chunks(const KernelKind& kind, const GridTables& g, const BarD
 void launch_finalize_rank(const GridTables& g, const Summary* parts, int parts_per_combo,
                           unsigned long long n_ids, const RankParams& rp, int k,
                           Candidate* block_out, Counters* counters, unsigned long long* fallback,
-                          unsigned int fallback_cap);
+                          unsigned int fallback_cap, cudaStream_t stream = 0);
 
 // SPEC §9 fast-mode report: every valid combo in [0, n_ids) evaluated with float and with
 // exact decisions; differences reduced into *out (counts, sums, maxima).
@@ -114,6 +116,7 @@ void launch_fast_parity(const KernelKind& kind, const GridTables& g, const BarDa
                         const RankParams& rp, FastParityCounters* out);
 
 // One reduction pass: each block of 256 candidates keeps its best k.
-void launch_topk_reduce(const Candidate* in, unsigned long long n, int k, Candidate* out);
+void launch_topk_reduce(const Candidate* in, unsigned long long n, int k, Candidate* out,
+                        cudaStream_t stream = 0);
 
 }  // namespace wfod::cuda

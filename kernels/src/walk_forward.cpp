@@ -31,7 +31,8 @@ size_t count_folds(size_t history_bars, const WalkSpec& spec) {
 
 WalkResult walk_forward(Backend& backend, const HistoryView& h, const StrategySpec& strategy,
                         const RankSpec& rank, const WalkSpec& spec, Precision precision,
-                        int threads, const std::function<void(double)>& progress) {
+                        int threads, const std::function<void(double)>& progress,
+                        const FoldSelector& select) {
   const auto start = std::chrono::steady_clock::now();
   if (spec.is_bars == 0) throw std::invalid_argument("in-sample length must be >= 1 bar");
   if (spec.oos_bars == 0) throw std::invalid_argument("out-of-sample length must be >= 1 bar");
@@ -48,6 +49,7 @@ WalkResult walk_forward(Backend& backend, const HistoryView& h, const StrategySp
   const double annual = strategy.bars_per_year;
   SequentialMetrics whole;
   std::vector<int8_t> prev_positions;  // empty = flat (no previous winner)
+  std::optional<Ranked> previous;      // the last fold's winner, for `select`
   double wfe_sum = 0;
   size_t wfe_count = 0;
 
@@ -78,8 +80,12 @@ WalkResult walk_forward(Backend& backend, const HistoryView& h, const StrategySp
     fold.skipped = sweep.skipped;
 
     std::vector<int8_t> positions;
-    if (!sweep.top.empty()) {
+    if (select) {
+      fold.winner = select(req, sweep, previous);
+    } else if (!sweep.top.empty()) {
       fold.winner = sweep.top.front();
+    }
+    if (fold.winner) {
       fold.is = fold.winner->metrics;
       positions = backend.positions(h.prefix(fold.oos_last + 1), strategy, fold.winner->combo);
     }
@@ -103,6 +109,7 @@ WalkResult walk_forward(Backend& backend, const HistoryView& h, const StrategySp
       ++wfe_count;
     }
     prev_positions = std::move(positions);
+    previous = fold.winner;
     result.folds.push_back(std::move(fold));
   }
   result.oos = whole.finish(annual);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <ostream>
 #include <random>
 #include <stdexcept>
@@ -112,15 +113,50 @@ StreamSpec spec_of(const StreamCase& c) {
   return spec;
 }
 
+bool tied(double a, double b) { return test::close_enough(a, b, 1e-12, 0.0); }
+
+// Top-K equality, with one allowance made visible: combos whose objectives tie in exact
+// arithmetic (e.g. identical returns cut into trades differently) are ordered by id only if
+// both sides computed bit-equal objectives. The CUDA sweep's stretch evaluator sums in another
+// order, so a tie can come out as a 1-ulp difference there. Such groups are compared as sets
+// and reported on stdout; any other difference fails.
 void expect_same(const SweepResult& got, const SweepResult& want) {
   EXPECT_EQ(got.evaluated, want.evaluated);
   EXPECT_EQ(got.skipped, want.skipped);
   EXPECT_EQ(got.ranked, want.ranked);
-  ASSERT_EQ(test::ids_of(got.top), test::ids_of(want.top)) << "top-K ids (in order) differ";
+  ASSERT_EQ(got.top.size(), want.top.size());
+  const auto got_ids = test::ids_of(got.top), want_ids = test::ids_of(want.top);
+  if (got_ids != want_ids) {
+    for (size_t i = 0; i < want.top.size();) {
+      size_t j = i + 1;  // [i, j): a group of tied objectives in `want`
+      while (j < want.top.size() && tied(want.top[j].objective, want.top[i].objective)) ++j;
+      std::vector<uint64_t> a(got_ids.begin() + i, got_ids.begin() + j),
+          b(want_ids.begin() + i, want_ids.begin() + j);
+      std::sort(a.begin(), a.end());
+      std::sort(b.begin(), b.end());
+      const bool last_group = j == want.top.size();  // may continue past K: ids can differ
+      for (size_t r = i; r < j; ++r)
+        EXPECT_TRUE(tied(got.top[r].objective, want.top[i].objective)) << "rank " << r;
+      if (!last_group) {
+        ASSERT_EQ(a, b) << "top-K ids differ outside a tie (ranks " << i << ".." << j - 1 << ")";
+      }
+      if (j - i > 1 && a != b)
+        std::printf("[ TIE      ] ranks %zu..%zu tie at objective %.17g: ids differ past K\n", i,
+                    j - 1, want.top[i].objective);
+      else if (j - i > 1 &&
+               !std::equal(got_ids.begin() + i, got_ids.begin() + j, want_ids.begin() + i))
+        std::printf("[ TIE      ] ranks %zu..%zu tie at objective %.17g: order differs by ulps\n",
+                    i, j - 1, want.top[i].objective);
+      i = j;
+    }
+  }
   for (size_t i = 0; i < want.top.size(); ++i) {
-    SCOPED_TRACE("rank " + std::to_string(i) + " id=" + std::to_string(want.top[i].combo.id));
-    EXPECT_TRUE(test::metrics_near(got.top[i].metrics, want.top[i].metrics));
-    EXPECT_TRUE(test::near("objective", got.top[i].objective, want.top[i].objective, 1e-9, 1e-12));
+    const auto at = std::find(got_ids.begin(), got_ids.end(), want_ids[i]);
+    if (at == got_ids.end()) continue;  // a tie at the K boundary (checked above)
+    const Ranked& g = got.top[static_cast<size_t>(at - got_ids.begin())];
+    SCOPED_TRACE("id=" + std::to_string(want_ids[i]));
+    EXPECT_TRUE(test::metrics_near(g.metrics, want.top[i].metrics));
+    EXPECT_TRUE(test::near("objective", g.objective, want.top[i].objective, 1e-9, 1e-12));
   }
 }
 
@@ -140,6 +176,7 @@ void run_case(const std::string& name, const StreamCase& c) {
   if (!backend) GTEST_SKIP() << name << " backend not available here: " << why;
   const Series all = series_of(c);
   const StreamSpec spec = spec_of(c);
+  const auto reference = name == "cpu" ? nullptr : make_backend("cpu");
   const size_t need = spec.warmup + spec.window + 1;
   std::mt19937_64 rng(c.seed * 7919);
   // Open on a prefix that may be shorter than one window: the first advances then throw.
@@ -166,6 +203,11 @@ void run_case(const std::string& name, const StreamCase& c) {
     const SweepResult want = backend->sweep(req);
     expect_same(got, want);
     if (::testing::Test::HasFatalFailure()) return;
+    if (reference) {  // the device stream against the parity-tested CPU sweep too
+      SCOPED_TRACE("against the cpu sweep");
+      expect_same(got, reference->sweep(req));
+      if (::testing::Test::HasFatalFailure()) return;
+    }
     ++checked;
   }
   EXPECT_GT(checked, 10u);
@@ -196,7 +238,8 @@ TEST(StreamParityRealData, GoogDailyBarByBar) {
     std::string why;
     auto backend = backend_or_skip(name, &why);
     if (!backend) {
-      std::printf("[  SKIPPED ] %s: %s\n", name.c_str(), why.c_str());
+      std::printf("note: %s backend not available here, its part is not run: %s\n", name.c_str(),
+                  why.c_str());
       continue;
     }
     StreamCase c{"goog", ma_grid({MaType::sma, MaType::ema}, {Entry::state, Entry::cross},

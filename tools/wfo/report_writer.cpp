@@ -132,7 +132,8 @@ std::string render_html(const Json& doc) {
 }
 
 std::string write_walk_report(const std::string& dir, Backend& backend, const WalkReport& r,
-                              const RunInputs& in, Precision precision, int threads) {
+                              const RunInputs& in, Precision precision, int threads,
+                              const Json* selection) {
   const auto& folds = r.result.folds;
   std::vector<GridObjectives> landscape;
   const uint64_t valid = folds.empty() ? 0 : folds.front().evaluated;
@@ -163,7 +164,8 @@ std::string write_walk_report(const std::string& dir, Backend& backend, const Wa
     }
     progress.finish();
   }
-  const Json doc = walk_report_json(r, in, landscape);
+  Json doc = walk_report_json(r, in, landscape);
+  if (selection) doc["selection"] = *selection;
   write_file(dir, "folds.csv", folds_csv(r));
   const size_t first_bar = folds.empty() ? 1 : folds.front().oos_first;
   write_file(dir, "equity.csv",
@@ -173,7 +175,8 @@ std::string write_walk_report(const std::string& dir, Backend& backend, const Wa
 }
 
 std::string write_sweep_report(const std::string& dir, Backend& backend, const SweepReport& r,
-                               const SweepRequest& request, const RunInputs& in) {
+                               const SweepRequest& request, const RunInputs& in,
+                               const Json* selection) {
   std::optional<GridObjectives> landscape;
   if (r.result.evaluated <= kReportMaxCombos) {
     ProgressBar progress("report");
@@ -185,7 +188,8 @@ std::string write_sweep_report(const std::string& dir, Backend& backend, const S
     returns = window_returns(backend, r.history, r.spec, r.result.top.front().combo,
                              r.window.first(), r.window.end - 1);
   }
-  const Json doc = sweep_report_json(r, in, landscape, returns);
+  Json doc = sweep_report_json(r, in, landscape, returns);
+  if (selection) doc["selection"] = *selection;
   write_file(dir, "top.csv", top_csv(r));
   write_file(dir, "equity.csv",
              equity_csv(equity_curve(r.history, r.window.first(), returns), "equity"));

@@ -114,6 +114,7 @@ void apply_config(const ParsedArgs& args, StrategySetup& s) {
   if (sc.window > 0) s.window = sc.window;
   s.warmup = sc.warmup;
   s.every = sc.every;
+  s.selection = sc.selection;
   s.backend = cfg.daemon.backend;
   s.threads = cfg.daemon.threads;
   s.precision = cfg.daemon.precision;

@@ -9,6 +9,7 @@
 
 #include "args.hpp"
 #include "wfod/backend.hpp"
+#include "wfod/selection/selection_spec.hpp"
 
 namespace wfod::cli {
 
@@ -23,7 +24,8 @@ struct StrategySetup {
   int threads = 0;
   Precision precision = Precision::exact;
   bool skip_bad_rows = false;
-  std::string strategy_name;  // from --config, for headers; empty otherwise
+  std::string strategy_name;           // from --config, for headers; empty otherwise
+  selection::SelectionSpec selection;  // the config's [strategy.selection]; else defaults
 };
 
 // Flags every strategy command accepts (sweep and walk add their own).

@@ -12,6 +12,7 @@
 #include "progress_bar.hpp"
 #include "report.hpp"
 #include "report_writer.hpp"
+#include "selection_output.hpp"
 #include "strategy_from_flags.hpp"
 #include "table_output.hpp"
 
@@ -28,13 +29,21 @@ and prints the best --top combos (SPEC §6 metrics, SPEC §7 ranking).
 
   --window W         strategy returns in the window (with --config: its window; else all
                      bars after the warm-up, W = bars - 1 - warmup)
+  --no-selection     skip robust selection (plateau, DSR, PBO: one more pass over the grid;
+                     settings from the config's [strategy.selection])
 
 )";
 
 constexpr const char* kJsonShape = R"(
 --json prints {"evaluated", "skipped", "ranked", "seconds", "backend",
   "window": {"bars", "first_ts", "last_ts", "first", "last"},
-  "top": [{"id", "params": {...}, "metrics": {every SPEC §6 metric}}]}
+  "top": [{"id", "params": {...}, "metrics": {every SPEC §6 metric}}],
+  "selection": {"objective", "raw", "plateau", "winner", "current", "published", "changed",
+    "reason", "hysteresis", "dsr": {"dsr", "expected_max_sharpe", "sharpe", "trials",
+    "sharpe_var", "bars", "skew", "kurt", "min_dsr", "passes"}, "pbo": {"pbo", "blocks",
+    "block_bars", "remainder_bars", "splits", "splits_with_winner", "combos",
+    "excluded_nonpositive", "logit": {quantiles}, "histogram", "degradation", "prob_oos_loss"}}
+  (robust selection, docs/spec-10-selection.md; absent with --no-selection)
 
 example:
   wfo sweep --csv goog.csv --family ma_cross --fast 5:50:1 --slow 20:200:5 --ma sma,ema \
@@ -45,6 +54,7 @@ std::vector<FlagSpec> sweep_flags() {
   auto common = strategy_flags();
   std::vector<FlagSpec> flags(common.begin(), common.end());
   flags.push_back({"window"});
+  flags.push_back({"no-selection", false});
   return flags;
 }
 
@@ -97,18 +107,32 @@ int run_sweep(Args args) {
   request.progress = progress.callback();
   SweepResult result = backend->sweep(request);
   progress.finish();
+  // Robust selection of this window; a one-off sweep has no current combo.
+  std::optional<selection::SelectionReport> sel;
+  if (!parsed.has("no-selection")) {
+    request.progress = nullptr;
+    sel = selection::select(*backend, request, result, std::nullopt, setup.selection);
+  }
 
   SweepReport report{setup.csv_path, setup.strategy_name, history,           setup.spec,
                      setup.rank,     request.window,      std::move(result), setup.precision};
   if (json) {
-    std::printf("%s\n", sweep_json(report).dump(2).c_str());
+    Json j = sweep_json(report);
+    if (sel)
+      j["selection"] = selection_json(*sel, setup.selection, setup.spec.grid, setup.rank.objective);
+    std::printf("%s\n", j.dump(2).c_str());
   } else {
     std::fputs(sweep_table(report).c_str(), stdout);
+    if (sel) std::fputs(selection_text(*sel, setup.selection, setup.spec.grid).c_str(), stdout);
   }
   if (report_dir) {
     std::fflush(stdout);
+    Json sel_json;
+    if (sel)
+      sel_json = selection_json(*sel, setup.selection, setup.spec.grid, setup.rank.objective);
     const std::string path = write_sweep_report(*report_dir, *backend, report, request,
-                                                make_run_inputs("sweep", args, setup, *report_dir));
+                                                make_run_inputs("sweep", args, setup, *report_dir),
+                                                sel ? &sel_json : nullptr);
     std::fprintf(stderr, "report: %s\n", path.c_str());
   }
   return 0;

@@ -12,6 +12,7 @@
 #include "progress_bar.hpp"
 #include "report.hpp"
 #include "report_writer.hpp"
+#include "selection_output.hpp"
 #include "strategy_from_flags.hpp"
 #include "table_output.hpp"
 #include "wfod/walk_forward.hpp"
@@ -31,6 +32,9 @@ bar warmup + 1.
   --is W             in-sample window, in strategy returns (with --config: its window)
   --oos K            out-of-sample bars per fold (with --config: its every)
   --mode rolling|anchored   rolling slides the IS window by K, anchored grows it (rolling)
+  --no-selection     fold winners are the raw arg-max (no hysteresis, plateau, DSR, PBO);
+                     otherwise each fold publishes per the config's [strategy.selection],
+                     the previous fold's winner being the current combo
 
 )";
 
@@ -39,7 +43,9 @@ constexpr const char* kJsonShape = R"(
     "is":  {"first", "last", "first_ts", "last_ts", "metrics": {...}},
     "oos": {"first", "last", "first_ts", "last_ts", "metrics": {...}},
     "id", "params" (null when no combo was ranked: flat out of sample),
-    "evaluated", "skipped"}],
+    "evaluated", "skipped",
+    "selection": {as wfo sweep's, on the fold's IS window; "current" is the previous
+      fold's winner, so hysteresis acts between folds}}],
   "oos": {metrics of the concatenated OOS series}, "wfe", "seconds", "backend"}
 
 example:
@@ -54,6 +60,7 @@ std::vector<FlagSpec> walk_flags() {
   flags.push_back({"oos"});
   flags.push_back({"mode"});
   flags.push_back({"window"});  // recognised only to say it does not apply
+  flags.push_back({"no-selection", false});
   return flags;
 }
 
@@ -111,23 +118,51 @@ int run_walk(Args args) {
 
   auto backend = make_backend(setup.backend);
   ProgressBar progress("walk");
+  // Robust selection per fold, on its IS window: the previous fold's winner is "current".
+  std::vector<selection::SelectionReport> fold_selection;
+  FoldSelector select;
+  if (!parsed.has("no-selection")) {
+    select = [&](const SweepRequest& req, const SweepResult& sweep,
+                 const std::optional<Ranked>& previous) -> std::optional<Ranked> {
+      SweepRequest quiet = req;
+      quiet.progress = nullptr;
+      std::optional<uint64_t> current;
+      if (previous) current = previous->combo.id;
+      fold_selection.push_back(selection::select(*backend, quiet, sweep, current, setup.selection));
+      return fold_selection.back().published;
+    };
+  }
   WalkResult result = walk_forward(*backend, history, setup.spec, setup.rank, walk, setup.precision,
-                                   setup.threads, progress.callback());
+                                   setup.threads, progress.callback(), select);
   progress.finish();
 
   WalkReport report{
       setup.csv_path,    setup.strategy_name,         history, setup.spec, setup.rank, walk,
       std::move(result), std::string(backend->name())};
   if (json) {
-    std::printf("%s\n", walk_json(report).dump(2).c_str());
+    Json j = walk_json(report);
+    for (size_t f = 0; f < fold_selection.size() && f < j["folds"].size(); ++f) {
+      j["folds"][f]["selection"] =
+          selection_json(fold_selection[f], setup.selection, setup.spec.grid, setup.rank.objective);
+    }
+    std::printf("%s\n", j.dump(2).c_str());
   } else {
     std::fputs(walk_table(report).c_str(), stdout);
+    for (size_t f = 0; f < fold_selection.size(); ++f) {
+      std::printf("fold %zu ", f);
+      std::fputs(selection_text(fold_selection[f], setup.selection, setup.spec.grid).c_str(),
+                 stdout);
+    }
   }
   if (report_dir) {
     std::fflush(stdout);
-    const std::string path = write_walk_report(*report_dir, *backend, report,
-                                               make_run_inputs("walk", args, setup, *report_dir),
-                                               setup.precision, setup.threads);
+    Json sel_json = Json::array();
+    for (const auto& fs : fold_selection)
+      sel_json.push_back(
+          selection_json(fs, setup.selection, setup.spec.grid, setup.rank.objective));
+    const std::string path = write_walk_report(
+        *report_dir, *backend, report, make_run_inputs("walk", args, setup, *report_dir),
+        setup.precision, setup.threads, fold_selection.empty() ? nullptr : &sel_json);
     std::fprintf(stderr, "report: %s\n", path.c_str());
   }
   return 0;

@@ -96,6 +96,9 @@ struct StreamStats {
   size_t footprint_bytes = 0;  // cached summaries + indicator state + history buffers
   double open_seconds = 0;     // time open_stream took (rebuild from the anchor)
   bool incremental = true;     // false: this backend re-sweeps the window on every advance
+  // The last advance, split (where the backend measures it): host work before the device
+  // launches, and the wait for the device's results.
+  double last_prepare_ms = 0, last_wait_ms = 0;
 };
 
 class Stream {
@@ -119,6 +122,14 @@ class Backend {
   virtual std::vector<Metrics> evaluate(const SweepRequest&, std::span<const uint64_t> ids) = 0;
   // Target positions p_t (SPEC §2) of one combo for every bar of the history.
   virtual std::vector<int8_t> positions(const HistoryView&, const StrategySpec&, const Combo&) = 0;
+  // Summaries of the request's window cut into blocks (docs/spec-10-selection.md §10.0).
+  // `cuts`: strictly increasing bar indices inside (window.first(), window.end); block b
+  // holds bars [cut_{b-1}, cut_b), cut_{-1} = first, cut_{B-1} = end, B = cuts.size() + 1.
+  // Combo-major, grid.size() x B; invalid combos get identity Summaries. Combining a combo's
+  // blocks left to right gives its window Summary (SPEC §6). Throws std::invalid_argument
+  // on bad cuts.
+  virtual std::vector<Summary> block_summaries(const SweepRequest&,
+                                               std::span<const size_t> cuts) = 0;
   // A stream over `history` (bars from the anchor; may be shorter than one window). The
   // default keeps the bars and re-sweeps on each advance; cpu and cuda override it with
   // cached chunk summaries. Throws std::invalid_argument when the plan does not fit.

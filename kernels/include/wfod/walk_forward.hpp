@@ -42,8 +42,15 @@ struct WalkResult {
 // Number of whole folds that fit the history; 0 if none.
 size_t count_folds(size_t history_bars, const WalkSpec&);
 
+// Chooses a fold's winner from its in-sample sweep; `previous` is the winner the last fold
+// traded (none for the first fold, or after a flat one). Robust selection's hysteresis
+// (docs/spec-10-selection.md) plugs in here; without one the winner is the arg-max (SPEC §8).
+using FoldSelector = std::function<std::optional<Ranked>(const SweepRequest&, const SweepResult&,
+                                                         const std::optional<Ranked>& previous)>;
+
 WalkResult walk_forward(Backend&, const HistoryView&, const StrategySpec&, const RankSpec&,
                         const WalkSpec&, Precision, int threads,
-                        const std::function<void(double)>& progress = {});
+                        const std::function<void(double)>& progress = {},
+                        const FoldSelector& select = {});
 
 }  // namespace wfod

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "wfod/backend.hpp"
+#include "wfod/selection/selection_spec.hpp"
 
 namespace wfod::config {
 
@@ -52,9 +53,10 @@ struct StrategyConfig {
   std::vector<std::string> symbols;
   StrategySpec spec;  // grid, fill, costs (bars_per_year left at default)
   RankSpec rank;
-  size_t window = 0;             // W
-  std::optional<size_t> warmup;  // SPEC §3 default when absent
-  size_t every = 1;              // k
+  size_t window = 0;                   // W
+  std::optional<size_t> warmup;        // SPEC §3 default when absent
+  size_t every = 1;                    // k
+  selection::SelectionSpec selection;  // [strategy.selection]
 };
 
 struct Config {

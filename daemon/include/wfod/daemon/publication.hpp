@@ -29,7 +29,8 @@ struct LiveOos {
   Metrics metrics;    // of its winner over those bars
 };
 
-// Everything one publication says. `result.top` must not be empty (the winner is top[0]).
+// Everything one publication says. `result.top` must not be empty (the winner is top[0],
+// unless `published` names another).
 struct PublicationInput {
   std::string symbol;
   std::string strategy;
@@ -45,6 +46,12 @@ struct PublicationInput {
   std::string backend;
   std::string config_version;
   std::optional<LiveOos> live_oos;  // nullopt -> null (first publication of the stream)
+  // Robust selection (docs/spec-10-selection.md; daemon/src/selection_step.hpp). When
+  // `published` is set it is the payload's params/id/metrics instead of top[0] (hysteresis
+  // may hold a combo that is not the arg-max); `selection` becomes the trailing "selection"
+  // object. Both absent: the payload is exactly as before.
+  const Ranked* published = nullptr;
+  std::optional<Json> selection;
 };
 
 // The PROTOCOL §2 payload object, keys in the documented order.

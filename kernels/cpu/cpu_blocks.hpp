@@ -1,0 +1,15 @@
+// The cpu backend's block_summaries (robust selection): every valid combo's Summary of each
+// block of the window, from the same lane kernel the sweeps use.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "wfod/backend.hpp"
+
+namespace wfod::cpu {
+
+// As Backend::block_summaries: combo-major, grid.size() x (cuts.size() + 1).
+std::vector<Summary> block_summaries(const SweepRequest&, std::span<const size_t> cuts);
+
+}  // namespace wfod::cpu

@@ -1,0 +1,556 @@
+// The CUDA backend's incremental stream (issue 5): the chunk-summary scheme of
+// kernels/cpu/cpu_stream.cpp with every per-combo cache on the device. The host keeps the
+// indicator states (RollingIndicators, the code the CPU paths run, O(1) per bar per series)
+// and copies only each new bar's column (one value per series, plus its gap/body/close)
+// through pinned memory into a device ring of the last L bars. One advance of one bar is a
+// fixed launch sequence whose scalars sit in a device StreamStep, captured once as a CUDA
+// graph and replayed (WFOD_CUDA_STREAM_GRAPH=0 launches directly, for comparison).
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "cpu/cpu_stream.hpp"
+#include "cpu/indicator_cache.hpp"
+#include "cpu/lane_setup.hpp"
+#include "cpu/rolling_indicators.hpp"
+#include "cuda/cuda_check.cuh"
+#include "cuda/cuda_stream.hpp"
+#include "cuda/device_buffer.cuh"
+#include "cuda/grid_tables.cuh"
+#include "cuda/stream_kernels.cuh"
+#include "src/stream_history.hpp"
+
+namespace wfod::cuda {
+namespace {
+
+constexpr size_t kSubChunks = 32;       // a run replays <= C/32 bars per combo
+constexpr size_t kMaxBatchBars = 2048;  // columns staged per upload while catching up
+
+// Page-locked host memory: asynchronous copies and graph memcpy nodes read it directly.
+template <typename T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(size_t count) : count_(count) {
+    WFOD_CUDA_CHECK(
+        cudaMallocHost(reinterpret_cast<void**>(&ptr_), std::max<size_t>(count, 1) * sizeof(T)));
+  }
+  ~PinnedBuffer() {
+    if (ptr_) cudaFreeHost(ptr_);
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  PinnedBuffer(PinnedBuffer&& o) noexcept
+      : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+    std::swap(ptr_, o.ptr_);
+    std::swap(count_, o.count_);
+    return *this;
+  }
+  T* data() { return ptr_; }
+  T& operator[](size_t i) { return ptr_[i]; }
+
+ private:
+  T* ptr_ = nullptr;
+  size_t count_ = 0;
+};
+
+class GpuStream {
+ public:
+  GpuStream() { WFOD_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  ~GpuStream() { cudaStreamDestroy(s_); }
+  GpuStream(const GpuStream&) = delete;
+  GpuStream& operator=(const GpuStream&) = delete;
+  cudaStream_t get() const { return s_; }
+
+ private:
+  cudaStream_t s_{};
+};
+
+class Graph {
+ public:
+  Graph() = default;
+  ~Graph() {
+    if (exec_) cudaGraphExecDestroy(exec_);
+    if (graph_) cudaGraphDestroy(graph_);
+  }
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+  bool ready() const { return exec_ != nullptr; }
+  template <typename Enqueue>
+  void capture(cudaStream_t s, Enqueue&& enqueue) {
+    WFOD_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    enqueue();
+    WFOD_CUDA_CHECK(cudaStreamEndCapture(s, &graph_));
+    WFOD_CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
+  }
+  void launch(cudaStream_t s) { WFOD_CUDA_CHECK(cudaGraphLaunch(exec_, s)); }
+
+ private:
+  cudaGraph_t graph_{};
+  cudaGraphExec_t exec_{};
+};
+
+std::vector<KernelKind> kinds_of(const Grid& g) {
+  const bool vol = g.has_vol_filter();
+  if (g.family == Family::channel_breakout) return {{1, false, vol, false}};
+  std::vector<KernelKind> kinds;
+  for (bool cross : {false, true})
+    if (std::find(g.entry.begin(), g.entry.end(), cross ? Entry::cross : Entry::state) !=
+        g.entry.end())
+      kinds.push_back({0, cross, vol, false});
+  return kinds;
+}
+
+std::string gb(size_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GB", static_cast<double>(bytes) / 1e9);
+  return buf;
+}
+
+class CudaStream final : public Stream {
+ public:
+  CudaStream(const StreamSpec& spec, const HistoryView& history)
+      : spec_(spec), history_(history), rows_(spec.strategy.grid) {
+    const auto start = std::chrono::steady_clock::now();
+    if (spec_.window < 1) throw std::invalid_argument("stream window must hold at least 1 bar");
+    const Grid& grid = spec_.strategy.grid;
+    grid.validate();
+    chunk_ = spec_.chunk ? spec_.chunk : cpu::default_stream_chunk(spec_.window);
+    ring_slots_ = static_cast<int>((spec_.window + chunk_ - 1) / chunk_ + 3);
+    sub_ = std::max<size_t>(1, chunk_ / kSubChunks);
+    subs_ = static_cast<int>((chunk_ + sub_ - 1) / sub_);
+    // Bars the ring must hold: the replayed head chunk's start - 1 .. end, plus one batch.
+    const size_t span = spec_.window + 2 * chunk_ + kMaxBatchBars + 8;
+    ring_len_ = std::bit_ceil(span);
+    batch_ = kMaxBatchBars;
+    rows_count_ = static_cast<int>(rows_.row_count());
+    n_ = grid.size();
+    top_k_ = static_cast<int>(std::min<size_t>(std::max<size_t>(spec_.rank.top, 1), kBlock));
+    kinds_ = kinds_of(grid);
+    plan_memory();
+    allocate();
+    upload_tables();
+    const char* g = std::getenv("WFOD_CUDA_STREAM_GRAPH");
+    use_graph_ = !(g && std::string_view(g) == "0");
+    const char* f = std::getenv("WFOD_CUDA_STREAM_FUSED");
+    fused_ = f && std::string_view(f) == "1";
+    extend();
+    WFOD_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    open_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  SweepResult advance(std::span<const Bar> bars) override {
+    const auto start = std::chrono::steady_clock::now();
+    history_.append(bars);
+    const HistoryView h = history_.view();
+    SweepRequest req;
+    req.history = h;
+    req.strategy = spec_.strategy;
+    req.window = WindowSpec{h.size(), spec_.window, spec_.warmup};
+    req.rank = spec_.rank;
+    if (h.size() == rolled_ + 1 && h.size() >= spec_.window + spec_.warmup + 1) {
+      check_window(req);
+      stage_bars(h, rolled_, rolled_ + 1);
+      plan_run(h.size());
+      const StreamStep& st = host_step_[0];
+      launched_ = std::chrono::steady_clock::now();
+      if (!st.do_flip && !st.do_cache_head) {
+        // The steady state: one bar in, one fused roll + window + rank launch per kind.
+        if (use_graph_) {
+          if (!graph_.ready()) graph_.capture(stream_.get(), [&] { enqueue_steady(); });
+          graph_.launch(stream_.get());
+        } else {
+          enqueue_steady();
+        }
+      } else {
+        enqueue_roll(1);
+        enqueue_run(/*step_copied=*/true);
+      }
+      rolled_ += 1;
+      return finish(req, start);
+    }
+    extend();
+    check_window(req);
+    plan_run(h.size());
+    launched_ = std::chrono::steady_clock::now();
+    enqueue_run(/*step_copied=*/false);
+    return finish(req, start);
+  }
+
+  StreamStats stats() const override {
+    StreamStats s;
+    s.bars = history_.size();
+    s.chunk = chunk_;
+    s.footprint_bytes = device_bytes_ + history_.footprint_bytes();
+    s.open_seconds = open_seconds_;
+    s.last_prepare_ms = last_prepare_ms_;
+    s.last_wait_ms = last_wait_ms_;
+    return s;
+  }
+
+ private:
+  // SPEC: refuse plainly when the caches do not fit the device (the daemon falls back).
+  void plan_memory() {
+    const size_t n = n_;
+    const size_t per_combo = sizeof(PositionState) * (1 + ring_slots_ + subs_) +
+                             sizeof(Summary) * (3 + ring_slots_ + subs_);
+    const size_t ring = (ring_len_ + 1) * rows_count_ * sizeof(double) + 3 * ring_len_ * 8;
+    const size_t staging = batch_ * (rows_count_ + 3) * sizeof(double);
+    const size_t blocks = (n + kBlock - 1) / kBlock;
+    const size_t rank =
+        kinds_.size() * blocks * top_k_ * sizeof(Candidate) * 2 + fallback_cap() * 8;
+    device_bytes_ = n * per_combo + ring + staging + rank;
+    size_t free_bytes = 0, total = 0;
+    WFOD_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+    const size_t reserve = 512ull << 20;
+    if (device_bytes_ + reserve > free_bytes)
+      throw std::invalid_argument(
+          "cuda stream: " + std::to_string(n) + " combos x (" + std::to_string(ring_slots_) +
+          " chunk + " + std::to_string(subs_) + " sub-chunk) summaries of " +
+          std::to_string(chunk_) + "-bar chunks need " + gb(device_bytes_) +
+          " but the device has " + gb(free_bytes) + " free (of " + gb(total) +
+          "); use a larger chunk, a smaller grid or window, or full sweeps");
+  }
+
+  size_t fallback_cap() const { return std::min<size_t>(std::max<size_t>(n_, 1), 1u << 16); }
+
+  void allocate() {
+    const size_t n = n_, R = ring_slots_, S = subs_;
+    state_.ensure(n);
+    constexpr size_t W = SummaryColumns::kWords;
+    tail_.ensure(W * n);
+    back_.ensure(W * n);
+    chunk_sum_.ensure(W * n * R);
+    chunk_start_.ensure(n * R);
+    head_suffix_.ensure(W * n * S);
+    head_start_.ensure(n * S);
+    window_.ensure(W * n);
+    WFOD_CUDA_CHECK(cudaMemset(state_.data(), 0, n * sizeof(PositionState)));
+    WFOD_CUDA_CHECK(cudaMemset(chunk_start_.data(), 0, n * R * sizeof(PositionState)));
+    launch_stream_fill_identity({tail_.data(), n}, 1, nullptr);
+    launch_stream_fill_identity({back_.data(), n}, 1, nullptr);
+    ring_m_.ensure((ring_len_ + 1) * rows_count_);
+    ring_bars_.ensure(3 * ring_len_);
+    staged_cols_.ensure(batch_ * rows_count_);
+    staged_bars_.ensure(3 * batch_);
+    host_cols_ = PinnedBuffer<double>(batch_ * rows_count_);
+    host_bars_ = PinnedBuffer<double>(3 * batch_);
+    host_step_ = PinnedBuffer<StreamStep>(1);
+    step_.ensure(1);
+    // Rank buffers: block top-k, then reduction passes down to one block's worth.
+    blocks_ = (n + kBlock - 1) / kBlock;
+    candidates_.ensure(blocks_ * top_k_);
+    unsigned long long m = blocks_ * top_k_;
+    for (int pass = 0; m > static_cast<unsigned long long>(kBlock) && top_k_ <= kBlock / 2;
+         ++pass) {
+      const unsigned long long b = (m + kBlock - 1) / kBlock;
+      reduce_[pass % 2].ensure(b * top_k_);
+      passes_.push_back({m, pass % 2});
+      m = b * top_k_;
+    }
+    final_count_ = static_cast<int>(m);
+    counters_.ensure(1);
+    fallback_.ensure(fallback_cap());
+    final_summaries_.ensure(final_count_);
+    host_candidates_ = PinnedBuffer<Candidate>(final_count_);
+    host_summaries_ = PinnedBuffer<Summary>(final_count_);
+    host_counters_ = PinnedBuffer<Counters>(1);
+    ring_ = RingView{ring_m_.data() + rows_count_,          ring_bars_.data(),
+                     ring_bars_.data() + ring_len_,         ring_bars_.data() + 2 * ring_len_,
+                     static_cast<long long>(ring_len_ - 1), rows_count_,
+                     spec_.strategy.costs.per_unit()};
+    arrays_ = StreamArrays{state_.data(),
+                           {tail_.data(), n},
+                           {back_.data(), n},
+                           {chunk_sum_.data(), n},
+                           chunk_start_.data(),
+                           {head_suffix_.data(), n},
+                           head_start_.data(),
+                           {window_.data(), n},
+                           n,
+                           static_cast<long long>(chunk_),
+                           static_cast<long long>(sub_),
+                           ring_slots_,
+                           subs_};
+    // The caches were set through the legacy default stream; the work stream does not
+    // synchronise with it.
+    WFOD_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  // Grid tables whose row indices are RollingIndicators' rows (the ring's column order).
+  void upload_tables() {
+    const Grid& g = spec_.strategy.grid;
+    DeviceIndicators ind;
+    ind.rows = rows_count_;
+    ind.first_defined.resize(rows_count_);
+    for (int r = 0; r < rows_count_; ++r)
+      ind.first_defined[r] = static_cast<int>(
+          std::min<size_t>(rows_.row(static_cast<size_t>(r)).first_defined, INT_MAX));
+    if (g.family == Family::ma_cross) {
+      for (MaType m : g.ma) {
+        for (int p : g.fast)
+          ind.row_of[{row_kind_of(m), p, Source::close}] = static_cast<int>(rows_.ma(m, p).index);
+        for (int p : g.slow)
+          ind.row_of[{row_kind_of(m), p, Source::close}] = static_cast<int>(rows_.ma(m, p).index);
+      }
+    } else {
+      for (Source s : g.source)
+        for (int p : g.n) {
+          ind.row_of[{RowKind::upper, p, s}] = static_cast<int>(rows_.upper(s, p).index);
+          ind.row_of[{RowKind::lower, p, s}] = static_cast<int>(rows_.lower(s, p).index);
+        }
+    }
+    for (const auto* axis : {&g.vol_short, &g.vol_long})
+      for (int p : *axis)
+        ind.row_of[{RowKind::vol, p, Source::close}] = static_cast<int>(rows_.vol(p).index);
+    build_tables(g, ind, tables_);
+  }
+
+  // Indicator columns (computed now, O(1) per series) and gap/body/close of bars [from, to)
+  // into the pinned staging buffers; the step's roll range.
+  void stage_bars(const HistoryView& h, size_t from, size_t to) {
+    if (rows_.bars() < from) {  // bar 0 (never staged: bar 1 is the first with a segment)
+      std::vector<double> skipped((from - rows_.bars()) * rows_count_);
+      rows_.append_columns(h.prefix(from), skipped.data());
+    }
+    rows_.append_columns(h.prefix(to), host_cols_.data(), prepare_threads_);
+    const bool close_fill = spec_.strategy.fill == Fill::close;
+    for (size_t t = from; t < to; ++t) {
+      double* b = &host_bars_[3 * (t - from)];
+      if (t == 0) {
+        b[0] = b[1] = 0.0;
+      } else {
+        const double prev = h.close[t - 1], x = close_fill ? prev : h.open[t];
+        b[0] = (x - prev) / prev;
+        b[1] = (h.close[t] - x) / prev;
+      }
+      b[2] = h.close[t];
+    }
+    host_step_[0].rolled = static_cast<long long>(from);
+    host_step_[0].end = static_cast<long long>(to);
+  }
+
+  // H2D of the step and `count` staged columns and bars.
+  void enqueue_copies(size_t count) {
+    cudaStream_t s = stream_.get();
+    WFOD_CUDA_CHECK(cudaMemcpyAsync(step_.data(), host_step_.data(), sizeof(StreamStep),
+                                    cudaMemcpyHostToDevice, s));
+    WFOD_CUDA_CHECK(cudaMemcpyAsync(staged_cols_.data(), host_cols_.data(),
+                                    count * rows_count_ * sizeof(double), cudaMemcpyHostToDevice,
+                                    s));
+    WFOD_CUDA_CHECK(cudaMemcpyAsync(staged_bars_.data(), host_bars_.data(),
+                                    3 * count * sizeof(double), cudaMemcpyHostToDevice, s));
+  }
+
+  // The copies, the scatter into the ring, and the roll of every combo over the new bars.
+  void enqueue_roll(size_t count) {
+    cudaStream_t s = stream_.get();
+    enqueue_copies(count);
+    launch_stream_scatter(step_.data(), staged_cols_.data(), staged_bars_.data(),
+                          static_cast<long long>(count), ring_, s);
+    for (const auto& kind : kinds_)
+      launch_stream_roll(kind, tables_.view, ring_, arrays_, step_.data(), s);
+  }
+
+  // Indicators and every combo's chunk caches up to the history's end, in batches.
+  void extend() {
+    const HistoryView h = history_.view();
+    const size_t end = h.size();
+    if (end <= rolled_) return;
+    while (rolled_ < end) {
+      const size_t to = std::min(end, rolled_ + batch_);
+      stage_bars(h, rolled_, to);
+      enqueue_roll(to - rolled_);
+      // The pinned staging buffers are reused by the next batch: wait for the copies.
+      WFOD_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+      rolled_ = to;
+    }
+  }
+
+  // The window's scalars for this run (host mirror of the flip / head-cache decisions).
+  void plan_run(size_t end) {
+    StreamStep& st = host_step_[0];
+    const size_t first = end - spec_.window, head = first / chunk_, tail = end / chunk_;
+    st.first = static_cast<long long>(first);
+    st.head = static_cast<long long>(head);
+    st.tail_chunk = static_cast<long long>(tail);
+    st.has_middle = head + 1 < tail;
+    st.do_flip = st.has_middle && head + 1 >= split_;
+    st.flip_from = static_cast<long long>(head + 1);
+    st.flip_to = static_cast<long long>(tail);
+    if (st.do_flip) split_ = tail;
+    st.in_one_chunk = head == tail;
+    st.do_cache_head = !st.in_one_chunk && head != cached_head_;
+    if (st.do_cache_head) cached_head_ = head;
+    const size_t sub = st.in_one_chunk ? 0 : (first - head * chunk_) / sub_;
+    const size_t sub_start = st.in_one_chunk ? head * chunk_ : head * chunk_ + sub * sub_;
+    st.sub_index = static_cast<long long>(sub);
+    st.sub_start = static_cast<long long>(sub_start);
+    st.sub_end = static_cast<long long>(
+        st.in_one_chunk ? end : std::min(sub_start + sub_, (head + 1) * chunk_));
+    st.has_suffix = !st.in_one_chunk && sub + 1 < static_cast<size_t>(subs_);
+  }
+
+  // One new bar with no flip or head cache due: copies, scatter, roll, window + rank (the
+  // roll fused into the window kernel with WFOD_CUDA_STREAM_FUSED=1: fewer loads, more
+  // registers).
+  void enqueue_steady() {
+    if (!fused_) {
+      enqueue_roll(1);
+      enqueue_rank(/*roll=*/false);
+      return;
+    }
+    enqueue_copies(1);
+    launch_stream_scatter(step_.data(), staged_cols_.data(), staged_bars_.data(), 1, ring_,
+                          stream_.get());
+    enqueue_rank(/*roll=*/true);
+  }
+
+  // After a separate roll: flip and head cache when due, then window + rank.
+  void enqueue_run(bool step_copied) {
+    cudaStream_t s = stream_.get();
+    if (!step_copied)
+      WFOD_CUDA_CHECK(cudaMemcpyAsync(step_.data(), host_step_.data(), sizeof(StreamStep),
+                                      cudaMemcpyHostToDevice, s));
+    const StreamStep& st = host_step_[0];
+    if (st.do_flip) launch_stream_flip(tables_.view, arrays_, step_.data(), s);
+    if (st.do_cache_head)
+      for (const auto& kind : kinds_)
+        launch_stream_cache_head(kind, tables_.view, ring_, arrays_, step_.data(), s);
+    enqueue_rank(/*roll=*/false);
+  }
+
+  // Window + block top-k per kind, reduction passes, winners' Summaries, results to host.
+  void enqueue_rank(bool roll) {
+    cudaStream_t s = stream_.get();
+    WFOD_CUDA_CHECK(cudaMemsetAsync(counters_.data(), 0, sizeof(Counters), s));
+    for (const auto& kind : kinds_)
+      launch_stream_window(kind, tables_.view, ring_, arrays_, step_.data(), roll, s);
+    launch_stream_rank(tables_.view, arrays_.window, rank_params(), top_k_, candidates_.data(),
+                       counters_.data(), fallback_.data(), static_cast<unsigned>(fallback_cap()),
+                       s);
+    const Candidate* cur = candidates_.data();
+    for (const auto& pass : passes_) {
+      launch_topk_reduce(cur, pass.first, top_k_, reduce_[pass.second].data(), s);
+      cur = reduce_[pass.second].data();
+    }
+    launch_stream_gather(cur, final_count_, arrays_.window, final_summaries_.data(), s);
+    WFOD_CUDA_CHECK(cudaMemcpyAsync(host_candidates_.data(), cur, final_count_ * sizeof(Candidate),
+                                    cudaMemcpyDeviceToHost, s));
+    WFOD_CUDA_CHECK(cudaMemcpyAsync(host_summaries_.data(), final_summaries_.data(),
+                                    final_count_ * sizeof(Summary), cudaMemcpyDeviceToHost, s));
+    WFOD_CUDA_CHECK(cudaMemcpyAsync(host_counters_.data(), counters_.data(), sizeof(Counters),
+                                    cudaMemcpyDeviceToHost, s));
+  }
+
+  RankParams rank_params() const {
+    RankParams rp{};
+    rp.objective = static_cast<int>(spec_.rank.objective);
+    rp.min_trades = spec_.rank.min_trades;
+    rp.max_drawdown = spec_.rank.max_drawdown;
+    rp.has_min_exposure = spec_.rank.min_exposure.has_value() ? 1 : 0;
+    rp.min_exposure = spec_.rank.min_exposure.value_or(0.0);
+    rp.bars_per_year = spec_.strategy.bars_per_year;
+    return rp;
+  }
+
+  // Waits for the run, then ranks its candidates on the host like every backend.
+  SweepResult finish(const SweepRequest& req, std::chrono::steady_clock::time_point start) {
+    WFOD_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    const auto ms = [](auto a, auto b) {
+      return std::chrono::duration<double, std::milli>(b - a).count();
+    };
+    last_prepare_ms_ = ms(start, launched_);
+    last_wait_ms_ = ms(launched_, std::chrono::steady_clock::now());
+    const Counters c = host_counters_[0];
+    SweepResult result;
+    result.backend = "cuda";
+    result.evaluated = c.evaluated;
+    result.skipped = c.skipped;
+    result.ranked = c.ranked;
+    const Grid& grid = spec_.strategy.grid;
+    TopK top(spec_.rank.top);
+    for (int i = 0; i < final_count_; ++i) {
+      const Candidate& cand = host_candidates_[i];
+      if (cand.id == kEmptyId) continue;
+      const Metrics m = finalize(host_summaries_[i], spec_.strategy.bars_per_year);
+      top.offer({grid.decode(cand.id), m, objective_value(m, spec_.rank.objective)});
+    }
+    if (c.fallback > 0) {
+      if (c.fallback > fallback_cap())
+        throw std::runtime_error("cuda stream: " + std::to_string(c.fallback) +
+                                 " combos reached non-positive equity; too many to re-evaluate");
+      const auto ids = fallback_.download(c.fallback);
+      const HistoryView& h = req.history;
+      for (unsigned long long id : ids) {
+        const Combo combo = grid.decode(id);
+        const cpu::IndicatorCache cache(h, combo);
+        const Metrics m = cpu::evaluate_sequential(
+            cache, h, spec_.strategy.fill, spec_.strategy.costs.per_unit(),
+            spec_.strategy.bars_per_year, combo, req.window.first(), req.window.end);
+        if (!passes_constraints(m, spec_.rank)) continue;
+        ++result.ranked;
+        top.offer({combo, m, objective_value(m, spec_.rank.objective)});
+      }
+    }
+    result.top = top.sorted();
+    result.precision = Precision::exact;
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  }
+
+  StreamSpec spec_;
+  detail::StreamHistory history_;
+  cpu::RollingIndicators rows_;
+  std::vector<KernelKind> kinds_;
+  DeviceGridTables tables_;
+  size_t chunk_ = 0, sub_ = 1, ring_len_ = 0, batch_ = 0;
+  int ring_slots_ = 0, subs_ = 1, rows_count_ = 0, top_k_ = 1, final_count_ = 0;
+  unsigned long long n_ = 0, blocks_ = 0;
+  size_t rolled_ = 1;  // every combo's state is the one entering this bar (bar 0 is flat)
+  size_t split_ = 0, cached_head_ = static_cast<size_t>(-1);
+  size_t device_bytes_ = 0;
+  double open_seconds_ = 0;
+  std::chrono::steady_clock::time_point launched_;
+  double last_prepare_ms_ = 0, last_wait_ms_ = 0;
+  bool use_graph_ = true, fused_ = false;
+  // Host threads for the per-bar indicator update (rows are independent).
+  int prepare_threads_ = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
+
+  GpuStream stream_;
+  Graph graph_;
+  DeviceBuffer<PositionState> state_, chunk_start_, head_start_;
+  DeviceBuffer<unsigned long long> tail_, back_, chunk_sum_, head_suffix_, window_;  // columns
+  DeviceBuffer<Summary> final_summaries_;
+  DeviceBuffer<double> ring_m_, ring_bars_, staged_cols_, staged_bars_;
+  DeviceBuffer<StreamStep> step_;
+  DeviceBuffer<Candidate> candidates_, reduce_[2];
+  std::vector<std::pair<unsigned long long, int>> passes_;  // (candidates in, output buffer)
+  DeviceBuffer<Counters> counters_;
+  DeviceBuffer<unsigned long long> fallback_;
+  PinnedBuffer<double> host_cols_, host_bars_;
+  PinnedBuffer<StreamStep> host_step_;
+  PinnedBuffer<Candidate> host_candidates_;
+  PinnedBuffer<Summary> host_summaries_;
+  PinnedBuffer<Counters> host_counters_;
+  RingView ring_{};
+  StreamArrays arrays_{};
+};
+
+}  // namespace
+
+std::unique_ptr<Stream> make_cuda_stream(const StreamSpec& spec, const HistoryView& history) {
+  return std::make_unique<CudaStream>(spec, history);
+}
+
+}  // namespace wfod::cuda

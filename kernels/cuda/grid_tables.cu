@@ -1,0 +1,89 @@
+// Grid tables on the device: axis values, row indices, per-row first defined bar.
+#include <stdexcept>
+
+#include "cuda/grid_tables.cuh"
+
+namespace wfod::cuda {
+
+std::vector<RowKey> rows_needed(const Grid& g) {
+  std::vector<RowKey> keys;
+  if (g.family == Family::ma_cross) {
+    for (MaType m : g.ma) {
+      for (int p : g.fast) keys.push_back({row_kind_of(m), p, Source::close});
+      for (int p : g.slow) keys.push_back({row_kind_of(m), p, Source::close});
+    }
+  } else {
+    for (Source s : g.source)
+      for (int p : g.n) {
+        keys.push_back({RowKind::upper, p, s});
+        keys.push_back({RowKind::lower, p, s});
+      }
+  }
+  for (int p : g.vol_short) keys.push_back({RowKind::vol, p, Source::close});
+  for (int p : g.vol_long) keys.push_back({RowKind::vol, p, Source::close});
+  return keys;
+}
+
+void build_tables(const Grid& g, const DeviceIndicators& ind, DeviceGridTables& t) {
+  GridTables& v = t.view;
+  v = GridTables{};
+  v.family = g.family == Family::ma_cross ? 0 : 1;
+  v.has_vol = g.has_vol_filter() ? 1 : 0;
+  const auto axes = g.axes();
+  if (axes.size() > static_cast<size_t>(kMaxAxes))
+    throw std::invalid_argument("grid has too many axes");
+  v.axes = static_cast<int>(axes.size());
+  for (size_t i = 0; i < axes.size(); ++i) v.radix[i] = axes[i].size;
+  auto row = [&](RowKind k, int p, Source s) { return ind.row_of.at({k, p, s}); };
+  std::vector<int> a_row, b_row;
+  if (g.family == Family::ma_cross) {
+    for (MaType m : g.ma)
+      for (int p : g.fast) a_row.push_back(row(row_kind_of(m), p, Source::close));
+    for (MaType m : g.ma)
+      for (int p : g.slow) b_row.push_back(row(row_kind_of(m), p, Source::close));
+    t.a_value.upload(g.fast);
+    t.b_value.upload(g.slow);
+  } else {
+    for (Source s : g.source)
+      for (int p : g.n) {
+        a_row.push_back(row(RowKind::upper, p, s));
+        b_row.push_back(row(RowKind::lower, p, s));
+      }
+    t.a_value.upload(g.n);
+    t.b_value.upload(g.n);
+  }
+  t.a_row.upload(a_row);
+  t.b_row.upload(b_row);
+  std::vector<double> short_value;
+  for (Side s : g.side) short_value.push_back(s == Side::long_short ? -1.0 : 0.0);
+  t.short_value.upload(short_value);
+  std::vector<int> cross;
+  for (Entry e : g.entry) cross.push_back(e == Entry::cross ? 1 : 0);
+  t.cross.upload(cross);
+  if (g.has_vol_filter()) {
+    std::vector<int> vs_row, vl_row;
+    for (int p : g.vol_short) vs_row.push_back(row(RowKind::vol, p, Source::close));
+    for (int p : g.vol_long) vl_row.push_back(row(RowKind::vol, p, Source::close));
+    t.vs_value.upload(g.vol_short);
+    t.vl_value.upload(g.vol_long);
+    t.vs_row.upload(vs_row);
+    t.vl_row.upload(vl_row);
+    t.threshold.upload(g.vol_threshold);
+  }
+  t.first_defined.upload(ind.first_defined);
+  v.a_value = t.a_value.data();
+  v.b_value = t.b_value.data();
+  v.a_row = t.a_row.data();
+  v.b_row = t.b_row.data();
+  v.short_value = t.short_value.data();
+  v.cross = t.cross.data();
+  v.vs_value = t.vs_value.data();
+  v.vl_value = t.vl_value.data();
+  v.vs_row = t.vs_row.data();
+  v.vl_row = t.vl_row.data();
+  v.threshold = t.threshold.data();
+  v.row_first_defined = t.first_defined.data();
+  v.rows = ind.rows;
+}
+
+}  // namespace wfod::cuda

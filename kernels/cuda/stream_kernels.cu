@@ -1,0 +1,385 @@
+// CUDA stream kernels: per combo, the same per-bar evaluation as the sweep's plain evaluator
+// (SPEC §2 segments, §6 statistics), but from an explicit state instead of a backward scan,
+// over the history ring; chunk bookkeeping as in kernels/cpu/cpu_stream.cpp.
+#include <type_traits>
+
+#include "cuda/cuda_check.cuh"
+#include "cuda/rank_device.cuh"
+#include "cuda/stream_kernels.cuh"
+#include "cuda/tally.cuh"
+#include "wfod/detail/summary_math.hpp"
+
+namespace wfod::cuda {
+
+__device__ Summary SummaryColumns::get(unsigned long long id) const {
+  const unsigned long long* w = words + id;
+  auto word = [&](int f) { return w[static_cast<unsigned long long>(f) * n]; };
+  auto real = [&](int f) { return __longlong_as_double(static_cast<long long>(word(f))); };
+  auto count = [&](int f) { return static_cast<int64_t>(word(f)); };
+  Summary s;
+  s.bars = count(0);
+  s.sum = real(1);
+  s.sum_sq = real(2);
+  s.down_sq = real(3);
+  s.growth = real(4);
+  s.peak = real(5);
+  s.trough = real(6);
+  s.drawdown = real(7);
+  const unsigned long long flags = word(8);
+  s.nonpositive = (flags & 1) != 0;
+  s.single_run = (flags & 2) != 0;
+  s.head_pos = static_cast<int8_t>((flags >> 8) & 0xff);
+  s.tail_pos = static_cast<int8_t>((flags >> 16) & 0xff);
+  s.head_ret = real(9);
+  s.tail_ret = real(10);
+  s.closed_trades = count(11);
+  s.closed_wins = count(12);
+  s.closed_win_sum = real(13);
+  s.closed_loss_sum = real(14);
+  s.long_bars = count(15);
+  s.short_bars = count(16);
+  s.changes = count(17);
+  return s;
+}
+
+__device__ void SummaryColumns::set(unsigned long long id, const Summary& s) const {
+  unsigned long long* w = words + id;
+  auto put = [&](int f, unsigned long long v) { w[static_cast<unsigned long long>(f) * n] = v; };
+  auto real = [&](int f, double v) {
+    put(f, static_cast<unsigned long long>(__double_as_longlong(v)));
+  };
+  auto count = [&](int f, int64_t v) { put(f, static_cast<unsigned long long>(v)); };
+  count(0, s.bars);
+  real(1, s.sum);
+  real(2, s.sum_sq);
+  real(3, s.down_sq);
+  real(4, s.growth);
+  real(5, s.peak);
+  real(6, s.trough);
+  real(7, s.drawdown);
+  put(8, (s.nonpositive ? 1ull : 0ull) | (s.single_run ? 2ull : 0ull) |
+             (static_cast<unsigned long long>(static_cast<uint8_t>(s.head_pos)) << 8) |
+             (static_cast<unsigned long long>(static_cast<uint8_t>(s.tail_pos)) << 16));
+  real(9, s.head_ret);
+  real(10, s.tail_ret);
+  count(11, s.closed_trades);
+  count(12, s.closed_wins);
+  real(13, s.closed_win_sum);
+  real(14, s.closed_loss_sum);
+  count(15, s.long_bars);
+  count(16, s.short_bars);
+  count(17, s.changes);
+}
+
+namespace {
+
+template <int Family, bool Cross, bool Vol>
+__device__ inline double decide_ring(const DeviceCombo& c, const RingView& r, long long t,
+                                     double held) {
+  const long long slot = t & r.mask;
+  double v;
+  return decide_at<Family, Cross, Vol>(c, r.m + slot * r.rows, r.rows, r.close[slot], t, &v) ? v
+                                                                                             : held;
+}
+
+// Decisions only over [start, first) from `st` (entering start), then the Summary of
+// [first, last); `st` ends as the state entering `last`. 1 <= start <= first <= last.
+template <int Family, bool Cross, bool Vol>
+__device__ Summary run_from(const DeviceCombo& c, const RingView& r, PositionState& st,
+                            long long start, long long first, long long last) {
+  double p2 = st.p2, p1 = st.p1;
+  for (long long t = start; t < first; ++t) {
+    const double next = decide_ring<Family, Cross, Vol>(c, r, t, p1);
+    p2 = p1;
+    p1 = next;
+  }
+  const double head_pos = p2, cost = r.cost;
+  Tally tally;
+  double equity = 1, peak = 1, trough = 1, best_peak = 1, best_trough = 1;
+  bool nonpositive = false;
+  for (long long t = first; t < last; ++t) {
+    const long long slot = t & r.mask;
+    const double a = p2, b = p1;
+    const bool changed = a != b;
+    const double exit_value = a * r.gap[slot] - (changed ? cost * fabs(a) : 0.0);
+    const double body_value = b * r.body[slot] - (changed ? cost * fabs(b) : 0.0);
+    const double s = exit_value + body_value;
+    tally.add_return(s);
+    const double g = 1.0 + s;
+    nonpositive = nonpositive || g <= 0;
+    equity *= g;
+    peak = fmax(peak, equity);
+    trough = fmin(trough, equity);
+    if (equity * best_peak < best_trough * peak) {
+      best_peak = peak;
+      best_trough = equity;
+    }
+    if (changed)
+      tally.change(a, exit_value, body_value);
+    else
+      tally.run += s;
+    tally.count_held(b, 1);
+    p2 = b;
+    p1 = decide_ring<Family, Cross, Vol>(c, r, t, b);
+  }
+  st.p2 = static_cast<int8_t>(p2);
+  st.p1 = static_cast<int8_t>(p1);
+  return tally.summary(first, last, head_pos, p2, equity, peak, trough,
+                       1.0 - best_trough / best_peak, nonpositive);
+}
+
+__device__ inline unsigned long long thread_id() {
+  return static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+
+template <int Family, bool Cross>
+__device__ inline bool mine(const DeviceCombo& c) {
+  return c.valid && (Family == 1 || c.cross == Cross);
+}
+
+__global__ void scatter_kernel(const StreamStep* step, const double* columns, const double* bars,
+                               long long count, RingView r) {
+  const unsigned long long i = thread_id();
+  const unsigned long long cells = static_cast<unsigned long long>(count) * r.rows;
+  if (i < cells) {
+    const long long col = static_cast<long long>(i / r.rows);
+    const int row = static_cast<int>(i % r.rows);
+    const long long slot = (step->rolled + col) & r.mask;
+    const double v = columns[i];
+    r.m[slot * r.rows + row] = v;
+    if (slot == r.mask) r.m[-r.rows + row] = v;  // the mirror before slot 0
+  }
+  if (i < static_cast<unsigned long long>(count)) {
+    const long long slot = (step->rolled + static_cast<long long>(i)) & r.mask;
+    r.gap[slot] = bars[3 * i];
+    r.body[slot] = bars[3 * i + 1];
+    r.close[slot] = bars[3 * i + 2];
+  }
+}
+
+// Bars [step.rolled, step.end) of one combo: state and tail advance, chunks close at
+// multiples of C (their Summary and the next chunk's start state stored, back extended).
+// `back` is read and written (in memory) only when a chunk closes: rare at k = 1.
+template <int Family, bool Cross, bool Vol>
+__device__ void roll_one(const DeviceCombo& c, const RingView& r, const StreamArrays& a,
+                         unsigned long long id, const StreamStep& step, PositionState& st,
+                         Summary& tail) {
+  const long long C = a.chunk;
+  for (long long t = step.rolled; t < step.end;) {
+    const long long stop = min(step.end, (t / C + 1) * C);
+    tail = detail::combine_hd(tail, run_from<Family, Cross, Vol>(c, r, st, t, t, stop));
+    if (stop % C == 0) {
+      const long long done = stop / C - 1;
+      a.chunk_sum.slot(done % a.ring).set(id, tail);
+      a.back.set(id, detail::combine_hd(a.back.get(id), tail));
+      tail = Summary{};
+      a.chunk_start[((done + 1) % a.ring) * a.n + id] = st;
+    }
+    t = stop;
+  }
+}
+
+// The window [step.first, step.end) of one combo from its caches (tail and back given).
+template <int Family, bool Cross, bool Vol>
+__device__ Summary window_one(const DeviceCombo& c, const RingView& r, const StreamArrays& a,
+                              unsigned long long id, const StreamStep& step, const Summary& tail) {
+  const long long head = step.head;
+  PositionState st = step.in_one_chunk ? a.chunk_start[(head % a.ring) * a.n + id]
+                                       : a.head_start[step.sub_index * a.n + id];
+  Summary w =
+      run_from<Family, Cross, Vol>(c, r, st, max(step.sub_start, 1ll), step.first, step.sub_end);
+  if (step.in_one_chunk) return w;
+  if (step.has_suffix) w = detail::combine_hd(w, a.head_suffix.slot(step.sub_index + 1).get(id));
+  if (step.has_middle)
+    w = detail::combine_hd(
+        w, detail::combine_hd(a.chunk_sum.slot((head + 1) % a.ring).get(id), a.back.get(id)));
+  return detail::combine_hd(w, tail);
+}
+
+template <int Family, bool Cross, bool Vol>
+__global__ void __launch_bounds__(kBlock)
+    roll_kernel(GridTables g, RingView r, StreamArrays a, const StreamStep* step_ptr) {
+  const unsigned long long id = thread_id();
+  if (id >= a.n) return;
+  const DeviceCombo c = decode_combo(g, id);
+  if (!mine<Family, Cross>(c)) return;
+  const StreamStep step = *step_ptr;
+  PositionState st = a.state[id];
+  Summary tail = a.tail.get(id);
+  roll_one<Family, Cross, Vol>(c, r, a, id, step, st, tail);
+  a.state[id] = st;
+  a.tail.set(id, tail);
+}
+
+__global__ void __launch_bounds__(kBlock)
+    flip_kernel(GridTables g, StreamArrays a, const StreamStep* step) {
+  const unsigned long long id = thread_id();
+  if (!step->do_flip || id >= a.n || !decode_combo(g, id).valid) return;
+  Summary acc;
+  for (long long j = step->flip_to; j-- > step->flip_from;) {
+    const SummaryColumns slot = a.chunk_sum.slot(j % a.ring);
+    acc = detail::combine_hd(slot.get(id), acc);
+    slot.set(id, acc);
+  }
+  a.back.set(id, Summary{});
+}
+
+template <int Family, bool Cross, bool Vol>
+__global__ void __launch_bounds__(kBlock)
+    cache_head_kernel(GridTables g, RingView r, StreamArrays a, const StreamStep* step) {
+  const unsigned long long id = thread_id();
+  if (!step->do_cache_head || id >= a.n) return;
+  const DeviceCombo c = decode_combo(g, id);
+  if (!mine<Family, Cross>(c)) return;
+  const long long head = step->head, C = a.chunk;
+  PositionState st = a.chunk_start[(head % a.ring) * a.n + id];
+  for (int i = 0; i < a.subs; ++i) {
+    const long long from = head * C + i * a.sub;
+    const long long to = min(from + a.sub, (head + 1) * C);
+    a.head_start[i * a.n + id] = st;
+    const long long start = max(from, 1ll);
+    a.head_suffix.slot(i).set(id, run_from<Family, Cross, Vol>(c, r, st, start, start, to));
+  }
+  Summary acc = a.head_suffix.slot(a.subs - 1).get(id);
+  for (int i = a.subs - 2; i >= 0; --i) {
+    acc = detail::combine_hd(a.head_suffix.slot(i).get(id), acc);
+    a.head_suffix.slot(i).set(id, acc);
+  }
+}
+
+// The run, part 1 (per kernel kind): roll the new bars when `roll` (the steady state fuses
+// the roll here), then each combo's window Summary into a.window.
+template <int Family, bool Cross, bool Vol>
+__global__ void __launch_bounds__(kBlock)
+    window_kernel(GridTables g, RingView r, StreamArrays a, const StreamStep* step_ptr, int roll) {
+  const unsigned long long id = thread_id();
+  if (id >= a.n) return;
+  const DeviceCombo c = decode_combo(g, id);
+  if (!mine<Family, Cross>(c)) return;
+  const StreamStep step = *step_ptr;
+  Summary tail = a.tail.get(id);
+  if (roll) {
+    PositionState st = a.state[id];
+    roll_one<Family, Cross, Vol>(c, r, a, id, step, st, tail);
+    a.state[id] = st;
+    a.tail.set(id, tail);
+  }
+  a.window.set(id, window_one<Family, Cross, Vol>(c, r, a, id, step, tail));
+}
+
+// The run, part 2 (all kinds at once): each valid combo's window ranked (SPEC §7), k
+// candidates per block, counters and non-positive-equity fallbacks as the sweep's finalize.
+__global__ void __launch_bounds__(kBlock)
+    rank_kernel(GridTables g, SummaryColumns window, RankParams rp, int k, Candidate* block_out,
+                Counters* counters, unsigned long long* fallback, unsigned int fallback_cap) {
+  const unsigned long long id = thread_id();
+  Candidate cand{0.0, kEmptyId};
+  bool valid = false, ranked = false;
+  const bool in_range = id < window.n;
+  if (in_range) {
+    valid = decode_combo(g, id).valid;
+    if (valid) cand = rank_one(window.get(id), id, rp, fallback, fallback_cap, counters, &ranked);
+  }
+  count_block(in_range && valid, in_range && !valid, ranked, counters);
+  block_topk(cand, k, block_out + static_cast<size_t>(blockIdx.x) * k);
+}
+
+__global__ void gather_kernel(const Candidate* candidates, int count, SummaryColumns window,
+                              Summary* out) {
+  const int i = static_cast<int>(thread_id());
+  if (i >= count) return;
+  const unsigned long long id = candidates[i].id;
+  out[i] = id == kEmptyId ? Summary{} : window.get(id);
+}
+
+__global__ void fill_identity_kernel(SummaryColumns cols, int slots) {
+  const unsigned long long id = thread_id();
+  if (id >= cols.n) return;
+  for (int i = 0; i < slots; ++i) cols.slot(i).set(id, Summary{});
+}
+
+unsigned blocks_for(unsigned long long threads) {
+  return static_cast<unsigned>((threads + kBlock - 1) / kBlock);
+}
+
+// Calls f(family, cross, vol) with each as a compile-time constant.
+template <typename F>
+void dispatch(const KernelKind& kind, F&& f) {
+  using std::false_type, std::true_type;
+  using Ma = std::integral_constant<int, 0>;
+  using Channel = std::integral_constant<int, 1>;
+  if (kind.family == 0) {
+    if (kind.cross)
+      kind.vol ? f(Ma{}, true_type{}, true_type{}) : f(Ma{}, true_type{}, false_type{});
+    else
+      kind.vol ? f(Ma{}, false_type{}, true_type{}) : f(Ma{}, false_type{}, false_type{});
+  } else {
+    kind.vol ? f(Channel{}, false_type{}, true_type{}) : f(Channel{}, false_type{}, false_type{});
+  }
+}
+
+}  // namespace
+
+void launch_stream_scatter(const StreamStep* step, const double* staged_columns,
+                           const double* staged_bars, long long count, RingView ring,
+                           cudaStream_t stream) {
+  const unsigned long long cells = static_cast<unsigned long long>(count) * ring.rows;
+  scatter_kernel<<<blocks_for(cells > 0 ? cells : 1), kBlock, 0, stream>>>(
+      step, staged_columns, staged_bars, count, ring);
+  WFOD_CUDA_CHECK_LAUNCH();
+}
+
+void launch_stream_roll(const KernelKind& kind, const GridTables& g, RingView ring, StreamArrays a,
+                        const StreamStep* step, cudaStream_t stream) {
+  dispatch(kind, [&](auto fam, auto cross, auto vol) {
+    roll_kernel<decltype(fam)::value, decltype(cross)::value, decltype(vol)::value>
+        <<<blocks_for(a.n), kBlock, 0, stream>>>(g, ring, a, step);
+  });
+  WFOD_CUDA_CHECK_LAUNCH();
+}
+
+void launch_stream_flip(const GridTables& g, StreamArrays a, const StreamStep* step,
+                        cudaStream_t stream) {
+  flip_kernel<<<blocks_for(a.n), kBlock, 0, stream>>>(g, a, step);
+  WFOD_CUDA_CHECK_LAUNCH();
+}
+
+void launch_stream_cache_head(const KernelKind& kind, const GridTables& g, RingView ring,
+                              StreamArrays a, const StreamStep* step, cudaStream_t stream) {
+  dispatch(kind, [&](auto fam, auto cross, auto vol) {
+    cache_head_kernel<decltype(fam)::value, decltype(cross)::value, decltype(vol)::value>
+        <<<blocks_for(a.n), kBlock, 0, stream>>>(g, ring, a, step);
+  });
+  WFOD_CUDA_CHECK_LAUNCH();
+}
+
+void launch_stream_window(const KernelKind& kind, const GridTables& g, RingView ring,
+                          StreamArrays a, const StreamStep* step, bool roll, cudaStream_t stream) {
+  dispatch(kind, [&](auto fam, auto cross, auto vol) {
+    window_kernel<decltype(fam)::value, decltype(cross)::value, decltype(vol)::value>
+        <<<blocks_for(a.n), kBlock, 0, stream>>>(g, ring, a, step, roll ? 1 : 0);
+  });
+  WFOD_CUDA_CHECK_LAUNCH();
+}
+
+void launch_stream_rank(const GridTables& g, SummaryColumns window, const RankParams& rp, int k,
+                        Candidate* block_out, Counters* counters, unsigned long long* fallback,
+                        unsigned int fallback_cap, cudaStream_t stream) {
+  rank_kernel<<<blocks_for(window.n), kBlock, 0, stream>>>(g, window, rp, k, block_out, counters,
+                                                           fallback, fallback_cap);
+  WFOD_CUDA_CHECK_LAUNCH();
+}
+
+void launch_stream_fill_identity(SummaryColumns cols, int slots, cudaStream_t stream) {
+  fill_identity_kernel<<<blocks_for(cols.n > 0 ? cols.n : 1), kBlock, 0, stream>>>(cols, slots);
+  WFOD_CUDA_CHECK_LAUNCH();
+}
+
+void launch_stream_gather(const Candidate* candidates, int count, SummaryColumns window,
+                          Summary* out, cudaStream_t stream) {
+  gather_kernel<<<blocks_for(count > 0 ? count : 1), kBlock, 0, stream>>>(candidates, count, window,
+                                                                          out);
+  WFOD_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace wfod::cuda

@@ -1,0 +1,45 @@
+// Probability of backtest overfitting by combinatorially symmetric cross-validation
+// (Bailey, Borwein, López de Prado & Zhu 2015; docs/spec-10-selection.md §10.4), from
+// per-block Summary records: every split's IS and OOS metrics are combine()s of blocks,
+// never a re-run of the strategy.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "wfod/ranking.hpp"
+#include "wfod/summary.hpp"
+
+namespace wfod::selection {
+
+struct PboResult {
+  size_t blocks = 0;                  // S
+  uint64_t splits = 0;                // C(S, S/2)
+  uint64_t splits_with_winner = 0;    // splits whose IS half ranked some combo
+  uint64_t combos = 0;                // N: valid combos taking part
+  uint64_t excluded_nonpositive = 0;  // valid combos left out: equity <= 0 in some block
+  double pbo = 0;                     // fraction of splits with logit <= 0 (NaN: none)
+  std::vector<double> logits;         // one per split with a winner, in split order
+  // Logit quantiles (type 7): min, q05, q25, median, q75, q95, max; and the mean.
+  double q[7] = {};
+  double mean_logit = 0;
+  // Histogram: `hist_bins` equal bins over [-ln N, ln N] (every logit lies there).
+  double hist_lo = 0, hist_hi = 0;
+  std::vector<uint64_t> histogram;
+  // Performance degradation: OLS of OOS objective on IS objective of the selected combos
+  // (splits with both finite); slope NaN when the IS values do not vary.
+  double slope = 0, intercept = 0;
+  uint64_t regression_points = 0;
+  double prob_oos_loss = 0;  // fraction of selected combos with OOS objective < 0
+};
+
+// `summaries`: combo-major, `combos` x `stride` (Backend::block_summaries layout); the CSCV
+// blocks are columns first_block .. first_block + S - 1. `take[i]` says whether combo i is a
+// valid combo (invalid ones have identity summaries and are skipped). Needs S even, 2..20.
+// `threads` workers over splits (0 = all cores); the result does not depend on it.
+PboResult cscv_pbo(std::span<const Summary> summaries, std::span<const uint8_t> take, size_t stride,
+                   size_t first_block, size_t blocks, const RankSpec&, double bars_per_year,
+                   int threads = 0, size_t hist_bins = 20);
+
+}  // namespace wfod::selection

@@ -1,0 +1,251 @@
+// PBO via CSCV (docs/spec-10-selection.md §10.4). Splits are the S/2-subsets of the S
+// blocks, reported in increasing bitmask order; workers take subtrees of splits from a
+// counter and write only their splits' slots, so the result does not depend on threads.
+#include "wfod/selection/pbo.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+namespace wfod::selection {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Order for the OOS rank: NaN below every number and equal to NaN (as ranking.cpp).
+bool below(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && !std::isnan(b);
+  return a < b;
+}
+bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
+
+double quantile_sorted(const std::vector<double>& v, double q) {
+  const double h = static_cast<double>(v.size() - 1) * q;
+  const size_t lo = static_cast<size_t>(std::floor(h));
+  if (lo + 1 >= v.size()) return v[lo];
+  return v[lo] + (h - static_cast<double>(lo)) * (v[lo + 1] - v[lo]);
+}
+
+// finalize() restricted to what ranking a split needs, written with finalize's very
+// operations so the values are identical: the moment objectives directly, the others (cagr's
+// pow, calmar, profit_factor) through finalize itself. Requires s.bars > 0.
+double lean_objective(const Summary& s, Objective o, double bars_per_year) {
+  const double n = static_cast<double>(s.bars);
+  switch (o) {
+    case Objective::sharpe: {
+      const double mean = s.sum / n;
+      const double sd = std::sqrt(std::max(0.0, s.sum_sq / n - mean * mean));
+      return sd > 0 ? mean / sd * std::sqrt(bars_per_year) : 0.0;
+    }
+    case Objective::sortino: {
+      const double mean = s.sum / n, down = std::sqrt(s.down_sq / n);
+      return down > 0 ? mean / down * std::sqrt(bars_per_year) : 0.0;
+    }
+    case Objective::total_return:
+      return s.growth - 1.0;
+    default:
+      return objective_value(finalize(s, bars_per_year), o);
+  }
+}
+
+// passes_constraints(finalize(s)) without the rest of finalize.
+bool lean_passes(const Summary& s, const RankSpec& rank) {
+  const int64_t trades =
+      s.closed_trades + (s.head_pos != 0 ? 1 : 0) + (!s.single_run && s.tail_pos != 0 ? 1 : 0);
+  if (trades < rank.min_trades) return false;
+  if (!(s.drawdown <= rank.max_drawdown)) return false;
+  if (rank.min_exposure) {
+    const double exposure =
+        static_cast<double>(s.long_bars + s.short_bars) / static_cast<double>(s.bars);
+    if (!(exposure >= *rank.min_exposure)) return false;
+  }
+  return true;
+}
+
+struct SplitOutcome {
+  bool has_winner = false;
+  double logit = 0, is_obj = 0, oos_obj = 0;
+};
+
+}  // namespace
+
+PboResult cscv_pbo(std::span<const Summary> summaries, std::span<const uint8_t> take, size_t stride,
+                   size_t first_block, size_t blocks, const RankSpec& rank, double bars_per_year,
+                   int threads, size_t hist_bins) {
+  if (blocks < 2 || blocks > 20 || blocks % 2 != 0)
+    throw std::invalid_argument("PBO needs an even block count in 2..20, got " +
+                                std::to_string(blocks));
+  if (first_block + blocks > stride || summaries.size() != take.size() * stride)
+    throw std::invalid_argument("PBO: summaries do not match the block layout");
+  PboResult r;
+  r.blocks = blocks;
+
+  // Participants: valid combos whose CSCV blocks all keep equity positive (the drawdown
+  // combine needs it, spec-notes 5; such combos are rare and would need a replay per split).
+  std::vector<uint64_t> ids;
+  for (uint64_t i = 0; i < take.size(); ++i) {
+    if (!take[i]) continue;
+    bool ok = true;
+    for (size_t b = 0; b < blocks; ++b)
+      ok = ok && !summaries[i * stride + first_block + b].nonpositive;
+    if (ok) {
+      ids.push_back(i);
+    } else {
+      ++r.excluded_nonpositive;
+    }
+  }
+  r.combos = ids.size();
+
+  std::vector<uint32_t> masks;
+  for (uint32_t m = 0; m < (1u << blocks); ++m)
+    if (static_cast<size_t>(std::popcount(m)) == blocks / 2) masks.push_back(m);
+  r.splits = masks.size();
+  r.pbo = kNaN;
+  if (ids.size() < 2) return r;  // no selection among fewer than two combos
+
+  std::vector<SplitOutcome> outcome(masks.size());
+  const size_t n = ids.size();
+  // Splits are the leaves of a binary tree over blocks 0..S-1 (each block IS or OOS, at
+  // most S/2 of each); each worker walks whole subtrees below a prefix of `depth0` blocks,
+  // keeping per combo the running IS and OOS concatenations (one combine per tree edge
+  // instead of S per split: ~5x fewer for S = 16). Left-to-right joins in time order, as
+  // one split at a time would do, so every value is bit-identical to the direct loop.
+  const size_t half = blocks / 2;
+  const size_t depth0 = std::min<size_t>(blocks, 6);
+  std::vector<uint32_t> prefixes;  // feasible assignments of blocks 0..depth0-1
+  for (uint32_t p = 0; p < (1u << depth0); ++p)
+    if (static_cast<size_t>(std::popcount(p)) <= half &&
+        depth0 - static_cast<size_t>(std::popcount(p)) <= half)
+      prefixes.push_back(p);
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    // Per worker, allocated once: running IS / OOS joins by count of blocks taken.
+    std::vector<Summary> is_part((half + 1) * n), oos_part((half + 1) * n);
+    std::vector<double> oos(n);
+    auto leaf = [&](uint32_t mask) {
+      const Summary* is_row = &is_part[half * n];
+      const Summary* oos_row = &oos_part[half * n];
+      size_t best = n;
+      double best_obj = 0;
+      for (size_t k = 0; k < n; ++k) {
+        oos[k] = lean_objective(oos_row[k], rank.objective, bars_per_year);
+        if (!lean_passes(is_row[k], rank)) continue;
+        const double obj = lean_objective(is_row[k], rank.objective, bars_per_year);
+        if (best == n || ranks_before(obj, ids[k], best_obj, ids[best])) {
+          best = k;
+          best_obj = obj;
+        }
+      }
+      const size_t s =
+          static_cast<size_t>(std::lower_bound(masks.begin(), masks.end(), mask) - masks.begin());
+      if (best == n) return;  // nothing ranked in sample: no selection in this split
+      size_t under = 0, ties = 0;
+      for (size_t k = 0; k < n; ++k) {
+        if (below(oos[k], oos[best])) ++under;
+        if (k != best && same(oos[k], oos[best])) ++ties;
+      }
+      // Relative rank in (0, 1): rank 1..N (ties at their mid-rank) over N + 1.
+      const double omega = (1.0 + static_cast<double>(under) + 0.5 * static_cast<double>(ties)) /
+                           static_cast<double>(n + 1);
+      outcome[s] = {true, std::log(omega / (1 - omega)), best_obj, oos[best]};
+    };
+    // Takes block b into IS (bit set) or OOS, then descends.
+    auto take_block = [&](size_t b, bool in_is, size_t ni, size_t no) {
+      std::vector<Summary>& part = in_is ? is_part : oos_part;
+      const size_t from = (in_is ? ni : no) * n, to = from + n;
+      for (size_t k = 0; k < n; ++k)
+        part[to + k] = combine(part[from + k], summaries[ids[k] * stride + first_block + b]);
+    };
+    auto descend = [&](auto& self, size_t b, size_t ni, size_t no, uint32_t mask) -> void {
+      if (b == blocks) return leaf(mask);
+      if (ni < half) {
+        take_block(b, true, ni, no);
+        self(self, b + 1, ni + 1, no, mask | (1u << b));
+      }
+      if (no < half) {
+        take_block(b, false, ni, no);
+        self(self, b + 1, ni, no + 1, mask);
+      }
+    };
+    for (size_t t; (t = next.fetch_add(1)) < prefixes.size();) {
+      const uint32_t p = prefixes[t];
+      size_t ni = 0, no = 0;
+      for (size_t b = 0; b < depth0; ++b) {
+        const bool in_is = (p >> b & 1u) != 0;
+        take_block(b, in_is, ni, no);
+        (in_is ? ni : no) += 1;
+      }
+      descend(descend, depth0, ni, no, p);
+    }
+  };
+  int workers =
+      threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  workers = std::min<int>(workers, static_cast<int>(prefixes.size()));
+  std::vector<std::thread> pool;
+  for (int i = 1; i < workers; ++i) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+
+  // Aggregate in split order.
+  uint64_t overfit = 0, losses = 0;
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const SplitOutcome& o : outcome) {
+    if (!o.has_winner) continue;
+    ++r.splits_with_winner;
+    r.logits.push_back(o.logit);
+    overfit += o.logit <= 0 ? 1 : 0;
+    losses += o.oos_obj < 0 ? 1 : 0;
+    if (std::isfinite(o.is_obj) && std::isfinite(o.oos_obj)) {
+      ++r.regression_points;
+      sx += o.is_obj;
+      sy += o.oos_obj;
+    }
+  }
+  if (r.logits.empty()) return r;
+  const double m = static_cast<double>(r.splits_with_winner);
+  r.pbo = static_cast<double>(overfit) / m;
+  r.prob_oos_loss = static_cast<double>(losses) / m;
+
+  std::vector<double> sorted = r.logits;
+  std::sort(sorted.begin(), sorted.end());
+  const double qs[7] = {0, 0.05, 0.25, 0.5, 0.75, 0.95, 1};
+  for (int i = 0; i < 7; ++i) r.q[i] = quantile_sorted(sorted, qs[i]);
+  double sum = 0;
+  for (double x : r.logits) sum += x;
+  r.mean_logit = sum / m;
+
+  r.hist_hi = std::log(static_cast<double>(n));
+  r.hist_lo = -r.hist_hi;
+  r.histogram.assign(hist_bins, 0);
+  for (double x : r.logits) {
+    const double f = (x - r.hist_lo) / (r.hist_hi - r.hist_lo) * static_cast<double>(hist_bins);
+    const size_t bin = static_cast<size_t>(std::clamp(f, 0.0, static_cast<double>(hist_bins - 1)));
+    ++r.histogram[bin];
+  }
+
+  // OLS in centred form (two passes) for accuracy.
+  r.slope = r.intercept = kNaN;
+  if (r.regression_points > 0) {
+    const double k = static_cast<double>(r.regression_points);
+    const double mx = sx / k, my = sy / k;
+    for (const SplitOutcome& o : outcome) {
+      if (!o.has_winner || !std::isfinite(o.is_obj) || !std::isfinite(o.oos_obj)) continue;
+      sxx += (o.is_obj - mx) * (o.is_obj - mx);
+      sxy += (o.is_obj - mx) * (o.oos_obj - my);
+    }
+    if (sxx > 0) {
+      r.slope = sxy / sxx;
+      r.intercept = my - r.slope * mx;
+    } else {
+      r.intercept = my;
+    }
+  }
+  return r;
+}
+
+}  // namespace wfod::selection

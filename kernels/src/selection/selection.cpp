@@ -1,0 +1,186 @@
+// The robust-selection pipeline for one window (docs/spec-10-selection.md): one
+// block_summaries pass scores the grid and feeds CSCV; the rest is arithmetic on those
+// scores plus one positions() call for the winner's returns (DSR moments).
+#include "wfod/selection/selection.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "wfod/segments.hpp"
+
+namespace wfod::selection {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+Ranked ranked_of(Backend& backend, const SweepRequest& req, uint64_t id,
+                 const std::optional<Ranked>& known) {
+  if (known && known->combo.id == id) return *known;
+  const uint64_t ids[1] = {id};
+  const Metrics m = backend.evaluate(req, ids).front();
+  return Ranked{req.strategy.grid.decode(id), m, objective_value(m, req.rank.objective)};
+}
+
+// Records one valid combo's standing from its window metrics.
+void set_score(GridScores& g, uint64_t id, const Metrics& m, const SweepRequest& req) {
+  ++g.valid;
+  g.objective[id] = objective_value(m, req.rank.objective);
+  g.sharpe[id] = m.sharpe / std::sqrt(req.strategy.bars_per_year);  // per period
+  g.state[id] = ComboState::unranked;
+  if (passes_constraints(m, req.rank)) {
+    g.state[id] = ComboState::ranked;
+    ++g.ranked;
+  }
+}
+
+}  // namespace
+
+GridScores score_grid(Backend& backend, const SweepRequest& req, const BlockLayout& layout) {
+  GridScores g;
+  g.layout = layout;
+  g.blocks = backend.block_summaries(req, layout.cuts);
+  const Grid& grid = req.strategy.grid;
+  const uint64_t total = grid.size();
+  const size_t stride = layout.total_blocks();
+  const double annual = req.strategy.bars_per_year;
+  g.objective.assign(total, kNaN);
+  g.sharpe.assign(total, kNaN);
+  g.state.assign(total, ComboState::invalid);
+  std::vector<uint64_t> replay;  // equity reached zero: the combine's drawdown does not hold
+  for (uint64_t id = 0; id < total; ++id) {
+    if (!grid.decode(id).valid()) continue;
+    Summary s;
+    for (size_t b = 0; b < stride; ++b) s = combine(s, g.blocks[id * stride + b]);
+    if (s.nonpositive) {
+      replay.push_back(id);
+    } else {
+      set_score(g, id, finalize(s, annual), req);
+    }
+  }
+  if (!replay.empty()) {
+    const std::vector<Metrics> exact = backend.evaluate(req, replay);
+    for (size_t i = 0; i < replay.size(); ++i) set_score(g, replay[i], exact[i], req);
+  }
+  return g;
+}
+
+GridScores score_grid_by_evaluate(Backend& backend, const SweepRequest& req) {
+  GridScores g;
+  const Grid& grid = req.strategy.grid;
+  const uint64_t total = grid.size();
+  g.objective.assign(total, kNaN);
+  g.sharpe.assign(total, kNaN);
+  g.state.assign(total, ComboState::invalid);
+  // Chunks bound the Metrics held at once, whatever the grid's size.
+  constexpr size_t kChunk = size_t{1} << 16;
+  std::vector<uint64_t> ids;
+  ids.reserve(kChunk);
+  auto flush = [&] {
+    if (ids.empty()) return;
+    const std::vector<Metrics> m = backend.evaluate(req, ids);
+    for (size_t i = 0; i < ids.size(); ++i) set_score(g, ids[i], m[i], req);
+    ids.clear();
+  };
+  for (uint64_t id = 0; id < total; ++id) {
+    if (!grid.decode(id).valid()) continue;
+    ids.push_back(id);
+    if (ids.size() == kChunk) flush();
+  }
+  flush();
+  return g;
+}
+
+std::vector<double> window_returns(Backend& backend, const SweepRequest& req, const Combo& c) {
+  const auto& w = req.window;
+  const std::vector<int8_t> p = backend.positions(req.history.prefix(w.end), req.strategy, c);
+  const double cost = req.strategy.costs.per_unit();
+  std::vector<double> out;
+  out.reserve(w.bars);
+  for (size_t t = w.first(); t < w.end; ++t) {
+    const int8_t p2 = t >= 2 ? p[t - 2] : 0, p1 = p[t - 1];
+    const BarSegments s = bar_segments(req.history, req.strategy.fill, cost, t, p2, p1);
+    out.push_back(s.exit_value + s.body_value);
+  }
+  return out;
+}
+
+SelectionReport select(Backend& backend, const SweepRequest& req, const SweepResult& result,
+                       std::optional<uint64_t> current, const SelectionSpec& spec) {
+  SelectionReport rep;
+  const Grid& grid = req.strategy.grid;
+  if (!result.top.empty()) rep.raw = result.top.front();
+
+  // PBO needs S blocks of at least one bar and a grid small enough for C(S, S/2) splits.
+  const size_t S = spec.pbo_blocks;
+  BlockLayout layout;
+  bool run_pbo = false;
+  if (S == 0) {
+    rep.pbo_skipped = "pbo_blocks = 0";
+  } else if (S > req.window.bars) {
+    rep.pbo_skipped = "window shorter than pbo_blocks";
+  } else if (result.evaluated > spec.pbo_max_combos) {
+    rep.pbo_skipped = "more valid combos than pbo_max_combos";
+  } else {
+    layout = cscv_layout(req.window, S);
+    run_pbo = true;
+  }
+  // With PBO, the block summaries score the grid too; without, evaluate() in chunks keeps
+  // memory small on large grids (no Summary per combo).
+  const GridScores scores =
+      run_pbo ? score_grid(backend, req, layout) : score_grid_by_evaluate(backend, req);
+  if (run_pbo) {
+    std::vector<uint8_t> take(scores.state.size());
+    for (size_t i = 0; i < take.size(); ++i) take[i] = scores.state[i] != ComboState::invalid;
+    rep.pbo_layout = layout;
+    rep.pbo = cscv_pbo(scores.blocks, take, layout.total_blocks(), layout.first_cscv_block(), S,
+                       req.rank, req.strategy.bars_per_year, req.threads);
+  }
+
+  // The new winner: the raw arg-max, or the best plateau centre. `criterion` is what
+  // hysteresis compares: the objective, or in plateau mode the plateau score (comparing raw
+  // objectives there would let a lone spike hold off every plateau for ever).
+  const std::vector<double>* criterion = &scores.objective;
+  std::vector<double> plateau_scores;
+  if (spec.plateau) {
+    std::vector<size_t> sizes;
+    for (const AxisInfo& a : grid.axes()) sizes.push_back(a.size);
+    const std::vector<int> radii = plateau_radii(grid, spec);
+    rep.plateau = plateau_select(sizes, radii, scores.objective, scores.state, spec.plateau_stat,
+                                 &plateau_scores);
+    criterion = &plateau_scores;
+    if (rep.plateau) rep.winner = ranked_of(backend, req, rep.plateau->id, rep.raw);
+  } else {
+    rep.winner = rep.raw;
+  }
+
+  if (rep.winner) {
+    std::vector<double> sharpes;
+    sharpes.reserve(scores.valid);
+    for (uint64_t id = 0; id < scores.state.size(); ++id)
+      if (scores.state[id] != ComboState::invalid) sharpes.push_back(scores.sharpe[id]);
+    DsrInputs in;
+    in.trials = scores.valid;
+    in.sharpe_var = sample_variance(sharpes);
+    in.winner = return_moments(window_returns(backend, req, rep.winner->combo));
+    rep.dsr = deflated_sharpe(in);
+    rep.dsr_passes = !spec.min_dsr || rep.dsr->dsr >= *spec.min_dsr;  // NaN fails
+  }
+
+  if (current) {
+    Incumbent inc;
+    inc.id = *current;
+    inc.in_grid = *current < grid.size();
+    inc.valid = inc.in_grid && scores.state[*current] != ComboState::invalid;
+    inc.passes = inc.valid && scores.state[*current] == ComboState::ranked;
+    inc.objective = inc.valid ? (*criterion)[*current] : kNaN;
+    rep.current = inc;
+  }
+  std::optional<Candidate> cand;
+  // Both sides scored from the same summaries, so a tie is a tie to the last bit.
+  if (rep.winner) cand = Candidate{rep.winner->combo.id, (*criterion)[rep.winner->combo.id]};
+  rep.decision = decide(cand, rep.current, spec, rep.dsr_passes);
+  if (rep.decision.id) rep.published = ranked_of(backend, req, *rep.decision.id, rep.winner);
+  return rep;
+}
+
+}  // namespace wfod::selection
