@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: installs dependencies, builds with warnings as errors, runs
-# every test (ctest), then repeats the host tests under AddressSanitizer + UBSan.
+# every test (ctest), then repeats the host tests under AddressSanitizer + UBSan, then fuzzes
+# every parser for a while (tools/run-fuzz.sh; WFOD_SKIP_FUZZ=1 skips it).
 # GPU tests skip with a visible reason where no GPU is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,4 +22,10 @@ if [ "${WFOD_SKIP_ASAN:-0}" != "1" ]; then
   cmake --build --preset asan -j "$jobs"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --preset asan -j "$jobs"
+fi
+
+if [ "${WFOD_SKIP_FUZZ:-0}" != "1" ]; then
+  # Eight targets, two at a time: 4 x WFOD_FUZZ_SECONDS (2 min) plus the clang build.
+  echo "== fuzzing (libFuzzer + ASan + UBSan, ${WFOD_FUZZ_SECONDS:-30}s per target)"
+  bash tools/run-fuzz.sh "${WFOD_FUZZ_SECONDS:-30}"
 fi

@@ -107,10 +107,22 @@ Decimal parse_decimal(std::string_view s, std::string_view whole) {
   return d;
 }
 
-long long rescale(const Decimal& d, int scale) {
+// Checked: "0:90071992547409920:0.000000000000001" would overflow long long at scale 15.
+long long rescale(const Decimal& d, int scale, std::string_view whole) {
   long long m = d.mantissa;
-  for (int i = d.scale; i < scale; ++i) m *= 10;
+  for (int i = d.scale; i < scale; ++i) {
+    if (__builtin_mul_overflow(m, 10, &m))
+      throw std::invalid_argument("range '" + std::string(whole) + "' is out of range");
+  }
   return m;
+}
+
+// Int axes hold ints; the range form is bounded like the list form, which also keeps the
+// range arithmetic below far from long long overflow.
+int to_int(long long v, std::string_view part) {
+  if (v < -2147483647LL || v > 2147483647LL)
+    throw std::invalid_argument("integer out of range '" + std::string(part) + "'");
+  return static_cast<int>(v);
 }
 
 // Exactly rounded double of mantissa * 10^-scale, via its decimal text.
@@ -166,16 +178,15 @@ std::vector<int> parse_int_axis(std::string_view text) {
     long long start = parse_integer(parts[0], text), stop = parse_integer(parts[1], text),
               step = parse_integer(parts[2], text);
     check_range_shape(step > 0, stop >= start, text);
-    if ((stop - start) / step + 1 > static_cast<long long>(kMaxAxisValues))
+    to_int(start, parts[0]);
+    to_int(stop, parts[1]);
+    const long long count = (stop - start) / step + 1;
+    if (count > static_cast<long long>(kMaxAxisValues))
       throw std::invalid_argument("range '" + std::string(text) + "' has too many values");
-    for (long long v = start; v <= stop; v += step) values.push_back(static_cast<int>(v));
+    // By index: `v += step` past stop could overflow for a huge step.
+    for (long long i = 0; i < count; ++i) values.push_back(static_cast<int>(start + i * step));
   } else {
-    for (auto part : split(text, ',')) {
-      long long v = parse_integer(part, text);
-      if (v < -2147483647LL || v > 2147483647LL)
-        throw std::invalid_argument("integer out of range '" + std::string(part) + "'");
-      values.push_back(static_cast<int>(v));
-    }
+    for (auto part : split(text, ',')) values.push_back(to_int(parse_integer(part, text), part));
   }
   return values;
 }
@@ -191,11 +202,17 @@ std::vector<double> parse_real_axis(std::string_view text) {
     Decimal start = parse_decimal(parts[0], text), stop = parse_decimal(parts[1], text),
             step = parse_decimal(parts[2], text);
     int scale = std::max({start.scale, stop.scale, step.scale});
-    long long a = rescale(start, scale), b = rescale(stop, scale), s = rescale(step, scale);
+    long long a = rescale(start, scale, text), b = rescale(stop, scale, text),
+              s = rescale(step, scale, text);
     check_range_shape(s > 0, b >= a, text);
-    if ((b - a) / s + 1 > static_cast<long long>(kMaxAxisValues))
+    long long span = 0;
+    if (__builtin_sub_overflow(b, a, &span))
+      throw std::invalid_argument("range '" + std::string(text) + "' is out of range");
+    const long long count = span / s + 1;
+    if (count > static_cast<long long>(kMaxAxisValues))
       throw std::invalid_argument("range '" + std::string(text) + "' has too many values");
-    for (long long m = a; m <= b; m += s) values.push_back(decimal_to_double(m, scale));
+    // By index: a + i * s <= b, so nothing overflows, whatever the step.
+    for (long long i = 0; i < count; ++i) values.push_back(decimal_to_double(a + i * s, scale));
   } else {
     for (auto part : split(text, ',')) values.push_back(parse_real(part, text));
   }

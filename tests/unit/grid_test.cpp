@@ -39,6 +39,20 @@ TEST(ParseIntAxis, Errors) {
   }
 }
 
+// Found while fuzzing the config loader (fuzz/): a range end outside int was truncated
+// ("4294967297:4294967297:1" gave {1}) and `v += step` overflowed long long near the top.
+TEST(ParseIntAxis, RangeEndsOutsideIntAndHugeStepsAreErrors) {
+  EXPECT_EQ(parse_int_axis("1:2:9223372036854775807"), (std::vector<int>{1}));
+  EXPECT_EQ(parse_int_axis("-2147483647:2147483647:2147483647"),
+            (std::vector<int>{-2147483647, 0, 2147483647}));
+  for (const char* bad :
+       {"4294967297:4294967297:1", "9223372036854775806:9223372036854775807:5",
+        "-9223372036854775807:9223372036854775807:1", "2147483647:2147483648:1"}) {
+    SCOPED_TRACE(std::string("text='") + bad + "'");
+    EXPECT_THROW(parse_int_axis(bad), std::invalid_argument);
+  }
+}
+
 TEST(ParseRealAxis, DecimalRangesAreExactInDecimal) {
   // SPEC §5: "0.6:1.2:0.2" is 0.6, 0.8, 1.0, 1.2: the doubles strtod gives for those decimals,
   // not 0.6 + k * 0.2 accumulated in binary (which gives 0.8000000000000002, ...).
@@ -70,6 +84,17 @@ TEST(ParseRealAxis, ScalarsAndLists) {
 TEST(ParseRealAxis, Errors) {
   for (const char* bad : {"", "0.6:1.2:0", "0.6:1.2:-0.2", "1.2:0.6:0.2", "abc", "1.2x", "0.5,,1",
                           "0.5,", "0.6:1.2", "0.6:1.2:0.2:1", "nan", "inf", ":", "1..2"}) {
+    SCOPED_TRACE(std::string("text='") + bad + "'");
+    EXPECT_THROW(parse_real_axis(bad), std::invalid_argument);
+  }
+}
+
+// Found while fuzzing the config loader (fuzz/): rescaling to the finest step's scale,
+// stop - start and m += step overflowed long long (undefined behaviour), not errors.
+TEST(ParseRealAxis, RangeOverflowIsAnError) {
+  EXPECT_EQ(parse_real_axis("0:1:9007199254740993"), (std::vector<double>{0.0}));
+  for (const char* bad :
+       {"0:90071992547409920:0.000000000000001", "-90071992547409920:90071992547409920:0.01"}) {
     SCOPED_TRACE(std::string("text='") + bad + "'");
     EXPECT_THROW(parse_real_axis(bad), std::invalid_argument);
   }

@@ -12,6 +12,10 @@ packages=(
   clang-format
   chromium fonts-liberation  # the --report browser test (headless); fonts for its screenshot
   jq                         # the daemon integration tests read JSON replies with it
+  # tools/run-fuzz.sh (preset fuzz): clang 16, since clang 14 rejects lambda captures of
+  # structured bindings (C++20) used in the engine; libclang-rt-16-dev ships libFuzzer and
+  # the sanitizer runtimes (libclang_rt.fuzzer-x86_64.a); llvm gives llvm-symbolizer.
+  clang-16 libclang-rt-16-dev llvm
 )
 
 missing=()
