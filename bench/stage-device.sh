@@ -13,6 +13,6 @@ cp build/device/tests/wfod_parity_tests build/device/tests/wfod_unit_tests \
 for lib in $(ldd .device/bin/* | awk '/=> \//{print $3}' | sort -u | grep -E 'toml|fmt|spdlog|zmq|sodium|pgm|norm'); do
   cp -L "$lib" .device/lib/
 done
-cp ../shared/data/*.csv .device/data/
+cp ../shared/data/*.csv ../shared/data/README* .device/data/ 2>/dev/null || cp ../shared/data/*.csv .device/data/
 grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >> .git/info/exclude
 du -sh .device
