@@ -1,6 +1,8 @@
 // TOML text or file -> Config (PROTOCOL §4): the [daemon], [publish], [[feed]] and [[symbol]]
 // tables, cross-checks between tables, and file reading with backfill paths made relative
 // to the config file. [[strategy]] tables are read by strategy_config.cpp.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -55,22 +57,44 @@ DaemonConfig read_daemon(const toml::table& table, std::string_view source) {
 }
 
 PublishConfig read_publish(const toml::table& table, std::string_view source) {
-  TableReader t(table, "publish", source, {"endpoint", "snapshot", "http"});
+  TableReader t(table, "publish", source, {"endpoint", "snapshot", "http", "sndhwm"});
   PublishConfig p;
   if (auto v = t.get_string("endpoint")) p.endpoint = non_empty(t, "endpoint", *v);
   if (auto v = t.get_string("snapshot")) p.snapshot = non_empty(t, "snapshot", *v);
   if (auto v = t.get_string("http")) p.http = *v;  // "" turns the HTTP endpoint off
+  if (auto v = t.get_integer("sndhwm", 0, std::numeric_limits<int>::max())) {
+    p.sndhwm = static_cast<int>(*v);
+  }
   return p;
 }
 
+CurveConfig read_curve(const toml::table& table, std::string_view source) {
+  TableReader t(table, "curve", source, {"key_file", "clients_file"});
+  CurveConfig c;
+  if (auto v = t.get_string("key_file")) c.key_file = non_empty(t, "key_file", *v);
+  if (auto v = t.get_string("clients_file")) c.clients_file = non_empty(t, "clients_file", *v);
+  if (c.key_file.empty() != c.clients_file.empty()) {
+    t.fail(c.key_file.empty() ? "clients_file" : "key_file",
+           "key_file and clients_file go together (the server admits only listed clients)");
+  }
+  return c;
+}
+
 FeedConfig read_feed(const toml::table& table, size_t index, std::string_view source) {
-  TableReader t(table, "feed[" + std::to_string(index) + "]", source, {"endpoint", "format"});
+  TableReader t(table, "feed[" + std::to_string(index) + "]", source,
+                {"endpoint", "format", "rcvhwm", "curve_server_key_file"});
   FeedConfig f;
   const auto endpoint = t.get_string("endpoint");
   if (!endpoint) t.fail_missing("endpoint");
   f.endpoint = non_empty(t, "endpoint", *endpoint);
   if (auto v = t.get_choice("format", {"json", "binary"})) {
     f.format = *v == "binary" ? FeedFormat::binary : FeedFormat::json;
+  }
+  if (auto v = t.get_integer("rcvhwm", 0, std::numeric_limits<int>::max())) {
+    f.rcvhwm = static_cast<int>(*v);
+  }
+  if (auto v = t.get_string("curve_server_key_file")) {
+    f.curve_server_key_file = non_empty(t, "curve_server_key_file", *v);
   }
   return f;
 }
@@ -109,6 +133,20 @@ void reject_duplicate_names(const std::vector<Item>& items,
   }
 }
 
+void check_not_world_readable(const std::string& file, std::string_view what) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) {
+    throw ConfigError(file + ": cannot stat: " + std::strerror(errno) + " (it " +
+                      std::string(what) + ")");
+  }
+  if ((st.st_mode & S_IROTH) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    throw ConfigError(file + ": is world-readable (mode " + mode + ") and " + std::string(what) +
+                      "; refusing it: chmod o-rwx " + file);
+  }
+}
+
 }  // namespace
 
 Config parse_config(std::string_view toml_text, std::string_view source_name) {
@@ -125,16 +163,25 @@ Config parse_config(std::string_view toml_text, std::string_view source_name) {
   Config config;
   config.source = std::string(source_name);
   config.sha256 = sha256_hex(toml_text);
-  TableReader t(root, "", source_name, {"daemon", "publish", "feed", "symbol", "strategy"});
+  TableReader t(root, "", source_name,
+                {"daemon", "publish", "curve", "feed", "symbol", "strategy"});
   if (const toml::table* daemon = t.get_table("daemon")) {
     config.daemon = read_daemon(*daemon, source_name);
   }
   if (const toml::table* publish = t.get_table("publish")) {
     config.publish = read_publish(*publish, source_name);
   }
+  if (const toml::table* curve = t.get_table("curve")) {
+    config.curve = read_curve(*curve, source_name);
+  }
   const auto feeds = t.get_table_array("feed");
   for (size_t i = 0; i < feeds.size(); ++i) {
     config.feeds.push_back(read_feed(*feeds[i], i, source_name));
+    if (!config.feeds.back().curve_server_key_file.empty() && !config.curve.enabled()) {
+      detail::fail_at(source_name, feeds[i]->get("curve_server_key_file")->source().begin,
+                      "feed[" + std::to_string(i) + "].curve_server_key_file",
+                      "needs [curve] key_file (the daemon's own keypair for the handshake)");
+    }
   }
   const auto symbols = t.get_table_array("symbol");
   for (size_t i = 0; i < symbols.size(); ++i) {
@@ -168,11 +215,20 @@ Config load_config(const std::string& path) {
   Config config = parse_config(text, path);
   // A backfill path written in the file means "next to this file", wherever wfod runs from.
   const std::filesystem::path folder = std::filesystem::path(path).parent_path();
-  for (SymbolConfig& s : config.symbols) {
-    const std::filesystem::path backfill(s.backfill);
-    if (!s.backfill.empty() && backfill.is_relative() && !folder.empty()) {
-      s.backfill = (folder / backfill).lexically_normal().string();
+  auto beside = [&folder](std::string& p) {
+    if (!p.empty() && std::filesystem::path(p).is_relative() && !folder.empty()) {
+      p = (folder / p).lexically_normal().string();
     }
+  };
+  for (SymbolConfig& s : config.symbols) beside(s.backfill);
+  beside(config.curve.key_file);
+  beside(config.curve.clients_file);
+  for (FeedConfig& f : config.feeds) beside(f.curve_server_key_file);
+  if (config.curve.enabled()) {
+    // A secret key readable by everyone is no secret, and neither is a config that says
+    // where it lives: refuse both rather than run with a key that may be compromised.
+    check_not_world_readable(path, "names a secret key file ([curve] key_file)");
+    check_not_world_readable(config.curve.key_file, "is a CURVE secret key ([curve] key_file)");
   }
   return config;
 }

@@ -104,6 +104,7 @@ StrategyConfig read_strategy(const toml::table& table, size_t index, std::string
   // Robust selection (docs/spec-10-selection.md); absent = the defaults (raw arg-max, PBO on).
   if (const toml::table* sel = t.get_table("selection")) {
     s.selection = read_selection(*sel, t.key_path("selection"), source, s.spec.grid);
+    s.has_selection = true;
   }
   return s;
 }

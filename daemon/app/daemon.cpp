@@ -10,11 +10,12 @@
 #include <chrono>
 #include <csignal>
 #include <cstdint>
+#include <cstdlib>
 #include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
+#include <span>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -23,11 +24,18 @@
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
+#include "curve_security.hpp"
+#include "job.hpp"
 #include "notify.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/daemon/bar_store.hpp"
+#include "wfod/daemon/crc32.hpp"
+#include "wfod/daemon/fault_backend.hpp"
 #include "wfod/daemon/http_status.hpp"
+#include "wfod/daemon/ingest.hpp"
+#include "wfod/daemon/live_state.hpp"
 #include "wfod/daemon/publication.hpp"
+#include "wfod/daemon/reload_plan.hpp"
 #include "wfod/daemon/scheduler.hpp"
 #include "wfod/daemon/sequence_store.hpp"
 #include "wfod/daemon/snapshot.hpp"
@@ -98,10 +106,9 @@ std::string fingerprint(const config::StrategyConfig& s) {
 struct SymbolState {
   config::SymbolConfig cfg;
   std::optional<BarStore> store;
-  Series series;                           // from the anchor; the loop appends
+  Series series;                           // from the anchor; Ingest appends
   std::shared_ptr<const Series> snapshot;  // immutable copy for jobs; reset on append
   uint64_t last_seq = 0;
-  size_t new_bars = 0;  // accepted in the current batch, not yet scheduled
 };
 
 struct Stream {
@@ -116,6 +123,9 @@ struct Stream {
   uint64_t last_seq = 0;
   size_t last_end = 0;  // history size the previous publication covered
   std::optional<Json> last_params;
+  // The backend stream this (symbol, strategy) optimises through (worker thread only); a
+  // reload that replaces the stream starts a new one.
+  std::shared_ptr<StreamSlot> slot = std::make_shared<StreamSlot>();
 };
 
 // One HTTP status request: read the head (bounded in size and time), answer, close.
@@ -125,13 +135,6 @@ struct HttpSession {
   asio::steady_timer timer;
   std::string request;
   std::string reply;
-};
-
-struct JobResult {
-  SweepResult sweep;
-  std::optional<Metrics> live;
-  std::string error;
-  double elapsed_ms = 0;
 };
 
 class Daemon {
@@ -148,18 +151,22 @@ class Daemon {
   bool open_symbol(const config::SymbolConfig& s);
   void add_stream(const config::StrategyConfig& s, const std::string& symbol);
   bool open_sockets();
+  void restore_live_state(const PublicationKey& key, Stream& stream);
 
   void arm_feed(WatchedSocket& f);
   void drain_feed(WatchedSocket& f);
-  void on_message(std::vector<zmq::message_t>& parts, feeds::PayloadFormat format,
-                  std::set<std::string>& touched);
+  void on_message(std::span<const std::string_view> frames, feeds::PayloadFormat format);
   void log_reject(const feeds::Reject& r, std::string_view where);
-  void after_batch(const std::set<std::string>& touched);
+  void after_batch();
+  void arm_sync_timer();
+  void request_sync_pass();
+  void sync_pass();
 
   void start_job(const PublicationKey& key);
   void on_job_done(const PublicationKey& key, uint64_t generation,
                    std::shared_ptr<const Series> snap, JobResult result);
   void publish(const PublicationKey& key, Stream& stream, const Series& snap, JobResult& r);
+  void fall_back_to_cpu(const std::string& error);
 
   bool open_http();
   void accept_http();
@@ -167,6 +174,8 @@ class Daemon {
 
   void arm_snapshot();
   void drain_snapshot();
+  void arm_zap();
+  void drain_zap();
   HealthInput health() const;
 
   void arm_signals();
@@ -185,17 +194,40 @@ class Daemon {
 
   std::unique_ptr<Backend> backend_;
   std::string backend_name_;
+  std::vector<std::unique_ptr<Backend>> retired_backends_;  // replaced by a fallback
+  uint64_t backend_fallbacks_ = 0;
+  std::string backend_error_;
   std::optional<SequenceStore> seqs_;
+  std::optional<LiveStateStore> live_;  // per-stream winners for live_oos across restarts
   std::map<std::string, SymbolState, std::less<>> symbols_;
-  std::optional<feeds::BarValidator> validator_;
+  std::optional<Ingest> ingest_;        // the feed path: validator, staging, commits
+  std::vector<SymbolState*> by_index_;  // Ingest's target index -> symbol
+  asio::steady_timer sync_timer_{io_};  // fsync = batch: the 50 ms sync, disk retries
+  bool sync_timer_armed_ = false;
+  bool sync_posted_ = false;
+  // Results whose bars are written but not yet synced (fsync batch / every): published by
+  // the next sync pass, so one sync covers every publication of a loop turn.
+  struct AwaitingSync {
+    PublicationKey key;
+    uint64_t generation;
+    std::shared_ptr<const Series> snap;
+    JobResult result;
+  };
+  std::vector<AwaitingSync> awaiting_sync_;
   feeds::RejectLogLimiter reject_log_{20, std::chrono::seconds(10)};
   std::map<PublicationKey, Stream, std::less<>> streams_;
   PublicationMap last_;
   uint64_t retired_coalesced_ = 0;  // of streams a reload removed
+  uint64_t publish_dropped_ = 0;
+  uint64_t snapshot_dropped_ = 0;
   uint64_t generation_ = 0;
   bool stopping_ = false;
 
   std::optional<asio::ip::tcp::acceptor> http_;
+  std::unique_ptr<CurveSecurity> curve_;  // [curve]: keys and the ZAP decisions
+  std::unique_ptr<WatchedSocket> zap_;    // inproc://zeromq.zap.01, answered on the loop
+  feeds::RejectLogLimiter zap_log_{20, std::chrono::seconds(10)};
+  uint64_t curve_denied_ = 0;
   std::unique_ptr<WatchedSocket> pub_, rep_;
   std::vector<std::unique_ptr<WatchedSocket>> feeds_;
   Worker worker_;  // last: joined before anything its jobs reference is destroyed
@@ -284,15 +316,70 @@ void Daemon::add_stream(const config::StrategyConfig& s, const std::string& symb
   streams_.insert_or_assign(PublicationKey{symbol, s.name}, std::move(st));
 }
 
+void Daemon::restore_live_state(const PublicationKey& key, Stream& stream) {
+  auto loaded = live_->load(key.first, key.second);
+  if (!loaded.ok()) {
+    spdlog::error("stream {}.{}: {}", key.first, key.second, loaded.error().message);
+    return;
+  }
+  if (!loaded.value()) return;
+  const LiveState& st = *loaded.value();
+  const Grid& grid = stream.spec.grid;
+  const size_t bars = symbols_.at(key.first).series.size();
+  const char* why = nullptr;
+  if (st.fingerprint != crc32(fingerprint(stream.cfg))) {
+    why = "the strategy changed";
+  } else if (st.end > bars || st.winner >= grid.size() ||
+             (st.before && *st.before >= grid.size())) {
+    why = "it does not fit the persisted bars or the grid";
+  } else if (st.seq > seqs_->last(key.first, key.second)) {
+    why = "its seq is ahead of publications.seq";
+  }
+  if (why != nullptr) {
+    spdlog::warn("stream {}.{}: saved live state not used ({}): live_oos starts over", key.first,
+                 key.second, why);
+    return;
+  }
+  stream.winner = grid.decode(st.winner);
+  if (st.before) stream.before = grid.decode(*st.before);
+  stream.last_seq = st.seq;
+  stream.last_end = st.end;
+  stream.last_params = params_json(grid, *stream.winner);
+  stream.sched.resume(bars - st.end);
+  last_[key] = LastPublication{st.seq, st.payload};
+  spdlog::info("stream {}.{}: resumed after publication seq={} at history_bars={} ({} bars since)",
+               key.first, key.second, st.seq, st.end, bars - st.end);
+}
+
 bool Daemon::open_sockets() {
   try {
+    if (cfg_.curve.enabled()) {
+      // The ZAP handler first: a CURVE server that accepts a connection before it exists
+      // would let the handshake through unauthenticated.
+      curve_ = std::make_unique<CurveSecurity>(cfg_.curve);
+      zap_ = std::make_unique<WatchedSocket>(io_, zctx_, zmq::socket_type::rep);
+      zap_->sock.set(zmq::sockopt::linger, 0);
+      zap_->sock.bind(kZapEndpoint);
+      zap_->watch();
+      spdlog::info("curve on: publish and snapshot admit {} client key(s) from {}; server key {}",
+                   curve_->clients(), cfg_.curve.clients_file, curve_->public_key());
+    }
     pub_ = std::make_unique<WatchedSocket>(io_, zctx_, zmq::socket_type::pub);
+    if (curve_) curve_->make_server(pub_->sock);
     pub_->sock.set(zmq::sockopt::linger, 1000);
+    // Per subscriber: a slow one loses messages beyond this (it sees seq gaps and can
+    // re-sync with `get`); the loop never waits for it.
+    pub_->sock.set(zmq::sockopt::sndhwm, cfg_.publish.sndhwm);
     pub_->sock.bind(cfg_.publish.endpoint);
     pub_->endpoint = pub_->sock.get(zmq::sockopt::last_endpoint);
 
-    rep_ = std::make_unique<WatchedSocket>(io_, zctx_, zmq::socket_type::rep);
+    // ROUTER, not REP: wire-compatible with REQ clients (PROTOCOL §3), but a client that
+    // stops reading costs a dropped reply (counted) instead of a REP stuck in its send state.
+    rep_ = std::make_unique<WatchedSocket>(io_, zctx_, zmq::socket_type::router);
     rep_->sock.set(zmq::sockopt::linger, 0);
+    rep_->sock.set(zmq::sockopt::router_mandatory, 1);
+    rep_->sock.set(zmq::sockopt::sndhwm, 1000);
+    if (curve_) curve_->make_server(rep_->sock);
     rep_->sock.set(zmq::sockopt::maxmsgsize, int64_t{1} << 20);
     rep_->sock.bind(cfg_.publish.snapshot);
     rep_->endpoint = rep_->sock.get(zmq::sockopt::last_endpoint);
@@ -308,8 +395,9 @@ bool Daemon::open_sockets() {
       s->sock.set(zmq::sockopt::maxmsgsize, int64_t{16} << 20);
       // Room for bursts (replays, reconnect catch-up) while a batch is being persisted;
       // beyond it ZeroMQ drops, which the publisher's seq numbers make visible as gaps.
-      s->sock.set(zmq::sockopt::rcvhwm, 100000);
+      s->sock.set(zmq::sockopt::rcvhwm, f.rcvhwm);
       s->sock.set(zmq::sockopt::subscribe, std::string(feeds::kTopicPrefix));
+      if (!f.curve_server_key_file.empty()) curve_->make_client(s->sock, f.curve_server_key_file);
       s->sock.connect(f.endpoint);
       s->endpoint = f.endpoint;
       s->format = f.format == config::FeedFormat::json ? feeds::PayloadFormat::json
@@ -317,15 +405,18 @@ bool Daemon::open_sockets() {
       s->watch();
       feeds_.push_back(std::move(s));
     }
-  } catch (const zmq::error_t& e) {
+  } catch (const std::exception& e) {  // zmq::error_t, or a key file (never its content)
     spdlog::critical("sockets: {}", e.what());
     return false;
   }
-  spdlog::info("publishing on {}, snapshot on {}, {} feed(s)", pub_->endpoint, rep_->endpoint,
-               feeds_.size());
-  for (const auto& f : feeds_) {
-    spdlog::info("feed {} ({})", f->endpoint,
-                 f->format == feeds::PayloadFormat::json ? "json" : "binary");
+  spdlog::info("publishing on {} sndhwm={}, snapshot on {}, {} feed(s)", pub_->endpoint,
+               cfg_.publish.sndhwm, rep_->endpoint, feeds_.size());
+  for (size_t i = 0; i < feeds_.size(); ++i) {
+    const auto& f = feeds_[i];
+    spdlog::info("feed {} ({}) rcvhwm={} curve={}", f->endpoint,
+                 f->format == feeds::PayloadFormat::json ? "json" : "binary",
+                 f->sock.get(zmq::sockopt::rcvhwm),
+                 cfg_.feeds[i].curve_server_key_file.empty() ? "off" : "client");
   }
   return true;
 }
@@ -343,29 +434,56 @@ bool Daemon::start_up() {
     spdlog::critical("backend {}: {}", cfg_.daemon.backend, e.what());
     return false;
   }
+  if (const char* fault = std::getenv(kBackendFaultEnv); fault != nullptr && *fault != '\0') {
+    const auto from = parse_backend_fault(fault);
+    if (!from) {
+      spdlog::critical("{}=\"{}\": expected sweep:N (N >= 1); it is for tests only",
+                       kBackendFaultEnv, fault);
+      return false;
+    }
+    spdlog::warn("{}={}: TEST ONLY, optimisation {} and later will fail", kBackendFaultEnv, fault,
+                 *from);
+    backend_ = make_fault_backend(std::move(backend_), *from);
+  }
   backend_name_ = std::string(backend_->name());
   spdlog::info("backend {} (configured {}), precision {}", backend_name_, cfg_.daemon.backend,
                to_string(cfg_.daemon.precision));
 
-  auto seqs = SequenceStore::open(cfg_.daemon.state_dir);
+  // Numbers are reserved 64 at a time: one rewrite of publications.seq per 64 publications
+  // of a stream instead of one per publication (a crash skips at most 63: a gap).
+  SequenceStoreOptions seq_options;
+  seq_options.reserve = 64;
+  auto seqs = SequenceStore::open(cfg_.daemon.state_dir, seq_options);
   if (!seqs.ok()) {
     spdlog::critical("publication sequence numbers: {}", seqs.error().message);
     return false;
   }
   seqs_.emplace(std::move(seqs).value());
+  auto live = LiveStateStore::open(cfg_.daemon.state_dir, cfg_.daemon.fsync);
+  if (!live.ok()) {
+    spdlog::critical("live state: {}", live.error().message);
+    return false;
+  }
+  live_.emplace(std::move(live).value());
 
   for (const config::SymbolConfig& s : cfg_.symbols) {
     if (!open_symbol(s)) return false;
   }
-  std::vector<std::string> names;
-  for (const auto& [name, st] : symbols_) names.push_back(name);
-  validator_.emplace(names);
+  std::vector<IngestTarget> targets;
+  for (auto& [name, st] : symbols_) {
+    targets.push_back({name, &*st.store, &st.series});
+    by_index_.push_back(&st);
+  }
+  ingest_.emplace(std::move(targets), cfg_.daemon.fsync);
   for (const auto& [name, st] : symbols_) {
-    if (st.series.size() > 0) validator_->seed(name, st.series.ts_ns.back(), st.last_seq);
+    if (st.series.size() > 0) {
+      ingest_->validator().seed(name, st.series.ts_ns.back(), st.last_seq);
+    }
   }
   for (const config::StrategyConfig& s : cfg_.strategies) {
     for (const std::string& sym : s.symbols) add_stream(s, sym);
   }
+  for (auto& [key, stream] : streams_) restore_live_state(key, stream);
   if (!open_sockets()) return false;
   return open_http();
 }
@@ -377,6 +495,7 @@ int Daemon::run() {
   }
   worker_.start();
   arm_signals();
+  if (zap_) arm_zap();
   arm_snapshot();
   if (http_) accept_http();
   for (auto& f : feeds_) arm_feed(*f);
@@ -418,23 +537,28 @@ void Daemon::drain_feed(WatchedSocket& f) {
   // ZMQ_FD is edge-triggered: read until ZMQ_EVENTS says nothing is left, then re-arm. A
   // flood is cut into batches so snapshot requests and signals are served in between;
   // the rest is read by a posted continuation, since the FD will not signal it again.
-  constexpr size_t kMaxBatch = 4096;
-  std::set<std::string> touched;
   size_t received = 0;
+  // Reused across messages: no allocation per bar once their capacity is reached.
+  std::vector<zmq::message_t> parts;
+  std::vector<std::string_view> frames;
   try {
-    while (received < kMaxBatch && f.readable()) {
-      std::vector<zmq::message_t> parts;
+    while (received < kMaxIngestBatch && f.readable()) {
+      parts.clear();
       const auto n =
           zmq::recv_multipart(f.sock, std::back_inserter(parts), zmq::recv_flags::dontwait);
       if (!n) break;
       ++received;
-      on_message(parts, f.format, touched);
+      frames.clear();
+      for (const auto& p : parts) frames.push_back(p.to_string_view());
+      on_message(frames, f.format);
     }
   } catch (const zmq::error_t& e) {
     spdlog::error("feed {}: receive: {}", f.endpoint, e.what());
   }
-  after_batch(touched);
-  if (received == kMaxBatch) {
+  // The batch's bars are written (and synced per policy) before the loop serves anything
+  // else: no health reply or publication can see a bar the log does not hold.
+  after_batch();
+  if (received == kMaxIngestBatch) {
     asio::post(io_, [this, &f] {
       if (!stopping_) drain_feed(f);
     });
@@ -455,61 +579,42 @@ void Daemon::log_reject(const feeds::Reject& r, std::string_view where) {
   }
 }
 
-void Daemon::on_message(std::vector<zmq::message_t>& parts, feeds::PayloadFormat format,
-                        std::set<std::string>& touched) {
-  std::vector<std::string_view> frames;
-  frames.reserve(parts.size());
-  for (const auto& p : parts) frames.push_back(p.to_string_view());
-  auto decoded = feeds::decode_message(frames, format);
-  if (auto* reject = std::get_if<feeds::Reject>(&decoded)) {
-    validator_->count(reject->reason);
-    log_reject(*reject, "decode");
+void Daemon::on_message(std::span<const std::string_view> frames, feeds::PayloadFormat format) {
+  const IngestOutcome out = ingest_->on_message(frames, format);
+  if (out.reject) {
+    log_reject(*out.reject, out.symbol.empty() ? std::string_view("decode") : out.symbol);
     return;
   }
-  auto& msg = std::get<feeds::BarMessage>(decoded);
-  const feeds::Verdict v = validator_->validate(msg.symbol, msg.bar);
-  if (v.reject) {
-    log_reject(*v.reject, msg.symbol);
-    return;
+  if (out.gap) {
+    spdlog::warn("feed gap symbol={} expected_seq={} got_seq={} backwards={}", out.symbol,
+                 out.gap->expected, out.gap->got, out.gap->backwards);
   }
-  if (v.gap) {
-    spdlog::warn("feed gap symbol={} expected_seq={} got_seq={} backwards={}", msg.symbol,
-                 v.gap->expected, v.gap->got, v.gap->backwards);
+  if (out.refused) {
+    spdlog::error("symbol {}: bar not stored: {}", out.symbol, out.refused->message);
   }
-  auto it = symbols_.find(msg.symbol);
-  if (it == symbols_.end()) return;  // the validator knows only configured symbols
-  SymbolState& sym = it->second;
-  // Persist first: a bar the series holds is a bar the log holds (or keeps pending and
-  // retries; the store is then unhealthy and nothing is published).
-  const AppendResult r = sym.store->append(msg.bar);
-  if (r.state == AppendState::refused) {
-    spdlog::error("symbol {}: bar at {} not stored: {}", msg.symbol,
-                  feeds::format_timestamp(msg.bar.ts_ns), r.error ? r.error->message : "");
-    return;
-  }
-  if (r.state == AppendState::pending) {
-    spdlog::error("symbol {}: bar log write failed, bar kept pending: {}", msg.symbol,
-                  r.error ? r.error->message : "");
-  }
-  sym.series.push_back(msg.bar);
-  sym.snapshot.reset();
-  ++sym.new_bars;
-  touched.insert(msg.symbol);
 }
 
-void Daemon::after_batch(const std::set<std::string>& touched) {
-  for (const std::string& name : touched) {
-    SymbolState& sym = symbols_.at(name);
-    if (Status s = sym.store->flush(); !s.ok()) {
-      spdlog::error("symbol {}: flush: {}", name, s.error().message);
-    }
-    const size_t n = sym.new_bars;
-    sym.new_bars = 0;
-    spdlog::debug("symbol {}: +{} bars, {} total", name, n, sym.series.size());
-    for (auto& [key, stream] : streams_) {
-      if (key.first != name) continue;
+void Daemon::after_batch() {
+  const IngestCommit c = ingest_->commit();
+  for (const auto& [index, error] : c.failed) {
+    spdlog::error(
+        "symbol {}: bar log write failed: {}; accepted bars kept in memory and retried, "
+        "publications withheld, health degraded",
+        by_index_[index]->cfg.name, error.message);
+  }
+  for (const size_t index : c.recovered) {
+    spdlog::info("symbol {}: bar log written again, backlog persisted", by_index_[index]->cfg.name);
+  }
+  for (const IngestTouched& t : c.touched) {
+    SymbolState& sym = *by_index_[t.index];
+    const std::string& name = sym.cfg.name;
+    sym.snapshot.reset();
+    spdlog::debug("symbol {}: +{} bars, {} total", name, t.bars, sym.series.size());
+    for (auto it = streams_.lower_bound(PublicationKey{name, std::string()});
+         it != streams_.end() && it->first.first == name; ++it) {
+      auto& [key, stream] = *it;
       const uint64_t before = stream.sched.coalesced();
-      if (stream.sched.on_bars(sym.series.size(), n)) {
+      if (stream.sched.on_bars(sym.series.size(), t.bars)) {
         start_job(key);
       } else if (stream.sched.coalesced() != before) {
         spdlog::info("stream {}.{}: run due while one is in flight: coalesced ({} so far)",
@@ -517,6 +622,47 @@ void Daemon::after_batch(const std::set<std::string>& touched) {
       }
     }
   }
+  if (ingest_->has_unsynced() || ingest_->unhealthy() > 0) arm_sync_timer();
+}
+
+void Daemon::arm_sync_timer() {
+  // fsync = batch: the oldest written-but-unsynced bar is synced within 50 ms even when the
+  // feed goes quiet. A failing log is retried every second, so its backlog reaches the disk
+  // in order as soon as space returns.
+  if (sync_timer_armed_ || stopping_) return;
+  sync_timer_armed_ = true;
+  const auto after =
+      ingest_->unhealthy() > 0 ? std::chrono::milliseconds(1000) : std::chrono::milliseconds(50);
+  sync_timer_.expires_after(after);
+  sync_timer_.async_wait([this](const boost::system::error_code& ec) {
+    sync_timer_armed_ = false;
+    if (ec || stopping_) return;
+    if (ingest_->unhealthy() > 0) after_batch();  // retries the failing logs' backlog
+    sync_pass();
+  });
+}
+
+void Daemon::request_sync_pass() {
+  if (sync_posted_) return;
+  sync_posted_ = true;
+  asio::post(io_, [this] {
+    sync_posted_ = false;
+    if (!stopping_) sync_pass();
+  });
+}
+
+void Daemon::sync_pass() {
+  if (Status s = ingest_->sync_all(); !s.ok()) {
+    spdlog::error("bar log sync: {}; the unsynced bars are written again", s.error().message);
+  }
+  std::vector<AwaitingSync> ready;
+  ready.swap(awaiting_sync_);
+  for (AwaitingSync& a : ready) {
+    auto it = streams_.find(a.key);
+    if (it == streams_.end() || it->second.generation != a.generation) continue;
+    publish(a.key, it->second, *a.snap, a.result);
+  }
+  if (ingest_->has_unsynced() || ingest_->unhealthy() > 0) arm_sync_timer();
 }
 
 // --- jobs ---
@@ -533,37 +679,49 @@ void Daemon::start_job(const PublicationKey& key) {
   req.rank = stream.cfg.rank;
   req.precision = cfg_.daemon.precision;
   req.threads = cfg_.daemon.threads;
-  const std::optional<Combo> winner = stream.winner;
-  const std::optional<Combo> before = stream.before;
-  const size_t prev_end = stream.last_end;
+  JobInput in{snap,
+              req,
+              stream.winner,
+              stream.before,
+              stream.last_end,
+              stream.slot,
+              stream.cfg.has_selection
+                  ? std::optional<selection::SelectionSpec>(stream.cfg.selection)
+                  : std::nullopt};
   const uint64_t generation = stream.generation;
-  Backend* backend = backend_.get();
+  Backend* backend = backend_.get();  // kept alive after a fallback (retired_backends_)
   spdlog::debug("sweep start stream={}.{} history_bars={} window_bars={}", key.first, key.second,
                 snap->size(), stream.cfg.window);
 
-  worker_.post([this, key, generation, snap, req, winner, before, prev_end, backend]() mutable {
-    JobResult out;
-    const auto t0 = Clock::now();
-    try {
-      const HistoryView h = HistoryView::of(*snap);
-      req.history = h;
-      out.sweep = backend->sweep(req);
-      // SPEC §8 online: the previously published winner over the bars since.
-      if (winner && prev_end >= 1 && prev_end <= h.size()) {
-        const std::vector<int8_t> pw = backend->positions(h, req.strategy, *winner);
-        std::vector<int8_t> pb;
-        if (before) pb = backend->positions(h, req.strategy, *before);
-        out.live = live_oos_metrics(h, req.strategy.fill, req.strategy.costs.per_unit(),
-                                    req.strategy.bars_per_year, pw, pb, prev_end, h.size());
-      }
-    } catch (const std::exception& e) {
-      out.error = e.what();
-    }
-    out.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    asio::post(io_, [this, key, generation, snap, out = std::move(out)]() mutable {
-      on_job_done(key, generation, snap, std::move(out));
+  worker_.post([this, key, generation, in = std::move(in), backend]() mutable {
+    std::shared_ptr<const Series> bars = in.snap;
+    JobResult out = run_job(*backend, std::move(in));
+    asio::post(io_, [this, key, generation, bars, out = std::move(out)]() mutable {
+      on_job_done(key, generation, bars, std::move(out));
     });
   });
+}
+
+void Daemon::fall_back_to_cpu(const std::string& error) {
+  // A failing device (allocation, kernel, lost GPU) must not stop publication: the CPU
+  // backend computes the same results (SPEC §9). The old backend stays alive: jobs already
+  // queued hold a pointer to it (and fail over again, harmlessly, if it keeps failing).
+  const std::string from = backend_name_;
+  std::unique_ptr<Backend> cpu;
+  try {
+    cpu = make_backend("cpu");
+  } catch (const std::exception& e) {
+    spdlog::critical("backend fallback from={} to=cpu failed: {}", from, e.what());
+    return;
+  }
+  retired_backends_.push_back(std::move(backend_));
+  backend_ = std::move(cpu);
+  backend_name_ = std::string(backend_->name());
+  ++backend_fallbacks_;
+  backend_error_ = error;
+  spdlog::error("backend fallback from={} to={} error=\"{}\": optimising on the CPU from now on",
+                from, backend_name_, error);
+  notify("STATUS=serving on the cpu backend after a " + from + " failure");
 }
 
 void Daemon::on_job_done(const PublicationKey& key, uint64_t generation,
@@ -576,6 +734,25 @@ void Daemon::on_job_done(const PublicationKey& key, uint64_t generation,
     return;
   }
   Stream& stream = it->second;
+  if (result.stream_opened) {
+    const StreamStats& st = result.stream_stats;
+    spdlog::info(
+        "stream {}.{} opened backend={} incremental={} history_bars={} chunk={} "
+        "footprint_mb={:.1f} open_s={:.3f}",
+        key.first, key.second, result.sweep.backend, st.incremental, st.bars, st.chunk,
+        static_cast<double>(st.footprint_bytes) / 1e6, st.open_seconds);
+    if (!result.stream_fallback.empty())
+      spdlog::warn(
+          "stream {}.{}: full sweeps on every run (the incremental stream does not fit: {})",
+          key.first, key.second, result.stream_fallback);
+  }
+  if (result.backend_failed && backend_name_ != "cpu") {
+    fall_back_to_cpu(result.error);
+    if (backend_name_ == "cpu") {
+      start_job(key);  // the same run again, on the CPU; the scheduler still counts it running
+      return;
+    }
+  }
   if (!result.error.empty()) {
     spdlog::error("sweep failed stream={}.{} error=\"{}\"", key.first, key.second, result.error);
   } else if (result.sweep.top.empty()) {
@@ -583,6 +760,11 @@ void Daemon::on_job_done(const PublicationKey& key, uint64_t generation,
         "sweep empty stream={}.{} window_bars={} evaluated={} sweep_ms={:.1f}: no combo passed "
         "the constraints, nothing published",
         key.first, key.second, stream.cfg.window, result.sweep.evaluated, result.elapsed_ms);
+  } else if (cfg_.daemon.fsync != config::FsyncPolicy::none &&
+             symbols_.at(key.first).store->has_unsynced()) {
+    // PROTOCOL §2: the covered bars must be persisted first; the next sync pass publishes.
+    awaiting_sync_.push_back({key, generation, snap, std::move(result)});
+    request_sync_pass();
   } else {
     publish(key, stream, *snap, result);
   }
@@ -590,6 +772,12 @@ void Daemon::on_job_done(const PublicationKey& key, uint64_t generation,
 }
 
 void Daemon::publish(const PublicationKey& key, Stream& stream, const Series& snap, JobResult& r) {
+  // Robust selection may hold the current combo or publish nothing (docs/spec-10-selection.md).
+  if (r.selection && !r.selection->publish) {
+    spdlog::warn("stream {}.{}: nothing published: selection reason={}", key.first, key.second,
+                 r.selection->reason);
+    return;
+  }
   SymbolState& sym = symbols_.at(key.first);
   // PROTOCOL §2: only after the covered bars are persisted.
   if (!sym.store->healthy()) {
@@ -606,7 +794,7 @@ void Daemon::publish(const PublicationKey& key, Stream& stream, const Series& sn
     return;
   }
   const size_t end = snap.size();
-  const Ranked& best = r.sweep.top.front();
+  const Ranked& best = r.selection ? *r.selection->publish : r.sweep.top.front();
   const Json params = params_json(stream.spec.grid, best.combo);
 
   PublicationInput in;
@@ -625,15 +813,25 @@ void Daemon::publish(const PublicationKey& key, Stream& stream, const Series& sn
   in.elapsed_ms = r.elapsed_ms;
   in.backend = r.sweep.backend.empty() ? backend_name_ : r.sweep.backend;
   in.config_version = cfg_.sha256;
+  if (r.selection) {
+    in.published = &best;
+    in.selection = r.selection->json;
+  }
   if (r.live && stream.last_seq > 0) {
     in.live_oos = LiveOos{stream.last_seq, end - stream.last_end, *r.live};
   }
   const std::string payload = publication_json(in).dump();
   const std::string topic = "params." + key.first + "." + key.second;
   try {
-    pub_->sock.send(zmq::buffer(topic), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
-    pub_->sock.send(zmq::buffer(payload), zmq::send_flags::dontwait);
+    // Never blocks: a PUB drops per subscriber at its high-water mark; a refusal of the
+    // whole message (EAGAIN) is counted.
+    if (!pub_->sock.send(zmq::buffer(topic),
+                         zmq::send_flags::sndmore | zmq::send_flags::dontwait) ||
+        !pub_->sock.send(zmq::buffer(payload), zmq::send_flags::dontwait)) {
+      ++publish_dropped_;
+    }
   } catch (const zmq::error_t& e) {
+    ++publish_dropped_;
     spdlog::error("stream {}.{}: send: {}", key.first, key.second, e.what());
   }
   // Full recompute from the anchor: this time grows with the history (docs/operations.md).
@@ -650,6 +848,56 @@ void Daemon::publish(const PublicationKey& key, Stream& stream, const Series& sn
   stream.last_end = end;
   stream.last_params = params;
   last_[key] = LastPublication{in.seq, payload};
+  // After the send: a crash in between leaves the previous state, so the next start's
+  // live_oos refers to an older publication (still a true statement), never to one unsent.
+  LiveState live{crc32(fingerprint(stream.cfg)), in.seq, end, best.combo.id, std::nullopt, payload};
+  if (stream.before) live.before = stream.before->id;
+  if (Status s = live_->save(key.first, key.second, live); !s.ok()) {
+    spdlog::error("stream {}.{}: live state not saved: {}; a restart publishes live_oos null",
+                  key.first, key.second, s.error().message);
+  }
+}
+
+// --- ZAP: CURVE client authentication ([curve] clients_file) ---
+
+void Daemon::arm_zap() {
+  zap_->fd.async_wait(asio::posix::stream_descriptor::wait_read,
+                      [this](const boost::system::error_code& ec) {
+                        if (ec || stopping_) return;
+                        drain_zap();
+                      });
+}
+
+void Daemon::drain_zap() {
+  try {
+    std::vector<zmq::message_t> parts;
+    while (zap_->readable()) {
+      parts.clear();
+      if (!zmq::recv_multipart(zap_->sock, std::back_inserter(parts), zmq::recv_flags::dontwait)) {
+        break;
+      }
+      std::vector<std::string> frames;
+      for (const auto& p : parts) frames.push_back(p.to_string());
+      const CurveSecurity::Decision d = curve_->answer(frames);
+      if (!d.admitted) {
+        ++curve_denied_;
+        if (zap_log_.on_reject().log) {
+          spdlog::warn("curve denied client_key={} address={} (not in [curve] clients_file)",
+                       d.client.empty() ? "-" : d.client, d.address);
+        }
+      } else {
+        spdlog::debug("curve admitted client_key={} address={}", d.client, d.address);
+      }
+      for (size_t i = 0; i < d.reply.size(); ++i) {
+        (void)zap_->sock.send(zmq::buffer(d.reply[i]), i + 1 < d.reply.size()
+                                                           ? zmq::send_flags::sndmore
+                                                           : zmq::send_flags::none);
+      }
+    }
+  } catch (const zmq::error_t& e) {
+    spdlog::error("zap: {}", e.what());
+  }
+  arm_zap();
 }
 
 // --- snapshot ---
@@ -664,17 +912,32 @@ void Daemon::arm_snapshot() {
 
 void Daemon::drain_snapshot() {
   try {
+    std::vector<zmq::message_t> parts;
     while (rep_->readable()) {
-      std::vector<zmq::message_t> parts;
+      parts.clear();
       const auto n =
           zmq::recv_multipart(rep_->sock, std::back_inserter(parts), zmq::recv_flags::dontwait);
       if (!n) break;
+      // ROUTER envelope: [identity, "" (REQ's delimiter; absent from a bare DEALER), frames].
+      size_t first = 1;
+      const bool delimited = parts.size() > 1 && parts[1].size() == 0;
+      if (delimited) first = 2;
       std::vector<std::string> frames;
-      frames.reserve(parts.size());
-      for (const auto& p : parts) frames.push_back(p.to_string());
+      for (size_t i = first; i < parts.size(); ++i) frames.push_back(parts[i].to_string());
       const std::string reply = snapshot_reply(frames, last_, [this] { return health(); });
-      // REP: exactly one reply per request, or the socket refuses the next receive.
-      (void)rep_->sock.send(zmq::buffer(reply), zmq::send_flags::dontwait);
+      try {
+        bool sent = rep_->sock.send(parts[0], zmq::send_flags::sndmore | zmq::send_flags::dontwait)
+                        .has_value();
+        if (sent && delimited) {
+          sent = rep_->sock
+                     .send(zmq::message_t(), zmq::send_flags::sndmore | zmq::send_flags::dontwait)
+                     .has_value();
+        }
+        if (sent) sent = rep_->sock.send(zmq::buffer(reply), zmq::send_flags::dontwait).has_value();
+        if (!sent) ++snapshot_dropped_;
+      } catch (const zmq::error_t&) {
+        ++snapshot_dropped_;  // EHOSTUNREACH: the client left before its reply
+      }
     }
   } catch (const zmq::error_t& e) {
     spdlog::error("snapshot: {}", e.what());
@@ -693,11 +956,25 @@ HealthInput Daemon::health() const {
     h.symbols[name] = s;
     if (!sym.store->healthy()) h.degraded = true;
   }
-  const feeds::FeedStats& st = validator_->stats();
+  const feeds::FeedStats& st = ingest_->validator().stats();
   for (feeds::RejectReason reason : feeds::kAllRejectReasons) {
     h.rejects[std::string(to_string(reason))] = st.rejected(reason);
   }
   h.gaps = st.gaps;
+  h.publish_dropped = publish_dropped_;
+  h.backend_fallbacks = backend_fallbacks_;
+  h.backend_error = backend_error_;
+  h.snapshot_dropped = snapshot_dropped_;
+  for (const auto& [name, sym] : symbols_) {
+    h.storage.pending_bars += sym.store->pending();
+    h.storage.write_errors += sym.store->stats().write_errors + sym.store->stats().sync_errors;
+    if (!sym.store->healthy()) {
+      h.storage.ok = false;
+      if (h.storage.error.empty() && sym.store->last_error()) {
+        h.storage.error = name + ": " + sym.store->last_error()->message;
+      }
+    }
+  }
   h.coalesced = retired_coalesced_;
   for (const auto& [key, stream] : streams_) h.coalesced += stream.sched.coalesced();
   return h;
@@ -817,37 +1094,26 @@ void Daemon::reload() {
     notify("READY=1\nSTATUS=serving");
     return;
   }
-  // What a reload cannot change in place: sockets, stores and the engine are set up once.
-  const auto& d0 = cfg_.daemon;
-  const auto& d1 = next.daemon;
-  if (d0.state_dir != d1.state_dir || d0.backend != d1.backend || d0.fsync != d1.fsync ||
-      d0.precision != d1.precision || d0.threads != d1.threads) {
-    spdlog::warn("SIGHUP: [daemon] changes (except log_level) take effect after a restart");
+  // Non-strategy keys: the cheap ones apply in place, the rest wait for a restart (sockets,
+  // stores and the engine are set up once). One line says which is which.
+  const ReloadPlan plan = plan_reload(cfg_, next);
+  if (cfg_.daemon.log_level != next.daemon.log_level) {
+    spdlog::set_level(spdlog::level::from_str(next.daemon.log_level));
+    cfg_.daemon.log_level = next.daemon.log_level;
   }
-  if (d0.log_level != d1.log_level) {
-    spdlog::set_level(spdlog::level::from_str(d1.log_level));
-    spdlog::info("SIGHUP: log_level now {}", d1.log_level);
+  if (cfg_.publish.http != next.publish.http) {
+    boost::system::error_code ignored;
+    if (http_) http_->close(ignored);
+    http_.reset();
+    cfg_.publish.http = next.publish.http;
+    open_http();
+    if (http_) accept_http();
   }
-  if (cfg_.publish.endpoint != next.publish.endpoint ||
-      cfg_.publish.snapshot != next.publish.snapshot || cfg_.publish.http != next.publish.http) {
-    spdlog::warn("SIGHUP: [publish] endpoint changes take effect after a restart");
+  if (!plan.restart.empty()) {
+    spdlog::warn(
+        "reload needs_restart=\"{}\": these keys keep their running values until a restart",
+        join_keys(plan.restart));
   }
-  bool feeds_changed = cfg_.feeds.size() != next.feeds.size();
-  for (size_t i = 0; !feeds_changed && i < next.feeds.size(); ++i) {
-    feeds_changed = cfg_.feeds[i].endpoint != next.feeds[i].endpoint ||
-                    cfg_.feeds[i].format != next.feeds[i].format;
-  }
-  if (feeds_changed) spdlog::warn("SIGHUP: [[feed]] changes take effect after a restart");
-  bool symbols_changed = cfg_.symbols.size() != next.symbols.size();
-  for (const config::SymbolConfig& s : next.symbols) {
-    const auto it = symbols_.find(s.name);
-    if (it == symbols_.end() || it->second.cfg.bars_per_year != s.bars_per_year ||
-        it->second.cfg.backfill != s.backfill) {
-      symbols_changed = true;
-    }
-  }
-  if (symbols_changed) spdlog::warn("SIGHUP: [[symbol]] changes take effect after a restart");
-
   // Strategies: streams are (symbol, strategy); a stream whose strategy is unchanged keeps
   // its schedule, winner and live_oos history; a changed one starts over.
   std::map<PublicationKey, const config::StrategyConfig*> wanted;
@@ -890,9 +1156,11 @@ void Daemon::reload() {
   // take the new strategies and the new config_version.
   cfg_.strategies = next.strategies;
   cfg_.sha256 = next.sha256;
-  cfg_.daemon.log_level = next.daemon.log_level;
-  spdlog::info("reload done config={} sha256={} streams={} started={}", config_path_, cfg_.sha256,
-               streams_.size(), to_start.size());
+  spdlog::info(
+      "reload done config={} sha256={} streams={} started={} applied_live=\"{}\" "
+      "needs_restart=\"{}\"",
+      config_path_, cfg_.sha256, streams_.size(), to_start.size(), join_keys(plan.live),
+      join_keys(plan.restart));
   for (const PublicationKey& key : to_start) {
     Stream& stream = streams_.at(key);
     if (stream.sched.on_bars(symbols_.at(key.first).series.size(), 0)) start_job(key);
@@ -906,8 +1174,10 @@ void Daemon::shut_down() {
   notify("STOPPING=1");
   signals_.cancel();
   watchdog_.cancel();
+  sync_timer_.cancel();
   boost::system::error_code ignored;
   if (rep_) rep_->fd.cancel(ignored);
+  if (zap_) zap_->fd.cancel(ignored);
   if (http_) http_->close(ignored);
   for (auto& f : feeds_) f->fd.cancel(ignored);
   // Queued sweeps are abandoned; a running one finishes (its result is dropped).
@@ -916,6 +1186,9 @@ void Daemon::shut_down() {
     if (Status s = sym.store->flush(); !s.ok()) {
       spdlog::error("symbol {}: final flush: {}", name, s.error().message);
     }
+  }
+  if (Status s = seqs_->close(); !s.ok()) {
+    spdlog::error("publication sequence numbers: final write: {}", s.error().message);
   }
   const uint64_t suppressed = reject_log_.pending_suppressed();
   if (suppressed > 0) spdlog::warn("{} feed rejects were not logged (rate limit)", suppressed);

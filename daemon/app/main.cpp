@@ -4,6 +4,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -12,19 +13,22 @@
 #include <string_view>
 
 #include "daemon.hpp"
+#include "keygen.hpp"
 #include "wfod/config/config.hpp"
 #include "wfod/daemon/demo_config.hpp"
 
 namespace {
 
 constexpr const char* kUsage =
-    "usage: wfod [--config FILE | --check-config FILE | --help | --version]\n"
+    "usage: wfod [--config FILE | --check-config FILE | --keygen FILE | --help | --version]\n"
     "\n"
     "Streaming walk-forward optimiser daemon: subscribes to bar feeds (ZeroMQ), re-optimises\n"
     "each configured strategy every k bars and publishes the winning parameters.\n"
     "\n"
     "  --config FILE        run with FILE (TOML, PROTOCOL.md section 4)\n"
     "  --check-config FILE  validate FILE and exit: 0 valid, 2 invalid (error on stderr)\n"
+    "  --keygen FILE        write a new CURVE keypair to FILE (mode 0600, not overwritten)\n"
+    "                       for [curve] key_file, print its public key, exit\n"
     "  (no argument)        run the built-in demo configuration (config/examples/demo.toml):\n"
     "                       state in ./wfod-state, GOOG backfill from ./data or the source\n"
     "                       tree's data/, publishing on tcp://127.0.0.1:5560 / :5561\n"
@@ -73,7 +77,11 @@ int run_demo() {
 
 int main(int argc, char** argv) {
   const std::string_view arg = argc > 1 ? argv[1] : "";
+  // A file-size limit (RLIMIT_FSIZE) must be a write error (EFBIG) that the bar store
+  // handles like a full disk, not a signal that kills the daemon.
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
+    if (arg == "--keygen" && argc == 3) return wfod::daemon::run_keygen(argv[2]);
     set_up_logging();
     if (argc == 1) return run_demo();
     if (arg == "--help" || arg == "-h") {

@@ -312,8 +312,9 @@ struct BarStore::Impl {
   // Writes every pending bar, in order, in chunks. On error, the bars whose records fully
   // reached the file leave the queue; a torn partial record is cut off (best effort: if
   // that fails too, the next write overwrites it, or a load after a crash quarantines it).
+  std::vector<unsigned char> buf;  // drain()'s records; kept to avoid an allocation per batch
+
   Status drain() {
-    std::vector<unsigned char> buf;
     while (!pending.empty()) {
       const size_t n = std::min(pending.size(), kWriteChunkRecords);
       buf.resize(n * kRecordSize);
@@ -481,6 +482,61 @@ AppendResult BarStore::append(const Bar& bar) {
   if (!s.ok()) return {AppendState::pending, s.error()};
   return {};
 }
+
+AppendResult BarStore::stage(const Bar& bar) {
+  Impl& m = *impl_;
+  if (m.last_ts && bar.ts_ns <= *m.last_ts) {
+    ++m.stats.refused;
+    return {AppendState::refused,
+            IoError{EINVAL, "append to " + m.path + ": ts " + std::to_string(bar.ts_ns) +
+                                " not after the last accepted " + std::to_string(*m.last_ts)}};
+  }
+  if (m.pending.size() >= m.options.max_pending) {
+    (void)m.drain();  // a full queue may be writable again
+    if (m.pending.size() >= m.options.max_pending) {
+      ++m.stats.refused;
+      std::string why = m.last_error ? m.last_error->message : "no error recorded";
+      return {AppendState::refused,
+              IoError{ENOSPC, "append to " + m.path + ": " + std::to_string(m.pending.size()) +
+                                  " bars already pending (" + why + ")"}};
+    }
+  }
+  m.pending.push_back(bar);
+  m.last_ts = bar.ts_ns;
+  ++m.stats.appended;
+  return {AppendState::pending, std::nullopt};
+}
+
+Status BarStore::write_staged() { return impl_->drain(); }
+
+Status BarStore::sync() { return impl_->sync(); }
+
+bool BarStore::has_unsynced() const { return !impl_->unsynced.empty(); }
+
+bool BarStore::sync_due() const {
+  const Impl& m = *impl_;
+  if (m.unsynced.empty()) return false;
+  switch (m.options.fsync) {
+    case config::FsyncPolicy::every:
+      return true;
+    case config::FsyncPolicy::batch:
+      // Age only: the batched path writes whole loop batches, and bounding the power-loss
+      // window in time (not in records) is what lets one sync cover many batches.
+      return m.now() - m.unsynced_since >= m.options.batch_interval;
+    case config::FsyncPolicy::none:
+      return false;
+  }
+  return false;
+}
+
+void BarStore::mark_synced() {
+  Impl& m = *impl_;
+  if (m.unsynced.empty()) return;
+  m.synced_end = m.end;
+  m.unsynced.clear();
+}
+
+int BarStore::fd() const { return impl_->fd.get(); }
 
 Status BarStore::flush() {
   Impl& m = *impl_;

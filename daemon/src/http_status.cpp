@@ -79,6 +79,26 @@ std::string prometheus_metrics(const HealthInput& h) {
   o << "# HELP wfod_coalesced_total Optimisations coalesced into a running one.\n"
        "# TYPE wfod_coalesced_total counter\nwfod_coalesced_total "
     << h.coalesced << "\n";
+  o << "# HELP wfod_storage_ok 1 while every accepted bar is in its log, 0 while some are only "
+       "in memory (disk full, I/O error).\n# TYPE wfod_storage_ok gauge\nwfod_storage_ok "
+    << (h.storage.ok ? 1 : 0) << "\n";
+  o << "# HELP wfod_storage_pending_bars Accepted bars kept in memory, not yet written.\n"
+       "# TYPE wfod_storage_pending_bars gauge\nwfod_storage_pending_bars "
+    << h.storage.pending_bars << "\n";
+  o << "# HELP wfod_storage_write_errors_total Bar log write or sync errors.\n"
+       "# TYPE wfod_storage_write_errors_total counter\nwfod_storage_write_errors_total "
+    << h.storage.write_errors << "\n";
+  o << "# HELP wfod_dropped_total Messages a socket refused instead of blocking the loop.\n"
+       "# TYPE wfod_dropped_total counter\n"
+       "wfod_dropped_total{socket=\"publish\"} "
+    << h.publish_dropped << "\nwfod_dropped_total{socket=\"snapshot\"} " << h.snapshot_dropped
+    << "\n";
+  o << "# HELP wfod_backend The backend now optimising (1 for its name).\n"
+       "# TYPE wfod_backend gauge\nwfod_backend{name=\""
+    << h.backend << "\"} 1\n";
+  o << "# HELP wfod_backend_fallbacks_total Backend errors that switched the daemon to cpu.\n"
+       "# TYPE wfod_backend_fallbacks_total counter\nwfod_backend_fallbacks_total "
+    << h.backend_fallbacks << "\n";
   return o.str();
 }
 

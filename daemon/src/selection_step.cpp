@@ -1,6 +1,6 @@
 // Robust selection for the daemon: selection::select() plus the compact "selection" object
 // of the publication. Pure apart from the backend calls; the worker keeps the current id.
-#include "selection_step.hpp"
+#include "wfod/daemon/selection_step.hpp"
 
 #include <cmath>
 

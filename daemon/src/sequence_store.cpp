@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -106,6 +107,7 @@ Result<SequenceStore> SequenceStore::open(const std::string& state_dir,
                                           const SequenceStoreOptions& options) {
   SequenceStore store;
   store.ops_ = options.ops != nullptr ? options.ops : &posix_file_ops();
+  store.reserve_ = options.reserve == 0 ? 1 : options.reserve;
   store.dir_ = state_dir;
   store.path_ = state_dir + "/" + std::string(kSequenceFileName);
   if (auto made = detail::make_dirs(*store.ops_, state_dir); !made.ok()) return made.error();
@@ -122,6 +124,7 @@ Result<SequenceStore> SequenceStore::open(const std::string& state_dir,
   auto entries = parse(text, store.path_);
   if (!entries.ok()) return entries.error();
   store.last_ = std::move(entries.value());
+  store.handed_ = store.last_;
   return store;
 }
 
@@ -149,22 +152,35 @@ Result<uint64_t> SequenceStore::next(std::string_view symbol, std::string_view s
                                std::string(strategy) + "' (printable ASCII, no spaces)"};
   }
   Key key(symbol, strategy);
-  auto copy = last_;
-  uint64_t& seq = copy[key];
-  if (seq == std::numeric_limits<uint64_t>::max()) {
+  const auto h = handed_.find(key);
+  const uint64_t handed = h == handed_.end() ? 0 : h->second;
+  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+  if (handed == kMax) {
     return IoError{EOVERFLOW,
                    path_ + ": sequence of " + key.first + " " + key.second + " exhausted"};
   }
-  ++seq;
-  const uint64_t value = seq;
-  if (Status s = persist(copy); !s.ok()) return s.error();
-  last_ = std::move(copy);
+  const uint64_t value = handed + 1;
+  const auto l = last_.find(key);
+  if (l == last_.end() || value > l->second) {
+    auto copy = last_;
+    copy[key] = value + std::min(reserve_ - 1, kMax - value);
+    if (Status s = persist(copy); !s.ok()) return s.error();
+    last_ = std::move(copy);
+  }
+  handed_[key] = value;
   return value;
 }
 
 uint64_t SequenceStore::last(std::string_view symbol, std::string_view strategy) const {
-  auto it = last_.find(Key(symbol, strategy));
-  return it == last_.end() ? 0 : it->second;
+  auto it = handed_.find(Key(symbol, strategy));
+  return it == handed_.end() ? 0 : it->second;
+}
+
+Status SequenceStore::close() {
+  if (handed_ == last_) return {};
+  if (Status s = persist(handed_); !s.ok()) return s;
+  last_ = handed_;
+  return {};
 }
 
 }  // namespace wfod::daemon

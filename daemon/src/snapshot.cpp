@@ -44,6 +44,13 @@ Json health_json(const HealthInput& in) {
   j["rejects"] = std::move(rejects);
   j["gaps"] = in.gaps;
   j["coalesced"] = in.coalesced;
+  j["storage"] = {{"ok", in.storage.ok},
+                  {"pending_bars", in.storage.pending_bars},
+                  {"write_errors", in.storage.write_errors},
+                  {"error", in.storage.error.empty() ? Json(nullptr) : Json(in.storage.error)}};
+  j["dropped"] = {{"publish", in.publish_dropped}, {"snapshot", in.snapshot_dropped}};
+  j["backend_fallbacks"] = in.backend_fallbacks;
+  j["backend_error"] = in.backend_error.empty() ? Json(nullptr) : Json(in.backend_error);
   return j;
 }
 

@@ -52,7 +52,27 @@ uint64_t FeedStats::rejected_total() const {
 }
 
 BarValidator::BarValidator(std::span<const std::string> symbols) {
-  for (const std::string& s : symbols) stats_.symbols.try_emplace(s);
+  for (const std::string& s : symbols) {
+    auto [it, added] = stats_.symbols.try_emplace(s);
+    // A repeated name keeps its first index; every index still points at its symbol.
+    index_.try_emplace(s, by_index_.size());
+    by_index_.push_back(&it->second);
+    (void)added;
+  }
+}
+
+std::optional<size_t> BarValidator::index_of(std::string_view symbol) const {
+  const auto it = index_.find(symbol);
+  if (it == index_.end()) return std::nullopt;
+  return it->second;
+}
+
+Verdict BarValidator::unknown(std::string_view symbol) {
+  // Only a well-formed symbol goes into the log line; the daemon's come from
+  // decode_topic, which has checked them, but other callers may pass anything.
+  return rejected(RejectReason::unknown_symbol,
+                  is_valid_symbol(symbol) ? "symbol " + std::string(symbol) + " is not configured"
+                                          : "malformed symbol is not configured");
 }
 
 bool BarValidator::seed(std::string_view symbol, int64_t last_ts_ns, uint64_t last_seq) {
@@ -70,19 +90,17 @@ Verdict BarValidator::rejected(RejectReason reason, std::string detail) {
 }
 
 Verdict BarValidator::validate(std::string_view symbol, const Bar& bar) {
-  const auto it = stats_.symbols.find(symbol);
-  if (it == stats_.symbols.end()) {
-    // Only a well-formed symbol goes into the log line; the daemon's come from
-    // decode_topic, which has checked them, but other callers may pass anything.
-    return rejected(RejectReason::unknown_symbol,
-                    is_valid_symbol(symbol) ? "symbol " + std::string(symbol) + " is not configured"
-                                            : "malformed symbol is not configured");
-  }
+  const std::optional<size_t> index = index_of(symbol);
+  if (!index) return unknown(symbol);
+  return validate(*index, bar);
+}
+
+Verdict BarValidator::validate(size_t index, const Bar& bar) {
   if (auto r = check_values(bar)) {
     count(r->reason);
     return Verdict{std::move(r), std::nullopt};
   }
-  SymbolStats& s = it->second;
+  SymbolStats& s = *by_index_.at(index);
   if (s.has_last && bar.ts_ns == s.last_ts_ns) {
     return rejected(RejectReason::duplicate,
                     "ts " + format_timestamp(bar.ts_ns) + " equals the last accepted bar's");

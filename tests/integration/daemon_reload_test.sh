@@ -54,6 +54,20 @@ snap "$SNAP_EP" --list | jq -e '[.streams[].strategy] | index("second") != null'
   fail "list does not name the added stream"
 echo "after a valid reload: second seq $B1, first seq $A2"
 
+# --- non-strategy keys: log_level and http apply at once, publish.sndhwm needs a restart.
+HTTP_PORT=$(free_port) || fail "no free port"
+sed -i -e 's/^log_level = "info"/log_level = "debug"/' \
+  -e "s/^http = \"\"/http = \"127.0.0.1:$HTTP_PORT\"\nsndhwm = 500/" "$CONFIG"
+"$WFOD" --check-config "$CONFIG" >"$TMP/check.out" 2>&1 || fail "edited config invalid: $(cat "$TMP/check.out")"
+kill -HUP "$DAEMON_PID"
+wait_log 'applied_live="daemon.log_level, publish.http" needs_restart="publish.sndhwm"'
+exec 3<>"/dev/tcp/127.0.0.1/$HTTP_PORT" || fail "the reloaded http listener is not up"
+printf 'GET /healthz HTTP/1.0\r\n\r\n' >&3
+HEALTHZ=$(timeout 5 cat <&3)
+exec 3<&-
+[[ "$HEALTHZ" == *"200"* ]] || fail "GET /healthz on the reloaded http port: $HEALTHZ"
+echo "after a non-strategy reload: log_level and http applied live, sndhwm logged as restart"
+
 # --- invalid reload: the daemon keeps the running configuration.
 echo 'this is = = not toml [' >>"$CONFIG"
 kill -HUP "$DAEMON_PID"

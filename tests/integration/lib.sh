@@ -183,3 +183,20 @@ csv_row_of_ts() {
   [[ -n "$line" ]] || return 1
   echo $((line - 2))
 }
+
+# Two JSON documents equal per SPEC §9: the same keys, strings, booleans, integers and
+# array lengths; floats within 1e-9 relative (or 1e-12 absolute). Publications of one
+# window computed through different histories of a stream (restart, reload) sum their
+# returns in another order, so their last digits may differ. Usage: json_equal_9 A B.
+json_equal_9() {
+  jq -n --argjson a "$1" --argjson b "$2" '
+    def close($x; $y):
+      if ($x|type) == "number" and ($y|type) == "number" then
+        (($x - $y) | fabs) <= ([1e-12, 1e-9 * ([($x|fabs), ($y|fabs)] | max)] | max)
+      elif ($x|type) == "object" and ($y|type) == "object" then
+        ($x|keys) == ($y|keys) and all($x|keys[]; . as $k | close($x[$k]; $y[$k]))
+      elif ($x|type) == "array" and ($y|type) == "array" then
+        ($x|length) == ($y|length) and all(range($x|length); . as $i | close($x[$i]; $y[$i]))
+      else $x == $y end;
+    close($a; $b)' | grep -qx true
+}

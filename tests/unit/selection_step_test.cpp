@@ -1,7 +1,7 @@
 // The daemon's selection step and the robust-selection pipeline on real data: hysteresis
 // reasons against a current combo, the plateau winner against plateau_select() on cpu_ref
 // evaluate() scores, and the publication JSON's additive "selection" object.
-#include "../../daemon/src/selection_step.hpp"
+#include "wfod/daemon/selection_step.hpp"
 
 #include <gtest/gtest.h>
 

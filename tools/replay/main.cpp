@@ -15,6 +15,7 @@
 #include <zmq.hpp>
 
 #include "wfo/args.hpp"
+#include "wfod/daemon/curve_keys.hpp"
 #include "wfod/feeds/bar_codec.hpp"
 #include "wfod/feeds/csv_reader.hpp"
 
@@ -26,7 +27,7 @@ using wfod::cli::UsageError;
 constexpr FlagSpec kFlags[] = {
     {"csv"},       {"symbol"},  {"endpoint"},     {"format"},         {"rate"},
     {"start"},     {"count"},   {"seq-start"},    {"connect", false}, {"bind", false},
-    {"linger-ms"}, {"wait-ms"}, {"quiet", false},
+    {"linger-ms"}, {"wait-ms"}, {"quiet", false}, {"curve-key"},
 };
 
 constexpr std::string_view kUsage =
@@ -42,6 +43,8 @@ Publishes each bar of FILE (SPEC §1 CSV) as [bars.SYM, payload] on a ZeroMQ PUB
   --seq-start N       seq of the first bar sent, then +1 per bar; 0 = no seq. Default 1
   --bind | --connect  bind the PUB socket (default: the daemon's SUB connects) or connect
   --wait-ms MS        pause after bind/connect so subscribers join first. Default 500
+  --curve-key FILE    publish as a CURVE server with this keypair (wfod --keygen); the
+                      daemon's feed names its public half in curve_server_key_file
   --linger-ms MS      time to flush queued bars at exit. Default 1000
   --quiet             no summary line
 Exit: 0 sent, 1 runtime error (file, socket), 2 usage error.
@@ -55,6 +58,7 @@ struct Options {
   std::optional<size_t> count;
   uint64_t seq_start = 1;
   bool bind = true;
+  std::string curve_key;
   int wait_ms = 500;
   int linger_ms = 1000;
   bool quiet = false;
@@ -91,6 +95,7 @@ Options parse_options(std::span<const std::string_view> args) {
     throw UsageError("--bind and --connect exclude each other");
   }
   o.bind = !parsed.has("connect");
+  o.curve_key = parsed.text("curve-key").value_or("");
   o.wait_ms = static_cast<int>(parsed.integer("wait-ms", 0, 600000).value_or(500));
   o.linger_ms = static_cast<int>(parsed.integer("linger-ms", 0, 600000).value_or(1000));
   o.quiet = parsed.has("quiet");
@@ -123,12 +128,19 @@ int run(const Options& o) {
   pub.set(zmq::sockopt::sndhwm, 0);
   pub.set(zmq::sockopt::linger, o.linger_ms);
   try {
+    if (!o.curve_key.empty()) {
+      // CURVE server without a ZAP handler: any client that knows our public key may
+      // subscribe; the subscriber (wfod) authenticates us by that key.
+      const wfod::daemon::CurveKeypair kp = wfod::daemon::read_keypair(o.curve_key);
+      pub.set(zmq::sockopt::curve_server, 1);
+      pub.set(zmq::sockopt::curve_secretkey, kp.secret_z85);
+    }
     if (o.bind) {
       pub.bind(o.endpoint);
     } else {
       pub.connect(o.endpoint);
     }
-  } catch (const zmq::error_t& e) {
+  } catch (const std::exception& e) {
     std::fprintf(stderr, "wfo-replay: --endpoint %s: cannot %s: %s\n", o.endpoint.c_str(),
                  o.bind ? "bind" : "connect", e.what());
     return 1;

@@ -17,6 +17,7 @@
 #include <zmq_addon.hpp>
 
 #include "wfo/args.hpp"
+#include "wfod/daemon/curve_keys.hpp"
 #include "wfod/feeds/bar_codec.hpp"
 #include "wfod/feeds/csv_reader.hpp"
 
@@ -33,15 +34,16 @@ constexpr int kExitErrorReply = 4;
 constexpr int kDefaultRequestTimeoutMs = 5000;
 
 constexpr FlagSpec kFlags[] = {
-    {"endpoint"},   {"topic"},       {"snapshot"},    {"symbol"},        {"strategy"},   {"count"},
-    {"timeout-ms"}, {"json", false}, {"list", false}, {"health", false}, {"get", false},
+    {"endpoint"},   {"topic"},      {"snapshot"},         {"symbol"},      {"strategy"},
+    {"count"},      {"timeout-ms"}, {"json", false},      {"list", false}, {"health", false},
+    {"get", false}, {"curve-key"},  {"curve-server-key"},
 };
 
 constexpr std::string_view kUsage =
     R"(usage: wfo-sub --endpoint EP [--topic PREFIX] [--snapshot EP --symbol S --strategy N]
-               [--count N] [--timeout-ms T] [--json]
+               [--count N] [--timeout-ms T] [--json] [CURVE]
        wfo-sub --snapshot EP (--list | --health | --get --symbol S --strategy N)
-               [--timeout-ms T]
+               [--timeout-ms T] [CURVE]
 Prints the daemon's parameter updates (PROTOCOL §2), one line each: topic, seq, params,
 objective metric; or the raw JSON payload with --json. With --snapshot, it subscribes first,
 asks ["get", S, N], prints the snapshot and then only updates of that stream with a larger
@@ -55,6 +57,8 @@ seq (the zguide clone pattern). bars.* topics (PROTOCOL §1 feeds) print as deco
                     Default: wait forever for updates, 5000 ms for a reply
   --json            print raw JSON payloads instead of summary lines
   --list, --health, --get   send one request to --snapshot, print the reply, exit
+  CURVE: --curve-key FILE --curve-server-key FILE   connect with CURVE (daemon [curve]):
+                    this client's keypair (wfod --keygen) and the daemon's public key file
 Exit: 0 done, 1 runtime error, 2 usage error, 3 timeout, 4 the reply was {"error": ...}.
 )";
 
@@ -63,8 +67,18 @@ struct Options {
   std::optional<size_t> count;
   std::optional<int> timeout_ms;
   bool json_out = false;
-  std::string request;  // "list", "health", "get" or "" (stream mode)
+  std::string request;                      // "list", "health", "get" or "" (stream mode)
+  std::string curve_key, curve_server_key;  // key files; both or neither
 };
+
+// CURVE client options on `sock` (before connect) when the key files are given.
+void apply_curve(zmq::socket_t& sock, const Options& o) {
+  if (o.curve_key.empty()) return;
+  const wfod::daemon::CurveKeypair kp = wfod::daemon::read_keypair(o.curve_key);
+  sock.set(zmq::sockopt::curve_serverkey, wfod::daemon::read_public_key(o.curve_server_key));
+  sock.set(zmq::sockopt::curve_publickey, kp.public_z85);
+  sock.set(zmq::sockopt::curve_secretkey, kp.secret_z85);
+}
 
 Options parse_options(std::span<const std::string_view> args) {
   auto parsed = wfod::cli::parse_args(args, kFlags);
@@ -77,6 +91,11 @@ Options parse_options(std::span<const std::string_view> args) {
   o.count = parsed.count("count");
   if (auto t = parsed.integer("timeout-ms", 1, 86'400'000)) o.timeout_ms = static_cast<int>(*t);
   o.json_out = parsed.has("json");
+  o.curve_key = parsed.text("curve-key").value_or("");
+  o.curve_server_key = parsed.text("curve-server-key").value_or("");
+  if (o.curve_key.empty() != o.curve_server_key.empty()) {
+    throw UsageError("--curve-key and --curve-server-key go together");
+  }
   int requests = 0;
   for (const char* r : {"list", "health", "get"}) {
     if (parsed.has(r)) {
@@ -149,9 +168,11 @@ std::optional<wfod::Bar> decode_bar(std::string_view payload) {
 
 // Sends one multipart request on a fresh REQ socket; the reply, or nullopt on timeout.
 std::optional<std::string> request(zmq::context_t& ctx, const std::string& endpoint,
-                                   const std::vector<std::string>& frames, int timeout_ms) {
+                                   const std::vector<std::string>& frames, int timeout_ms,
+                                   const Options& o) {
   zmq::socket_t req(ctx, zmq::socket_type::req);
   req.set(zmq::sockopt::linger, 0);
+  apply_curve(req, o);
   req.connect(endpoint);
   for (size_t i = 0; i < frames.size(); ++i) {
     req.send(zmq::buffer(frames[i]),
@@ -176,7 +197,7 @@ int run_request(const Options& o) {
     frames.push_back(o.strategy);
   }
   const int timeout = o.timeout_ms.value_or(kDefaultRequestTimeoutMs);
-  auto reply = request(ctx, o.snapshot, frames, timeout);
+  auto reply = request(ctx, o.snapshot, frames, timeout, o);
   if (!reply) {
     std::fprintf(stderr, "wfo-sub: no reply to \"%s\" from %s within %d ms\n", o.request.c_str(),
                  o.snapshot.c_str(), timeout);
@@ -191,6 +212,7 @@ int run_stream(const Options& o) {
   zmq::socket_t sub(ctx, zmq::socket_type::sub);
   sub.set(zmq::sockopt::linger, 0);
   sub.set(zmq::sockopt::subscribe, o.topic);
+  apply_curve(sub, o);
   sub.connect(o.endpoint);
 
   // Clone pattern: the subscription is in place (updates queue up) before the snapshot.
@@ -198,7 +220,7 @@ int run_stream(const Options& o) {
   uint64_t snapshot_seq = 0;
   if (!o.snapshot.empty()) {
     const int timeout = o.timeout_ms.value_or(kDefaultRequestTimeoutMs);
-    auto reply = request(ctx, o.snapshot, {"get", o.symbol, o.strategy}, timeout);
+    auto reply = request(ctx, o.snapshot, {"get", o.symbol, o.strategy}, timeout, o);
     if (!reply) {
       std::fprintf(stderr, "wfo-sub: no snapshot reply from %s within %d ms\n", o.snapshot.c_str(),
                    timeout);

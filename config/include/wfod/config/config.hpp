@@ -35,11 +35,24 @@ struct PublishConfig {
   std::string endpoint = "tcp://127.0.0.1:5560";
   std::string snapshot = "tcp://127.0.0.1:5561";
   std::string http = "127.0.0.1:9100";
+  int sndhwm = 10000;  // ZMQ_SNDHWM of the PUB: messages queued per subscriber; 0 = no limit
 };
 
 struct FeedConfig {
   std::string endpoint;
   FeedFormat format = FeedFormat::json;
+  int rcvhwm = 100000;                // ZMQ_RCVHWM of the SUB; 0 = no limit
+  std::string curve_server_key_file;  // the publisher's CURVE public key; "" = plain TCP
+};
+
+// [curve] (additive, docs/protocol.md): CURVE encryption and client authentication. With
+// key_file set, the PUB and the snapshot REP are CURVE servers that admit only the public
+// keys in clients_file; feeds with curve_server_key_file connect as CURVE clients with the
+// same keypair. Paths relative to the config file, like backfill.
+struct CurveConfig {
+  std::string key_file;      // this daemon's keypair (`wfod --keygen FILE`); "" = no CURVE
+  std::string clients_file;  // admitted client public keys, one Z85 key per line
+  bool enabled() const { return !key_file.empty(); }
 };
 
 struct SymbolConfig {
@@ -57,6 +70,9 @@ struct StrategyConfig {
   std::optional<size_t> warmup;        // SPEC §3 default when absent
   size_t every = 1;                    // k
   selection::SelectionSpec selection;  // [strategy.selection]
+  // The table is present: the daemon runs robust selection after each run (its cost: one
+  // block-summary pass over the grid, plus PBO when on; docs/spec-10-selection.md).
+  bool has_selection = false;
 };
 
 struct Config {
@@ -64,6 +80,7 @@ struct Config {
   std::string sha256;  // of the file's bytes (config_version, PROTOCOL §2)
   DaemonConfig daemon;
   PublishConfig publish;
+  CurveConfig curve;
   std::vector<FeedConfig> feeds;
   std::vector<SymbolConfig> symbols;
   std::vector<StrategyConfig> strategies;

@@ -124,9 +124,28 @@ class BarStore {
   // Writes the bar (after any pending ones) and syncs per the policy. Returns after write()
   // succeeded, or with the bar kept pending, or refused: see AppendState.
   AppendResult append(const Bar& bar);
-  // Writes pending bars, then fdatasync unless fsync = none. The daemon calls it once per
-  // event-loop batch, and before publishing results that cover the new bars (PROTOCOL §2).
+  // Writes pending bars, then fdatasync unless fsync = none. Before publishing results that
+  // cover new bars (PROTOCOL §2), at backfill and at shutdown.
   Status flush();
+
+  // The batched path of the daemon's feed loop (Ingest): stage() queues a bar in memory
+  // without a system call (refused exactly as append() refuses), write_staged() writes
+  // every queued bar with one write() per 1024 records, and the loop's sync pass calls
+  // sync() (or syncfs() of the file system, then mark_synced()). The caller must have
+  // written a bar before anything outside the process can see it counted as accepted.
+  AppendResult stage(const Bar& bar);
+  Status write_staged();
+  // fdatasync of the written records not yet known durable; nothing to do under none.
+  Status sync();
+  // Records are written but not yet synced (never under fsync = none).
+  bool has_unsynced() const;
+  // fsync = batch: the oldest unsynced record is batch_interval old (batch_records applies
+  // to append() only). fsync = every: any unsynced record. none: never.
+  bool sync_due() const;
+  // A syncfs() of the file system holding the log succeeded after the last write: the
+  // written records are durable.
+  void mark_synced();
+  int fd() const;  // for syncfs(); owned by the store
 
   bool healthy() const { return pending() == 0; }
   size_t pending() const;                  // accepted bars not in the file yet

@@ -46,7 +46,7 @@ struct PublicationInput {
   std::string backend;
   std::string config_version;
   std::optional<LiveOos> live_oos;  // nullopt -> null (first publication of the stream)
-  // Robust selection (docs/spec-10-selection.md; daemon/src/selection_step.hpp). When
+  // Robust selection (docs/spec-10-selection.md; wfod/daemon/selection_step.hpp). When
   // `published` is set it is the payload's params/id/metrics instead of top[0] (hysteresis
   // may hold a combo that is not the arg-max); `selection` becomes the trailing "selection"
   // object. Both absent: the payload is exactly as before.

@@ -20,6 +20,12 @@ class StreamScheduler {
   bool on_bars(size_t history_size, size_t new_bars);
   // The running job finished (published or failed). True: start the coalesced follow-up now.
   bool on_job_done();
+  // After a restart: the stream last ran `bars_since` accepted bars ago (its persisted live
+  // state), so the next run comes due exactly where an uninterrupted daemon's would.
+  void resume(size_t bars_since) {
+    ran_ = true;
+    since_last_ = bars_since;
+  }
 
   bool running() const { return running_; }
   bool pending() const { return pending_; }

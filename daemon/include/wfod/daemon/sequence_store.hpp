@@ -22,6 +22,10 @@ inline constexpr std::string_view kSequenceFileName = "publications.seq";
 
 struct SequenceStoreOptions {
   FileOps* ops = nullptr;  // null: the real POSIX calls
+  // Numbers persisted ahead per stream: the file is rewritten once per `reserve` numbers
+  // instead of once per number, and a crash skips at most reserve - 1 numbers (a gap,
+  // never a repeat). close() persists the exact values, so a clean restart skips none.
+  uint64_t reserve = 1;
 };
 
 class SequenceStore {
@@ -48,6 +52,8 @@ class SequenceStore {
 
   // The last number handed out (or persisted before a crash); 0 = none yet.
   uint64_t last(std::string_view symbol, std::string_view strategy) const;
+  // Persists the numbers handed out so far (not the reservations): for a clean shutdown.
+  Status close();
   const std::map<Key, uint64_t>& entries() const { return last_; }
   const std::string& path() const { return path_; }
 
@@ -58,7 +64,9 @@ class SequenceStore {
   std::string dir_;
   std::string path_;
   FileOps* ops_ = nullptr;
-  std::map<Key, uint64_t> last_;
+  uint64_t reserve_ = 1;
+  std::map<Key, uint64_t> last_;    // persisted: handed out or reserved
+  std::map<Key, uint64_t> handed_;  // handed out (<= last_)
 };
 
 }  // namespace wfod::daemon

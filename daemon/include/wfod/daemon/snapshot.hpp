@@ -40,6 +40,17 @@ struct HealthInput {
   std::map<std::string, uint64_t> rejects;  // by PROTOCOL reason name
   uint64_t gaps = 0;
   uint64_t coalesced = 0;
+  // Additive (docs/protocol.md "health"): the state directory, dropped sends, backend changes.
+  struct Storage {
+    bool ok = true;             // every accepted bar is in its log
+    uint64_t pending_bars = 0;  // accepted, kept in memory, not yet written
+    uint64_t write_errors = 0;  // write or sync errors since start
+    std::string error;          // the latest error while not ok; "" when ok
+  } storage;
+  uint64_t publish_dropped = 0;    // publications the PUB refused (would block)
+  uint64_t snapshot_dropped = 0;   // snapshot replies the socket refused (client not reading)
+  uint64_t backend_fallbacks = 0;  // backend errors that switched the daemon to cpu
+  std::string backend_error;       // the last one; "" when none
 };
 
 nlohmann::ordered_json health_json(const HealthInput& in);

@@ -12,6 +12,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "wfod/bar.hpp"
 #include "wfod/feeds/bar_codec.hpp"
@@ -73,6 +75,13 @@ class BarValidator {
   // ts; an accepted bar may carry a seq gap. A rejected bar changes nothing but its count.
   Verdict validate(std::string_view symbol, const Bar& bar);
 
+  // The hot path of the daemon's feed loop: the symbol's position in the constructor's list
+  // (one hash lookup, no allocation), then validate() by that index without a second lookup.
+  std::optional<size_t> index_of(std::string_view symbol) const;
+  Verdict validate(size_t index, const Bar& bar);
+  // An unknown symbol, counted and described as validate(symbol, ...) would.
+  Verdict unknown(std::string_view symbol);
+
   // Counts a reject found before validation (frames, size, parse, field from the codec).
   void count(RejectReason reason) { ++stats_.rejects[static_cast<size_t>(reason)]; }
 
@@ -81,7 +90,15 @@ class BarValidator {
  private:
   Verdict rejected(RejectReason reason, std::string detail);
 
+  // Transparent hashing, so a string_view finds a std::string key without a copy.
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+
   FeedStats stats_;
+  std::unordered_map<std::string, size_t, Hash, std::equal_to<>> index_;
+  std::vector<SymbolStats*> by_index_;  // into stats_.symbols (map nodes do not move)
 };
 
 // Bounds reject logging: at most `max_per_interval` lines per `interval` (a fixed window

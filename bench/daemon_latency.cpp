@@ -1,0 +1,139 @@
+// End-to-end latency through the daemon (issue 5): a feed publisher and a parameter
+// subscriber in one process on loopback. Each bar is sent (binary codec, PROTOCOL §1) and the
+// clock runs until the publication whose window ends at that bar arrives (PROTOCOL §2);
+// then the next bar. Prints one table of latency percentiles.
+//   daemon_latency csv FILE BARS SEED            write the backfill: BARS synthetic bars
+//   daemon_latency run FEED_ENDPOINT PUB_ENDPOINT SYMBOL STRATEGY FROM COUNT SEED
+// `run` binds FEED_ENDPOINT (the daemon's [[feed]] connects to it), connects to the
+// daemon's PUB, and sends bars FROM .. FROM+COUNT-1 of the same seeded series.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+#include <zmq.hpp>
+#include <zmq_addon.hpp>
+
+#include "wfod/bar.hpp"
+#include "wfod/feeds/bar_codec.hpp"
+
+using namespace wfod;
+
+namespace {
+
+constexpr int64_t kMinuteNs = 60'000'000'000;
+constexpr size_t kWarmBars = 5;  // bars not timed: the first runs open the daemon's stream
+
+// The seeded walk both modes share: bar t is the same in the CSV and on the wire.
+std::vector<Bar> walk(size_t bars, uint64_t seed) {
+  std::vector<Bar> out;
+  out.reserve(bars);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> step(0.0002, 0.01);
+  double close = 100;
+  for (size_t t = 0; t < bars; ++t) {
+    const double open = std::round(close * std::exp(step(rng) * 0.2) * 1e4) / 1e4;
+    const double next = std::round(close * std::exp(step(rng)) * 1e4) / 1e4;
+    const double high = std::max(open, next) + 0.01, low = std::min(open, next) - 0.01;
+    // 2020-01-01T00:00Z onwards, one bar a minute.
+    out.push_back(Bar{1'577'836'800'000'000'000LL + static_cast<int64_t>(t + 1) * kMinuteNs, open,
+                      high, low, next, 1000, t + 1});
+    close = next;
+  }
+  return out;
+}
+
+int write_csv(const char* path, size_t bars, uint64_t seed) {
+  std::ofstream f(path);
+  f << "timestamp,open,high,low,close,volume\n";
+  f.precision(10);
+  for (const Bar& b : walk(bars, seed)) {
+    const std::time_t secs = static_cast<std::time_t>(b.ts_ns / 1'000'000'000);
+    char ts[32];
+    std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&secs));
+    f << ts << ',' << b.open << ',' << b.high << ',' << b.low << ',' << b.close << ',' << b.volume
+      << '\n';
+  }
+  return f ? 0 : 1;
+}
+
+double percentile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const size_t i = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
+  return v[std::min(i == 0 ? 0 : i - 1, v.size() - 1)];
+}
+
+int run(const std::string& feed, const std::string& pub, const std::string& symbol,
+        const std::string& strategy, size_t from, size_t count, uint64_t seed) {
+  const std::vector<Bar> bars = walk(from + count, seed);
+  zmq::context_t ctx;
+  zmq::socket_t out(ctx, zmq::socket_type::pub), in(ctx, zmq::socket_type::sub);
+  out.bind(feed);
+  const std::string topic = "params." + symbol + "." + strategy;
+  in.set(zmq::sockopt::subscribe, topic);
+  in.connect(pub);
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // both subscriptions propagate
+  const std::string bar_topic = "bars." + symbol;
+  std::vector<double> latency_ms;
+  size_t lost = 0;
+  for (size_t t = from; t < from + count; ++t) {
+    const std::string payload = feeds::encode_binary(bars[t]);
+    const auto sent = std::chrono::steady_clock::now();
+    out.send(zmq::buffer(bar_topic), zmq::send_flags::sndmore);
+    out.send(zmq::buffer(payload), zmq::send_flags::none);
+    bool got = false;
+    while (!got) {
+      zmq::pollitem_t item{in.handle(), 0, ZMQ_POLLIN, 0};
+      if (zmq::poll(&item, 1, std::chrono::milliseconds(5000)) == 0) break;
+      std::vector<zmq::message_t> parts;
+      if (!zmq::recv_multipart(in, std::back_inserter(parts))) break;
+      if (parts.size() != 2) continue;
+      const auto j = nlohmann::json::parse(parts[1].to_string_view(), nullptr, false);
+      if (j.is_discarded() || !j.contains("window")) continue;
+      got = j["window"].value("last_ts", int64_t{0}) == bars[t].ts_ns;
+    }
+    if (!got) {
+      ++lost;
+      continue;
+    }
+    // The first bars open the daemon's stream (history upload, caches): not steady state.
+    if (t >= from + kWarmBars)
+      latency_ms.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - sent)
+              .count());
+  }
+  if (latency_ms.empty()) {
+    std::printf("no publication received for any of %zu bars\n", count);
+    return 1;
+  }
+  std::printf("| bars sent | timed (first %zu not) | lost | p50 ms | p90 ms | p99 ms | max ms |\n",
+              kWarmBars);
+  std::printf("|---|---|---|---|---|---|---|\n");
+  std::printf("| %zu | %zu | %zu | %.3f | %.3f | %.3f | %.3f |\n", count, latency_ms.size(), lost,
+              percentile(latency_ms, 0.5), percentile(latency_ms, 0.9),
+              percentile(latency_ms, 0.99), percentile(latency_ms, 1.0));
+  return lost == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "csv" && argc == 5)
+    return write_csv(argv[2], std::strtoull(argv[3], nullptr, 10),
+                     std::strtoull(argv[4], nullptr, 10));
+  if (mode == "run" && argc == 9)
+    return run(argv[2], argv[3], argv[4], argv[5], std::strtoull(argv[6], nullptr, 10),
+               std::strtoull(argv[7], nullptr, 10), std::strtoull(argv[8], nullptr, 10));
+  std::fprintf(stderr,
+               "usage: daemon_latency csv FILE BARS SEED\n"
+               "       daemon_latency run FEED PUB SYMBOL STRATEGY FROM COUNT SEED\n");
+  return 2;
+}

@@ -1,0 +1,54 @@
+// The worker's job body: optimise, then the previous winner's live_oos, timing and error
+// classification (a bad request vs a failing backend) for the loop to act on.
+#include "job.hpp"
+
+#include <chrono>
+#include <stdexcept>
+#include <vector>
+
+#include "wfod/daemon/publication.hpp"
+
+namespace wfod::daemon {
+
+SweepResult optimise(Backend& backend, const SweepRequest& request, StreamSlot* slot) {
+  return slot ? slot->run(backend, request) : backend.sweep(request);
+}
+
+JobResult run_job(Backend& backend, JobInput in) {
+  JobResult out;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    const HistoryView h = HistoryView::of(*in.snap);
+    in.request.history = h;
+    out.sweep = optimise(backend, in.request, in.slot.get());
+    if (in.slot && in.slot->opened_now()) {
+      out.stream_opened = true;
+      out.stream_stats = in.slot->stats();
+      out.stream_fallback = in.slot->fallback_reason();
+    }
+    if (in.selection && !out.sweep.top.empty()) {
+      std::optional<uint64_t> current;
+      if (in.winner) current = in.winner->id;
+      out.selection = selection_step(backend, in.request, out.sweep, current, *in.selection);
+    }
+    // SPEC §8 online: the previously published winner over the bars since.
+    if (in.winner && in.prev_end >= 1 && in.prev_end <= h.size()) {
+      const StrategySpec& s = in.request.strategy;
+      const std::vector<int8_t> pw = backend.positions(h, s, *in.winner);
+      std::vector<int8_t> pb;
+      if (in.before) pb = backend.positions(h, s, *in.before);
+      out.live = live_oos_metrics(h, s.fill, s.costs.per_unit(), s.bars_per_year, pw, pb,
+                                  in.prev_end, h.size());
+    }
+  } catch (const std::invalid_argument& e) {
+    out.error = e.what();  // SPEC §3 refused the request: another backend would too
+  } catch (const std::exception& e) {
+    out.error = e.what();
+    out.backend_failed = true;
+  }
+  out.elapsed_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+}  // namespace wfod::daemon

@@ -1,0 +1,52 @@
+// One optimisation job as the worker runs it: the sweep of the stream's window and the live
+// out-of-sample metrics of the previous winner (SPEC §8 online). Runs off the loop thread;
+// touches only what it is given.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "wfod/backend.hpp"
+#include "wfod/bar.hpp"
+#include "wfod/daemon/selection_step.hpp"
+#include "wfod/daemon/stream_slot.hpp"
+
+namespace wfod::daemon {
+
+struct JobInput {
+  std::shared_ptr<const Series> snap;   // the history from the anchor, immutable
+  SweepRequest request;                 // history is filled in from snap
+  std::optional<Combo> winner, before;  // the last two published winners
+  size_t prev_end = 0;                  // history size the last publication covered
+  // The (symbol, strategy)'s stream, kept across jobs (worker thread only); null: sweep.
+  std::shared_ptr<StreamSlot> slot;
+  // Robust selection ([strategy.selection] present): decides what is published.
+  std::optional<selection::SelectionSpec> selection;
+};
+
+struct JobResult {
+  SweepResult sweep;
+  std::optional<Metrics> live;
+  std::string error;
+  // The backend itself failed (anything but std::invalid_argument, which is a request the
+  // SPEC refuses): the daemon falls back to the CPU backend and runs the job again.
+  bool backend_failed = false;
+  double elapsed_ms = 0;
+  // This job opened the stream (first run, or a backend change): its figures for the log,
+  // and why it re-sweeps instead of advancing incrementally, if it does.
+  bool stream_opened = false;
+  StreamStats stream_stats;
+  std::string stream_fallback;
+  std::optional<SelectionOutcome> selection;  // with JobInput::selection
+};
+
+// THE optimisation call site of the daemon: the window through the stream in `slot`
+// (Backend::open_stream / Stream::advance: only the bars since the last run are new work),
+// or from scratch when there is no slot.
+SweepResult optimise(Backend& backend, const SweepRequest& request, StreamSlot* slot);
+
+JobResult run_job(Backend& backend, JobInput in);
+
+}  // namespace wfod::daemon

@@ -1,0 +1,101 @@
+// The daemon's feed path without sockets: decode -> validate -> stage in the symbol's bar
+// log -> one write per touched log and one sync pass per event-loop batch (commit). The
+// daemon's loop and bench/ingest_bench run this same code, so the benchmark measures what
+// the daemon does per bar.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "wfod/bar.hpp"
+#include "wfod/config/config.hpp"
+#include "wfod/daemon/bar_store.hpp"
+#include "wfod/daemon/io_result.hpp"
+#include "wfod/feeds/bar_codec.hpp"
+#include "wfod/feeds/bar_validator.hpp"
+
+namespace wfod::daemon {
+
+// Most messages one feed drain reads before committing and yielding to the loop (snapshot
+// requests, signals and timers are served between batches).
+inline constexpr size_t kMaxIngestBatch = 4096;
+
+// One configured symbol: where its accepted bars go. Both are owned by the caller and must
+// outlive the Ingest.
+struct IngestTarget {
+  std::string name;
+  BarStore* store = nullptr;
+  Series* series = nullptr;  // bars from the anchor; the accepted ones are appended
+};
+
+// What became of one feed message.
+struct IngestOutcome {
+  std::optional<feeds::Reject> reject;  // not accepted (counted in the validator's stats)
+  std::optional<feeds::SeqGap> gap;     // accepted across a publisher seq gap
+  std::string_view symbol;  // empty when the message did not decode; valid until it is released
+  std::optional<IoError> refused;  // validated, but the log refused it (queue full)
+  bool accepted() const { return !reject && !refused; }
+};
+
+// A symbol that took bars in the batch just committed.
+struct IngestTouched {
+  size_t index = 0;  // into the targets
+  size_t bars = 0;   // accepted in this batch
+};
+
+// The end of one batch: which symbols grew, which logs started failing (disk full, I/O
+// error: their bars stay queued in memory, in order, and are retried on every commit) and
+// which failing logs have written their whole backlog again.
+struct IngestCommit {
+  std::vector<IngestTouched> touched;
+  std::vector<std::pair<size_t, IoError>> failed;
+  std::vector<size_t> recovered;
+};
+
+class Ingest {
+ public:
+  Ingest(std::vector<IngestTarget> targets, config::FsyncPolicy fsync);
+
+  // Decodes and validates one [topic, payload] message and, when accepted, stages the bar
+  // in its log and appends it to its series. Nothing outside the process can observe the
+  // bar until commit() has written it: the loop commits before it yields.
+  IngestOutcome on_message(std::span<const std::string_view> frames, feeds::PayloadFormat format);
+
+  // Writes the batch's bars, one write() per touched log, then syncs per the fsync policy:
+  // every: a sync pass over every log written; batch: a pass once any log is due
+  // (BarStoreOptions batch_records / batch_interval); none: no sync. Also retries logs
+  // that failed earlier (disk full) even when no new bar touched them.
+  IngestCommit commit();
+
+  // A sync pass over every log with unsynced records (the batch timer, shutdown): one
+  // syncfs() for many logs, fdatasync per log for a few or when syncfs fails.
+  Status sync_all();
+  bool has_unsynced() const;
+  // Logs holding accepted bars they could not write yet (disk full / I/O error).
+  size_t unhealthy() const { return failing_.size(); }
+  uint64_t syncfs_calls() const { return syncfs_calls_; }
+
+  feeds::BarValidator& validator() { return validator_; }
+  const feeds::BarValidator& validator() const { return validator_; }
+  const IngestTarget& target(size_t index) const { return targets_[index]; }
+  size_t size() const { return targets_.size(); }
+
+ private:
+  Status sync_pass(bool only_if_due);
+
+  std::vector<IngestTarget> targets_;
+  config::FsyncPolicy fsync_;
+  feeds::BarValidator validator_;
+  std::vector<size_t> batch_bars_;  // per target: accepted since the last commit
+  std::vector<size_t> touched_;     // targets with batch_bars_ > 0, in first-touch order
+  std::vector<size_t> failing_;     // targets whose log holds unwritten bars
+  uint64_t syncfs_calls_ = 0;
+};
+
+}  // namespace wfod::daemon

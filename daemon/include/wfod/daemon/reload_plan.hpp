@@ -1,0 +1,25 @@
+// What a SIGHUP reload does with each changed key outside [[strategy]]: the few that are
+// cheap to apply in place (log level, the HTTP status listener) apply at once; the rest
+// (sockets, stores, the engine, security) are named as needing a restart. A pure function,
+// so the table in docs/operations.md "Reload" is unit-testable.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "wfod/config/config.hpp"
+
+namespace wfod::daemon {
+
+struct ReloadPlan {
+  std::vector<std::string> live;     // changed keys applied by the reload, e.g. "daemon.log_level"
+  std::vector<std::string> restart;  // changed keys kept at their running value until a restart
+};
+
+// Compares every non-strategy key of the running and the new configuration.
+ReloadPlan plan_reload(const config::Config& running, const config::Config& next);
+
+// "a, b, c" or "none", for the reload log line.
+std::string join_keys(const std::vector<std::string>& keys);
+
+}  // namespace wfod::daemon
