@@ -15,7 +15,7 @@ cat > "$work/wfod.toml" <<TOML
 [daemon]
 state_dir = "$work/state"
 backend = "$backend"
-log_level = "warn"
+log_level = "${WFOD_LATENCY_LOG:-warn}"
 fsync = "none"
 [publish]
 endpoint = "tcp://127.0.0.1:$((base + 1))"
@@ -46,4 +46,5 @@ rc=0
 "$client" run "tcp://127.0.0.1:$base" "tcp://127.0.0.1:$((base + 1))" SYN lat "$backfill" "$bars" 7 || rc=$?
 kill -TERM "$pid"; wait "$pid" || true
 grep -E "backend|stream|error" "$work/wfod.log" | head -8
+[ -n "${WFOD_LATENCY_KEEP_LOG:-}" ] && cp "$work/wfod.log" "$WFOD_LATENCY_KEEP_LOG"
 exit $rc

@@ -41,6 +41,11 @@ if [ "${WFOD_PROFILE_STREAM:-0}" = "1" ] && command -v ncu >/dev/null; then
   grep -E "window_rank|roll_kernel|topk_reduce|scatter|gather|Duration|Registers Per|Achieved Occupancy|Memory Throughput|Local" "$OUT/ncu_stream.txt" | head -60
 fi
 grep -sE "FAILED|Failure|Expected|Which is|rror" "$OUT"/stream_parity.log | head -20
+if [ "${WFOD_E2E:-0}" = "1" ]; then
+  echo "== daemon_latency: bar -> wfod (cuda stream) -> publication, 1M combos"
+  bash bench/daemon_latency.sh "$S/bin/wfod" "$S/bin/daemon_latency" 1m "${WFOD_E2E_BARS:-1000}" cuda \
+    2>&1 | tee "$OUT/daemon_latency.txt"
+fi
 [ "${WFOD_STREAM_ONLY:-0}" = "1" ] && exit 0
 
 if [ "${WFOD_BENCH_ONLY:-0}" != "1" ]; then

@@ -5,12 +5,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release -DWFOD_CUDA=ON -DWFOD_TESTS=ON >/dev/null
-cmake --build build/device -j "$(nproc)" --target wfod_parity_tests wfod_unit_tests gpu_bench stream_bench wfo
+cmake --build build/device -j "$(nproc)" --target wfod_parity_tests wfod_unit_tests gpu_bench stream_bench wfo wfod daemon_latency
 rm -rf .device && mkdir -p .device/bin .device/lib .device/data
 cp build/device/tests/wfod_parity_tests build/device/tests/wfod_unit_tests \
    build/device/bench/gpu_bench build/device/bench/stream_bench build/device/tools/wfo \
-   .device/bin/
-for lib in $(ldd .device/bin/* | awk '/=> \//{print $3}' | sort -u | grep -E 'toml|fmt|spdlog|zmq|sodium|pgm|norm'); do
+   build/device/daemon/wfod build/device/bench/daemon_latency .device/bin/
+# Everything but the C/C++ runtime itself (the device image has glibc and libstdc++).
+for lib in $(ldd .device/bin/* | awk '/=> \//{print $3}' | sort -u |
+             grep -vE '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|libresolv)\.so'); do
   cp -L "$lib" .device/lib/
 done
 cp ../shared/data/*.csv ../shared/data/README* .device/data/ 2>/dev/null || cp ../shared/data/*.csv .device/data/

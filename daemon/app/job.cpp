@@ -21,6 +21,8 @@ JobResult run_job(Backend& backend, JobInput in) {
     const HistoryView h = HistoryView::of(*in.snap);
     in.request.history = h;
     out.sweep = optimise(backend, in.request, in.slot.get());
+    out.optimise_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (in.slot && in.slot->opened_now()) {
       out.stream_opened = true;
       out.stream_stats = in.slot->stats();

@@ -34,6 +34,7 @@ struct JobResult {
   // SPEC refuses): the daemon falls back to the CPU backend and runs the job again.
   bool backend_failed = false;
   double elapsed_ms = 0;
+  double optimise_ms = 0;  // of which the stream run (the rest: selection, live_oos)
   // This job opened the stream (first run, or a backend change): its figures for the log,
   // and why it re-sweeps instead of advancing incrementally, if it does.
   bool stream_opened = false;
