@@ -36,9 +36,13 @@ JobResult run_job(Backend& backend, JobInput in) {
     // SPEC §8 online: the previously published winner over the bars since.
     if (in.winner && in.prev_end >= 1 && in.prev_end <= h.size()) {
       const StrategySpec& s = in.request.strategy;
-      const std::vector<int8_t> pw = backend.positions(h, s, *in.winner);
+      // Through the slot's incremental trackers when there is one (same positions, O(new bars)).
+      auto positions = [&](const Combo& c) {
+        return in.slot ? in.slot->positions(h, s, c) : backend.positions(h, s, c);
+      };
+      const std::vector<int8_t> pw = positions(*in.winner);
       std::vector<int8_t> pb;
-      if (in.before) pb = backend.positions(h, s, *in.before);
+      if (in.before) pb = positions(*in.before);
       out.live = live_oos_metrics(h, s.fill, s.costs.per_unit(), s.bars_per_year, pw, pb,
                                   in.prev_end, h.size());
     }

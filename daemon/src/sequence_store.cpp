@@ -176,6 +176,24 @@ uint64_t SequenceStore::last(std::string_view symbol, std::string_view strategy)
   return it == handed_.end() ? 0 : it->second;
 }
 
+Status SequenceStore::reserve_all(const std::vector<Key>& keys) {
+  auto copy = last_;
+  bool changed = false;
+  for (const Key& key : keys) {
+    if (!valid_name(key.first) || !valid_name(key.second)) continue;  // next() reports it
+    const auto h = handed_.find(key);
+    const uint64_t handed = h == handed_.end() ? 0 : h->second;
+    uint64_t& reserved = copy[key];
+    if (reserved > handed || reserve_ <= 1) continue;
+    reserved = handed + std::min(reserve_, std::numeric_limits<uint64_t>::max() - handed);
+    changed = true;
+  }
+  if (!changed) return {};
+  if (Status s = persist(copy); !s.ok()) return s;
+  last_ = std::move(copy);
+  return {};
+}
+
 Status SequenceStore::close() {
   if (handed_ == last_) return {};
   if (Status s = persist(handed_); !s.ok()) return s;

@@ -54,4 +54,20 @@ SweepResult StreamSlot::run(Backend& backend, const SweepRequest& request) {
   return r;
 }
 
+std::vector<int8_t> StreamSlot::positions(const HistoryView& h, const StrategySpec& spec,
+                                          const Combo& c) {
+  constexpr size_t kTrackers = 3;  // the winner, the one before, and a challenger
+  auto it = trackers_.begin();
+  while (it != trackers_.end() && it->combo().id != c.id) ++it;
+  if (it == trackers_.end()) {
+    if (trackers_.size() == kTrackers) trackers_.pop_back();
+    trackers_.emplace_front(spec, c);
+  } else if (it != trackers_.begin()) {
+    PositionTracker t = std::move(*it);
+    trackers_.erase(it);
+    trackers_.push_front(std::move(t));
+  }
+  return trackers_.front().extend(h);
+}
+
 }  // namespace wfod::daemon

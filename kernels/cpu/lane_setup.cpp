@@ -5,37 +5,41 @@
 
 namespace wfod::cpu {
 
-// p_t for every bar of one combo, by running its decisions forward from the anchor.
-std::vector<int8_t> forward_positions(const IndicatorCache& cache, const HistoryView& h,
-                                      const Combo& c, size_t bars) {
-  const LaneInput in = lane_input(cache, c);
-  std::vector<int8_t> p(bars, 0);
-  double cur = 0;
-  for (size_t t = 0; t < bars; ++t) {
+void extend_positions(const LaneInput& in, int kind, const double* close, size_t bars,
+                      std::vector<int8_t>& p) {
+  double cur = p.empty() ? 0.0 : p.back();
+  for (size_t t = p.size(); t < bars; ++t) {
     Decision d;
-    switch (kind_of(c)) {
+    switch (kind) {
       case 0:
-        d = decide<Family::ma_cross, false, false>(in, h.close.data(), t);
+        d = decide<Family::ma_cross, false, false>(in, close, t);
         break;
       case 1:
-        d = decide<Family::ma_cross, false, true>(in, h.close.data(), t);
+        d = decide<Family::ma_cross, false, true>(in, close, t);
         break;
       case 2:
-        d = decide<Family::ma_cross, true, false>(in, h.close.data(), t);
+        d = decide<Family::ma_cross, true, false>(in, close, t);
         break;
       case 3:
-        d = decide<Family::ma_cross, true, true>(in, h.close.data(), t);
+        d = decide<Family::ma_cross, true, true>(in, close, t);
         break;
       case 4:
-        d = decide<Family::channel_breakout, false, false>(in, h.close.data(), t);
+        d = decide<Family::channel_breakout, false, false>(in, close, t);
         break;
       default:
-        d = decide<Family::channel_breakout, false, true>(in, h.close.data(), t);
+        d = decide<Family::channel_breakout, false, true>(in, close, t);
         break;
     }
     cur = d.set ? d.value : cur;
-    p[t] = static_cast<int8_t>(cur);
+    p.push_back(static_cast<int8_t>(cur));
   }
+}
+
+std::vector<int8_t> forward_positions(const IndicatorCache& cache, const HistoryView& h,
+                                      const Combo& c, size_t bars) {
+  std::vector<int8_t> p;
+  p.reserve(bars);
+  extend_positions(lane_input(cache, c), kind_of(c), h.close.data(), bars, p);
   return p;
 }
 

@@ -66,6 +66,10 @@ LaneInput lane_input(const Rows& rows, const Combo& c) {
   return in;
 }
 
+// Appends p_t for t in [p.size(), bars) of one combo (kind_of), continuing from p.back():
+// its decisions run forward from the anchor. `in` must read bar-0-based rows.
+void extend_positions(const LaneInput& in, int kind, const double* close, size_t bars,
+                      std::vector<int8_t>& p);
 // p_t for every bar [0, bars) of one combo, by running its decisions forward from the anchor.
 std::vector<int8_t> forward_positions(const IndicatorCache& cache, const HistoryView& h,
                                       const Combo& c, size_t bars);

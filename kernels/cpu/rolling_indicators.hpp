@@ -47,8 +47,10 @@ class RollingIndicators {
   int64_t offset(const RollingRow& row) const {
     return static_cast<int64_t>(row.index * stride_) - static_cast<int64_t>(base_);
   }
-  // Only a tail of each row is stored, so there is no bar-0 pointer (lane_setup.hpp).
-  const double* data(const RollingRow&) const { return nullptr; }
+  // A row's bar-0 pointer, while nothing was released (else only a tail is stored: null).
+  const double* data(const RollingRow& row) const {
+    return base_ == 0 && !matrix_.empty() ? matrix_.data() + row.index * stride_ : nullptr;
+  }
 
   size_t bars() const { return end_; }
   size_t row_count() const { return rows_.size(); }

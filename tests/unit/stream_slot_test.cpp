@@ -64,3 +64,27 @@ TEST(StreamSlot, AWindowNotEndingAtTheLastBarIsRefused) {
 
 }  // namespace
 }  // namespace wfod::daemon
+
+namespace wfod::daemon {
+namespace {
+
+TEST(StreamSlot, PositionsEqualTheBackendsAcrossGrowthAndCombos) {
+  const Series s = test::random_walk(700, 24);
+  auto cpu = make_backend("cpu");
+  StreamSlot slot;
+  const SweepRequest base = request_for(s, 700);
+  const Grid& g = base.strategy.grid;
+  // Four combos in turn (more than the slot tracks at once), the history growing.
+  const uint64_t ids[] = {0, 5, 0, 9, 13, 5, 0};
+  size_t end = 300;
+  for (uint64_t id : ids) {
+    const Combo c = g.decode(id);
+    const HistoryView h = HistoryView::of(s).prefix(end);
+    EXPECT_EQ(slot.positions(h, base.strategy, c), cpu->positions(h, base.strategy, c))
+        << "id " << id << " end " << end;
+    end += 57;
+  }
+}
+
+}  // namespace
+}  // namespace wfod::daemon

@@ -4,10 +4,13 @@
 // and the CUDA backend keeps the window on the device. Used by the worker thread only.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "wfod/backend.hpp"
+#include "wfod/position_tracker.hpp"
 
 namespace wfod::daemon {
 
@@ -24,6 +27,10 @@ class StreamSlot {
   bool opened_now() const { return opened_now_; }
   const std::string& fallback_reason() const { return fallback_reason_; }
 
+  // p_t over `h` of a combo of this stream's grid (live_oos): the last few combos asked for
+  // keep incremental trackers, so a publication costs the new bars, not the history.
+  std::vector<int8_t> positions(const HistoryView& h, const StrategySpec& spec, const Combo& c);
+
  private:
   const Backend* owner_ = nullptr;
   std::unique_ptr<Stream> stream_;
@@ -31,6 +38,7 @@ class StreamSlot {
   StreamStats stats_;
   bool opened_now_ = false;
   std::string fallback_reason_;
+  std::deque<PositionTracker> trackers_;  // most recently used first
 };
 
 }  // namespace wfod::daemon
