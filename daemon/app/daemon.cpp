@@ -106,8 +106,11 @@ std::string fingerprint(const config::StrategyConfig& s) {
 struct SymbolState {
   config::SymbolConfig cfg;
   std::optional<BarStore> store;
-  Series series;                           // from the anchor; Ingest appends
-  std::shared_ptr<const Series> snapshot;  // immutable copy for jobs; reset on append
+  Series series;  // from the anchor; Ingest appends
+  // What jobs read: a copy of `series` that start_job extends in place (a job reads only the
+  // bars before its window's end, all written before it was posted); when it is full a
+  // larger copy replaces it and in-flight jobs keep the old one alive.
+  std::shared_ptr<Series> mirror;
   uint64_t last_seq = 0;
 };
 
@@ -615,7 +618,6 @@ void Daemon::after_batch() {
   for (const IngestTouched& t : c.touched) {
     SymbolState& sym = *by_index_[t.index];
     const std::string& name = sym.cfg.name;
-    sym.snapshot.reset();
     spdlog::debug("symbol {}: +{} bars, {} total", name, t.bars, sym.series.size());
     for (auto it = streams_.lower_bound(PublicationKey{name, std::string()});
          it != streams_.end() && it->first.first == name; ++it) {
@@ -681,12 +683,21 @@ void Daemon::sync_pass() {
 void Daemon::start_job(const PublicationKey& key) {
   Stream& stream = streams_.at(key);
   SymbolState& sym = symbols_.at(key.first);
-  if (!sym.snapshot) sym.snapshot = std::make_shared<const Series>(sym.series);
-  std::shared_ptr<const Series> snap = sym.snapshot;
+  const size_t bars = sym.series.size();
+  std::shared_ptr<Series>& mirror = sym.mirror;
+  if (!mirror || mirror->size() > bars || mirror->close.capacity() < bars) {
+    auto fresh = std::make_shared<Series>();
+    fresh->reserve(std::max<size_t>(2 * bars, 4096));
+    mirror = std::move(fresh);
+  }
+  for (size_t t = mirror->size(); t < bars; ++t)
+    mirror->push_back(Bar{sym.series.ts_ns[t], sym.series.open[t], sym.series.high[t],
+                          sym.series.low[t], sym.series.close[t], sym.series.volume[t], 0});
+  std::shared_ptr<const Series> snap = mirror;
 
   SweepRequest req;
   req.strategy = stream.spec;
-  req.window = WindowSpec{snap->size(), stream.cfg.window, stream.warmup};
+  req.window = WindowSpec{bars, stream.cfg.window, stream.warmup};
   req.rank = stream.cfg.rank;
   req.precision = cfg_.daemon.precision;
   req.threads = cfg_.daemon.threads;
@@ -702,13 +713,13 @@ void Daemon::start_job(const PublicationKey& key) {
   const uint64_t generation = stream.generation;
   Backend* backend = backend_.get();  // kept alive after a fallback (retired_backends_)
   spdlog::debug("sweep start stream={}.{} history_bars={} window_bars={}", key.first, key.second,
-                snap->size(), stream.cfg.window);
+                bars, stream.cfg.window);
 
   worker_.post([this, key, generation, in = std::move(in), backend]() mutable {
-    std::shared_ptr<const Series> bars = in.snap;
+    std::shared_ptr<const Series> history = in.snap;
     JobResult out = run_job(*backend, std::move(in));
-    asio::post(io_, [this, key, generation, bars, out = std::move(out)]() mutable {
-      on_job_done(key, generation, bars, std::move(out));
+    asio::post(io_, [this, key, generation, history, out = std::move(out)]() mutable {
+      on_job_done(key, generation, history, std::move(out));
     });
   });
 }
@@ -804,7 +815,7 @@ void Daemon::publish(const PublicationKey& key, Stream& stream, const Series& sn
                   key.second, seq.error().message);
     return;
   }
-  const size_t end = snap.size();
+  const size_t end = r.end;  // the mirror may hold newer bars by now
   const Ranked& best = r.selection ? *r.selection->publish : r.sweep.top.front();
   const Json params = params_json(stream.spec.grid, best.combo);
 
@@ -975,6 +986,7 @@ HealthInput Daemon::health() const {
   h.publish_dropped = publish_dropped_;
   h.backend_fallbacks = backend_fallbacks_;
   h.backend_error = backend_error_;
+  h.curve_denied = curve_denied_;
   h.snapshot_dropped = snapshot_dropped_;
   for (const auto& [name, sym] : symbols_) {
     h.storage.pending_bars += sym.store->pending();
@@ -1194,9 +1206,17 @@ void Daemon::shut_down() {
   for (auto& f : feeds_) f->fd.cancel(ignored);
   // Queued sweeps are abandoned; a running one finishes (its result is dropped).
   worker_.stop();
+  // Every staged or pending bar written, then one sync pass (one syncfs for many logs, not
+  // a fdatasync per log: 1,000 symbols must stop well inside TimeoutStopSec).
+  (void)ingest_->commit();
+  if (Status s = ingest_->sync_all(); !s.ok()) {
+    spdlog::error("final sync: {}", s.error().message);
+  }
   for (auto& [name, sym] : symbols_) {
-    if (Status s = sym.store->flush(); !s.ok()) {
-      spdlog::error("symbol {}: final flush: {}", name, s.error().message);
+    if (!sym.store->healthy()) {
+      spdlog::error("symbol {}: {} accepted bars could not be written at shutdown: {}", name,
+                    sym.store->pending(),
+                    sym.store->last_error() ? sym.store->last_error()->message : "");
     }
   }
   if (Status s = seqs_->close(); !s.ok()) {

@@ -9,6 +9,19 @@
 #include "wfod/daemon/publication.hpp"
 
 namespace wfod::daemon {
+namespace {
+
+// Bars [0, end) of a history the loop may be appending to beyond `end` (in place, no
+// reallocation): spans from the columns' data pointers, never their sizes.
+HistoryView prefix_view(const Series& s, size_t end) {
+  return {{s.ts_ns.data(), end},
+          {s.open.data(), end},
+          {s.high.data(), end},
+          {s.low.data(), end},
+          {s.close.data(), end}};
+}
+
+}  // namespace
 
 SweepResult optimise(Backend& backend, const SweepRequest& request, StreamSlot* slot) {
   return slot ? slot->run(backend, request) : backend.sweep(request);
@@ -16,9 +29,10 @@ SweepResult optimise(Backend& backend, const SweepRequest& request, StreamSlot* 
 
 JobResult run_job(Backend& backend, JobInput in) {
   JobResult out;
+  out.end = in.request.window.end;
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    const HistoryView h = HistoryView::of(*in.snap);
+    const HistoryView h = prefix_view(*in.snap, in.request.window.end);
     in.request.history = h;
     out.sweep = optimise(backend, in.request, in.slot.get());
     out.optimise_ms =

@@ -16,7 +16,9 @@
 namespace wfod::daemon {
 
 struct JobInput {
-  std::shared_ptr<const Series> snap;   // the history from the anchor, immutable
+  // The history from the anchor; its bars [0, request.window.end) are immutable (the loop
+  // may append beyond them in place: read through data pointers, never sizes).
+  std::shared_ptr<const Series> snap;
   SweepRequest request;                 // history is filled in from snap
   std::optional<Combo> winner, before;  // the last two published winners
   size_t prev_end = 0;                  // history size the last publication covered
@@ -27,6 +29,7 @@ struct JobInput {
 };
 
 struct JobResult {
+  size_t end = 0;  // history bars the run covered (its window's end)
   SweepResult sweep;
   std::optional<Metrics> live;
   std::string error;

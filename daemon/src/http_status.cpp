@@ -99,6 +99,9 @@ std::string prometheus_metrics(const HealthInput& h) {
   o << "# HELP wfod_backend_fallbacks_total Backend errors that switched the daemon to cpu.\n"
        "# TYPE wfod_backend_fallbacks_total counter\nwfod_backend_fallbacks_total "
     << h.backend_fallbacks << "\n";
+  o << "# HELP wfod_curve_denied_total CURVE clients refused (key not in [curve] clients_file).\n"
+       "# TYPE wfod_curve_denied_total counter\nwfod_curve_denied_total "
+    << h.curve_denied << "\n";
   return o.str();
 }
 

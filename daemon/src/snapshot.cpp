@@ -51,6 +51,7 @@ Json health_json(const HealthInput& in) {
   j["dropped"] = {{"publish", in.publish_dropped}, {"snapshot", in.snapshot_dropped}};
   j["backend_fallbacks"] = in.backend_fallbacks;
   j["backend_error"] = in.backend_error.empty() ? Json(nullptr) : Json(in.backend_error);
+  j["curve_denied"] = in.curve_denied;
   return j;
 }
 

@@ -92,6 +92,8 @@ grep -q '"seq"' "$TMP/stranger.out" "$TMP/plain.out" && fail "a publication leak
   fail "the plain client got a snapshot reply"
 grep -qF "curve denied client_key=$(cat "$K/stranger.pub")" "$TMP/daemon.log" ||
   fail "no 'curve denied' log line for the unlisted key"
+DENIED=$(health_field "$SNAP_EP" .curve_denied)
+[[ "${DENIED:-0}" -ge 2 ]] || fail "health curve_denied is ${DENIED:-missing}, expected >= 2"
 while read -r secret; do
   grep -qF "$secret" "$TMP/daemon.log" "$TMP/check.out" && fail "a secret key is in the log"
 done <<<"$SECRETS"

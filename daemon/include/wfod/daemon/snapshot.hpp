@@ -51,6 +51,7 @@ struct HealthInput {
   uint64_t snapshot_dropped = 0;   // snapshot replies the socket refused (client not reading)
   uint64_t backend_fallbacks = 0;  // backend errors that switched the daemon to cpu
   std::string backend_error;       // the last one; "" when none
+  uint64_t curve_denied = 0;       // CURVE handshakes the ZAP handler refused
 };
 
 nlohmann::ordered_json health_json(const HealthInput& in);
