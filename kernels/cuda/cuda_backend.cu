@@ -17,6 +17,7 @@
 #include "cuda/cuda_stream.hpp"
 #include "cuda/device_buffer.cuh"
 #include "cuda/device_indicators.cuh"
+#include "cuda/fault_injection.cuh"
 #include "cuda/grid_tables.cuh"
 #include "cuda/sweep_kernels.cuh"
 #include "src/compensated.hpp"
@@ -69,6 +70,7 @@ class CudaBackend final : public Backend {
   SweepResult sweep(const SweepRequest& req) override {
     const auto start = std::chrono::steady_clock::now();
     check_window(req);
+    maybe_inject_fault();
     SweepTiming timing;
     timing.device = device_name_;
     const Grid& grid = req.strategy.grid;
@@ -203,6 +205,7 @@ class CudaBackend final : public Backend {
       if (!grid.decode(id).valid())
         throw std::invalid_argument("combo id " + std::to_string(id) + " is invalid");
     }
+    maybe_inject_fault();
     prepare(req);
     return evaluate_prepared(req, std::vector<uint64_t>(ids.begin(), ids.end()));
   }

@@ -24,6 +24,7 @@
 #include "cuda/cuda_check.cuh"
 #include "cuda/cuda_stream.hpp"
 #include "cuda/device_buffer.cuh"
+#include "cuda/fault_injection.cuh"
 #include "cuda/grid_tables.cuh"
 #include "cuda/stream_kernels.cuh"
 #include "src/stream_history.hpp"
@@ -150,6 +151,7 @@ class CudaStream final : public Stream {
 
   SweepResult advance(std::span<const Bar> bars) override {
     const auto start = std::chrono::steady_clock::now();
+    maybe_inject_fault();
     history_.append(bars);
     const HistoryView h = history_.view();
     SweepRequest req;

@@ -287,3 +287,37 @@ TEST(StreamInterface, RejectsBarsOutOfOrderAndKeepsNothingOfThem) {
 
 }  // namespace
 }  // namespace wfod
+
+namespace wfod {
+namespace {
+
+// WFOD_CUDA_FAULT (kernels/cuda/fault_injection.cuh) turns sweeps and stream advances into
+// real CUDA failures, which the daemon answers by falling back to the CPU (issue 6). Run in
+// its own process (ctest): the plan is read once.
+TEST(CudaFaultInjection, AllocationFailureSurfacesAsABackendError) {
+  std::unique_ptr<Backend> cuda;
+  try {
+    cuda = make_backend("cuda");
+  } catch (const std::exception& e) {
+    GTEST_SKIP() << "cuda backend not available here: " << e.what();
+  }
+  setenv("WFOD_CUDA_FAULT", "alloc:2", 1);
+  const Series all = test::random_walk(600, 41);
+  SweepRequest req;
+  req.history = HistoryView::of(all);
+  req.strategy.grid = ma_grid({MaType::sma}, {Entry::state}, {Side::long_short}, false);
+  req.window = {all.size(), 200, default_warmup(req.strategy.grid)};
+  EXPECT_NO_THROW(cuda->sweep(req));  // call 1: before the fault
+  try {
+    cuda->sweep(req);
+    ADD_FAILURE() << "the second sweep did not fail";
+  } catch (const std::invalid_argument&) {
+    ADD_FAILURE() << "an injected CUDA failure must not look like a refused request";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("CUDA error"), std::string::npos) << e.what();
+  }
+  unsetenv("WFOD_CUDA_FAULT");
+}
+
+}  // namespace
+}  // namespace wfod
