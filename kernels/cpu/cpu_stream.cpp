@@ -29,6 +29,7 @@
 #include "cpu/rolling_indicators.hpp"
 #include "cpu/thread_count.hpp"
 #include "src/stream_history.hpp"
+#include "src/window_schedule.hpp"
 
 namespace wfod::cpu {
 
@@ -66,6 +67,7 @@ class CpuStream final : public Stream {
     ring_ = (spec_.window + chunk_ - 1) / chunk_ + 3;  // head chunk, middle, tail, slack
     sub_ = std::max<size_t>(1, chunk_ / kSubChunks);
     subs_ = (chunk_ + sub_ - 1) / sub_;
+    schedule_ = detail::WindowSchedule(chunk_, sub_, subs_);
     threads_ = resolve_threads(spec_.threads);
     make_groups();
     const size_t combos = groups_.size() * kLanes;
@@ -203,7 +205,6 @@ class CpuStream final : public Stream {
       }
       back_[c] = Summary{};
     });
-    split_ = to;
   }
 
   // The window's start entered chunk `head`: replay it once, keeping per sub-chunk the
@@ -229,7 +230,6 @@ class CpuStream final : public Stream {
         for (size_t i = subs_ - 1; i-- > 0;) suffix[i] = combine(suffix[i], suffix[i + 1]);
       }
     });
-    cached_head_ = head;
   }
 
   SweepResult optimise() {
@@ -241,20 +241,12 @@ class CpuStream final : public Stream {
     req.rank = spec_.rank;
     check_window(req);
 
-    const size_t end = h.size(), first = end - spec_.window;
-    const size_t head = first / chunk_, tail = end / chunk_;
-    // Completed chunks strictly between head and tail form the middle.
-    const bool has_middle = head + 1 < tail;
-    if (has_middle && head + 1 >= split_) flip(head + 1, tail);
-
+    const size_t end = h.size();
+    const detail::WindowPlan p = schedule_.plan(end, spec_.window);
+    if (p.do_flip) flip(p.head + 1, p.tail);
     const BarTables tables = bar_tables(h);
-    if (head != tail && head != cached_head_) cache_head(tables, head);
-    // The replayed piece: the sub-chunk holding `first` (or, when the window lies inside the
-    // unfinished tail chunk, everything from that chunk's start).
-    const size_t sub = head == tail ? 0 : (first - head * chunk_) / sub_;
-    const size_t sub_start = head * chunk_ + sub * sub_;
-    const size_t sub_end = head == tail ? end : std::min(sub_start + sub_, (head + 1) * chunk_);
-    const bool has_suffix = head != tail && sub + 1 < subs_;
+    if (p.do_cache_head) cache_head(tables, p.head);
+    const size_t first = p.first, head = p.head, sub = p.sub;
     std::vector<TopK> tops(static_cast<size_t>(threads_), TopK(spec_.rank.top));
     std::vector<uint64_t> ranked(static_cast<size_t>(threads_), 0);
     parallel_for(groups_.size(), threads_, [&](int worker, size_t g) {
@@ -263,17 +255,17 @@ class CpuStream final : public Stream {
       LaneState start[kLanes];
       for (int j = 0; j < grp.lanes; ++j) {
         const size_t c = base + static_cast<size_t>(j);
-        start[j] = head == tail ? chunk_start_[slot(c, head)] : head_start_[c * subs_ + sub];
+        start[j] = p.in_one_chunk ? chunk_start_[slot(c, head)] : head_start_[c * subs_ + sub];
       }
-      const LaneRange range{std::max<size_t>(sub_start, 1), first, sub_end, start, nullptr};
+      const LaneRange range{std::max<size_t>(p.sub_start, 1), first, p.sub_end, start, nullptr};
       Summary window[kLanes];
       run_lanes(family_of_kind(grp.kind), cross_of_kind(grp.kind), vol_of_kind(grp.kind), tables,
                 rows_.matrix(), &inputs_[base], grp.lanes, range, window);
       for (int j = 0; j < grp.lanes; ++j) {
         const size_t c = base + static_cast<size_t>(j);
-        if (has_suffix) window[j] = combine(window[j], head_suffix_[c * subs_ + sub + 1]);
-        if (head != tail) {
-          if (has_middle)
+        if (p.has_suffix) window[j] = combine(window[j], head_suffix_[c * subs_ + sub + 1]);
+        if (!p.in_one_chunk) {
+          if (p.has_middle)
             window[j] = combine(window[j], combine(chunk_sum_[slot(c, head + 1)], back_[c]));
           window[j] = combine(window[j], tail_[c]);
         }
@@ -313,20 +305,19 @@ class CpuStream final : public Stream {
   std::vector<double> gap_, body_;
   uint64_t evaluated_ = 0, skipped_ = 0;
   size_t chunk_ = 0, ring_ = 0;
-  size_t sub_ = 1, subs_ = 1;  // sub-chunk bars, sub-chunks per chunk
-  size_t cached_head_ = static_cast<size_t>(-1);
+  size_t sub_ = 1, subs_ = 1;                 // sub-chunk bars, sub-chunks per chunk
+  detail::WindowSchedule schedule_{1, 1, 1};  // set in the constructor
   int threads_ = 1;
   size_t rolled_ = 1;  // every combo's state is the one entering this bar (bar 0 is flat)
-  size_t split_ = 0;   // chunks < split_ hold suffix combines up to split_; >= split_ raw
   // Per combo (group * kLanes + lane):
   std::vector<LaneState> state_;  // entering bar rolled_
   std::vector<Summary> tail_;     // bars [max(1, floor(rolled_/C) C), rolled_)
-  std::vector<Summary> back_;     // chunks [split_, floor(rolled_/C))
+  std::vector<Summary> back_;     // chunks [split, floor(rolled_/C)) (split: schedule_)
   // Per combo and ring slot (chunk j at slot j mod ring_): the chunk's Summary (raw, or the
-  // suffix combine to split_ when j < split_) and the state entering its first bar.
+  // suffix combine up to the schedule's split below it) and the state entering its first bar.
   std::vector<Summary> chunk_sum_;
   std::vector<LaneState> chunk_start_;
-  // Per combo and sub-chunk of chunk cached_head_: the state entering the sub-chunk and the
+  // Per combo and sub-chunk of the schedule's head chunk: the state entering the sub-chunk and the
   // suffix combine from it to the chunk's end.
   std::vector<Summary> head_suffix_;
   std::vector<LaneState> head_start_;

@@ -10,13 +10,6 @@
 namespace wfod::cpu {
 namespace {
 
-int isqrt(int n) {
-  int r = static_cast<int>(std::sqrt(static_cast<double>(n)));
-  while (r > 0 && static_cast<long long>(r) * r > n) --r;
-  while (static_cast<long long>(r + 1) * (r + 1) <= n) ++r;
-  return r;
-}
-
 constexpr size_t kNever = static_cast<size_t>(-1) / 2;
 
 RollingRow ma_row(MaType type, int n) {
@@ -29,7 +22,7 @@ RollingRow ma_row(MaType type, int n) {
     case MaType::wma:
       return {detail::WmaState(n), last, 0};
     case MaType::hma: {
-      const int half = n / 2, root = isqrt(n);
+      const int half = n / 2, root = detail::isqrt(n);
       const size_t first = half >= 1 && root >= 1 ? last + static_cast<size_t>(root) - 1 : kNever;
       return {detail::HmaState(n, half, root), first, 0};
     }

@@ -28,6 +28,7 @@
 #include "cuda/grid_tables.cuh"
 #include "cuda/stream_kernels.cuh"
 #include "src/stream_history.hpp"
+#include "src/window_schedule.hpp"
 
 namespace wfod::cuda {
 namespace {
@@ -129,6 +130,7 @@ class CudaStream final : public Stream {
     ring_slots_ = static_cast<int>((spec_.window + chunk_ - 1) / chunk_ + 3);
     sub_ = std::max<size_t>(1, chunk_ / kSubChunks);
     subs_ = static_cast<int>((chunk_ + sub_ - 1) / sub_);
+    schedule_ = detail::WindowSchedule(chunk_, sub_, static_cast<size_t>(subs_));
     // Bars the ring must hold: the replayed head chunk's start - 1 .. end, plus one batch.
     const size_t span = spec_.window + 2 * chunk_ + kMaxBatchBars + 8;
     ring_len_ = std::bit_ceil(span);
@@ -380,26 +382,21 @@ class CudaStream final : public Stream {
 
   // The window's scalars for this run (host mirror of the flip / head-cache decisions).
   void plan_run(size_t end) {
+    const detail::WindowPlan p = schedule_.plan(end, spec_.window);
     StreamStep& st = host_step_[0];
-    const size_t first = end - spec_.window, head = first / chunk_, tail = end / chunk_;
-    st.first = static_cast<long long>(first);
-    st.head = static_cast<long long>(head);
-    st.tail_chunk = static_cast<long long>(tail);
-    st.has_middle = head + 1 < tail;
-    st.do_flip = st.has_middle && head + 1 >= split_;
-    st.flip_from = static_cast<long long>(head + 1);
-    st.flip_to = static_cast<long long>(tail);
-    if (st.do_flip) split_ = tail;
-    st.in_one_chunk = head == tail;
-    st.do_cache_head = !st.in_one_chunk && head != cached_head_;
-    if (st.do_cache_head) cached_head_ = head;
-    const size_t sub = st.in_one_chunk ? 0 : (first - head * chunk_) / sub_;
-    const size_t sub_start = st.in_one_chunk ? head * chunk_ : head * chunk_ + sub * sub_;
-    st.sub_index = static_cast<long long>(sub);
-    st.sub_start = static_cast<long long>(sub_start);
-    st.sub_end = static_cast<long long>(
-        st.in_one_chunk ? end : std::min(sub_start + sub_, (head + 1) * chunk_));
-    st.has_suffix = !st.in_one_chunk && sub + 1 < static_cast<size_t>(subs_);
+    st.first = static_cast<long long>(p.first);
+    st.head = static_cast<long long>(p.head);
+    st.tail_chunk = static_cast<long long>(p.tail);
+    st.has_middle = p.has_middle;
+    st.do_flip = p.do_flip;
+    st.flip_from = static_cast<long long>(p.head + 1);
+    st.flip_to = static_cast<long long>(p.tail);
+    st.in_one_chunk = p.in_one_chunk;
+    st.do_cache_head = p.do_cache_head;
+    st.sub_index = static_cast<long long>(p.sub);
+    st.sub_start = static_cast<long long>(p.sub_start);
+    st.sub_end = static_cast<long long>(p.sub_end);
+    st.has_suffix = p.has_suffix;
   }
 
   // One new bar with no flip or head cache due: copies, scatter, roll, window + rank (the
@@ -520,7 +517,7 @@ class CudaStream final : public Stream {
   int ring_slots_ = 0, subs_ = 1, rows_count_ = 0, top_k_ = 1, final_count_ = 0;
   unsigned long long n_ = 0, blocks_ = 0;
   size_t rolled_ = 1;  // every combo's state is the one entering this bar (bar 0 is flat)
-  size_t split_ = 0, cached_head_ = static_cast<size_t>(-1);
+  detail::WindowSchedule schedule_{1, 1, 1};  // set in the constructor
   size_t device_bytes_ = 0;
   double open_seconds_ = 0;
   std::chrono::steady_clock::time_point launched_;

@@ -91,6 +91,14 @@ class WmaState {
   CompensatedSum weighted_, plain_;
 };
 
+// Exact integer floor(sqrt(n)): HMA's smoothing period.
+inline int isqrt(int n) {
+  int r = static_cast<int>(sqrt(static_cast<double>(n)));
+  while (r > 0 && static_cast<long long>(r) * r > n) --r;
+  while (static_cast<long long>(r + 1) * (r + 1) <= n) ++r;
+  return r;
+}
+
 // HMA(n) = WMA(floor(sqrt n)) of 2 WMA(floor(n/2)) - WMA(n), the inner series starting at
 // bar n-1 (the first bar where both are defined). Keeps that inner series.
 class HmaState {

@@ -20,17 +20,6 @@ void require_period(int n) {
   if (n < 1) throw std::invalid_argument("indicator period must be >= 1, got " + std::to_string(n));
 }
 
-// Exact integer floor(sqrt(n)).
-int isqrt(int n) {
-  int r = static_cast<int>(std::sqrt(static_cast<double>(n)));
-  while (r > 0 && static_cast<long long>(r) * r > n) --r;
-  while (static_cast<long long>(r + 1) * (r + 1) <= n) ++r;
-  return r;
-}
-
-}  // namespace
-
-namespace {
 // The whole series of one incremental indicator state (indicator_state.hpp): the batch
 // values are by construction the ones a stream computes bar by bar.
 template <typename State>
@@ -58,7 +47,7 @@ std::vector<double> wma(std::span<const double> x, int n) {
 
 std::vector<double> hma(std::span<const double> x, int n) {
   require_period(n);
-  return run_state(x, detail::HmaState(n, n / 2, isqrt(n)));
+  return run_state(x, detail::HmaState(n, n / 2, detail::isqrt(n)));
 }
 
 std::vector<double> stdev(std::span<const double> x, int n) {

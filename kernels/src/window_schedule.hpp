@@ -1,0 +1,54 @@
+// The chunk bookkeeping both incremental streams share (docs/engine.md, Streams): for a
+// window [end - W, end) over chunks of C bars and sub-chunks of c bars, which chunk holds
+// the window's start (head), which is unfinished (tail), whether the two-stack aggregate must
+// flip, whether the head chunk's sub-chunk cache must be rebuilt, and which sub-chunk a run
+// replays. Keeps the two pieces of state those decisions depend on (split, cached head).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+
+namespace wfod::detail {
+
+struct WindowPlan {
+  size_t first = 0, head = 0, tail = 0;  // window start bar; its chunk; the unfinished chunk
+  bool in_one_chunk = false;             // head == tail: replay from the chunk's start
+  bool has_middle = false;               // completed chunks (head, tail) exist
+  bool do_flip = false;                  // chunks [head + 1, tail) become suffix combines
+  bool do_cache_head = false;            // replay chunk `head` into its sub-chunk cache
+  size_t sub = 0;                        // sub-chunk of `head` holding `first`
+  size_t sub_start = 0, sub_end = 0;     // bars the run replays: [sub_start, sub_end)
+  bool has_suffix = false;               // the cached suffix after `sub` joins the window
+};
+
+class WindowSchedule {
+ public:
+  WindowSchedule(size_t chunk, size_t sub, size_t subs) : chunk_(chunk), sub_(sub), subs_(subs) {}
+
+  // The plan for the window of `window` bars ending at `end`; records the flip and the head
+  // cache it asks for (the caller must carry them out before using the caches).
+  WindowPlan plan(size_t end, size_t window) {
+    WindowPlan p;
+    p.first = end - window;
+    p.head = p.first / chunk_;
+    p.tail = end / chunk_;
+    p.in_one_chunk = p.head == p.tail;
+    p.has_middle = p.head + 1 < p.tail;
+    p.do_flip = p.has_middle && p.head + 1 >= split_;
+    if (p.do_flip) split_ = p.tail;
+    p.do_cache_head = !p.in_one_chunk && p.head != cached_head_;
+    if (p.do_cache_head) cached_head_ = p.head;
+    p.sub = p.in_one_chunk ? 0 : (p.first - p.head * chunk_) / sub_;
+    p.sub_start = p.head * chunk_ + p.sub * sub_;
+    p.sub_end = p.in_one_chunk ? end : std::min(p.sub_start + sub_, (p.head + 1) * chunk_);
+    p.has_suffix = !p.in_one_chunk && p.sub + 1 < subs_;
+    return p;
+  }
+
+ private:
+  size_t chunk_, sub_, subs_;
+  size_t split_ = 0;                              // chunks < split_ hold suffix combines
+  size_t cached_head_ = static_cast<size_t>(-1);  // chunk whose sub-chunk cache is built
+};
+
+}  // namespace wfod::detail
