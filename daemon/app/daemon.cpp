@@ -123,6 +123,9 @@ struct Stream {
   // The last two winners, for live_oos (SPEC §8): the previous publication's winner and
   // the one before it (the exit position at the first live bar).
   std::optional<Combo> winner, before;
+  // Robust selection's "current" combo: the last one selected, set when a run's decision is
+  // made, before its publication (which may wait for a sync pass while the next run starts).
+  std::optional<uint64_t> selected;
   uint64_t last_seq = 0;
   size_t last_end = 0;  // history size the previous publication covered
   std::optional<Json> last_params;
@@ -701,15 +704,14 @@ void Daemon::start_job(const PublicationKey& key) {
   req.rank = stream.cfg.rank;
   req.precision = cfg_.daemon.precision;
   req.threads = cfg_.daemon.threads;
-  JobInput in{snap,
-              req,
-              stream.winner,
-              stream.before,
-              stream.last_end,
-              stream.slot,
+  JobInput in{snap, req, stream.winner, stream.before, stream.last_end, stream.slot,
               stream.cfg.has_selection
                   ? std::optional<selection::SelectionSpec>(stream.cfg.selection)
-                  : std::nullopt};
+                  : std::nullopt,
+              // after a restart nothing was selected yet: the restored winner is current
+              stream.selected ? stream.selected
+              : stream.winner ? std::optional<uint64_t>(stream.winner->id)
+                              : std::nullopt};
   const uint64_t generation = stream.generation;
   Backend* backend = backend_.get();  // kept alive after a fallback (retired_backends_)
   spdlog::debug("sweep start stream={}.{} history_bars={} window_bars={}", key.first, key.second,
@@ -775,6 +777,8 @@ void Daemon::on_job_done(const PublicationKey& key, uint64_t generation,
       return;
     }
   }
+  if (result.selection && result.selection->publish)
+    stream.selected = result.selection->publish->combo.id;
   if (!result.error.empty()) {
     spdlog::error("sweep failed stream={}.{} error=\"{}\"", key.first, key.second, result.error);
   } else if (result.sweep.top.empty()) {

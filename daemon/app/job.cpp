@@ -43,9 +43,7 @@ JobResult run_job(Backend& backend, JobInput in) {
       out.stream_fallback = in.slot->fallback_reason();
     }
     if (in.selection && !out.sweep.top.empty()) {
-      std::optional<uint64_t> current;
-      if (in.winner) current = in.winner->id;
-      out.selection = selection_step(backend, in.request, out.sweep, current, *in.selection);
+      out.selection = selection_step(backend, in.request, out.sweep, in.selected, *in.selection);
     }
     // SPEC §8 online: the previously published winner over the bars since.
     if (in.winner && in.prev_end >= 1 && in.prev_end <= h.size()) {

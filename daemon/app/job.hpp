@@ -26,6 +26,7 @@ struct JobInput {
   std::shared_ptr<StreamSlot> slot;
   // Robust selection ([strategy.selection] present): decides what is published.
   std::optional<selection::SelectionSpec> selection;
+  std::optional<uint64_t> selected;  // the combo selected last (hysteresis's current one)
 };
 
 struct JobResult {

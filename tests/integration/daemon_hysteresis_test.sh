@@ -49,7 +49,7 @@ pbo_blocks = 0"
 
 # Publications by the window's last bar, in order.
 HELD=$(jq -sc 'unique_by(.seq) | sort_by(.seq)
-               | map({ts: .window.last_ts, id, raw: .selection.raw_id, reason: .selection.reason})' \
+               | map({seq, ts: .window.last_ts, id, raw: .selection.raw_id, reason: .selection.reason})' \
   "$TMP/held.jsonl")
 N=$(jq length <<<"$HELD")
 [[ "$N" -ge 20 ]] || fail "expected at least 20 publications with selection, got $N"
@@ -57,9 +57,10 @@ N=$(jq length <<<"$HELD")
 RAW_FLIPS=$(jq '[range(1; length) as $i | select(.[$i].raw != .[$i-1].raw)] | length' <<<"$HELD")
 HELD_FLIPS=$(jq '[range(1; length) as $i | select(.[$i].id != .[$i-1].id)] | length' <<<"$HELD")
 HELD_COUNT=$(jq '[.[] | select(.reason == "held")] | length' <<<"$HELD")
-# A "held" publication keeps the previous id.
-WRONG=$(jq '[range(1; length) as $i | select(.[$i].reason == "held" and .[$i].id != .[$i-1].id)]
-            | length' <<<"$HELD")
+# A "held" publication keeps the previous publication's id (compared where the subscriber
+# got both: a loaded machine can make it miss one).
+WRONG=$(jq '[range(1; length) as $i | select(.[$i].seq == .[$i-1].seq + 1 and
+              .[$i].reason == "held" and .[$i].id != .[$i-1].id)] | length' <<<"$HELD")
 [[ "$RAW_FLIPS" -ge 3 ]] || fail "the raw winner flipped only $RAW_FLIPS times: no test of hysteresis"
 [[ "$HELD_COUNT" -ge 1 ]] || fail "no publication held the current winner"
 [[ "$WRONG" -eq 0 ]] || fail "$WRONG held publications changed the id"
