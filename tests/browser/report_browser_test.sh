@@ -2,7 +2,10 @@
 # The --report HTML page in a real browser: runs `wfo walk --report` and `wfo sweep --report`
 # on the bundled GOOG daily bars with a two-parameter grid, loads each report.html in headless
 # Chromium and checks that every chart drew marks and the page logged no script error; keeps
-# a screenshot of the walk report under ARTIFACTS. Exit 77 (ctest: skipped) without chromium.
+# a screenshot of the walk report under ARTIFACTS. With robust selection (the demo config plus
+# a [strategy.selection] table) the drawn page must show report.json's decisions, DSR and PBO
+# values exactly; with --no-selection none of those sections. Exit 77 (ctest: skipped)
+# without chromium.
 # usage: report_browser_test.sh WFO_BINARY SOURCE_DIR ARTIFACTS_DIR
 set -euo pipefail
 
@@ -101,6 +104,146 @@ if [ -s "$shot" ]; then
 else
   fail "no screenshot written to $shot"
 fi
+
+# --- walk with robust selection: the demo config with a [strategy.selection] table ---
+# (its own table when it has one; else one whose hysteresis, plateau and DSR gate make the
+# folds switch, hold and gate)
+selcfg=$work/selection.toml
+cat "$src/config/examples/demo.toml" >"$selcfg"
+if ! grep -q '^\[strategy\.selection\]' "$selcfg"; then
+  printf '\n[strategy.selection]\nhysteresis_rel = 0.25\nplateau = true\nplateau_stat = "q25"\nmin_dsr = 0.3\npbo_blocks = 10\n' \
+    >>"$selcfg"
+fi
+"$wfo" walk --config "$selcfg" --csv "$csv" --is 500 --oos 125 --backend cpu \
+  --report "$work/walk-sel" >/dev/null 2>"$work/walk-sel.err" ||
+  { cat "$work/walk-sel.err"; fail "wfo walk --config (selection) --report exited non-zero"; }
+check_page walk-sel "$work/walk-sel" equity params isoos selection logit heatmap histogram
+
+# The page's main element as drawn (the script's own text, which names every section, left out).
+drawn_app() {
+  local dom
+  dom=$(cat "$1")
+  dom=${dom#*<main class=\"wrap\" id=\"app\">}
+  printf '%s' "${dom%%</main>*}"
+}
+# drawn_table APP ID: the <table id=ID> of the drawn page.
+# (empty when missing: the callers' checks then fail by name rather than set -e ending the test).
+drawn_table() { grep -oP "<table class=\"data\" id=\"$2\"[^>]*>.*?</table>" <<<"$1" | head -1 || true; }
+# same_value JSON_FILE TEXT JQ_PATH: TEXT (a data-v attribute) is the value at JQ_PATH, numbers
+# compared as doubles, null as "".
+same_value() {
+  jq -e --arg v "$2" "($3) as \$j | if \$j == null then \$v == \"\"
+    elif (\$j | type) == \"number\" then (\$v | tonumber? // null) == \$j
+    else \$v == (\$j | tostring) end" "$1" >/dev/null
+}
+# check_cells NAME JSON TABLE ROW_ATTR ROW KEY=JQ_PATH...: each cell data-k=KEY of the row
+# ROW_ATTR="ROW" exists and holds the value at its JQ_PATH.
+check_cells() {
+  local name=$1 json=$2 table=$3 attr=$4 row=$5 tr pair key path v
+  shift 5
+  tr=$(grep -oP "<tr[^>]*$attr=\"$row\"[^>]*>.*?</tr>" <<<"$table" | head -1 || true)
+  [ -n "$tr" ] || { fail "$name: no row $attr=$row"; return; }
+  for pair in "$@"; do
+    key=${pair%%=*}
+    path=${pair#*=}
+    if ! grep -q "data-k=\"$key\" data-v=" <<<"$tr"; then
+      fail "$name: row $row has no $key cell"
+      continue
+    fi
+    v=$(grep -oP "data-k=\"$key\" data-v=\"\K[^\"]*" <<<"$tr" | head -1 || true)
+    same_value "$json" "$v" "$path" || fail "$name: row $row $key shows '$v', report.json $path is $(jq -c "$path" "$json")"
+  done
+}
+# shown_text TABLE ROW KEY: the text a data-v cell shows.
+shown_text() {
+  grep -oP "<tr[^>]*data-sel=\"$2\"[^>]*>.*?</tr>" <<<"$1" | head -1 |
+    grep -oP "data-k=\"$3\" data-v=\"[^\"]*\"[^>]*>\K[^<]*" | head -1 || true
+}
+
+sjson=$work/walk-sel/report.json
+sapp=$(drawn_app "$work/walk-sel.dom.html")
+nsel=$(jq '.selection | length' "$sjson")
+[ "$nsel" -gt 0 ] && [ "$nsel" -eq "$(jq '.folds | length' "$sjson")" ] ||
+  fail "walk-sel: report.json has $nsel selection objects for $(jq '.folds | length' "$sjson") folds"
+grep -q 'id="sec-selection"' <<<"$sapp" || fail "walk-sel: no Robust selection section drawn"
+for paper in 'Bailey &amp; López de Prado (2014)' 'Bailey, Borwein, López de Prado &amp; Zhu (2015)'; do
+  grep -qF "$paper" <<<"$sapp" || fail "walk-sel: the legend does not cite $paper"
+done
+tsel=$(drawn_table "$sapp" table-selection)
+tfit=$(drawn_table "$sapp" table-overfit)
+tfolds=$(drawn_table "$sapp" table-folds)
+for ((i = 0; i < nsel; i++)); do
+  s=".selection[$i]"
+  check_cells walk-sel "$sjson" "$tsel" data-sel "$i" "raw_id=$s.raw.id" \
+    "raw_objective=$s.raw.objective" "plateau_id=$s.plateau.id" "plateau_score=$s.plateau.score" \
+    "current_id=$s.current.id" "published_id=$s.published.id" "reason=$s.reason" \
+    "margin=$s.hysteresis.margin"
+  fit=("dsr=$s.dsr.dsr" "pbo=$s.pbo.pbo")
+  if jq -e "$s.dsr != null" "$sjson" >/dev/null; then
+    fit+=("sharpe=$s.dsr.sharpe" "expected_max_sharpe=$s.dsr.expected_max_sharpe"
+      "trials=$s.dsr.trials" "min_dsr=$s.dsr.min_dsr" "passes=$s.dsr.passes")
+  fi
+  if jq -e "$s.pbo != null" "$sjson" >/dev/null; then
+    fit+=("median_logit=$s.pbo.logit.median" "slope=$s.pbo.degradation.slope"
+      "intercept=$s.pbo.degradation.intercept" "prob_oos_loss=$s.pbo.prob_oos_loss")
+  else
+    grep -oP "<tr[^>]*data-sel=\"$i\"[^>]*>.*?</tr>" <<<"$tfit" | grep -qF "$(jq -r "$s.pbo_skipped" "$sjson")" ||
+      fail "walk-sel: fold $i does not show why PBO was skipped"
+  fi
+  check_cells walk-sel "$sjson" "$tfit" data-sel "$i" "${fit[@]}"
+  check_cells walk-sel "$sjson" "$tfolds" data-fold "$i" "reason=$s.reason" "dsr=$s.dsr.dsr" "pbo=$s.pbo.pbo"
+  # The published combo is what the fold traded.
+  same_value "$sjson" "$(jq -r ".folds[$i].id // \"\"" "$sjson")" "$s.published.id" ||
+    fail "walk-sel: fold $i traded $(jq ".folds[$i].id" "$sjson"), published $(jq "$s.published.id" "$sjson")"
+  # Shown to 3 decimals.
+  for kv in "dsr=$s.dsr.dsr" "pbo=$s.pbo.pbo"; do
+    want=$(jq -r "${kv#*=} | if . == null then \"\" else . end" "$sjson")
+    [ -z "$want" ] && continue
+    got=$(shown_text "$tfit" "$i" "${kv%%=*}")
+    [ "$got" = "$(LC_ALL=C printf '%.3f' "$want")" ] || fail "walk-sel: fold $i ${kv%%=*} shown '$got' for $want"
+  done
+done
+# The parameter chart marks every fold whose winner was not published (held or DSR-gated),
+# and every raw arg-max the plateau winner moved away from, once per parameter panel.
+panels=$(jq '.params.varying | length' "$sjson")
+want_held=$(jq '[.selection[] | select(.winner != null and (.published == null or .winner.id != .published.id))] | length' "$sjson")
+want_raw=$(jq '[.selection[] | select(.raw != null and .winner != null and .raw.id != .winner.id)] | length' "$sjson")
+got_held=$(grep -o 'data-sel="winner"' <<<"$sapp" | wc -l || true)
+got_raw=$(grep -o 'data-sel="raw"' <<<"$sapp" | wc -l || true)
+[ "$got_held" -eq $((want_held * panels)) ] || fail "walk-sel: $got_held held marks, want $want_held x $panels"
+[ "$got_raw" -eq $((want_raw * panels)) ] || fail "walk-sel: $got_raw raw arg-max marks, want $want_raw x $panels"
+[ "$want_held" -gt 0 ] || grep -q '^\[strategy\.selection\]' "$src/config/examples/demo.toml" ||
+  fail "walk-sel: the test config held or gated no fold"
+# The logit histogram drawn is the last fold with a PBO: its non-empty bins, in order.
+pf=$(jq '[.selection | to_entries[] | select(.value.pbo != null) | .key] | last // empty' "$sjson")
+if [ -n "$pf" ]; then
+  want_bins=$(jq -r ".selection[$pf].pbo.histogram.counts | map(select(. > 0)) | map(tostring) | join(\" \")" "$sjson")
+  got_bins=$(grep -oP 'data-bin="[0-9]+" data-count="\K[0-9]+' <<<"$sapp" | tr '\n' ' ' | sed 's/ $//' || true)
+  [ "$got_bins" = "$want_bins" ] || fail "walk-sel: logit bins '$got_bins', report.json '$want_bins'"
+  tlogit=$(drawn_table "$sapp" table-logit)
+  check_cells walk-sel "$sjson" "$tlogit" data-row quantile "logit_min=.selection[$pf].pbo.logit.min" \
+    "logit_q05=.selection[$pf].pbo.logit.q05" "logit_q25=.selection[$pf].pbo.logit.q25" \
+    "logit_median=.selection[$pf].pbo.logit.median" "logit_q75=.selection[$pf].pbo.logit.q75" \
+    "logit_q95=.selection[$pf].pbo.logit.q95" "logit_max=.selection[$pf].pbo.logit.max" \
+    "logit_mean=.selection[$pf].pbo.logit.mean"
+else
+  fail "walk-sel: no fold has a PBO"
+fi
+echo "ok: walk-sel selection values equal report.json ($nsel folds)"
+
+# --- walk without robust selection: none of its sections ---
+"$wfo" walk --config "$selcfg" --csv "$csv" --is 500 --oos 125 --backend cpu --no-selection \
+  --report "$work/walk-nosel" >/dev/null 2>"$work/walk-nosel.err" ||
+  { cat "$work/walk-nosel.err"; fail "wfo walk --no-selection --report exited non-zero"; }
+check_page walk-nosel "$work/walk-nosel" equity params isoos heatmap histogram
+jq -e 'has("selection") or (.inputs | has("selection")) | not' "$work/walk-nosel/report.json" >/dev/null ||
+  fail "walk-nosel: report.json has a selection"
+napp=$(drawn_app "$work/walk-nosel.dom.html")
+for needle in 'id="sec-selection"' 'id="table-selection"' 'id="table-overfit"' 'id="chart-logit"' \
+  'id="chart-selection"' 'data-sel=' 'data-k=' 'class="badge' 'Robust selection' 'Deflated'; do
+  if grep -qF "$needle" <<<"$napp"; then fail "walk-nosel: the page shows $needle"; fi
+done
+echo "ok: walk-nosel shows no selection section"
 
 # --- sweep: the same grid over one window ---
 "$wfo" sweep --csv "$csv" --family ma_cross --fast 5:50:5 --slow 20:200:10 --window 1200 \

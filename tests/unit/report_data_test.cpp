@@ -1,6 +1,7 @@
 // The --report data (tools/wfo/report_data): the fold table is walk --json's folds, the
 // equity/buy-and-hold/drawdown arithmetic, heatmap shape and winner cell, histogram counts,
-// downsampling, the equivalent command line, and JSON made safe inside <script>.
+// downsampling, the equivalent command line, JSON made safe inside <script>, and robust
+// selection's place in the document (report_selection).
 
 #include "../../tools/wfo/report_data.hpp"
 
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "../../tools/wfo/args.hpp"
+#include "../../tools/wfo/report_selection.hpp"
 #include "../../tools/wfo/report_writer.hpp"
 #include "support/series.hpp"
 #include "wfod/walk_forward.hpp"
@@ -431,6 +433,71 @@ TEST(ReportData, ScriptSafeJsonEscapesClosingTags) {
   EXPECT_EQ(count("</script>"), 2u);
   EXPECT_EQ(count("__WFO_REPORT_DATA__"), 0u);
   EXPECT_NE(page.find("<title>wfo walk report - a&lt;b&gt;&amp;c.csv</title>"), std::string::npos);
+}
+
+// --- Robust selection in the document ---------------------------------------------------------
+
+TEST(ReportData, SelectionSettingsAreTheSpec) {
+  selection::SelectionSpec spec;
+  spec.hysteresis_abs = 0.05;
+  spec.hysteresis_rel = 0.25;
+  spec.plateau = true;
+  spec.plateau_radius = 2;
+  spec.plateau_radius_axes = {{"fast", 3}, {"ma", 1}};
+  spec.plateau_stat = selection::parse_plateau_stat("q25");
+  spec.min_dsr = 0.9;
+  spec.pbo_blocks = 10;
+  spec.pbo_max_combos = 5000;
+  const Json j = selection_settings_json(spec);
+  EXPECT_EQ(j["hysteresis_abs"].get<double>(), 0.05);
+  EXPECT_EQ(j["hysteresis_rel"].get<double>(), 0.25);
+  EXPECT_EQ(j["plateau"], true);
+  EXPECT_EQ(j["plateau_radius"], 2);
+  EXPECT_EQ(j["plateau_radius_axes"], Json::parse(R"({"fast": 3, "ma": 1})"));
+  EXPECT_EQ(j["plateau_stat"], "q25");
+  EXPECT_EQ(j["min_dsr"].get<double>(), 0.9);
+  EXPECT_EQ(j["pbo_blocks"], 10);
+  EXPECT_EQ(j["pbo_max_combos"], 5000);
+  EXPECT_TRUE(selection_settings_json(selection::SelectionSpec{})["min_dsr"].is_null());
+}
+
+// A walk's selection array (one object per fold) lands in the document with the settings;
+// without one the document has neither, so the page draws none of the selection sections.
+TEST(ReportData, SelectionIsAttachedOnlyWhenGiven) {
+  WalkFixture fx;
+  const WalkReport r = fx.run();
+  RunInputs in = inputs_for("walk", r.spec, r.rank);
+  in.setup.selection.min_dsr = 0.5;
+  const Json base = walk_report_json(r, in, {});
+
+  Json without = base;
+  attach_selection(without, nullptr, in.setup.selection);
+  EXPECT_EQ(without, base);
+  EXPECT_FALSE(without.contains("selection"));
+  EXPECT_FALSE(without["inputs"].contains("selection"));
+
+  // Text from the run (reasons, skip notes) stays data: the page escapes it when drawing,
+  // and the embedded block cannot close its <script>.
+  Json sel = Json::array();
+  for (size_t i = 0; i < r.result.folds.size(); ++i) {
+    sel.push_back({{"reason", i ? "held" : "first"},
+                   {"changed", i == 0},
+                   {"pbo", nullptr},
+                   {"pbo_skipped", "</script><b>x</b> & more"}});
+  }
+  Json with = base;
+  attach_selection(with, &sel, in.setup.selection);
+  EXPECT_EQ(with["selection"], sel);
+  EXPECT_EQ(with["inputs"]["selection"], selection_settings_json(in.setup.selection));
+  EXPECT_EQ(with["inputs"]["selection"]["min_dsr"].get<double>(), 0.5);
+  const std::string page = render_html(chart_json(with));
+  EXPECT_EQ(page.find("</script><b>"), std::string::npos);
+  const size_t data_at = page.find("<script id=\"report-data\" type=\"application/json\">");
+  ASSERT_NE(data_at, std::string::npos);
+  const size_t data_from = page.find('>', data_at) + 1;
+  const Json embedded =
+      Json::parse(page.substr(data_from, page.find("</script>", data_from) - data_from));
+  EXPECT_EQ(embedded["selection"], sel);
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ constexpr std::string_view kTemplate = R"WFOHTML(<!DOCTYPE html>
     --bg: #f5f6f8; --card: #ffffff; --ink: #1b2230; --muted: #5e6879; --faint: #8a93a3;
     --line: #e2e5eb; --grid: #eef0f4; --accent: #2563eb; --accent-soft: #dbe7fe;
     --bh: #8b95a7; --dd: #dc2626; --dd-soft: rgba(220, 38, 38, 0.13); --good: #047857;
-    --bad: #b91c1c; --win: #f59e0b; --oos: #f97316;
+    --bad: #b91c1c; --win: #f59e0b; --oos: #f97316; --held: #d97706; --raw: #6b7280;
   }
   * { box-sizing: border-box; }
   body { margin: 0; background: var(--bg); color: var(--ink);
@@ -105,6 +105,17 @@ constexpr std::string_view kTemplate = R"WFOHTML(<!DOCTYPE html>
   .error { background: #fef2f2; border: 1px solid #fecaca; color: #991b1b; padding: 10px 14px;
     border-radius: 8px; margin: 16px 0; }
   footer { color: var(--faint); font-size: 12px; padding: 6px 0 30px; }
+  .badge { display: inline-block; font-size: 11.5px; line-height: 1.5; padding: 0 7px;
+    border-radius: 9px; border: 1px solid transparent; white-space: nowrap; }
+  .badge.switch { background: var(--accent-soft); color: #1e40af; border-color: #bfd3fb; }
+  .badge.held { background: #fef3c7; color: #92400e; border-color: #f6d58b; }
+  .badge.same { background: #f1f3f6; color: var(--muted); border-color: var(--line); }
+  .badge.gate, .badge.fail { background: #fee2e2; color: #991b1b; border-color: #fbc4c4; }
+  .badge.pass { background: #d1fae5; color: #065f46; border-color: #a7e3c8; }
+  .badge.none { background: #f1f3f6; color: var(--faint); border-color: var(--line); }
+  dl.explain { margin: 6px 0 0; font-size: 13px; }
+  dl.explain dt { font-weight: 620; margin-top: 8px; }
+  dl.explain dd { margin: 2px 0 0; color: var(--muted); }
 </style>
 </head>
 <body>
@@ -145,6 +156,15 @@ constexpr std::string_view kTemplate = R"WFOHTML(<!DOCTYPE html>
   var HM = L.heatmap || null;
   var FOLDS = D.folds || [];
   var state = { hmIndex: HM ? HM.folds.length - 1 : 0, selFold: null, log: false };
+  // Robust selection (docs/spec-10-selection.md): one object per fold (walk) or one for the
+  // window (sweep). Null when the run had none (--no-selection): nothing of it is drawn.
+  var SEL = D.selection ? (Array.isArray(D.selection) ? D.selection : [D.selection]) : null;
+  if (SEL && !SEL.length) SEL = null;
+  state.selIndex = 0;
+  if (SEL) {  // the PBO shown in detail: the last one computed, else the last entry
+    state.selIndex = SEL.length - 1;
+    for (var si = SEL.length - 1; si >= 0; si--) { if (SEL[si] && SEL[si].pbo) { state.selIndex = si; break; } }
+  }
 
   // ---- Small helpers -------------------------------------------------------------------
   function svg(tag, attrs, parent) {
@@ -441,7 +461,12 @@ constexpr std::string_view kTemplate = R"WFOHTML(<!DOCTYPE html>
       html += '<div class="row">' +
         card('sec-params', 'Parameter stability', 'The winning ' + esc(names.join(', ')) +
           ' of each fold, over the out-of-sample bars it traded; the y range is the whole grid axis. ' +
-          'Steady lines mean the optimum is stable; jumps mean it is not.',
+          'Steady lines mean the optimum is stable; jumps mean it is not.' + (SEL ? ' The line is the published ' +
+          'combo (what traded), which robust selection may hold while the fold\'s winner differs.' : ''),
+          (SEL ? '<div class="legend"><span><span class="sw" style="background:var(--accent)"></span>published</span>' +
+            '<span><span class="box" style="background:#fff;border:2px solid var(--held);border-radius:50%"></span>' +
+            'fold winner not published (held or DSR gate)</span><span style="color:var(--raw)">× raw arg-max ' +
+            '(plateau winner differs)</span></div>' : '') +
           '<div class="chart" id="chart-params"></div>') +
         card('sec-isoos', 'In-sample vs out-of-sample ' + OBJ, 'Per fold: the winner\'s ' +
           esc(OBJ) + ' on its in-sample window, and what it earned on the next ' +
@@ -454,6 +479,7 @@ constexpr std::string_view kTemplate = R"WFOHTML(<!DOCTYPE html>
         'Ranked by ' + esc(OBJ) + ' (SPEC §7: constraints first, ties to the lower id).',
         '<div class="scroll"><table class="data" id="table-top"></table></div>');
     }
+    if (SEL) html += selectionCard();
 
     // Landscape
     var lsub = WALK ? 'The ' + esc(OBJ) + ' of every combo of the grid on a fold\'s in-sample ' +
@@ -509,6 +535,20 @@ constexpr std::string_view kTemplate = R"WFOHTML(<!DOCTYPE html>
     if (sel) sel.addEventListener('change', function () { state.hmIndex = +sel.value; drawHeatmap(); markRows(); });
     document.getElementById('copy-cmd').addEventListener('click', copyCommand);
     fillTables();
+    if (SEL) {
+      fillSelectionTables();
+      var pick = document.getElementById('sel-fold');
+      if (pick) pick.addEventListener('change', function () { selectSel(+pick.value); });
+    }
+  }
+
+  function selectionInputs(S) {
+    var axes = Object.keys(S.plateau_radius_axes || {}).map(function (k) { return k + ' ' + S.plateau_radius_axes[k]; });
+    return 'hysteresis_abs ' + S.hysteresis_abs + ', hysteresis_rel ' + S.hysteresis_rel + '; plateau ' + S.plateau +
+      (S.plateau ? ' (' + esc(S.plateau_stat) + ', radius ' + S.plateau_radius + (axes.length ? ', ' + esc(axes.join(', ')) : '') + ')' : '') +
+      '; min_dsr ' + (S.min_dsr === null ? 'none' : S.min_dsr) + '; pbo_blocks ' + S.pbo_blocks + ', pbo_max_combos ' +
+      grp(S.pbo_max_combos) + '<br><span class="muted">From the config\'s [strategy.selection]: wfo has no flags for ' +
+      'them, so the command line below runs with the defaults; add --config to reproduce this selection.</span>';
   }
 
   function copyCommand() {
@@ -531,7 +571,8 @@ constexpr std::string_view kTemplate = R"WFOHTML(<!DOCTYPE html>
       var h = '<thead><tr><th>fold</th><th class="l">in sample</th><th class="l">out of sample</th><th>id</th>';
       names.forEach(function (n) { h += '<th class="l">' + esc(n) + '</th>'; });
       h += '<th>IS ' + esc(OBJ) + '</th><th>OOS ' + esc(OBJ) + '</th><th>WFE</th><th>OOS return</th>' +
-        '<th>OOS max DD</th><th>OOS trades</th></tr></thead><tbody>';
+        '<th>OOS max DD</th><th>OOS trades</th>' +
+        (SEL ? '<th class="l">selection</th><th>DSR</th><th>PBO</th>' : '') + '</tr></thead><tbody>';
       FOLDS.forEach(function (f, i) {
         h += '<tr class="' + (HM ? 'click' : '') + '" data-fold="' + i + '"><td>' + f.index + '</td>' +
           '<td class="l">' + shortTs(f.is.first_ts) + ' → ' + shortTs(f.is.last_ts) + '</td>' +
@@ -545,7 +586,7 @@ constexpr std::string_view kTemplate = R"WFOHTML(<!DOCTYPE html>
           '<td class="' + signCls(f.oos_objective) + '">' + fmt(f.oos_objective) + '</td>' +
           '<td class="' + signCls(f.wfe) + '">' + fmt(f.wfe, 2) + '</td>' +
           '<td class="' + signCls(om.total_return) + '">' + spct(om.total_return) + '</td>' +
-          '<td>' + pct(om.max_drawdown) + '</td><td>' + grp(om.trades) + '</td></tr>';
+          '<td>' + pct(om.max_drawdown) + '</td><td>' + grp(om.trades) + '</td>' + foldSelCells(i) + '</tr>';
       });
       var t = document.getElementById('table-folds');
       t.innerHTML = h + '</tbody>';
@@ -614,6 +655,7 @@ constexpr std::string_view kTemplate = R"WFOHTML(<!DOCTYPE html>
       (c.min_exposure === null ? '' : ', min_exposure ' + c.min_exposure) + '; top ' + IN.top]);
     rows.push(['Backend', esc(IN.backend.used) + ' (requested ' + esc(IN.backend.requested) + '), precision ' +
       esc(IN.precision) + ', threads ' + (IN.threads === 0 ? 'all cores' : IN.threads)]);
+    if (SEL && IN.selection) rows.push(['Robust selection', selectionInputs(IN.selection)]);
     rows.push(['Landscape', L.available ? (WALK ? 'fold ' + L.fold + ' IS window, ' : 'the window, ') +
       grp(L.valid) + ' combos evaluated for the heatmap/histogram (cap ' + grp(L.cap) + ' per window)'
       : esc(L.note || '')]);
@@ -621,6 +663,18 @@ constexpr std::string_view kTemplate = R"WFOHTML(<!DOCTYPE html>
     document.getElementById('table-inputs').innerHTML = rows.map(function (r) {
       return '<tr><th>' + r[0] + '</th><td>' + r[1] + '</td></tr>';
     }).join('');
+  }
+
+  // The folds table's selection columns: the hysteresis decision, DSR and PBO of fold i.
+  function foldSelCells(i) {
+    if (!SEL) return '';
+    var s = selOf(i);
+    if (!s) return '<td class="na">–</td><td class="na">–</td><td class="na">–</td>';
+    var q = s.dsr, p = s.pbo;
+    return vcell('reason', s.reason, badge(s), 'l') +
+      vcell('dsr', q ? q.dsr : null, fmt(q ? q.dsr : null, 3), q && q.min_dsr !== null ? (q.passes ? 'pos' : 'neg') : '') +
+      vcell('pbo', p ? p.pbo : null, p ? fmt(p.pbo, 3) : '<span class="muted" title="' + esc(s.pbo_skipped || '') + '">skipped</span>',
+        p ? pboCls(p.pbo) : '');
   }
 
   function markRows() {
@@ -647,6 +701,331 @@ constexpr std::string_view kTemplate = R"WFOHTML(<!DOCTYPE html>
     drawHeatmap();
     markRows();
     document.getElementById('sec-landscape').scrollIntoView({ behavior: 'smooth', block: 'start' });
+  }
+
+  // ---- Robust selection ------------------------------------------------------------------------
+  function selOf(i) { return SEL && SEL[i] ? SEL[i] : null; }
+  function selLabel(i) { return WALK ? (FOLDS[i] ? 'fold ' + FOLDS[i].index : 'fold ' + i) : 'window'; }
+  function selNames() { return D.params.varying.length ? D.params.varying : D.params.names; }
+  // The hysteresis decision (SPEC §10.1) as a badge class, a short label and a sentence.
+  function decision(s) {
+    var m = s.hysteresis ? s.hysteresis.margin : null, r = s.reason;
+    var by = isNum(m) && m > 0 ? 'by more than the margin ' + fmt(m, 4) : 'in the SPEC §7 order (margin 0)';
+    var what = s.hysteresis && s.hysteresis.compares === 'plateau_score' ? 'plateau score' : OBJ;
+    var table = {
+      first: ['switch', 'first', 'no combo was published before: the winner is published.'],
+      same: ['same', 'same', 'the winner is the combo already published: kept.'],
+      beats_margin: ['switch', 'switched', 'the winner beats the published combo\'s ' + what + ' ' + by + ': it replaces it.'],
+      held: ['held', 'held', 'the winner does not beat the published combo\'s ' + what + ' ' + by + ': the published combo is held.'],
+      current_not_in_grid: ['switch', 'switched', 'the published combo is no longer in the grid: the winner replaces it.'],
+      current_invalid: ['switch', 'switched', 'the published combo is invalid (SPEC §5): the winner replaces it.'],
+      current_fails_constraint: ['switch', 'switched', 'the published combo fails a constraint (or has no ' + esc(OBJ) +
+        ') on this window: the winner replaces it.'],
+      no_winner_held: ['held', 'held', 'nothing is ranked on this window: the published combo is held.'],
+      no_winner: ['none', 'none', 'nothing is ranked: nothing is published.'],
+      dsr_below_min: ['gate', 'DSR gate', 'the winner\'s deflated Sharpe is below min_dsr: it replaces nothing (' +
+        (s.published ? 'the published combo is held' : 'nothing is published') + ').']
+    };
+    var d = table[r] || ['same', String(r), 'reason ' + String(r) + '.'];
+    return { cls: d[0], label: d[1], text: d[2] };
+  }
+  // The fold winner that was not published (held by hysteresis or stopped by the DSR gate).
+  function unpublishedWinner(s) {
+    return s && s.winner && (!s.published || s.winner.id !== s.published.id) ? s.winner : null;
+  }
+  function badge(s) {
+    var d = decision(s);
+    return '<span class="badge ' + d.cls + '" title="' + esc(s.reason + ': ' + d.text) + '">' + esc(d.label) + '</span>';
+  }
+  // A table cell that keeps the exact value in data-v (report.json's, for tests and copying).
+  function rawAttr(v) { return esc(v === null || v === undefined ? '' : String(v)); }
+  function vcell(key, v, shown, cls) {
+    return '<td data-k="' + key + '" data-v="' + rawAttr(v) + '"' + (cls ? ' class="' + cls + '"' : '') + '>' + shown + '</td>';
+  }
+  function comboCell(key, c, extra) {
+    if (!c) return vcell(key, null, '<span class="muted">none</span>', 'l');
+    return vcell(key, c.id, '<b>' + c.id + '</b> <span class="muted">' + esc(paramText(c.params, selNames())) + '</span>' +
+      (extra || ''), 'l');
+  }
+  function pboCls(p) { return !isNum(p) ? 'na' : p >= 0.5 ? 'neg' : 'pos'; }
+  function gateCell(dsr) {
+    if (!dsr || dsr.min_dsr === null) return vcell('passes', dsr ? dsr.passes : null, '<span class="muted">no gate</span>');
+    return vcell('passes', dsr.passes, '<span class="badge ' + (dsr.passes ? 'pass' : 'fail') + '">' +
+      (dsr.passes ? 'pass' : 'fail') + '</span>');
+  }
+
+  function selectionCard() {
+    var s0 = SEL[0], h0 = s0.hysteresis || {}, S = IN.selection || null;
+    var minDsr = S ? S.min_dsr : (s0.dsr ? s0.dsr.min_dsr : null);
+    var set = ['hysteresis margin max(' + fmt(h0.abs, 4) + ', ' + fmt(h0.rel, 4) + ' × |current|) on the ' +
+      (h0.compares === 'plateau_score' ? 'plateau score' : esc(OBJ)),
+      s0.plateau ? 'plateau winner (' + esc(s0.plateau.stat) + (S ? ', radius ' + S.plateau_radius : '') + ')' : 'no plateau: the winner is the raw arg-max',
+      minDsr === null ? 'no DSR gate' : 'DSR gate min_dsr ' + fmt(minDsr, 3),
+      S ? (S.pbo_blocks ? 'PBO with S = ' + S.pbo_blocks + ' blocks (up to ' + grp(S.pbo_max_combos) + ' combos)' : 'PBO off') : ''];
+    var sub = (WALK ? 'Per fold, on its in-sample window: which combo won, which was published (what traded the ' +
+      'out-of-sample bars) and why, and how likely the choice is to be overfit. ' : 'On the sweep window: which combo won, ' +
+      'which would be published and why, and how likely the choice is to be overfit. ') +
+      'Settings: ' + set.filter(function (x) { return x; }).join(' · ') + '.';
+    var detailOpts = SEL.map(function (s, i) {
+      return '<option value="' + i + '"' + (i === state.selIndex ? ' selected' : '') + '>' + esc(selLabel(i)) +
+        (s && s.pbo ? ': PBO ' + fmt(s.pbo.pbo, 3) : ': PBO skipped') + '</option>';
+    }).join('');
+    var pboCol = '<div style="min-width:0"><h3>PBO by CSCV: logit distribution</h3><div class="controls">' +
+      (SEL.length > 1 ? '<label><select id="sel-fold">' + detailOpts + '</select></label>' : '') +
+      '<span id="sel-info"></span></div><div class="legend">' +
+      '<span><span class="box" style="background:#f2a7a7"></span>λ ≤ 0: the in-sample pick ranked at or below the OOS median</span>' +
+      '<span><span class="box" style="background:#93b4f5"></span>λ > 0: above it</span></div>' +
+      '<div class="chart" id="chart-logit"></div><div id="sel-pbo-detail"></div></div>';
+    var perFold = WALK ? '<div style="min-width:0"><h3>Deflated Sharpe and PBO per fold</h3><div class="legend">' +
+      '<span><span class="box" style="background:var(--accent)"></span>DSR</span>' +
+      '<span><span class="box" style="background:#e07a7a"></span>PBO</span>' +
+      (minDsr !== null ? '<span><span class="sw" style="background:var(--accent);height:2px"></span>min_dsr ' + fmt(minDsr, 3) + '</span>' : '') +
+      '<span><span class="sw" style="background:#9aa3b2;height:1px"></span>0.5</span></div>' +
+      '<div class="chart" id="chart-selection"></div></div>' : '';
+    return card('sec-selection', 'Robust selection', sub,
+      '<h3>Winner, plateau winner and published combo</h3>' +
+      '<div class="scroll"><table class="data" id="table-selection"></table></div>' +
+      '<h3>Overfitting statistics</h3>' +
+      '<div class="scroll"><table class="data" id="table-overfit"></table></div>' +
+      '<div class="row" style="margin:14px 0 0">' + (perFold || '') + pboCol + '</div>' +
+      '<h3>What these mean</h3>' + selectionExplain());
+  }
+
+  function selectionExplain() {
+    return '<dl class="explain">' +
+      '<dt>Raw winner, plateau winner, published combo</dt><dd>The raw winner is the arg-max of ' + esc(OBJ) +
+      ' on the in-sample window (SPEC §7). With <code>plateau = true</code> the winner is instead the combo whose ' +
+      'grid neighbourhood scores best (mean or lower quantile of ' + esc(OBJ) + ' around it), which favours broad ' +
+      'plateaus over lone spikes. The published combo is the one that actually trades' + (WALK ? ' the fold\'s ' +
+      'out-of-sample bars' : '') + '.</dd>' +
+      '<dt>Hysteresis decision</dt><dd>A new winner replaces the published combo only when it beats it on the same ' +
+      'window by more than max(hysteresis_abs, hysteresis_rel × |current|); otherwise the published combo is ' +
+      '<span class="badge held">held</span>, which avoids paying switching costs for a marginal, probably noisy, ' +
+      'improvement. <span class="badge switch">switched</span> and <span class="badge same">same</span> mark the ' +
+      'other outcomes; hover a badge for its exact reason.</dd>' +
+      '<dt>Deflated Sharpe ratio (DSR)</dt><dd>Bailey &amp; López de Prado (2014), <i>The Deflated Sharpe Ratio: ' +
+      'Correcting for Selection Bias, Backtest Overfitting and Non-Normality</i>. The probability that the winner\'s ' +
+      'true per-bar Sharpe ratio exceeds E[max SR], the best Sharpe that N zero-skill trials would show by luck, ' +
+      'given the window length and the skew and kurtosis of its returns. Near 1: hard to explain by luck; 0.5 or ' +
+      'less: no better than the best of N random trials. N counts every valid combo although neighbours are ' +
+      'correlated, so the DSR shown is conservative. With min_dsr set, a winner below it replaces nothing.</dd>' +
+      '<dt>Probability of backtest overfitting (PBO)</dt><dd>Bailey, Borwein, López de Prado &amp; Zhu (2015), ' +
+      '<i>The Probability of Backtest Overfitting</i>, by combinatorially symmetric cross-validation (CSCV): the ' +
+      'in-sample window is cut into S equal blocks; for every choice of half of them as in-sample (the rest out of ' +
+      'sample) the best combo in-sample is ranked among all combos out of sample. λ = ln(ω / (1 − ω)) of that ' +
+      'relative rank ω is above 0 when the pick beats the out-of-sample median. PBO is the share of splits with ' +
+      'λ ≤ 0: well below 0.5 the selection carries information, near or above 0.5 it is likely overfit.</dd>' +
+      '<dt>Performance degradation and P(OOS loss)</dt><dd>From the same splits: the OLS slope and intercept of the ' +
+      'pick\'s out-of-sample ' + esc(OBJ) + ' on its in-sample ' + esc(OBJ) + ' (a negative slope means higher ' +
+      'in-sample scores came with worse out-of-sample ones), and the share of splits whose pick had an ' +
+      'out-of-sample ' + esc(OBJ) + ' below 0. The per-split points are not stored, so no scatter is drawn.</dd>' +
+      '</dl>';
+  }
+
+  function fillSelectionTables() {
+    var h = '<thead><tr><th>' + (WALK ? 'fold' : '') + '</th><th class="l">raw winner (arg-max)</th><th>raw ' + esc(OBJ) +
+      '</th><th class="l">plateau winner</th><th>plateau score</th><th class="l">previously published</th>' +
+      '<th class="l">published</th><th class="l">decision</th><th>margin</th></tr></thead><tbody>';
+    SEL.forEach(function (s, i) {
+      if (!s) return;
+      var pl = s.plateau, cur = s.current;
+      h += '<tr class="click" data-sel="' + i + '"><td>' + (WALK ? esc(selLabel(i).replace('fold ', '')) : 'window') + '</td>' +
+        comboCell('raw_id', s.raw) + vcell('raw_objective', s.raw ? s.raw.objective : null, fmt(s.raw ? s.raw.objective : null, 4)) +
+        (pl ? comboCell('plateau_id', pl, pl.id !== (s.raw && s.raw.id) ? ' <span class="badge switch">moved</span>' : '') +
+          vcell('plateau_score', pl.score, fmt(pl.score, 4) + ' <span class="muted">' + esc(pl.stat) + ' of ' + grp(pl.neighbours) + '</span>')
+          : vcell('plateau_id', null, '<span class="muted">off</span>', 'l') + vcell('plateau_score', null, '–', 'na')) +
+        (cur ? vcell('current_id', cur.id, '<b>' + cur.id + '</b>' + (cur.passes ? '' : ' <span class="muted">' +
+          (!cur.in_grid ? 'not in grid' : !cur.valid ? 'invalid' : 'fails constraints') + '</span>'), 'l')
+          : vcell('current_id', null, '<span class="muted">none</span>', 'l')) +
+        comboCell('published_id', s.published) +
+        vcell('reason', s.reason, badge(s) + ' <span class="muted">' + esc(s.changed ? 'changed' : 'unchanged') + '</span>', 'l') +
+        vcell('margin', s.hysteresis ? s.hysteresis.margin : null, fmt(s.hysteresis ? s.hysteresis.margin : null, 4)) + '</tr>';
+    });
+    document.getElementById('table-selection').innerHTML = h + '</tbody>';
+
+    var o = '<thead><tr><th>' + (WALK ? 'fold' : '') + '</th><th>DSR</th><th>SR / bar</th><th>E[max SR]</th><th>trials N</th>' +
+      '<th>bars T</th><th>skew</th><th>kurt</th><th>min_dsr</th><th>gate</th><th>PBO</th><th>splits</th>' +
+      '<th>median λ</th><th>slope</th><th>intercept</th><th>P(OOS loss)</th></tr></thead><tbody>';
+    SEL.forEach(function (s, i) {
+      if (!s) return;
+      var q = s.dsr, p = s.pbo;
+      o += '<tr class="click" data-sel="' + i + '"><td>' + (WALK ? esc(selLabel(i).replace('fold ', '')) : 'window') + '</td>';
+      if (q) {
+        o += vcell('dsr', q.dsr, fmt(q.dsr, 3), q.min_dsr === null ? '' : q.passes ? 'pos' : 'neg') +
+          vcell('sharpe', q.sharpe, fmt(q.sharpe, 4)) + vcell('expected_max_sharpe', q.expected_max_sharpe, fmt(q.expected_max_sharpe, 4)) +
+          vcell('trials', q.trials, grp(q.trials)) + vcell('bars', q.bars, grp(q.bars)) +
+          vcell('skew', q.skew, fmt(q.skew, 2)) + vcell('kurt', q.kurt, fmt(q.kurt, 2)) +
+          vcell('min_dsr', q.min_dsr, q.min_dsr === null ? '–' : fmt(q.min_dsr, 3), q.min_dsr === null ? 'na' : '');
+      } else {
+        o += vcell('dsr', null, '<span class="muted">no winner</span>') + '<td class="na" colspan="7">–</td>';
+      }
+      o += gateCell(q);
+      if (p) {
+        o += vcell('pbo', p.pbo, fmt(p.pbo, 3), pboCls(p.pbo)) +
+          vcell('splits_with_winner', p.splits_with_winner, grp(p.splits_with_winner) + ' <span class="muted">of ' + grp(p.splits) + '</span>') +
+          vcell('median_logit', p.logit.median, fmt(p.logit.median, 3), signCls(p.logit.median)) +
+          vcell('slope', p.degradation.slope, fmt(p.degradation.slope, 3), signCls(p.degradation.slope)) +
+          vcell('intercept', p.degradation.intercept, fmt(p.degradation.intercept, 3)) +
+          vcell('prob_oos_loss', p.prob_oos_loss, fmt(p.prob_oos_loss, 3));
+      } else {
+        o += vcell('pbo', null, '<span class="muted">skipped</span>', 'l') +
+          '<td class="l muted" colspan="5" data-k="pbo_skipped">' + esc(s.pbo_skipped || 'not computed') + '</td>';
+      }
+      o += '</tr>';
+    });
+    document.getElementById('table-overfit').innerHTML = o + '</tbody>';
+    ['table-selection', 'table-overfit'].forEach(function (id) {
+      document.getElementById(id).addEventListener('click', function (ev) {
+        var tr = ev.target.closest('tr[data-sel]');
+        if (tr) selectSel(+tr.getAttribute('data-sel'));
+      });
+    });
+    markSelRows();
+  }
+  function markSelRows() {
+    var rows = document.querySelectorAll('#table-selection tr[data-sel], #table-overfit tr[data-sel]');
+    for (var i = 0; i < rows.length; i++) {
+      rows[i].classList.toggle('sel', +rows[i].getAttribute('data-sel') === state.selIndex);
+    }
+  }
+  function selectSel(i) {
+    if (!SEL || !SEL[i]) return;
+    state.selIndex = i;
+    var pick = document.getElementById('sel-fold');
+    if (pick) pick.value = String(i);
+    drawLogit();
+    markSelRows();
+  }
+
+  // DSR and PBO of every fold on one [0, 1] scale.
+  function drawSelection() {
+    var el = document.getElementById('chart-selection');
+    if (!el || !SEL) return;
+    var n = SEL.length, f = frame(el, 240, { l: 44, r: 12, t: 10, b: 36 }), g = f.svg, marks = 0;
+    var ys = linear(0, 1, f.y1, f.y0), band = (f.x1 - f.x0) / n;
+    yGrid(f, g, [0, 0.25, 0.5, 0.75, 1], ys, function (v) { return v.toFixed(2); }, f.x0, f.x1);
+    svg('line', { x1: f.x0, x2: f.x1, y1: ys(0.5), y2: ys(0.5), stroke: '#9aa3b2', 'stroke-dasharray': '2 3' }, g);
+    var every = Math.max(1, Math.ceil(n / Math.max(1, Math.floor((f.x1 - f.x0) / 34))));
+    SEL.forEach(function (s, i) {
+      var cx = f.x0 + (i + 0.5) * band, bw = Math.max(1, Math.min(18, band * 0.36));
+      if (i % every === 0) text(g, cx, f.y1 + 14, WALK && FOLDS[i] ? String(FOLDS[i].index) : String(i), { 'text-anchor': 'middle' });
+      if (!s) return;
+      var dv = s.dsr ? s.dsr.dsr : null, pv = s.pbo ? s.pbo.pbo : null;
+      if (isNum(dv)) {
+        svg('rect', { x: cx - bw - 0.5, y: ys(dv), width: bw, height: Math.max(1, f.y1 - ys(dv)), fill: 'var(--accent)', rx: 1 }, g);
+        marks++;
+      }
+      if (isNum(pv)) {
+        svg('rect', { x: cx + 0.5, y: ys(pv), width: bw, height: Math.max(1, f.y1 - ys(pv)), fill: '#e07a7a', rx: 1 }, g);
+        marks++;
+      } else {
+        text(g, cx + bw / 2, f.y1 - 4, '×', { 'text-anchor': 'middle' });
+      }
+    });
+    var minDsr = IN.selection ? IN.selection.min_dsr : null;
+    if (isNum(minDsr)) {
+      svg('line', { x1: f.x0, x2: f.x1, y1: ys(minDsr), y2: ys(minDsr), stroke: 'var(--accent)', 'stroke-width': 1.2, 'stroke-dasharray': '6 3' }, g);
+    }
+    text(g, (f.x0 + f.x1) / 2, f.y1 + 30, WALK ? 'fold' : '', { 'class': 'axis-title', 'text-anchor': 'middle' });
+    svg('rect', { x: f.x0, y: f.y0, width: f.x1 - f.x0, height: f.y1 - f.y0, 'class': 'domain' }, g);
+    var hl = svg('rect', { y: f.y0, height: f.y1 - f.y0, width: band, fill: 'rgba(37,99,235,0.07)', visibility: 'hidden' }, g);
+    var ov = svg('rect', { x: f.x0, y: f.y0, width: f.x1 - f.x0, height: f.y1 - f.y0, fill: 'transparent', style: 'cursor:pointer' }, g);
+    function at(ev) {
+      var r = f.svg.getBoundingClientRect(), px = (ev.clientX - r.left) * f.W / r.width;
+      return Math.max(0, Math.min(n - 1, Math.floor((px - f.x0) / band)));
+    }
+    ov.addEventListener('pointermove', function (ev) {
+      var i = at(ev), s = SEL[i];
+      hl.setAttribute('x', f.x0 + i * band); hl.setAttribute('visibility', 'visible');
+      if (!s) { untip(); return; }
+      tip('<b>' + esc(selLabel(i)) + '</b> ' + badge(s) + '<br>DSR ' + fmt(s.dsr ? s.dsr.dsr : null) +
+        (s.dsr && s.dsr.min_dsr !== null ? ' (min ' + fmt(s.dsr.min_dsr) + ', ' + (s.dsr.passes ? 'pass' : 'fail') + ')' : '') +
+        '<br>PBO ' + (s.pbo ? fmt(s.pbo.pbo) : 'skipped: ' + esc(s.pbo_skipped || '')) +
+        '<br><span class="t">click: its logit histogram</span>', ev);
+    });
+    ov.addEventListener('pointerleave', function () { untip(); hl.setAttribute('visibility', 'hidden'); });
+    ov.addEventListener('click', function (ev) { selectSel(at(ev)); });
+    done(el, marks);
+  }
+
+  // The CSCV logit histogram of the chosen fold (SPEC §10.4: 20 bins over [-ln Np, ln Np]).
+  function drawLogit() {
+    var el = document.getElementById('chart-logit'), s = selOf(state.selIndex);
+    if (!el || !s) return;
+    var info = document.getElementById('sel-info'), detail = document.getElementById('sel-pbo-detail');
+    var P = s.pbo;
+    if (info) info.textContent = selLabel(state.selIndex) + (P ? ': PBO ' + fmt(P.pbo, 3) : '');
+    if (!P) {
+      noteIn(el, 'PBO skipped for ' + selLabel(state.selIndex) + ': ' + (s.pbo_skipped || 'not computed') + '.');
+      if (detail) detail.innerHTML = '';
+      done(el, 0);
+      return;
+    }
+    var Hs = P.histogram, nb = Hs.counts.length, lo = Hs.lo, hi = Hs.hi;
+    if (!isNum(lo) || !isNum(hi) || !(hi > lo) || !nb) {
+      noteIn(el, 'No logit histogram: ' + grp(P.splits_with_winner) + ' splits with a winner, ' + grp(P.combos) + ' participants.');
+    } else {
+      var f = frame(el, 230, { l: 50, r: 14, t: 14, b: 38 }), g = f.svg, marks = 0, bw = (hi - lo) / nb;
+      var xs = linear(lo, hi, f.x0, f.x1), cmax = Math.max.apply(null, Hs.counts);
+      var yt = niceTicks(0, Math.max(1, cmax), 4), ys = linear(0, yt.hi, f.y1, f.y0);
+      yGrid(f, g, yt.ticks.filter(function (v) { return v === Math.round(v); }), ys, function (v) { return grp(v); }, f.x0, f.x1);
+      var xt = niceTicks(lo, hi, Math.max(3, Math.floor((f.x1 - f.x0) / 70)));
+      xt.ticks.forEach(function (v) {
+        if (v < lo || v > hi) return;
+        svg('line', { x1: xs(v), x2: xs(v), y1: f.y1, y2: f.y1 + 4, stroke: '#9aa3b2' }, g);
+        text(g, xs(v), f.y1 + 16, xt.label(v), { 'text-anchor': 'middle' });
+      });
+      Hs.counts.forEach(function (cnt, i) {
+        if (!(cnt > 0)) return;
+        var a = lo + i * bw, x = xs(a), w = Math.max(1, xs(a + bw) - x - 1), y = ys(cnt);
+        svg('rect', { x: x + 0.5, y: y, width: w, height: Math.max(1, f.y1 - y), fill: a + bw / 2 <= 0 ? '#f2a7a7' : '#93b4f5',
+          'data-bin': i, 'data-count': cnt }, g);
+        marks++;
+      });
+      svg('line', { x1: xs(0), x2: xs(0), y1: f.y0, y2: f.y1, stroke: '#4b5563', 'stroke-width': 1.2 }, g);
+      if (isNum(P.logit.median)) {
+        var mx = xs(P.logit.median);
+        svg('line', { x1: mx, x2: mx, y1: f.y0, y2: f.y1, stroke: '#b45309', 'stroke-width': 1.5, 'stroke-dasharray': '4 3' }, g);
+        text(g, mx, f.y0 - 3, 'median ' + fmt(P.logit.median, 2), { 'text-anchor': mx > (f.x0 + f.x1) / 2 ? 'end' : 'start', 'class': 'title' });
+      }
+      text(g, (f.x0 + f.x1) / 2, f.y1 + 32, 'logit λ of the in-sample pick\'s out-of-sample rank', { 'class': 'axis-title', 'text-anchor': 'middle' });
+      text(g, 12, (f.y0 + f.y1) / 2, 'splits', { 'class': 'axis-title', 'text-anchor': 'middle', transform: 'rotate(-90 12 ' + (f.y0 + f.y1) / 2 + ')' });
+      svg('line', { x1: f.x0, x2: f.x1, y1: f.y1, y2: f.y1, stroke: '#9aa3b2' }, g);
+      var ov = svg('rect', { x: f.x0, y: f.y0, width: f.x1 - f.x0, height: f.y1 - f.y0, fill: 'transparent' }, g);
+      ov.addEventListener('pointermove', function (ev) {
+        var r = f.svg.getBoundingClientRect(), px = (ev.clientX - r.left) * f.W / r.width;
+        var i = Math.floor((xs.inv(px) - lo) / bw);
+        if (i < 0 || i >= nb) { untip(); return; }
+        tip('<b>' + grp(Hs.counts[i]) + ' split' + (Hs.counts[i] === 1 ? '' : 's') + '</b><br>λ ' + fmt(lo + i * bw, 3) + ' … ' +
+          fmt(lo + (i + 1) * bw, 3), ev);
+      });
+      ov.addEventListener('pointerleave', untip);
+      done(el, marks);
+    }
+    if (detail) detail.innerHTML = pboDetail(P);
+  }
+  function pboDetail(P) {
+    var q = P.logit, kv = [['min', q.min], ['q05', q.q05], ['q25', q.q25], ['median', q.median], ['q75', q.q75],
+      ['q95', q.q95], ['max', q.max], ['mean', q.mean]];
+    var t = '<table class="data" id="table-logit" style="margin-top:8px"><thead><tr><th class="l">logit λ</th>' +
+      kv.map(function (p) { return '<th>' + p[0] + '</th>'; }).join('') + '</tr></thead><tbody><tr data-row="quantile"><td class="l muted">' +
+      'quantile</td>' + kv.map(function (p) { return vcell('logit_' + p[0], p[1], fmt(p[1], 3), signCls(p[1])); }).join('') +
+      '</tr></tbody></table>';
+    var g = P.degradation;
+    var rows = [['PBO', '<b data-k="pbo" data-v="' + rawAttr(P.pbo) + '">' + fmt(P.pbo, 4) + '</b> <span class="muted">(' +
+        grp(P.splits_with_winner) + ' of ' + grp(P.splits) + ' splits had an in-sample winner)</span>'],
+      ['CSCV blocks', 'S = ' + P.blocks + ' blocks of ' + grp(P.block_bars) + ' bars' + (P.remainder_bars ?
+        ', ' + grp(P.remainder_bars) + ' oldest bars left out' : '')],
+      ['Participants', grp(P.combos) + ' combos' + (P.excluded_nonpositive ? ', ' + grp(P.excluded_nonpositive) +
+        ' excluded (equity ≤ 0 in a block)' : '')],
+      ['Degradation', 'OOS ' + esc(OBJ) + ' = <span data-k="intercept" data-v="' + rawAttr(g.intercept) + '">' +
+        fmt(g.intercept, 4) + '</span> + <span data-k="slope" data-v="' + rawAttr(g.slope) + '">' + fmt(g.slope, 4) +
+        '</span> × IS ' + esc(OBJ) + ' <span class="muted">(OLS over ' + grp(g.points) + ' splits)</span>'],
+      ['P(OOS loss)', '<span data-k="prob_oos_loss" data-v="' + rawAttr(P.prob_oos_loss) + '">' + pct(P.prob_oos_loss, 1) +
+        '</span> <span class="muted">of splits: the pick\'s out-of-sample ' + esc(OBJ) + ' below 0</span>']];
+    return t + '<table class="kv" style="margin-top:8px">' + rows.map(function (r) {
+      return '<tr><th>' + r[0] + '</th><td>' + r[1] + '</td></tr>';
+    }).join('') + '</table>';
   }
 
   // ---- Equity vs buy-and-hold, with drawdown ---------------------------------------------------
@@ -816,6 +1195,7 @@ constexpr std::string_view kTemplate = R"WFOHTML(<!DOCTYPE html>
       });
       svg('path', { d: d, fill: 'none', stroke: 'var(--accent)', 'stroke-width': 1.8, 'stroke-linejoin': 'round' }, g);
       marks++;
+      if (SEL) marks += drawSelMarks(g, name, xs, yOf, py0);
     });
     tt.forEach(function (tk) { text(g, xs(tk.t), f.y1 + 15, tk.label, { 'text-anchor': 'middle' }); });
     var cross = svg('line', { y1: f.y0, y2: f.y1, 'class': 'cross', visibility: 'hidden' }, g);
@@ -833,7 +1213,7 @@ constexpr std::string_view kTemplate = R"WFOHTML(<!DOCTYPE html>
       tip('<b>Fold ' + fd.index + '</b> <span class="t">OOS ' + esc(shortTs(fd.oos.first_ts)) + ' → ' +
         esc(shortTs(fd.oos.last_ts)) + '</span><br>' + esc(paramText(fd.params, D.params.names)) +
         '<br>IS ' + esc(OBJ) + ' ' + fmt(fd.is_objective) + ' · OOS ' + fmt(fd.oos_objective) +
-        (HM ? '<br><span class="t">click: heatmap of this fold</span>' : ''), ev);
+        selTip(selOf(FOLDS.indexOf(fd))) + (HM ? '<br><span class="t">click: heatmap of this fold</span>' : ''), ev);
     });
     ov.addEventListener('pointerleave', function () { untip(); cross.setAttribute('visibility', 'hidden'); });
     ov.addEventListener('click', function (ev) {
@@ -841,6 +1221,40 @@ constexpr std::string_view kTemplate = R"WFOHTML(<!DOCTYPE html>
       if (fd) selectFold(FOLDS.indexOf(fd));
     });
     done(el, marks);
+  }
+
+  // Robust selection on the parameter chart: where a fold's winner was not published (held
+  // by hysteresis or stopped by the DSR gate), an amber bar over the fold and a hollow amber
+  // ring at the winner's value beside the published line; where the plateau winner differs
+  // from the raw arg-max, a grey cross at the raw one's value.
+  function drawSelMarks(g, name, xs, yOf, py0) {
+    var marks = 0;
+    FOLDS.forEach(function (fd, i) {
+      var s = selOf(i);
+      if (!s) return;
+      var xa = xs(fd.ms[2]), xb = xs(fd.ms[3]), xm = (xa + xb) / 2, w = unpublishedWinner(s);
+      if (w && w.params) {
+        svg('rect', { x: xa, y: py0 + 1, width: Math.max(1, xb - xa), height: 3, fill: 'var(--held)', 'data-sel': 'held' }, g);
+        svg('circle', { cx: xm, cy: yOf(w.params[name]), r: 3.6, fill: '#fff', stroke: 'var(--held)',
+          'stroke-width': 1.7, 'data-sel': 'winner' }, g);
+        marks += 2;
+      }
+      if (s.raw && s.raw.params && s.winner && s.raw.id !== s.winner.id) {
+        var y = yOf(s.raw.params[name]), r = 3;
+        svg('path', { d: 'M' + (xm - r) + ',' + (y - r) + 'L' + (xm + r) + ',' + (y + r) + 'M' + (xm - r) + ',' +
+          (y + r) + 'L' + (xm + r) + ',' + (y - r), stroke: 'var(--raw)', 'stroke-width': 1.5, 'data-sel': 'raw' }, g);
+        marks++;
+      }
+    });
+    return marks;
+  }
+  function selTip(s) {
+    if (!s) return '';
+    var w = unpublishedWinner(s);
+    return '<br>' + badge(s) + ' <span class="t">' + esc(decision(s).text) + '</span>' +
+      (w ? '<br><span class="t">not published: ' + esc(paramText(w.params, D.params.names)) + '</span>' : '') +
+      (s.raw && s.winner && s.raw.id !== s.winner.id ? '<br><span class="t">raw arg-max: ' +
+        esc(paramText(s.raw.params, D.params.names)) + '</span>' : '');
   }
 
   // ---- In-sample vs out-of-sample objective per fold ----------------------------------------
@@ -1108,6 +1522,7 @@ constexpr std::string_view kTemplate = R"WFOHTML(<!DOCTYPE html>
   function drawAll() {
     drawEquity();
     if (WALK) { drawParams(); drawIsOos(); }
+    if (SEL) { drawSelection(); drawLogit(); }
     drawHeatmap();
     drawHistogram();
   }

@@ -13,6 +13,7 @@
 
 #include "args.hpp"
 #include "progress_bar.hpp"
+#include "report_selection.hpp"
 #include "report_template.hpp"
 #include "wfod/feeds/csv_reader.hpp"
 
@@ -165,7 +166,7 @@ std::string write_walk_report(const std::string& dir, Backend& backend, const Wa
     progress.finish();
   }
   Json doc = walk_report_json(r, in, landscape);
-  if (selection) doc["selection"] = *selection;
+  attach_selection(doc, selection, in.setup.selection);
   write_file(dir, "folds.csv", folds_csv(r));
   const size_t first_bar = folds.empty() ? 1 : folds.front().oos_first;
   write_file(dir, "equity.csv",
@@ -189,7 +190,7 @@ std::string write_sweep_report(const std::string& dir, Backend& backend, const S
                              r.window.first(), r.window.end - 1);
   }
   Json doc = sweep_report_json(r, in, landscape, returns);
-  if (selection) doc["selection"] = *selection;
+  attach_selection(doc, selection, in.setup.selection);
   write_file(dir, "top.csv", top_csv(r));
   write_file(dir, "equity.csv",
              equity_csv(equity_curve(r.history, r.window.first(), returns), "equity"));
