@@ -4,6 +4,7 @@
 // then the next bar. Prints one table of latency percentiles.
 //   daemon_latency csv FILE BARS SEED            write the backfill: BARS synthetic bars
 //   daemon_latency run FEED_ENDPOINT PUB_ENDPOINT SYMBOL STRATEGY FROM COUNT SEED
+//   daemon_latency stages SNAPSHOT_ENDPOINT      the daemon's own split (health latency_ms)
 // `run` binds FEED_ENDPOINT (the daemon's [[feed]] connects to it), connects to the
 // daemon's PUB, and sends bars FROM .. FROM+COUNT-1 of the same seeded series.
 #include <algorithm>
@@ -122,6 +123,36 @@ int run(const std::string& feed, const std::string& pub, const std::string& symb
   return lost == 0 ? 0 : 1;
 }
 
+// The daemon's per-stage timings of its latest publications (health `latency_ms`): where
+// the end-to-end time goes between the loop waking with a bar and the publication's send.
+int stages(const std::string& snapshot) {
+  zmq::context_t ctx;
+  zmq::socket_t req(ctx, zmq::socket_type::req);
+  req.set(zmq::sockopt::rcvtimeo, 5000);
+  req.connect(snapshot);
+  req.send(zmq::buffer(std::string("health")), zmq::send_flags::none);
+  zmq::message_t reply;
+  if (!req.recv(reply)) {
+    std::printf("no health reply from %s\n", snapshot.c_str());
+    return 1;
+  }
+  const auto j = nlohmann::json::parse(reply.to_string_view(), nullptr, false);
+  if (j.is_discarded() || !j.contains("latency_ms")) {
+    std::printf("health reply without latency_ms\n");
+    return 1;
+  }
+  const auto& l = j["latency_ms"];
+  std::printf("\ninside the daemon, its last %d publications (health latency_ms):\n\n",
+              l.value("samples", 0));
+  std::printf("| stage | p50 ms | p99 ms | max ms |\n|---|---|---|---|\n");
+  for (const char* stage : {"ingest", "handoff", "job", "result", "publish", "bar_to_send"}) {
+    const auto& e = l[stage];
+    std::printf("| %s | %.3f | %.3f | %.3f |\n", stage, e.value("p50", 0.0), e.value("p99", 0.0),
+                e.value("max", 0.0));
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -132,8 +163,10 @@ int main(int argc, char** argv) {
   if (mode == "run" && argc == 9)
     return run(argv[2], argv[3], argv[4], argv[5], std::strtoull(argv[6], nullptr, 10),
                std::strtoull(argv[7], nullptr, 10), std::strtoull(argv[8], nullptr, 10));
+  if (mode == "stages" && argc == 3) return stages(argv[2]);
   std::fprintf(stderr,
                "usage: daemon_latency csv FILE BARS SEED\n"
-               "       daemon_latency run FEED PUB SYMBOL STRATEGY FROM COUNT SEED\n");
+               "       daemon_latency run FEED PUB SYMBOL STRATEGY FROM COUNT SEED\n"
+               "       daemon_latency stages SNAPSHOT\n");
   return 2;
 }

@@ -2,12 +2,17 @@
 # Bar-to-publication latency through a real wfod (issue 5): writes a synthetic backfill and
 # a config (ma_cross SMA, W = 10,000, every = 1), starts wfod on loopback, sends BARS bars one
 # at a time with daemon_latency and prints its table, then stops the daemon.
-#   bench/daemon_latency.sh WFOD DAEMON_LATENCY [GRID=1m|20k] [BARS=1000] [BACKEND=auto]
+#   bench/daemon_latency.sh WFOD DAEMON_LATENCY [GRID=1m|20k|tiny] [BARS=1000] [BACKEND=auto]
 set -euo pipefail
 wfod=$1 client=$2 grid=${3:-1m} bars=${4:-1000} backend=${5:-auto}
 work=$(mktemp -d)
 trap 'kill "${pid:-}" 2>/dev/null || true; wait "${pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
-if [ "$grid" = 1m ]; then fast="2:201:1" slow="10:5009:1"; warmup=15027; else fast="2:21:1" slow="10:1009:1"; warmup=3027; fi
+case $grid in
+  1m) fast="2:201:1" slow="10:5009:1" warmup=15027 ;;
+  20k) fast="2:21:1" slow="10:1009:1" warmup=3027 ;;
+  tiny) fast="2:6:1" slow="10:60:10" warmup=180 ;;  # the daemon's own overhead
+  *) echo "grid: 1m, 20k or tiny" >&2; exit 2 ;;
+esac
 backfill=$((warmup + 10000 + 1 + 64))
 "$client" csv "$work/backfill.csv" "$backfill" 7
 base=$((20000 + RANDOM % 20000))
@@ -17,6 +22,7 @@ state_dir = "$work/state"
 backend = "$backend"
 log_level = "${WFOD_LATENCY_LOG:-warn}"
 fsync = "none"
+busy_poll_us = ${WFOD_LATENCY_BUSY_POLL_US:-0}
 [publish]
 endpoint = "tcp://127.0.0.1:$((base + 1))"
 snapshot = "tcp://127.0.0.1:$((base + 2))"
@@ -41,9 +47,10 @@ TOML
 "$wfod" --config "$work/wfod.toml" > "$work/wfod.log" 2>&1 &
 pid=$!
 sleep 3
-echo "# daemon_latency: grid $grid, W=10000, every=1, backend $backend, $(date -u +%F)"
+echo "# daemon_latency: grid $grid, W=10000, every=1, backend $backend, busy_poll_us=${WFOD_LATENCY_BUSY_POLL_US:-0}, $(date -u +%F)"
 rc=0
 "$client" run "tcp://127.0.0.1:$base" "tcp://127.0.0.1:$((base + 1))" SYN lat "$backfill" "$bars" 7 || rc=$?
+"$client" stages "tcp://127.0.0.1:$((base + 2))" || true
 kill -TERM "$pid"; wait "$pid" || true
 grep -E "backend|stream|error" "$work/wfod.log" | head -8
 [ -n "${WFOD_LATENCY_KEEP_LOG:-}" ] && cp "$work/wfod.log" "$WFOD_LATENCY_KEEP_LOG"

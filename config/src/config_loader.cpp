@@ -35,8 +35,9 @@ std::string non_empty(TableReader& t, std::string_view key, std::string value) {
 }
 
 DaemonConfig read_daemon(const toml::table& table, std::string_view source) {
-  TableReader t(table, "daemon", source,
-                {"state_dir", "backend", "precision", "threads", "log_level", "fsync"});
+  TableReader t(
+      table, "daemon", source,
+      {"state_dir", "backend", "precision", "threads", "log_level", "fsync", "busy_poll_us"});
   DaemonConfig d;
   if (auto v = t.get_string("state_dir")) d.state_dir = non_empty(t, "state_dir", *v);
   // Availability (is there a GPU?) is a run-time question; here only the name is checked.
@@ -52,6 +53,9 @@ DaemonConfig read_daemon(const toml::table& table, std::string_view source) {
     d.fsync = *v == "every"  ? FsyncPolicy::every
               : *v == "none" ? FsyncPolicy::none
                              : FsyncPolicy::batch;
+  }
+  if (auto v = t.get_integer("busy_poll_us", 0, kMaxBusyPollUs)) {
+    d.busy_poll_us = static_cast<int>(*v);
   }
   return d;
 }

@@ -33,6 +33,7 @@
 #include "wfod/daemon/fault_backend.hpp"
 #include "wfod/daemon/http_status.hpp"
 #include "wfod/daemon/ingest.hpp"
+#include "wfod/daemon/latency_stats.hpp"
 #include "wfod/daemon/live_state.hpp"
 #include "wfod/daemon/publication.hpp"
 #include "wfod/daemon/reload_plan.hpp"
@@ -50,6 +51,10 @@ namespace {
 
 namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
 
 // A ZeroMQ socket watched by the loop through its ZMQ_FD. The descriptor belongs to
 // ZeroMQ: release it (never close it) before the socket goes.
@@ -129,6 +134,8 @@ struct Stream {
   uint64_t last_seq = 0;
   size_t last_end = 0;  // history size the previous publication covered
   std::optional<Json> last_params;
+  // When the loop woke with the bars that made the next run due (latency_ms in health).
+  Clock::time_point due_at = Clock::now();
   // The backend stream this (symbol, strategy) optimises through (worker thread only); a
   // reload that replaces the stream starts a new one.
   std::shared_ptr<StreamSlot> slot = std::make_shared<StreamSlot>();
@@ -159,6 +166,7 @@ class Daemon {
   bool open_sockets();
   void restore_live_state(const PublicationKey& key, Stream& stream);
 
+  void run_busy_polling(std::chrono::microseconds busy_poll);
   void arm_feed(WatchedSocket& f);
   void drain_feed(WatchedSocket& f);
   void on_message(std::span<const std::string_view> frames, feeds::PayloadFormat format);
@@ -229,6 +237,8 @@ class Daemon {
   uint64_t snapshot_dropped_ = 0;
   uint64_t generation_ = 0;
   bool stopping_ = false;
+  Clock::time_point batch_received_ = Clock::now();  // the loop woke with the feed batch
+  LatencyStats latency_;
 
   std::optional<asio::ip::tcp::acceptor> http_;
   std::unique_ptr<CurveSecurity> curve_;  // [curve]: keys and the ZAP decisions
@@ -506,7 +516,8 @@ int Daemon::run() {
     notify("STATUS=start-up failed");
     return 1;
   }
-  worker_.start();
+  const std::chrono::microseconds busy_poll(cfg_.daemon.busy_poll_us);
+  worker_.start(busy_poll);
   arm_signals();
   if (zap_) arm_zap();
   arm_snapshot();
@@ -530,10 +541,31 @@ int Daemon::run() {
     notify("WATCHDOG=1");
     arm_watchdog();
   }
-  io_.run();
+  if (busy_poll.count() > 0) {
+    spdlog::info("latency mode busy_poll_us={}: the loop and the worker poll before sleeping",
+                 busy_poll.count());
+    run_busy_polling(busy_poll);
+  } else {
+    io_.run();
+  }
   spdlog::info("wfod stopped exit=0 uptime_s={:.1f}",
                std::chrono::duration<double>(Clock::now() - started_).count());
   return 0;
+}
+
+// Latency mode: run ready handlers (poll() also checks the sockets without blocking) and keep
+// at it for `busy_poll` after the last one ran, so a bar or a worker's result arriving in
+// that time is handled without the loop thread being woken; then block for the next handler.
+void Daemon::run_busy_polling(std::chrono::microseconds busy_poll) {
+  auto last_work = Clock::now();
+  while (!io_.stopped()) {
+    if (io_.poll() > 0) {
+      last_work = Clock::now();
+    } else if (Clock::now() - last_work >= busy_poll) {
+      if (io_.run_one() == 0) break;
+      last_work = Clock::now();
+    }
+  }
 }
 
 // --- feeds ---
@@ -551,6 +583,7 @@ void Daemon::drain_feed(WatchedSocket& f) {
   // flood is cut into batches so snapshot requests and signals are served in between;
   // the rest is read by a posted continuation, since the FD will not signal it again.
   size_t received = 0;
+  batch_received_ = Clock::now();
   // Reused across messages: no allocation per bar once their capacity is reached.
   std::vector<zmq::message_t> parts;
   std::vector<std::string_view> frames;
@@ -626,6 +659,7 @@ void Daemon::after_batch() {
          it != streams_.end() && it->first.first == name; ++it) {
       auto& [key, stream] = *it;
       const uint64_t before = stream.sched.coalesced();
+      stream.due_at = batch_received_;
       if (stream.sched.on_bars(sym.series.size(), t.bars)) {
         start_job(key);
       } else if (stream.sched.coalesced() != before) {
@@ -711,7 +745,8 @@ void Daemon::start_job(const PublicationKey& key) {
               // after a restart nothing was selected yet: the restored winner is current
               stream.selected ? stream.selected
               : stream.winner ? std::optional<uint64_t>(stream.winner->id)
-                              : std::nullopt};
+                              : std::nullopt,
+              stream.due_at, Clock::now()};
   const uint64_t generation = stream.generation;
   Backend* backend = backend_.get();  // kept alive after a fallback (retired_backends_)
   spdlog::debug("sweep start stream={}.{} history_bars={} window_bars={}", key.first, key.second,
@@ -751,6 +786,7 @@ void Daemon::fall_back_to_cpu(const std::string& error) {
 void Daemon::on_job_done(const PublicationKey& key, uint64_t generation,
                          std::shared_ptr<const Series> snap, JobResult result) {
   if (stopping_) return;
+  result.marks.taken = Clock::now();
   auto it = streams_.find(key);
   if (it == streams_.end() || it->second.generation != generation) {
     spdlog::info("stream {}.{}: result of a replaced or removed strategy dropped", key.first,
@@ -860,6 +896,14 @@ void Daemon::publish(const PublicationKey& key, Stream& stream, const Series& sn
     ++publish_dropped_;
     spdlog::error("stream {}.{}: send: {}", key.first, key.second, e.what());
   }
+  r.marks.sent = Clock::now();
+  latency_.record(r.marks);
+  spdlog::debug(
+      "latency stream={}.{} seq={} ingest_ms={:.3f} handoff_ms={:.3f} job_ms={:.3f} "
+      "result_ms={:.3f} publish_ms={:.3f}",
+      key.first, key.second, in.seq, ms_between(r.marks.received, r.marks.queued),
+      ms_between(r.marks.queued, r.marks.started), ms_between(r.marks.started, r.marks.finished),
+      ms_between(r.marks.finished, r.marks.taken), ms_between(r.marks.taken, r.marks.sent));
   // sweep_ms: the whole job (stream run, selection, live_oos); optimise_ms: the stream run.
   spdlog::info(
       "published topic={} seq={} combo_id={} {}={:.4g} changed={} sweep_ms={:.1f} "
@@ -1004,6 +1048,7 @@ HealthInput Daemon::health() const {
   }
   h.coalesced = retired_coalesced_;
   for (const auto& [key, stream] : streams_) h.coalesced += stream.sched.coalesced();
+  h.latency = latency_.json();
   return h;
 }
 

@@ -31,6 +31,9 @@ JobResult run_job(Backend& backend, JobInput in) {
   JobResult out;
   out.end = in.request.window.end;
   const auto t0 = std::chrono::steady_clock::now();
+  out.marks.received = in.received;
+  out.marks.queued = in.queued;
+  out.marks.started = t0;
   try {
     const HistoryView h = prefix_view(*in.snap, in.request.window.end);
     in.request.history = h;
@@ -64,8 +67,8 @@ JobResult run_job(Backend& backend, JobInput in) {
     out.error = e.what();
     out.backend_failed = true;
   }
-  out.elapsed_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  out.marks.finished = std::chrono::steady_clock::now();
+  out.elapsed_ms = std::chrono::duration<double, std::milli>(out.marks.finished - t0).count();
   return out;
 }
 

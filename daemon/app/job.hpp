@@ -10,6 +10,7 @@
 
 #include "wfod/backend.hpp"
 #include "wfod/bar.hpp"
+#include "wfod/daemon/latency_stats.hpp"
 #include "wfod/daemon/selection_step.hpp"
 #include "wfod/daemon/stream_slot.hpp"
 
@@ -27,6 +28,8 @@ struct JobInput {
   // Robust selection ([strategy.selection] present): decides what is published.
   std::optional<selection::SelectionSpec> selection;
   std::optional<uint64_t> selected;  // the combo selected last (hysteresis's current one)
+  // When the loop woke with the bars that made this run due, and when it queued the job.
+  LatencyStats::Clock::time_point received, queued;
 };
 
 struct JobResult {
@@ -45,6 +48,8 @@ struct JobResult {
   StreamStats stream_stats;
   std::string stream_fallback;
   std::optional<SelectionOutcome> selection;  // with JobInput::selection
+  // received and queued from the input, started and finished here; the loop adds the rest.
+  LatencyStats::Marks marks;
 };
 
 // THE optimisation call site of the daemon: the window through the stream in `slot`

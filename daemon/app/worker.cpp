@@ -1,5 +1,6 @@
 // The optimisation worker thread: a plain job queue; the loop thread never waits on it
-// except at shutdown.
+// except at shutdown. With a busy-poll time it checks the queue for that long after each job
+// before sleeping (latency mode: no futex wake-up between a bar and its run).
 
 #include "worker.hpp"
 
@@ -7,7 +8,8 @@
 
 namespace wfod::daemon {
 
-void Worker::start() {
+void Worker::start(std::chrono::microseconds busy_poll) {
+  busy_poll_ = busy_poll;
   thread_ = std::thread([this] { run(); });
 }
 
@@ -16,6 +18,7 @@ void Worker::post(std::function<void()> job) {
     std::lock_guard lock(mutex_);
     if (stopping_) return;
     jobs_.push_back(std::move(job));
+    queued_.store(jobs_.size(), std::memory_order_release);
   }
   cv_.notify_one();
 }
@@ -25,21 +28,33 @@ void Worker::stop() {
     std::lock_guard lock(mutex_);
     stopping_ = true;
     jobs_.clear();
+    queued_.store(0, std::memory_order_release);
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
 
+// Under the lock: the next job, false when stopping.
+bool Worker::take(std::function<void()>& job) {
+  std::unique_lock lock(mutex_);
+  cv_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+  if (stopping_) return false;
+  job = std::move(jobs_.front());
+  jobs_.pop_front();
+  queued_.store(jobs_.size(), std::memory_order_release);
+  return true;
+}
+
 void Worker::run() {
   for (;;) {
-    std::function<void()> job;
-    {
-      std::unique_lock lock(mutex_);
-      cv_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
-      if (stopping_) return;
-      job = std::move(jobs_.front());
-      jobs_.pop_front();
+    if (busy_poll_.count() > 0) {
+      const auto until = std::chrono::steady_clock::now() + busy_poll_;
+      while (queued_.load(std::memory_order_acquire) == 0 &&
+             std::chrono::steady_clock::now() < until) {
+      }
     }
+    std::function<void()> job;
+    if (!take(job)) return;
     job();
   }
 }

@@ -2,6 +2,8 @@
 // event loop. Jobs are closures; each posts its own result back to the loop when done.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -17,7 +19,10 @@ class Worker {
   Worker& operator=(const Worker&) = delete;
   ~Worker() { stop(); }
 
-  void start();
+  // busy_poll: how long an idle worker keeps checking for a job before it sleeps on the
+  // condition variable (0: sleeps at once). A job posted within that time starts without a
+  // thread wake-up.
+  void start(std::chrono::microseconds busy_poll = std::chrono::microseconds(0));
   // Queues a job. The scheduler keeps at most one job per stream in flight, so the queue is
   // bounded by the number of streams.
   void post(std::function<void()> job);
@@ -27,8 +32,12 @@ class Worker {
  private:
   void run();
 
+  bool take(std::function<void()>& job);
+
   std::mutex mutex_;
   std::condition_variable cv_;
+  std::atomic<size_t> queued_{0};  // jobs_.size(), readable without the lock while polling
+  std::chrono::microseconds busy_poll_{0};
   std::deque<std::function<void()>> jobs_;
   bool stopping_ = false;
   std::thread thread_;

@@ -25,6 +25,7 @@ ReloadPlan plan_reload(const config::Config& a, const config::Config& b) {
   compare(d0.precision != d1.precision, "daemon.precision", false, p);
   compare(d0.threads != d1.threads, "daemon.threads", false, p);
   compare(d0.fsync != d1.fsync, "daemon.fsync", false, p);
+  compare(d0.busy_poll_us != d1.busy_poll_us, "daemon.busy_poll_us", false, p);
   compare(a.publish.http != b.publish.http, "publish.http", true, p);
   compare(a.publish.endpoint != b.publish.endpoint, "publish.endpoint", false, p);
   compare(a.publish.snapshot != b.publish.snapshot, "publish.snapshot", false, p);

@@ -52,6 +52,7 @@ Json health_json(const HealthInput& in) {
   j["backend_fallbacks"] = in.backend_fallbacks;
   j["backend_error"] = in.backend_error.empty() ? Json(nullptr) : Json(in.backend_error);
   j["curve_denied"] = in.curve_denied;
+  if (!in.latency.is_null()) j["latency_ms"] = in.latency;
   return j;
 }
 

@@ -30,6 +30,18 @@ RollingRow ma_row(MaType type, int n) {
   return {detail::SmaState(n), last, 0};
 }
 
+std::span<const double> input_of(const RollingRow& row, const HistoryView& h) {
+  switch (row.input) {
+    case RollingRow::Input::high:
+      return h.high;
+    case RollingRow::Input::low:
+      return h.low;
+    case RollingRow::Input::close:
+      break;
+  }
+  return h.close;
+}
+
 }  // namespace
 
 RollingIndicators::RollingIndicators(const Grid& grid) {
@@ -107,9 +119,7 @@ void RollingIndicators::append_columns(const HistoryView& h, double* out, int th
       double* col = out + (t - end_) * rows;
       for (size_t r = r0; r < r1; ++r) {
         RollingRow& row = *rows_[r];
-        const std::span<const double> x = row.input == RollingRow::Input::close  ? h.close
-                                          : row.input == RollingRow::Input::high ? h.high
-                                                                                 : h.low;
+        const std::span<const double> x = input_of(row, h);
         col[r] = std::visit([&](auto& s) { return s.next(x.first(t + 1)); }, row.state);
       }
     }
@@ -121,6 +131,14 @@ void RollingIndicators::append_columns(const HistoryView& h, double* out, int th
   slice(0, rows / parts);
   for (auto& t : pool) t.join();
   end_ = new_end;
+}
+
+void RollingIndicators::prepare_next(const HistoryView& h) {
+  if (h.size() != end_) return;  // only ahead of the very next bar
+  for (RollingRow* row : rows_) {
+    const std::span<const double> x = input_of(*row, h).first(end_);
+    std::visit([&](auto& s) { s.prepare(x); }, row->state);
+  }
 }
 
 size_t RollingIndicators::footprint_bytes() const { return matrix_.size() * sizeof(double); }

@@ -36,6 +36,10 @@ class RollingIndicators {
   // without storing them here. Do not mix with append() on one instance. Rows are
   // independent, so `threads` > 1 splits them (worth it from a few thousand rows).
   void append_columns(const HistoryView& h, double* out, int threads = 1);
+  // Does now what the next bar's update can do without that bar (the re-anchors of sliding
+  // sums due at bar h.size()), so the next append is O(1) per row; `h` is the history so far
+  // (h.size() == bars()). Values are unchanged.
+  void prepare_next(const HistoryView& h);
   // Bars before `bar` will not be read again; their storage may be reused.
   void release_before(size_t bar) { keep_from_ = bar > keep_from_ ? bar : keep_from_; }
 

@@ -326,7 +326,9 @@ class CudaStream final : public Stream {
       std::vector<double> skipped((from - rows_.bars()) * rows_count_);
       rows_.append_columns(h.prefix(from), skipped.data());
     }
-    rows_.append_columns(h.prefix(to), host_cols_.data(), prepare_threads_);
+    // One new bar (prepared ahead, O(1) per row): starting threads would cost more than the
+    // rows; a catch-up batch splits them.
+    rows_.append_columns(h.prefix(to), host_cols_.data(), to - from > 1 ? prepare_threads_ : 1);
     const bool close_fill = spec_.strategy.fill == Fill::close;
     for (size_t t = from; t < to; ++t) {
       double* b = &host_bars_[3 * (t - from)];
@@ -464,6 +466,9 @@ class CudaStream final : public Stream {
 
   // Waits for the run, then ranks its candidates on the host like every backend.
   SweepResult finish(const SweepRequest& req, std::chrono::steady_clock::time_point start) {
+    // While the device works: the next bar's re-anchors (O(period) each) that do not need
+    // that bar, so its own host update is O(1) per indicator row.
+    rows_.prepare_next(req.history);
     WFOD_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
     const auto ms = [](auto a, auto b) {
       return std::chrono::duration<double, std::milli>(b - a).count();

@@ -4,6 +4,9 @@
 // next() is called for t = 0, 1, 2, ... with the series so far (at least t + 1 values; the
 // span may move between calls as the owner's storage grows) and returns the value at t,
 // NaN while undefined. O(1) amortised per bar; sliding sums re-anchor every kReanchorBars.
+// prepare(x) (x: the bars so far, the next call's bar not yet known) does the part of the
+// next bar's re-anchor that does not need that bar, so a stream can take it off the path
+// from a bar's arrival to its result; values are unchanged (the same additions, in order).
 #pragma once
 
 #include <cstddef>
@@ -29,6 +32,10 @@ class SmaState {
     mean_.rebind(x.data());
     return mean_.at(t);
   }
+  void prepare(std::span<const double> x) {
+    mean_.rebind(x.data());
+    mean_.prepare(t_);
+  }
 
  private:
   long long n_, t_ = 0;
@@ -52,6 +59,7 @@ class EmaState {
     }
     return ema_.step(x[static_cast<size_t>(t)]);
   }
+  void prepare(std::span<const double>) {}  // no re-anchor
 
  private:
   long long n_, t_ = 0;
@@ -68,13 +76,11 @@ class WmaState {
     if (t < n_ - 1) return kUndefined;
     const size_t p = static_cast<size_t>(n_), ut = static_cast<size_t>(t);
     if ((t - (n_ - 1)) % kSlidingReanchorBars == 0) {
-      weighted_ = {};
-      plain_ = {};
-      for (size_t k = 1; k <= p; ++k) {
-        const double v = x[ut - p + k];
-        weighted_.add_product(static_cast<double>(k), v);
-        plain_.add(v);
-      }
+      if (prepared_for_ != t) anchor_prefix(x, t);
+      weighted_ = pre_weighted_;
+      plain_ = pre_plain_;
+      weighted_.add_product(static_cast<double>(n_), x[ut]);
+      plain_.add(x[ut]);
     } else {
       weighted_.add_product(static_cast<double>(n_), x[ut]);
       weighted_.add(-plain_.sum);
@@ -84,11 +90,31 @@ class WmaState {
     }
     return weighted_.value() / denom_;
   }
+  void prepare(std::span<const double> x) {
+    const long long t = t_;
+    if (t >= n_ - 1 && (t - (n_ - 1)) % kSlidingReanchorBars == 0 && prepared_for_ != t)
+      anchor_prefix(x, t);
+  }
 
  private:
+  // The re-anchor's sums over the window's first n-1 values (k = 1 .. n-1), which bar t
+  // itself does not change.
+  void anchor_prefix(std::span<const double> x, long long t) {
+    const size_t p = static_cast<size_t>(n_), ut = static_cast<size_t>(t);
+    pre_weighted_ = {};
+    pre_plain_ = {};
+    for (size_t k = 1; k < p; ++k) {
+      const double v = x[ut - p + k];
+      pre_weighted_.add_product(static_cast<double>(k), v);
+      pre_plain_.add(v);
+    }
+    prepared_for_ = t;
+  }
+
   long long n_, t_ = 0;
   double denom_;
-  CompensatedSum weighted_, plain_;
+  CompensatedSum weighted_, plain_, pre_weighted_, pre_plain_;
+  long long prepared_for_ = -1;
 };
 
 // Exact integer floor(sqrt(n)): HMA's smoothing period.
@@ -113,6 +139,12 @@ class HmaState {
     diff_.push_back(2.0 * h - f);
     return root_.next(diff_);
   }
+  void prepare(std::span<const double> x) {
+    if (!defined_) return;
+    half_.prepare(x);
+    full_.prepare(x);
+    root_.prepare(diff_);
+  }
 
  private:
   long long n_, t_ = 0;
@@ -130,6 +162,8 @@ class StdState {
     sd_.rebind(x.data());
     return sd_.at(t);
   }
+  // Nothing to do ahead: its re-anchor shifts by the new bar's value.
+  void prepare(std::span<const double>) {}
 
  private:
   long long n_, t_ = 0;
@@ -152,6 +186,7 @@ class ExtremeState {
     window_.push_back(t);
     return out;
   }
+  void prepare(std::span<const double>) {}  // exact, no sums
 
  private:
   bool better(double a, double b) const { return upper_ ? a > b : a < b; }
@@ -168,6 +203,7 @@ class VolState {
     const double sd = sd_.next(x), mean = mean_.next(x);
     return sd == sd && sd <= dead_band_ * mean ? 0.0 : sd;  // NaN stays NaN
   }
+  void prepare(std::span<const double> x) { mean_.prepare(x); }
 
  private:
   StdState sd_;

@@ -18,10 +18,27 @@ class SlidingMean {
   WFOD_HD SlidingMean(const double* x, long long n) : x_(x), n_(n) {}
   // The series moved (a growing host vector): same values, new address.
   WFOD_HD void rebind(const double* x) { x_ = x; }
+  WFOD_HD static bool reanchors(long long t, long long n) {
+    return (t - (n - 1)) % kSlidingReanchorBars == 0;
+  }
+  // With x_[0..t-1] known and bar t due to re-anchor: sums the window's first n-1 values now
+  // (a stream calls this while the device works), so at(t) adds only x_[t]. The additions
+  // are the very ones at(t) would make, in the same order: the value is bit-identical.
+  WFOD_HD void prepare(long long t) {
+    if (t < n_ - 1 || !reanchors(t, n_) || prepared_for_ == t) return;
+    pre_ = CompensatedSum{};
+    for (long long i = t + 1 - n_; i < t; ++i) pre_.add(x_[i]);
+    prepared_for_ = t;
+  }
   WFOD_HD double at(long long t) {
-    if ((t - (n_ - 1)) % kSlidingReanchorBars == 0) {
-      sum_ = CompensatedSum{};
-      for (long long i = t + 1 - n_; i <= t; ++i) sum_.add(x_[i]);
+    if (reanchors(t, n_)) {
+      if (prepared_for_ == t) {
+        sum_ = pre_;
+        sum_.add(x_[t]);
+      } else {
+        sum_ = CompensatedSum{};
+        for (long long i = t + 1 - n_; i <= t; ++i) sum_.add(x_[i]);
+      }
     } else {
       sum_.add(x_[t]);
       sum_.add(-x_[t - n_]);
@@ -32,7 +49,8 @@ class SlidingMean {
  private:
   const double* x_;
   long long n_;
-  CompensatedSum sum_;
+  CompensatedSum sum_, pre_;
+  long long prepared_for_ = -1;
 };
 
 // Population STD from sums of y = x - shift and y^2: the shift (a recent price) makes y exact

@@ -220,6 +220,17 @@ SUB_PID=""
 
 COUNT=$(wc -l <"$TMP/pubs1.jsonl")
 [[ "$COUNT" -ge 1 ]] || fail "no publication arrived"
+# health latency_ms: one sample per publication sent, every stage reported.
+HEALTH=$(health)
+if [[ $HAVE_JQ == 1 ]]; then
+  SAMPLES=$(jq -r '.latency_ms.samples // empty' <<<"$HEALTH")
+  [[ -n "$SAMPLES" && "$SAMPLES" -ge "$COUNT" ]] ||
+    fail "health latency_ms.samples=${SAMPLES:-missing}, expected >= $COUNT publications"
+  for stage in ingest handoff job result publish bar_to_send; do
+    jq -e ".latency_ms.$stage.p99 >= 0 and .latency_ms.$stage.max >= .latency_ms.$stage.p50" \
+      <<<"$HEALTH" >/dev/null || fail "health latency_ms.$stage missing or inconsistent"
+  done
+fi
 FIRST=$(head -n 1 "$TMP/pubs1.jsonl")
 LAST=$(tail -n 1 "$TMP/pubs1.jsonl")
 check_publication "$FIRST"

@@ -97,6 +97,7 @@ TEST(ConfigExamples, FullExampleParsesEveryKey) {
   EXPECT_EQ(c.daemon.threads, 0);
   EXPECT_EQ(c.daemon.log_level, "info");
   EXPECT_EQ(c.daemon.fsync, FsyncPolicy::batch);
+  EXPECT_EQ(c.daemon.busy_poll_us, 0);
   EXPECT_EQ(c.publish.endpoint, "tcp://127.0.0.1:5560");
   EXPECT_EQ(c.publish.snapshot, "tcp://127.0.0.1:5561");
   EXPECT_EQ(c.publish.http, "127.0.0.1:9100");
@@ -164,6 +165,7 @@ TEST(Config, EmptyFileIsAllDefaults) {
   EXPECT_EQ(c.daemon.state_dir, "/var/lib/wfod");
   EXPECT_EQ(c.daemon.backend, "auto");
   EXPECT_EQ(c.daemon.fsync, FsyncPolicy::batch);
+  EXPECT_EQ(c.daemon.busy_poll_us, 0);
   EXPECT_EQ(c.publish.endpoint, "tcp://127.0.0.1:5560");
   EXPECT_TRUE(c.feeds.empty());
   EXPECT_TRUE(c.symbols.empty());
@@ -193,8 +195,9 @@ TEST(Config, StrategyDefaults) {
 TEST(Config, OtherDaemonValues) {
   const Config c = parse_config(
       "[daemon]\nbackend = \"cpu_ref\"\nprecision = \"fast\"\nthreads = 3\n"
-      "log_level = \"debug\"\nfsync = \"every\"\n[publish]\nhttp = \"\"\n",
+      "log_level = \"debug\"\nfsync = \"every\"\nbusy_poll_us = 500\n[publish]\nhttp = \"\"\n",
       "t.toml");
+  EXPECT_EQ(c.daemon.busy_poll_us, 500);
   EXPECT_EQ(c.daemon.backend, "cpu_ref");
   EXPECT_EQ(c.daemon.precision, Precision::fast);
   EXPECT_EQ(c.daemon.threads, 3);
@@ -321,6 +324,10 @@ std::vector<ErrorCase> error_cases() {
       // Wrong types.
       {"wrong_type_int", "[daemon]\nthreads = \"4\"\n",
        "t.toml:2:11: key 'daemon.threads': ", "expected an integer, got string"},
+      {"busy_poll_too_long", "[daemon]\nbusy_poll_us = 2000000\n",
+       "t.toml:2:16: key 'daemon.busy_poll_us': ", "must be <= 1000000 (got 2000000)"},
+      {"busy_poll_negative", "[daemon]\nbusy_poll_us = -1\n",
+       "t.toml:2:16: key 'daemon.busy_poll_us': ", "must be >= 0 (got -1)"},
       {"wrong_type_string", "[daemon]\nbackend = 1\n",
        "t.toml:2:11: key 'daemon.backend': ", "expected a string, got integer"},
       {"wrong_type_table", "daemon = 1\n",

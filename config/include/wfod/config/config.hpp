@@ -29,7 +29,12 @@ struct DaemonConfig {
   int threads = 0;
   std::string log_level = "info";
   FsyncPolicy fsync = FsyncPolicy::batch;
+  // Latency mode (docs/operations.md): after each piece of work the event loop and the worker
+  // keep polling for this long before they sleep, so the next bar or result needs no thread
+  // wake-up (tens to hundreds of microseconds each). Costs up to two busy cores; 0 = off.
+  int busy_poll_us = 0;
 };
+inline constexpr int kMaxBusyPollUs = 1'000'000;
 
 struct PublishConfig {
   std::string endpoint = "tcp://127.0.0.1:5560";

@@ -52,6 +52,8 @@ struct HealthInput {
   uint64_t backend_fallbacks = 0;  // backend errors that switched the daemon to cpu
   std::string backend_error;       // the last one; "" when none
   uint64_t curve_denied = 0;       // CURVE handshakes the ZAP handler refused
+  // Per-stage timings of the latest publications (LatencyStats::json); null: not reported.
+  nlohmann::ordered_json latency;
 };
 
 nlohmann::ordered_json health_json(const HealthInput& in);
