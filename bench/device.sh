@@ -16,6 +16,28 @@ export LD_LIBRARY_PATH=$S/lib:${LD_LIBRARY_PATH:-}
 } > "$OUT/device.txt" 2>&1
 cat "$OUT/device.txt"
 
+# Robust selection on the device (issue 8), only with WFOD_SELECTION=1: the device-vs-host
+# parity tests (block summaries, robust_scores, CSCV, plateau), then selection_bench at the
+# issue's size (200k SMA combos, W = 10k, S = 16). WFOD_SELECTION_ONLY=1: just this.
+if [ "${WFOD_SELECTION:-0}" = "1" ]; then
+  echo "== selection parity (device vs host)"
+  "$S/bin/wfod_parity_tests" --gtest_brief=1 \
+    --gtest_filter='*SelectionDevice*:*RobustScores*' > "$OUT/selection_parity.log" 2>&1
+  echo "rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$OUT/selection_parity.log" | tr '\n' ' ')"
+  grep -sE "FAILED|Failure|Expected|Which is|rror" "$OUT/selection_parity.log" | head -20
+  if [ "${WFOD_MEMCHECK:-1}" = "1" ] && command -v compute-sanitizer >/dev/null; then
+    echo "== compute-sanitizer memcheck (selection parity)"
+    timeout 400 compute-sanitizer --tool memcheck --error-exitcode 9 "$S/bin/wfod_parity_tests" \
+      --gtest_brief=1 --gtest_filter='SelectionDeviceParity.RobustScores*' \
+      > "$OUT/selection_memcheck.log" 2>&1
+    echo "rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/selection_memcheck.log" | tail -1)"
+  fi
+  echo "== selection_bench cuda 200 x 1000, W = 10000, S = 16"
+  "$S/bin/selection_bench" cuda 200 1000 10000 16 "${WFOD_BENCH_REPEAT:-5}" 2>&1 |
+    tee "$OUT/selection_bench.txt"
+  [ "${WFOD_SELECTION_ONLY:-0}" = "1" ] && exit 0
+fi
+
 # Streams (issue 5): every advance vs a fresh sweep on the device, then the advance benchmark
 # (1M combos, W = 10k, k = 1) with and without the CUDA graph. WFOD_STREAM_ONLY=1: just this.
 echo "== stream parity (cuda and cpu)"
@@ -42,9 +64,12 @@ if [ "${WFOD_PROFILE_STREAM:-0}" = "1" ] && command -v ncu >/dev/null; then
 fi
 grep -sE "FAILED|Failure|Expected|Which is|rror" "$OUT"/stream_parity.log | head -20
 if [ "${WFOD_E2E:-0}" = "1" ]; then
-  echo "== daemon_latency: bar -> wfod (cuda stream) -> publication, 1M combos"
-  bash bench/daemon_latency.sh "$S/bin/wfod" "$S/bin/daemon_latency" 1m "${WFOD_E2E_BARS:-1000}" cuda \
-    2>&1 | tee "$OUT/daemon_latency.txt"
+  # WFOD_E2E_BUSY_POLL: the [daemon] busy_poll_us values to run (latency mode; 0 = off).
+  for bp in ${WFOD_E2E_BUSY_POLL:-0}; do
+    echo "== daemon_latency: bar -> wfod (cuda stream) -> publication, 1M combos, busy_poll_us=$bp"
+    WFOD_LATENCY_BUSY_POLL_US=$bp bash bench/daemon_latency.sh "$S/bin/wfod" "$S/bin/daemon_latency" \
+      1m "${WFOD_E2E_BARS:-1000}" cuda 2>&1 | tee -a "$OUT/daemon_latency.txt"
+  done
 fi
 [ "${WFOD_STREAM_ONLY:-0}" = "1" ] && exit 0
 

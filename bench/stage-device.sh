@@ -5,10 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release -DWFOD_CUDA=ON -DWFOD_TESTS=ON >/dev/null
-cmake --build build/device -j "$(nproc)" --target wfod_parity_tests wfod_unit_tests gpu_bench stream_bench wfo wfod daemon_latency
+cmake --build build/device -j "$(nproc)" --target wfod_parity_tests wfod_unit_tests gpu_bench stream_bench selection_bench wfo wfod daemon_latency
 rm -rf .device && mkdir -p .device/bin .device/lib .device/data
 cp build/device/tests/wfod_parity_tests build/device/tests/wfod_unit_tests \
-   build/device/bench/gpu_bench build/device/bench/stream_bench build/device/tools/wfo \
+   build/device/bench/gpu_bench build/device/bench/stream_bench build/device/bench/selection_bench \
+   build/device/tools/wfo \
    build/device/daemon/wfod build/device/bench/daemon_latency .device/bin/
 # Everything but the C/C++ runtime itself (the device image has glibc and libstdc++).
 for lib in $(ldd .device/bin/* | awk '/=> \//{print $3}' | sort -u |

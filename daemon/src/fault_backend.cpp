@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "wfod/selection/robust_scores.hpp"
+
 namespace wfod::daemon {
 namespace {
 
@@ -62,6 +64,10 @@ class FaultBackend final : public Backend {
   std::vector<Summary> block_summaries(const SweepRequest& r,
                                        std::span<const size_t> cuts) override {
     return inner_->block_summaries(r, cuts);
+  }
+  selection::RobustScores robust_scores(const SweepRequest& r,
+                                        const selection::RobustOptions& o) override {
+    return inner_->robust_scores(r, o);
   }
   std::unique_ptr<Stream> open_stream(const StreamSpec& spec, const HistoryView& h) override {
     return std::make_unique<FaultStream>(inner_->open_stream(spec, h), counter_);

@@ -19,9 +19,14 @@
 #include "cuda/device_indicators.cuh"
 #include "cuda/fault_injection.cuh"
 #include "cuda/grid_tables.cuh"
+#include "cuda/selection_device.hpp"
+#include "cuda/selection_lean.cuh"
+#include "cuda/selection_pipeline.cuh"
 #include "cuda/sweep_kernels.cuh"
 #include "src/compensated.hpp"
 #include "wfod/segments.hpp"
+#include "wfod/selection/blocks.hpp"
+#include "wfod/selection/robust_scores.hpp"
 #include "wfod/summary.hpp"
 
 namespace wfod::cuda {
@@ -212,9 +217,36 @@ class CudaBackend final : public Backend {
 
   std::vector<Summary> block_summaries(const SweepRequest& req,
                                        std::span<const size_t> cuts) override {
-    // Delegates to the cpu backend (make_backend("cpu")) for now; the device version, one
-    // thread per (combo, block) with the sweep's chunk kernel, is still to be written.
-    return cpu_->block_summaries(req, cuts);
+    // One thread per (combo, block), bar by bar as the cpu lane kernel: bit-identical to
+    // cpu's (selection_pipeline.cu, block_eval.cuh).
+    check_window(req);
+    selection::check_cuts(req, cuts);
+    prepare(req);
+    return device_block_summaries(*selection_, req, cuts, prepared());
+  }
+
+  selection::RobustScores robust_scores(const SweepRequest& req,
+                                        const selection::RobustOptions& options) override {
+    // cagr and calmar need pow(), which the device does not round as glibc does: those run
+    // the host pipeline (on this backend's device block summaries) so every backend agrees.
+    if (!selection::lean::device_exact(req.rank.objective)) {
+      SelectionTiming t;
+      t.path = "host: objective " + std::string(to_string(req.rank.objective)) +
+               " needs pow(), not bit-identical on the device";
+      const auto start = std::chrono::steady_clock::now();
+      selection::RobustScores out = Backend::robust_scores(req, options);
+      t.total_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count();
+      record_selection_timing(t);
+      return out;
+    }
+    check_window(req);
+    const auto start = std::chrono::steady_clock::now();
+    prepare(req);
+    const double prepare_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return device_robust_scores(*selection_, *this, req, options, prepared(), prepare_ms);
   }
 
   std::unique_ptr<Stream> open_stream(const StreamSpec& spec, const HistoryView& h) override {
@@ -433,6 +465,8 @@ class CudaBackend final : public Backend {
     return p;
   }
 
+  PreparedSweep prepared() const { return PreparedSweep{&tables_.view, &bars_, &kinds_}; }
+
   static RankParams rank_params(const SweepRequest& req) {
     RankParams rp{};
     rp.objective = static_cast<int>(req.rank.objective);
@@ -464,6 +498,7 @@ class CudaBackend final : public Backend {
   DeviceGridTables tables_;
   BarData bars_{};
   std::vector<KernelKind> kinds_;
+  std::shared_ptr<SelectionWorkspace> selection_ = make_selection_workspace();
 };
 
 }  // namespace

@@ -19,6 +19,11 @@
 
 namespace wfod {
 
+namespace selection {
+struct RobustOptions;  // wfod/selection/robust_scores.hpp
+struct RobustScores;
+}  // namespace selection
+
 enum class Precision { exact, fast };
 std::string_view to_string(Precision);
 Precision parse_precision(std::string_view);
@@ -130,6 +135,15 @@ class Backend {
   // on bad cuts.
   virtual std::vector<Summary> block_summaries(const SweepRequest&,
                                                std::span<const size_t> cuts) = 0;
+  // Robust selection's grid pass (docs/spec-10-selection.md §10.0, §10.2, §10.4; types in
+  // wfod/selection/robust_scores.hpp): every combo's window objective, per-period Sharpe and
+  // standing, and on request PBO over the layout's blocks and the plateau stencil. The
+  // default (selection.cpp) is score_grid + cscv_pbo (or score_grid_by_evaluate without
+  // PBO) + plateau_select on the host; cuda keeps the block summaries on the device. Results
+  // equal the default's. Throws std::invalid_argument when the plan does not fit the device
+  // (the caller then runs the default, Backend::robust_scores).
+  virtual selection::RobustScores robust_scores(const SweepRequest&,
+                                                const selection::RobustOptions&);
   // A stream over `history` (bars from the anchor; may be shorter than one window). The
   // default keeps the bars and re-sweeps on each advance; cpu and cuda override it with
   // cached chunk summaries. Throws std::invalid_argument when the plan does not fit.

@@ -5,8 +5,11 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <utility>
 
 #include "wfod/segments.hpp"
+#include "wfod/selection/robust_scores.hpp"
 
 namespace wfod::selection {
 namespace {
@@ -112,8 +115,7 @@ SelectionReport select(Backend& backend, const SweepRequest& req, const SweepRes
 
   // PBO needs S blocks of at least one bar and a grid small enough for C(S, S/2) splits.
   const size_t S = spec.pbo_blocks;
-  BlockLayout layout;
-  bool run_pbo = false;
+  RobustOptions options;
   if (S == 0) {
     rep.pbo_skipped = "pbo_blocks = 0";
   } else if (S > req.window.bars) {
@@ -121,33 +123,38 @@ SelectionReport select(Backend& backend, const SweepRequest& req, const SweepRes
   } else if (result.evaluated > spec.pbo_max_combos) {
     rep.pbo_skipped = "more valid combos than pbo_max_combos";
   } else {
-    layout = cscv_layout(req.window, S);
-    run_pbo = true;
+    options.layout = cscv_layout(req.window, S);
+    options.pbo = true;
   }
-  // With PBO, the block summaries score the grid too; without, evaluate() in chunks keeps
-  // memory small on large grids (no Summary per combo).
-  const GridScores scores =
-      run_pbo ? score_grid(backend, req, layout) : score_grid_by_evaluate(backend, req);
-  if (run_pbo) {
-    std::vector<uint8_t> take(scores.state.size());
-    for (size_t i = 0; i < take.size(); ++i) take[i] = scores.state[i] != ComboState::invalid;
-    rep.pbo_layout = layout;
-    rep.pbo = cscv_pbo(scores.blocks, take, layout.total_blocks(), layout.first_cscv_block(), S,
-                       req.rank, req.strategy.bars_per_year, req.threads);
+  if (spec.plateau) {
+    PlateauRequest p;
+    for (const AxisInfo& a : grid.axes()) p.axis_sizes.push_back(a.size);
+    p.radii = plateau_radii(grid, spec);
+    p.stat = spec.plateau_stat;
+    options.plateau = std::move(p);
+  }
+  // One grid pass: with PBO the block summaries score the grid and feed CSCV; without,
+  // evaluate() in chunks keeps memory small on large grids (no Summary per combo). A device
+  // backend does it all where the summaries are; when its plan does not fit the device it
+  // says so (std::invalid_argument) and the host pipeline (the default) runs instead.
+  RobustScores scores;
+  try {
+    scores = backend.robust_scores(req, options);
+  } catch (const std::invalid_argument&) {
+    scores = backend.Backend::robust_scores(req, options);
+  }
+  if (options.pbo) {
+    rep.pbo_layout = options.layout;
+    rep.pbo = std::move(scores.pbo);
   }
 
   // The new winner: the raw arg-max, or the best plateau centre. `criterion` is what
   // hysteresis compares: the objective, or in plateau mode the plateau score (comparing raw
   // objectives there would let a lone spike hold off every plateau for ever).
   const std::vector<double>* criterion = &scores.objective;
-  std::vector<double> plateau_scores;
   if (spec.plateau) {
-    std::vector<size_t> sizes;
-    for (const AxisInfo& a : grid.axes()) sizes.push_back(a.size);
-    const std::vector<int> radii = plateau_radii(grid, spec);
-    rep.plateau = plateau_select(sizes, radii, scores.objective, scores.state, spec.plateau_stat,
-                                 &plateau_scores);
-    criterion = &plateau_scores;
+    rep.plateau = scores.plateau;
+    criterion = &scores.plateau_scores;
     if (rep.plateau) rep.winner = ranked_of(backend, req, rep.plateau->id, rep.raw);
   } else {
     rep.winner = rep.raw;
@@ -184,3 +191,36 @@ SelectionReport select(Backend& backend, const SweepRequest& req, const SweepRes
 }
 
 }  // namespace wfod::selection
+
+namespace wfod {
+
+// The host pipeline: what select() ran before the seam existed, and what every backend
+// without a device plan runs.
+selection::RobustScores Backend::robust_scores(const SweepRequest& req,
+                                               const selection::RobustOptions& options) {
+  using namespace selection;
+  RobustScores out;
+  GridScores g =
+      options.pbo ? score_grid(*this, req, options.layout) : score_grid_by_evaluate(*this, req);
+  if (options.pbo) {
+    const BlockLayout& l = options.layout;
+    std::vector<uint8_t> take(g.state.size());
+    for (size_t i = 0; i < take.size(); ++i) take[i] = g.state[i] != ComboState::invalid;
+    out.pbo = cscv_pbo(g.blocks, take, l.total_blocks(), l.first_cscv_block(), l.blocks, req.rank,
+                       req.strategy.bars_per_year, req.threads, options.hist_bins);
+  }
+  out.objective = std::move(g.objective);
+  out.sharpe = std::move(g.sharpe);
+  out.state = std::move(g.state);
+  out.valid = g.valid;
+  out.ranked = g.ranked;
+  g.blocks = {};  // before the stencil: the summaries are the big part
+  if (options.plateau) {
+    const PlateauRequest& p = *options.plateau;
+    out.plateau = plateau_select(p.axis_sizes, p.radii, out.objective, out.state, p.stat,
+                                 &out.plateau_scores);
+  }
+  return out;
+}
+
+}  // namespace wfod

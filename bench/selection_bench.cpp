@@ -1,0 +1,188 @@
+// Robust-selection benchmark (issue 8): ma_cross SMA on a seeded random walk, PBO by CSCV with
+// S blocks and the plateau stencil, against the plain sweep of the same window. Prints one
+// markdown table (median of the repeats after a warm-up): the sweep, the block summaries, the
+// window scores, CSCV, the plateau stencil, the whole Backend::robust_scores, and the ratio
+// robust_scores / sweep (the issue's target on the H200: <= 2 for 200k combos x 10k bars, S = 16).
+// Usage: selection_bench [backend=cuda] [fast=200] [slow=1000] [window=10000] [S=16] [repeat=5]
+//   cpu with small sizes: selection_bench cpu 20 50 2000 8 3
+// cuda: phases from the device pipeline's own timing (cuda/selection_device.hpp); cpu: each
+// host phase run on its own (block_summaries, cscv_pbo, plateau_select).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "wfod/backend.hpp"
+#include "wfod/selection/robust_scores.hpp"
+#include "wfod/selection/selection.hpp"
+#if defined(WFOD_HAVE_CUDA)
+#include "cuda/selection_device.hpp"
+#endif
+
+using namespace wfod;
+
+namespace {
+
+// Geometric random walk with a fixed seed (gpu_bench's case A series).
+Series random_walk(size_t bars, uint64_t seed) {
+  Series s;
+  s.reserve(bars);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> step(0.0003, 0.012);
+  double close = 100;
+  for (size_t t = 0; t < bars; ++t) {
+    const double open = close * std::exp(step(rng) * 0.2);
+    const double next = close * std::exp(step(rng));
+    Bar b{static_cast<int64_t>(t) * 86'400'000'000'000LL,
+          open,
+          std::max(open, next) * 1.002,
+          std::min(open, next) * 0.998,
+          next,
+          1000};
+    s.push_back(b);
+    close = next;
+  }
+  return s;
+}
+
+std::vector<int> range(int a, int b) {
+  std::vector<int> v;
+  for (int x = a; x <= b; ++x) v.push_back(x);
+  return v;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+template <class F>
+double time_ms(F&& f) {
+  const auto t = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string backend_name = argc > 1 ? argv[1] : "cuda";
+  const int fast = argc > 2 ? std::atoi(argv[2]) : 200;
+  const int slow = argc > 3 ? std::atoi(argv[3]) : 1000;
+  const size_t window = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 10'000;
+  const size_t S = argc > 5 ? std::strtoull(argv[5], nullptr, 10) : 16;
+  const int repeat = std::max(1, argc > 6 ? std::atoi(argv[6]) : 5);
+
+  std::unique_ptr<Backend> backend;
+  try {
+    backend = make_backend(backend_name);
+  } catch (const std::exception& e) {
+    std::printf("selection_bench: skipped: %s\n", e.what());
+    return 0;
+  }
+  SweepRequest req;
+  Grid& g = req.strategy.grid;
+  g.family = Family::ma_cross;
+  g.fast = range(2, 1 + fast);
+  g.slow = range(10, 9 + slow);
+  g.ma = {MaType::sma};
+  const size_t warmup = default_warmup(g);
+  const Series series = random_walk(window + warmup + 1 + 100, 1);
+  req.history = HistoryView::of(series);
+  req.window = {series.size(), window, warmup};
+
+  selection::RobustOptions opt;
+  opt.pbo = true;
+  opt.layout = selection::cscv_layout(req.window, S);
+  selection::SelectionSpec spec;
+  selection::PlateauRequest pr;
+  for (const AxisInfo& a : g.axes()) pr.axis_sizes.push_back(a.size);
+  pr.radii = selection::plateau_radii(g, spec);
+  pr.stat = spec.plateau_stat;
+  opt.plateau = pr;
+
+  std::vector<double> sweep_ms, robust_ms, blocks_ms, score_ms, cscv_ms, plateau_ms, prepare_ms;
+  SweepResult sweep;
+  selection::RobustScores robust;
+  std::string path = "host";
+  for (int run = 0; run <= repeat; ++run) {  // run 0: warm-up
+    const double ts = time_ms([&] { sweep = backend->sweep(req); });
+    const double tr = time_ms([&] { robust = backend->robust_scores(req, opt); });
+    if (run == 0) continue;
+    sweep_ms.push_back(ts);
+    robust_ms.push_back(tr);
+#if defined(WFOD_HAVE_CUDA)
+    if (backend_name == "cuda") {
+      const cuda::SelectionTiming t = cuda::last_selection_timing();
+      path = t.path;
+      prepare_ms.push_back(t.prepare_ms);
+      blocks_ms.push_back(t.blocks_ms);
+      score_ms.push_back(t.score_ms);
+      cscv_ms.push_back(t.cscv_ms);
+      plateau_ms.push_back(t.plateau_ms);
+      continue;
+    }
+#endif
+    // Host phases, each on its own.
+    std::vector<Summary> blocks;
+    blocks_ms.push_back(time_ms([&] { blocks = backend->block_summaries(req, opt.layout.cuts); }));
+    selection::GridScores scores;
+    score_ms.push_back(time_ms([&] { scores = selection::score_grid(*backend, req, opt.layout); }) -
+                       blocks_ms.back());  // score_grid = block_summaries + joins
+    std::vector<uint8_t> take(scores.state.size());
+    for (size_t i = 0; i < take.size(); ++i)
+      take[i] = scores.state[i] != selection::ComboState::invalid;
+    cscv_ms.push_back(time_ms([&] {
+      selection::cscv_pbo(blocks, take, opt.layout.total_blocks(), opt.layout.first_cscv_block(), S,
+                          req.rank, req.strategy.bars_per_year, req.threads);
+    }));
+    plateau_ms.push_back(time_ms([&] {
+      std::vector<double> ps;
+      selection::plateau_select(pr.axis_sizes, pr.radii, scores.objective, scores.state, pr.stat,
+                                &ps);
+    }));
+  }
+
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+  std::printf(
+      "# selection_bench %s (%s), ma_cross sma %d x %d = %llu combos (%llu valid), W = %zu, "
+      "S = %zu, plateau %s r=1, %s, median of %d after a warm-up\n",
+      backend_name.c_str(), path.c_str(), fast, slow, static_cast<unsigned long long>(g.size()),
+      static_cast<unsigned long long>(sweep.evaluated), window, S,
+      selection::to_string(pr.stat).c_str(), date, repeat);
+  std::printf(
+      "# check: sweep top id %llu; robust valid %llu ranked %llu; pbo %.6f, %llu of %llu "
+      "splits with a winner, %llu participants; plateau winner %lld\n",
+      sweep.top.empty() ? 0ull : static_cast<unsigned long long>(sweep.top[0].combo.id),
+      static_cast<unsigned long long>(robust.valid), static_cast<unsigned long long>(robust.ranked),
+      robust.pbo ? robust.pbo->pbo : -1.0,
+      robust.pbo ? static_cast<unsigned long long>(robust.pbo->splits_with_winner) : 0ull,
+      robust.pbo ? static_cast<unsigned long long>(robust.pbo->splits) : 0ull,
+      robust.pbo ? static_cast<unsigned long long>(robust.pbo->combos) : 0ull,
+      robust.plateau ? static_cast<long long>(robust.plateau->id) : -1ll);
+  const double sweep_med = median(sweep_ms), robust_med = median(robust_ms);
+  std::printf("| measure | median ms |\n|---|---:|\n");
+  std::printf("| plain sweep (%s, end to end) | %.3f |\n", backend_name.c_str(), sweep_med);
+  if (!prepare_ms.empty())
+    std::printf("| prepare (indicators, tables; inside robust_scores) | %.3f |\n",
+                median(prepare_ms));
+  std::printf("| block summaries (%zu blocks) | %.3f |\n", opt.layout.total_blocks(),
+              median(blocks_ms));
+  std::printf("| window scores (+ download, replays) | %.3f |\n", median(score_ms));
+  std::printf("| CSCV (%llu splits) | %.3f |\n",
+              robust.pbo ? static_cast<unsigned long long>(robust.pbo->splits) : 0ull,
+              median(cscv_ms));
+  std::printf("| plateau stencil | %.3f |\n", median(plateau_ms));
+  std::printf("| robust_scores (whole, end to end) | %.3f |\n", robust_med);
+  std::printf("| ratio robust_scores / sweep | %.2f |\n",
+              sweep_med > 0 ? robust_med / sweep_med : 0.0);
+  return 0;
+}

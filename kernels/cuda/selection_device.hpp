@@ -1,0 +1,21 @@
+// Timings of the cuda backend's last robust_scores() on this thread (selection_pipeline.cu),
+// for benchmarks. Host-only: no CUDA types, so plain C++ benches can include it.
+#pragma once
+
+#include <string>
+
+namespace wfod::cuda {
+
+struct SelectionTiming {
+  double prepare_ms = 0;  // history upload, indicator rows, grid tables (the sweep's prepare)
+  double blocks_ms = 0;   // block summaries kernel
+  double score_ms = 0;    // window scores kernel, download of the score arrays, host replays
+  double cscv_ms = 0;     // pack, both split walks, reductions, targets, host aggregation
+  double plateau_ms = 0;  // stencil kernel, download, best centre
+  double total_ms = 0;    // the whole call
+  std::string path;       // "device", or why the host pipeline ran instead
+};
+SelectionTiming last_selection_timing();
+void record_selection_timing(const SelectionTiming&);
+
+}  // namespace wfod::cuda

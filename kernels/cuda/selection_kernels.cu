@@ -1,0 +1,484 @@
+// Robust-selection kernels (docs/spec-10-selection.md §10): block summaries, window scores,
+// CSCV passes and the plateau stencil. Exactness: every float is computed with the host's
+// operations in the host's order (block_eval.cuh, summary_math.hpp, selection_lean.cuh,
+// selection_plateau.cuh) and this file is built with -fmad=false (kernels/CMakeLists.txt), so
+// no multiply-add is contracted where the host rounds twice. Reductions choose winners by
+// integer keys and sum integer counts: no float is reduced in an order-dependent way.
+#include <algorithm>
+#include <type_traits>
+
+#include "cuda/block_eval.cuh"
+#include "cuda/cuda_check.cuh"
+#include "cuda/rank_device.cuh"
+#include "cuda/selection_kernels.cuh"
+#include "wfod/detail/summary_math.hpp"
+
+namespace wfod::cuda {
+namespace {
+
+namespace lean = selection::lean;
+using lean::Lean;
+
+constexpr int kThreads = 256;
+constexpr unsigned kFull = 0xffffffffu;
+
+unsigned blocks_for(unsigned long long threads, int per_block = kThreads) {
+  return static_cast<unsigned>((threads + per_block - 1) / per_block);
+}
+
+template <int Family, bool Cross, bool Vol>
+__global__ void __launch_bounds__(kThreads)
+    block_summaries_kernel(GridTables g, BarData bars, const long long* __restrict__ edges,
+                           int blocks, unsigned long long id0, unsigned long long count,
+                           Summary* out) {
+  const unsigned long long gid =
+      static_cast<unsigned long long>(blockIdx.x) * kThreads + threadIdx.x;
+  if (gid >= count * static_cast<unsigned long long>(blocks)) return;
+  // Neighbouring threads hold neighbouring combos of one block: a warp reads one bar's
+  // column of the transposed indicator matrix at a time.
+  const int b = static_cast<int>(gid / count);
+  const unsigned long long i = gid % count;
+  const DeviceCombo c = decode_combo(g, id0 + i);
+  if (!is_kind<Family, Cross>(c)) return;
+  out[i * blocks + b] =
+      c.valid ? block_range_summary<Family, Cross, Vol>(c, bars, edges[b], edges[b + 1])
+              : Summary{};
+}
+
+__global__ void __launch_bounds__(kThreads)
+    window_scores_kernel(GridTables g, const Summary* __restrict__ blocks, int stride,
+                         int cscv_first, int cscv_blocks, unsigned long long n, RankParams rp,
+                         double sqrt_bpy, double* objective, double* sharpe, uint8_t* state,
+                         uint8_t* flags) {
+  const unsigned long long id =
+      static_cast<unsigned long long>(blockIdx.x) * kThreads + threadIdx.x;
+  if (id >= n) return;
+  const double kNaN = __longlong_as_double(0x7ff8000000000000ll);
+  objective[id] = kNaN;
+  sharpe[id] = kNaN;
+  state[id] = selection::stencil::kInvalid;
+  flags[id] = 0;
+  if (!decode_combo(g, id).valid) return;
+  const Summary* own = blocks + id * static_cast<unsigned long long>(stride);
+  Summary s;  // left to right from the identity, as score_grid joins them
+  for (int b = 0; b < stride; ++b) s = detail::combine_hd(s, own[b]);
+  bool takes = true;
+  for (int b = cscv_first; b < cscv_first + cscv_blocks; ++b) takes = takes && !own[b].nonpositive;
+  uint8_t f = takes ? kCscvTakes : 0;
+  if (s.nonpositive) {
+    flags[id] = f | kReplay;
+    state[id] = selection::stencil::kUnranked;  // until the host's exact replay
+    return;
+  }
+  const Metrics m = detail::finalize_hd(s, rp.bars_per_year);
+  objective[id] = objective_of(m, rp.objective);
+  sharpe[id] = m.sharpe / sqrt_bpy;
+  state[id] = passes(m, rp) ? selection::stencil::kRanked : selection::stencil::kUnranked;
+  flags[id] = f;
+}
+
+// A participant's CSCV block c as a Lean, from the field-major columns (global or shared:
+// `base` is the participant's column, `step` the distance between blocks, `fstep` between
+// fields).
+template <unsigned M>
+__device__ __forceinline__ Lean<M> load_lean(const double* d, const int32_t* closed,
+                                             const int32_t* held, const int8_t* flags, long long at,
+                                             long long fstep) {
+  Lean<M> l;
+#pragma unroll
+  for (int f = 0; f < Lean<M>::kDoubles; ++f) l.v[f] = d[f * fstep + at];
+  l.closed = closed[at];
+  l.held = held[at];
+  const int8_t fl = flags[at];
+  l.head_pos = static_cast<int8_t>((fl & 3) - 1);
+  l.tail_pos = static_cast<int8_t>(((fl >> 2) & 3) - 1);
+  l.single_run = ((fl >> 4) & 1) != 0;
+  return l;
+}
+
+template <unsigned M>
+__global__ void __launch_bounds__(kThreads)
+    cscv_pack_kernel(const Summary* __restrict__ blocks, int stride, int first,
+                     const uint32_t* __restrict__ ids, LeanColumns cols) {
+  const unsigned k = blockIdx.x * kThreads + threadIdx.x;
+  if (k >= cols.np) return;
+  const Summary* own = blocks + static_cast<unsigned long long>(ids[k]) * stride + first;
+  const long long np = cols.np;
+  for (int b = 0; b < cols.S; ++b) {
+    const Lean<M> l = lean::lean_of<M>(own[b]);
+    const long long at = b * np + k;
+#pragma unroll
+    for (int f = 0; f < Lean<M>::kDoubles; ++f)
+      cols.d[(static_cast<long long>(f) * cols.S) * np + at] = l.v[f];
+    cols.closed[at] = l.closed;
+    cols.held[at] = l.held;
+    cols.flags[at] =
+        static_cast<int8_t>((l.head_pos + 1) | ((l.tail_pos + 1) << 2) | (l.single_run ? 16 : 0));
+  }
+}
+
+// Shared-memory layout of a walk block: the threads' blocks (field-major, thread fastest),
+// then the binomial table.
+struct WalkSmem {
+  double* d;
+  int32_t* closed;
+  int32_t* held;
+  int8_t* flags;
+  uint32_t* binom;
+};
+
+__host__ __device__ inline size_t walk_smem_bytes(int doubles, int S) {
+  const size_t per_block = static_cast<size_t>(S) * kWalkThreads;
+  size_t bytes = per_block * (8 * static_cast<size_t>(doubles) + 4 + 4 + 1);
+  bytes = (bytes + 15) / 16 * 16;
+  return bytes + sizeof(uint32_t) * (lean::kMaxBlocks + 1) * lean::kBinomCols;
+}
+
+template <unsigned M>
+__device__ WalkSmem walk_smem(unsigned char* raw, int S) {
+  const size_t per_block = static_cast<size_t>(S) * kWalkThreads;
+  WalkSmem w;
+  w.d = reinterpret_cast<double*>(raw);
+  w.closed = reinterpret_cast<int32_t*>(w.d + per_block * Lean<M>::kDoubles);
+  w.held = w.closed + per_block;
+  w.flags = reinterpret_cast<int8_t*>(w.held + per_block);
+  size_t used = per_block * (8 * static_cast<size_t>(Lean<M>::kDoubles) + 4 + 4 + 1);
+  used = (used + 15) / 16 * 16;
+  w.binom = reinterpret_cast<uint32_t*>(raw + used);
+  return w;
+}
+
+// One thread per participant k walks every S/2-subset H of its CSCV blocks (walk_half_sets);
+// at each leaf its warp reduces over its 32 lanes and lane 0 writes the warp's partial for
+// the split (warps never wait for each other: no barrier inside the walk). Pass A (!PassB):
+// H is split s's IS half; the partial is the warp's best passing participant (rank_key, then
+// lowest k, i.e. lowest id: participants are in id order); with `store`, every participant's
+// objective on H is also kept (store[s * np + k]) for the streaming pass B. Pass B (the
+// fallback when the store does not fit): H is the OOS half of split J = splits - 1 - s; the
+// partial counts the warp's participants below the winner's OOS objective and the others
+// equal to it. All lanes walk the same tree in the same order, so the warp-wide reductions
+// are uniform.
+template <unsigned M, int Obj, bool PassB>
+__global__ void __launch_bounds__(kWalkThreads, 4)
+    cscv_walk_kernel(LeanColumns cols, const uint32_t* __restrict__ binom_g, lean::Ranking rk,
+                     uint32_t splits, unsigned long long* part_key, uint32_t* part_k, double* store,
+                     const int32_t* __restrict__ winner_k, const double* __restrict__ target,
+                     uint32_t* part_under, uint32_t* part_ties) {
+  extern __shared__ __align__(16) unsigned char raw[];
+  const int S = cols.S, tid = threadIdx.x, lane = tid & 31;
+  const WalkSmem sm = walk_smem<M>(raw, S);
+  const uint32_t k = blockIdx.x * kWalkThreads + tid;
+  const size_t warp_global = k >> 5;
+  const bool active = k < cols.np;
+  const long long np = cols.np;
+  for (int b = 0; b < S; ++b) {
+    const long long g_at = b * np + k, s_at = b * kWalkThreads + tid;
+#pragma unroll
+    for (int f = 0; f < Lean<M>::kDoubles; ++f)
+      sm.d[static_cast<long long>(f) * S * kWalkThreads + s_at] =
+          active ? cols.d[static_cast<long long>(f) * S * np + g_at] : 0.0;
+    sm.closed[s_at] = active ? cols.closed[g_at] : 0;
+    sm.held[s_at] = active ? cols.held[g_at] : 0;
+    sm.flags[s_at] = active ? cols.flags[g_at] : static_cast<int8_t>(1 | 4 | 16);
+  }
+  for (int i = tid; i < (lean::kMaxBlocks + 1) * lean::kBinomCols; i += kWalkThreads)
+    sm.binom[i] = binom_g[i];
+  __syncthreads();  // the only barrier: the block's data and the binomials are in place
+
+  auto block = [&](int c) {
+    return load_lean<M>(sm.d, sm.closed, sm.held, sm.flags, c * kWalkThreads + tid,
+                        static_cast<long long>(S) * kWalkThreads);
+  };
+  auto leaf = [&](uint32_t s, const Lean<M>& fold) {
+    if constexpr (!PassB) {
+      unsigned long long key = 0;
+      if (store) {
+        if (active) {
+          const double x = lean::lean_objective<M, Obj>(fold, rk);
+          store[static_cast<size_t>(s) * np + k] = x;
+          if (lean::lean_passes(fold, rk)) key = lean::rank_key(x);
+        }
+      } else if (active && lean::lean_passes(fold, rk)) {
+        key = lean::rank_key(lean::lean_objective<M, Obj>(fold, rk));
+      }
+      // Warp arg-max of the 64-bit key: high words, then low words among the high maxima;
+      // the lowest lane holding the maximum has the lowest k.
+      const unsigned hi = static_cast<unsigned>(key >> 32), lo = static_cast<unsigned>(key);
+      const unsigned hmax = __reduce_max_sync(kFull, hi);
+      const unsigned lmax = __reduce_max_sync(kFull, hi == hmax ? lo : 0u);
+      const unsigned at_max = __ballot_sync(kFull, hi == hmax && lo == lmax);
+      if (lane == 0) {
+        const size_t at = warp_global * splits + s;
+        part_key[at] = (static_cast<unsigned long long>(hmax) << 32) | lmax;
+        part_k[at] = static_cast<uint32_t>(warp_global * 32 + (__ffs(at_max) - 1));
+      }
+    } else {
+      const uint32_t J = splits - 1 - s;  // H is split J's OOS half
+      const int32_t w = winner_k[J];
+      bool is_below = false, is_tie = false;
+      if (active && w >= 0) {
+        const double x = lean::lean_objective<M, Obj>(fold, rk), t = target[J];
+        is_below = lean::below(x, t);
+        is_tie = static_cast<int32_t>(k) != w && lean::same(x, t);
+      }
+      const unsigned under = __popc(__ballot_sync(kFull, is_below));
+      const unsigned ties = __popc(__ballot_sync(kFull, is_tie));
+      if (lane == 0) {
+        const size_t at = warp_global * splits + J;
+        part_under[at] = under;
+        part_ties[at] = ties;
+      }
+    }
+  };
+  lean::walk_half_sets<M>(S, block, sm.binom, leaf);
+}
+
+// Pass B from the stored objectives: one block per split J counts, over every participant,
+// the OOS objectives (store row splits - 1 - J: the complement's IS half) below the winner's
+// and the others equal to it. Integer counts: the order of the sums does not matter.
+__global__ void __launch_bounds__(kThreads)
+    cscv_count_stored_kernel(const double* __restrict__ store, uint32_t np, uint32_t splits,
+                             const int32_t* __restrict__ winner_k,
+                             const double* __restrict__ target, unsigned long long* under,
+                             unsigned long long* ties) {
+  __shared__ unsigned long long s_u[kThreads / 32], s_t[kThreads / 32];
+  const uint32_t J = blockIdx.x;
+  const int32_t w = winner_k[J];
+  if (w < 0) {  // no winner: the split is left out; its counts are never read
+    if (threadIdx.x == 0) under[J] = ties[J] = 0;
+    return;
+  }
+  const double t = target[J];
+  const double* row = store + static_cast<size_t>(splits - 1 - J) * np;
+  unsigned long long u = 0, e = 0;
+  for (uint32_t k = threadIdx.x; k < np; k += kThreads) {
+    const double x = row[k];
+    u += lean::below(x, t) ? 1 : 0;
+    e += (static_cast<int32_t>(k) != w && lean::same(x, t)) ? 1 : 0;
+  }
+  for (int off = 16; off > 0; off >>= 1) {
+    u += __shfl_xor_sync(kFull, u, off);
+    e += __shfl_xor_sync(kFull, e, off);
+  }
+  if ((threadIdx.x & 31) == 0) {
+    s_u[threadIdx.x >> 5] = u;
+    s_t[threadIdx.x >> 5] = e;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned long long tu = 0, te = 0;
+    for (int i = 0; i < kThreads / 32; ++i) {
+      tu += s_u[i];
+      te += s_t[i];
+    }
+    under[J] = tu;
+    ties[J] = te;
+  }
+}
+
+__global__ void __launch_bounds__(kThreads)
+    cscv_reduce_a_kernel(const unsigned long long* __restrict__ part_key,
+                         const uint32_t* __restrict__ part_k, uint32_t walk_warps, uint32_t splits,
+                         int32_t* winner_k) {
+  const uint32_t s = blockIdx.x * kThreads + threadIdx.x;
+  if (s >= splits) return;
+  unsigned long long best = 0;
+  uint32_t best_k = 0;
+  for (uint32_t b = 0; b < walk_warps; ++b) {
+    const unsigned long long key = part_key[static_cast<size_t>(b) * splits + s];
+    if (key > best) {  // strictly: an earlier warp holds lower k
+      best = key;
+      best_k = part_k[static_cast<size_t>(b) * splits + s];
+    }
+  }
+  winner_k[s] = best == 0 ? -1 : static_cast<int32_t>(best_k);
+}
+
+template <unsigned M, int Obj>
+__global__ void __launch_bounds__(kThreads)
+    cscv_targets_kernel(LeanColumns cols, const uint32_t* __restrict__ masks, uint32_t splits,
+                        const int32_t* __restrict__ winner_k, lean::Ranking rk, double* is_obj,
+                        double* oos_obj) {
+  const uint32_t s = blockIdx.x * kThreads + threadIdx.x;
+  if (s >= splits) return;
+  const int32_t w = winner_k[s];
+  if (w < 0) return;
+  const long long np = cols.np;
+  auto block = [&](int c) {
+    return load_lean<M>(cols.d, cols.closed, cols.held, cols.flags, c * np + w,
+                        static_cast<long long>(cols.S) * np);
+  };
+  const uint32_t all = (1u << cols.S) - 1u;
+  is_obj[s] = lean::lean_objective<M, Obj>(lean::fold_mask<M>(masks[s], cols.S, block), rk);
+  oos_obj[s] = lean::lean_objective<M, Obj>(lean::fold_mask<M>(all & ~masks[s], cols.S, block), rk);
+}
+
+__global__ void __launch_bounds__(kThreads)
+    cscv_reduce_b_kernel(const uint32_t* __restrict__ part_under,
+                         const uint32_t* __restrict__ part_ties, uint32_t walk_warps,
+                         uint32_t splits, unsigned long long* under, unsigned long long* ties) {
+  const uint32_t s = blockIdx.x * kThreads + threadIdx.x;
+  if (s >= splits) return;
+  unsigned long long u = 0, t = 0;
+  for (uint32_t b = 0; b < walk_warps; ++b) {
+    u += part_under[static_cast<size_t>(b) * splits + s];
+    t += part_ties[static_cast<size_t>(b) * splits + s];
+  }
+  under[s] = u;
+  ties[s] = t;
+}
+
+__global__ void __launch_bounds__(kThreads)
+    plateau_kernel(selection::stencil::StencilGrid g, const double* __restrict__ objective,
+                   const uint8_t* __restrict__ state, unsigned long long n, double* scores) {
+  const unsigned long long id =
+      static_cast<unsigned long long>(blockIdx.x) * kThreads + threadIdx.x;
+  if (id >= n) return;
+  const double o = objective[id];
+  if (state[id] != selection::stencil::kRanked || o != o) {
+    scores[id] = __longlong_as_double(0x7ff8000000000000ll);
+    return;
+  }
+  scores[id] = selection::stencil::centre_score(g, id, objective, state).score;
+}
+
+// Calls f(family, cross, vol) as compile-time constants (the kinds the sweep launches).
+template <typename F>
+void dispatch_family(const KernelKind& kind, F&& f) {
+  using std::false_type, std::true_type;
+  auto with_vol = [&](auto fam, auto cross) {
+    if (kind.vol)
+      f(fam, cross, true_type{});
+    else
+      f(fam, cross, false_type{});
+  };
+  if (kind.family == 0) {
+    if (kind.cross)
+      with_vol(std::integral_constant<int, 0>{}, true_type{});
+    else
+      with_vol(std::integral_constant<int, 0>{}, false_type{});
+  } else {
+    with_vol(std::integral_constant<int, 1>{}, false_type{});
+  }
+}
+
+template <class F>
+void with_lean(const lean::Ranking& rk, F&& f) {
+  if (!lean::dispatch(rk, f))
+    throw std::invalid_argument(
+        "device CSCV: objective not computed bit-identically on the device");
+}
+
+}  // namespace
+
+void launch_block_summaries(const KernelKind& kind, const GridTables& g, const BarData& bars,
+                            const long long* edges, int blocks, unsigned long long id0,
+                            unsigned long long count, Summary* out) {
+  dispatch_family(kind, [&](auto fam, auto cross, auto vol) {
+    block_summaries_kernel<decltype(fam)::value, decltype(cross)::value, decltype(vol)::value>
+        <<<blocks_for(count * static_cast<unsigned long long>(blocks)), kThreads>>>(
+            g, bars, edges, blocks, id0, count, out);
+  });
+  WFOD_CUDA_CHECK_LAUNCH();
+}
+
+void launch_window_scores(const GridTables& g, const Summary* blocks, int stride, int cscv_first,
+                          int cscv_blocks, unsigned long long n, const RankParams& rp,
+                          double sqrt_bars_per_year, double* objective, double* sharpe,
+                          uint8_t* state, uint8_t* flags) {
+  window_scores_kernel<<<blocks_for(n), kThreads>>>(g, blocks, stride, cscv_first, cscv_blocks, n,
+                                                    rp, sqrt_bars_per_year, objective, sharpe,
+                                                    state, flags);
+  WFOD_CUDA_CHECK_LAUNCH();
+}
+
+int lean_doubles(const lean::Ranking& rk) {
+  int doubles = 0;
+  lean::dispatch(rk, [&](auto mask, auto) { doubles = Lean<decltype(mask)::value>::kDoubles; });
+  return doubles;
+}
+
+size_t cscv_walk_smem(const lean::Ranking& rk, int S) {
+  return walk_smem_bytes(lean_doubles(rk), S);
+}
+
+void launch_cscv_pack(const lean::Ranking& rk, const Summary* blocks, int stride, int first,
+                      const uint32_t* ids, const LeanColumns& cols) {
+  with_lean(rk, [&](auto mask, auto) {
+    cscv_pack_kernel<decltype(mask)::value>
+        <<<blocks_for(cols.np), kThreads>>>(blocks, stride, first, ids, cols);
+  });
+  WFOD_CUDA_CHECK_LAUNCH();
+}
+
+namespace {
+template <bool PassB>
+void launch_walk(const lean::Ranking& rk, const LeanColumns& cols, const uint32_t* binom,
+                 uint32_t splits, unsigned long long* part_key, uint32_t* part_k, double* store,
+                 const int32_t* winner_k, const double* target, uint32_t* part_under,
+                 uint32_t* part_ties) {
+  with_lean(rk, [&](auto mask, auto obj) {
+    auto kernel = cscv_walk_kernel<decltype(mask)::value, decltype(obj)::value, PassB>;
+    const size_t smem = walk_smem_bytes(Lean<decltype(mask)::value>::kDoubles, cols.S);
+    WFOD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(smem)));
+    kernel<<<blocks_for(cols.np, kWalkThreads), kWalkThreads, smem>>>(
+        cols, binom, rk, splits, part_key, part_k, store, winner_k, target, part_under, part_ties);
+  });
+  WFOD_CUDA_CHECK_LAUNCH();
+}
+}  // namespace
+
+void launch_cscv_pass_a(const lean::Ranking& rk, const LeanColumns& cols, const uint32_t* binom,
+                        uint32_t splits, unsigned long long* part_key, uint32_t* part_k,
+                        double* store) {
+  launch_walk<false>(rk, cols, binom, splits, part_key, part_k, store, nullptr, nullptr, nullptr,
+                     nullptr);
+}
+
+void launch_cscv_reduce_a(const unsigned long long* part_key, const uint32_t* part_k,
+                          uint32_t walk_warps, uint32_t splits, int32_t* winner_k) {
+  cscv_reduce_a_kernel<<<blocks_for(splits), kThreads>>>(part_key, part_k, walk_warps, splits,
+                                                         winner_k);
+  WFOD_CUDA_CHECK_LAUNCH();
+}
+
+void launch_cscv_targets(const lean::Ranking& rk, const LeanColumns& cols, const uint32_t* masks,
+                         uint32_t splits, const int32_t* winner_k, double* is_obj,
+                         double* oos_obj) {
+  with_lean(rk, [&](auto mask, auto obj) {
+    cscv_targets_kernel<decltype(mask)::value, decltype(obj)::value>
+        <<<blocks_for(splits), kThreads>>>(cols, masks, splits, winner_k, rk, is_obj, oos_obj);
+  });
+  WFOD_CUDA_CHECK_LAUNCH();
+}
+
+void launch_cscv_pass_b(const lean::Ranking& rk, const LeanColumns& cols, const uint32_t* binom,
+                        uint32_t splits, const int32_t* winner_k, const double* oos_obj,
+                        uint32_t* part_under, uint32_t* part_ties) {
+  launch_walk<true>(rk, cols, binom, splits, nullptr, nullptr, nullptr, winner_k, oos_obj,
+                    part_under, part_ties);
+}
+
+void launch_cscv_count_stored(const double* store, uint32_t np, uint32_t splits,
+                              const int32_t* winner_k, const double* oos_obj,
+                              unsigned long long* under, unsigned long long* ties) {
+  cscv_count_stored_kernel<<<splits, kThreads>>>(store, np, splits, winner_k, oos_obj, under, ties);
+  WFOD_CUDA_CHECK_LAUNCH();
+}
+
+void launch_cscv_reduce_b(const uint32_t* part_under, const uint32_t* part_ties,
+                          uint32_t walk_warps, uint32_t splits, unsigned long long* under,
+                          unsigned long long* ties) {
+  cscv_reduce_b_kernel<<<blocks_for(splits), kThreads>>>(part_under, part_ties, walk_warps, splits,
+                                                         under, ties);
+  WFOD_CUDA_CHECK_LAUNCH();
+}
+
+void launch_plateau(const selection::stencil::StencilGrid& g, const double* objective,
+                    const uint8_t* state, unsigned long long n, double* scores) {
+  plateau_kernel<<<blocks_for(n), kThreads>>>(g, objective, state, n, scores);
+  WFOD_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace wfod::cuda

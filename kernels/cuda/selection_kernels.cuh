@@ -1,0 +1,91 @@
+// Robust selection on the device (docs/spec-10-selection.md §10.0, §10.2, §10.4): launchers of
+// the block-summary, window-score, CSCV and plateau kernels (selection_kernels.cu). Every
+// kernel reproduces the host's arithmetic exactly (built with -fmad=false); the pipeline that
+// chains them is selection_pipeline.cu.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda/device_grid.cuh"
+#include "cuda/selection_lean.cuh"
+#include "cuda/selection_plateau.cuh"
+#include "cuda/sweep_kernels.cuh"
+#include "wfod/summary.hpp"
+
+namespace wfod::cuda {
+
+// Combos [id0, id0 + count) of one kernel kind, every block b = [edges[b], edges[b + 1]):
+// out[(id - id0) * blocks + b]. Invalid combos of this kind get identity Summaries; combos of
+// other kinds are not written (each kind's launch writes its own).
+void launch_block_summaries(const KernelKind& kind, const GridTables& g, const BarData& bars,
+                            const long long* edges, int blocks, unsigned long long id0,
+                            unsigned long long count, Summary* out);
+
+// Per-combo window standing from its blocks (combined left to right, as score_grid does).
+enum WindowFlags : uint8_t {
+  kReplay = 1,     // joined Summary nonpositive: the host re-evaluates it (spec-notes 5)
+  kCscvTakes = 2,  // valid, and none of its CSCV blocks is nonpositive: a PBO participant
+};
+void launch_window_scores(const GridTables& g, const Summary* blocks, int stride, int cscv_first,
+                          int cscv_blocks, unsigned long long n, const RankParams& rp,
+                          double sqrt_bars_per_year, double* objective, double* sharpe,
+                          uint8_t* state, uint8_t* flags);
+
+// CSCV blocks of the participants, field-major for coalesced loads: d[(f * S + b) * np + k]
+// for the Lean's doubles f, closed/held/flags[b * np + k] (flags: head_pos + 1 | (tail_pos
+// + 1) << 2 | single_run << 4).
+struct LeanColumns {
+  double* d = nullptr;
+  int32_t* closed = nullptr;
+  int32_t* held = nullptr;
+  int8_t* flags = nullptr;
+  uint32_t np = 0;  // participants
+  int S = 0;        // CSCV blocks
+};
+
+// The Lean layout a ranking needs: its doubles per block (0 when the objective is not one the
+// device computes bit-identically: cagr, calmar).
+int lean_doubles(const selection::lean::Ranking& rk);
+// Threads per block of the split walks, and the dynamic shared memory one block uses.
+inline constexpr int kWalkThreads = 128;
+size_t cscv_walk_smem(const selection::lean::Ranking& rk, int S);
+
+void launch_cscv_pack(const selection::lean::Ranking& rk, const Summary* blocks, int stride,
+                      int first, const uint32_t* ids, const LeanColumns& cols);
+// Walk warps of `np` participants: per (warp, split) partials, warp-major.
+inline uint32_t cscv_walk_warps(uint32_t np) {
+  return (np + kWalkThreads - 1) / kWalkThreads * (kWalkThreads / 32);
+}
+// Pass A: per (walk warp, split) the warp's best IS participant: rank_key and index k. With
+// `store` (splits x np doubles) every participant's objective on each half-set is kept.
+void launch_cscv_pass_a(const selection::lean::Ranking& rk, const LeanColumns& cols,
+                        const uint32_t* binom, uint32_t splits, unsigned long long* part_key,
+                        uint32_t* part_k, double* store);
+// Per split: the winner's participant index (-1: none ranked in sample).
+void launch_cscv_reduce_a(const unsigned long long* part_key, const uint32_t* part_k,
+                          uint32_t walk_warps, uint32_t splits, int32_t* winner_k);
+// Per split with a winner: its IS objective and its OOS objective (the target of pass B).
+void launch_cscv_targets(const selection::lean::Ranking& rk, const LeanColumns& cols,
+                         const uint32_t* masks, uint32_t splits, const int32_t* winner_k,
+                         double* is_obj, double* oos_obj);
+// Pass B from pass A's store: per split, participants below the winner's OOS objective and
+// others equal to it.
+void launch_cscv_count_stored(const double* store, uint32_t np, uint32_t splits,
+                              const int32_t* winner_k, const double* oos_obj,
+                              unsigned long long* under, unsigned long long* ties);
+// Pass B without a store (it did not fit): a second walk, per (walk warp, split) counts,
+// then their sums.
+void launch_cscv_pass_b(const selection::lean::Ranking& rk, const LeanColumns& cols,
+                        const uint32_t* binom, uint32_t splits, const int32_t* winner_k,
+                        const double* oos_obj, uint32_t* part_under, uint32_t* part_ties);
+void launch_cscv_reduce_b(const uint32_t* part_under, const uint32_t* part_ties,
+                          uint32_t walk_warps, uint32_t splits, unsigned long long* under,
+                          unsigned long long* ties);
+
+// Plateau scores of every combo (NaN where the centre is not ranked or its objective is NaN).
+void launch_plateau(const selection::stencil::StencilGrid& g, const double* objective,
+                    const uint8_t* state, unsigned long long n, double* scores);
+
+}  // namespace wfod::cuda

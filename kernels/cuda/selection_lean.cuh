@@ -1,0 +1,474 @@
+// CSCV (docs/spec-10-selection.md §10.4) as the device runs it, written once for host and
+// device (WFOD_HD) so the CPU tests run the very algorithm the kernels run:
+// - Lean<M>: the Summary fields a split's ranking reads (mask M), joined with the exact
+//   operations of combine_hd and scored with those of finalize_hd, so every value is
+//   bit-identical to cscv_pbo's (which folds full Summaries);
+// - walk_half_sets: every S/2-subset H of the blocks in lexicographic order of its members,
+//   left folds shared between neighbouring subsets (prefix tree), each leaf told H's index in
+//   increasing-bitmask order (colex rank). OOS of split s is IS of split N-1-s (the complement
+//   reverses colex order), so one fold per subset serves both halves;
+// - the host aggregation of per-split outcomes (pbo.cpp's, same order and operations).
+// Host-includable: no CUDA API here.
+#pragma once
+
+#include <math.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "wfod/detail/hd.hpp"
+#include "wfod/ranking.hpp"
+#include "wfod/selection/pbo.hpp"
+#include "wfod/summary.hpp"
+
+#if defined(__CUDACC__)
+#define WFOD_HD_INLINE __host__ __device__ __forceinline__
+#else
+#define WFOD_HD_INLINE inline
+#endif
+
+namespace wfod::selection::lean {
+
+inline constexpr int kMaxBlocks = 20;  // S (pbo.hpp: even, 2..20)
+inline constexpr int kMaxHalf = kMaxBlocks / 2;
+inline constexpr int kBinomCols = kMaxHalf + 1;  // binom[n * kBinomCols + k], n <= 20, k <= 10
+
+// Summary fields a Lean may carry (bit i of the mask = field i).
+enum Field : unsigned {
+  kSum,
+  kSumSq,
+  kDownSq,
+  kGrowth,
+  kPeak,
+  kTrough,
+  kDrawdown,
+  kHeadRet,
+  kTailRet,
+  kWinSum,
+  kLossSum,
+  kFieldCount
+};
+constexpr unsigned bit(Field f) { return 1u << f; }
+constexpr int popcount(unsigned m) {
+  return m == 0 ? 0 : static_cast<int>(m & 1u) + popcount(m >> 1);
+}
+constexpr bool has(unsigned m, Field f) { return (m & bit(f)) != 0; }
+
+// The fields the objective needs (constraints add kDrawdownFields when they can bind).
+constexpr unsigned kDrawdownFields = bit(kGrowth) | bit(kPeak) | bit(kTrough) | bit(kDrawdown);
+constexpr unsigned objective_fields(Objective o) {
+  switch (o) {
+    case Objective::sharpe:
+      return bit(kSum) | bit(kSumSq);
+    case Objective::sortino:
+      return bit(kSum) | bit(kDownSq);
+    case Objective::total_return:
+      return bit(kGrowth);
+    case Objective::profit_factor:
+      return bit(kHeadRet) | bit(kTailRet) | bit(kWinSum) | bit(kLossSum);
+    default:
+      return 0;  // cagr, calmar: pow() is not bit-identical on the device; not handled here
+  }
+}
+// Objectives the device computes bit-identically to the host (+ - * / sqrt only).
+constexpr bool device_exact(Objective o) { return objective_fields(o) != 0; }
+
+template <unsigned M>
+struct Lean {
+  static constexpr int kDoubles = popcount(M);
+  double v[kDoubles > 0 ? kDoubles : 1];
+  int32_t closed;  // closed_trades
+  int32_t held;    // long_bars + short_bars
+  int8_t head_pos, tail_pos;
+  bool single_run;
+
+  static constexpr int slot(Field f) { return popcount(M & (bit(f) - 1u)); }
+  template <Field F>
+  WFOD_HD_INLINE double& f() {
+    static_assert(has(M, F), "field not in this Lean");
+    return v[slot(F)];
+  }
+  template <Field F>
+  WFOD_HD_INLINE double f() const {
+    static_assert(has(M, F), "field not in this Lean");
+    return v[slot(F)];
+  }
+};
+
+template <unsigned M>
+WFOD_HD_INLINE Lean<M> lean_of(const Summary& s) {
+  Lean<M> l{};
+  if constexpr (has(M, kSum)) l.template f<kSum>() = s.sum;
+  if constexpr (has(M, kSumSq)) l.template f<kSumSq>() = s.sum_sq;
+  if constexpr (has(M, kDownSq)) l.template f<kDownSq>() = s.down_sq;
+  if constexpr (has(M, kGrowth)) l.template f<kGrowth>() = s.growth;
+  if constexpr (has(M, kPeak)) l.template f<kPeak>() = s.peak;
+  if constexpr (has(M, kTrough)) l.template f<kTrough>() = s.trough;
+  if constexpr (has(M, kDrawdown)) l.template f<kDrawdown>() = s.drawdown;
+  if constexpr (has(M, kHeadRet)) l.template f<kHeadRet>() = s.head_ret;
+  if constexpr (has(M, kTailRet)) l.template f<kTailRet>() = s.tail_ret;
+  if constexpr (has(M, kWinSum)) l.template f<kWinSum>() = s.closed_win_sum;
+  if constexpr (has(M, kLossSum)) l.template f<kLossSum>() = s.closed_loss_sum;
+  l.closed = static_cast<int32_t>(s.closed_trades);
+  l.held = static_cast<int32_t>(s.long_bars + s.short_bars);
+  l.head_pos = s.head_pos;
+  l.tail_pos = s.tail_pos;
+  l.single_run = s.single_run;
+  return l;
+}
+
+// close_trade of summary_math.hpp on the fields carried.
+template <unsigned M>
+WFOD_HD_INLINE void lean_close(Lean<M>& s, double ret) {
+  ++s.closed;
+  if constexpr (has(M, kWinSum)) {
+    if (ret > 0) {
+      s.template f<kWinSum>() += ret;
+    } else if (ret < 0) {
+      s.template f<kLossSum>() += ret;
+    }
+  }
+}
+
+// combine_hd(l, r) restricted to the fields of M, same operations in the same order. Both
+// sides are non-empty blocks (bars > 0); the fold starts from the first block itself, which
+// is what combine(identity, b) returns.
+template <unsigned M>
+WFOD_HD_INLINE void lean_join(const Lean<M>& l, const Lean<M>& r, Lean<M>& s) {
+  using detail::hd_max;
+  using detail::hd_min;
+  if constexpr (has(M, kSum)) s.template f<kSum>() = l.template f<kSum>() + r.template f<kSum>();
+  if constexpr (has(M, kSumSq))
+    s.template f<kSumSq>() = l.template f<kSumSq>() + r.template f<kSumSq>();
+  if constexpr (has(M, kDownSq))
+    s.template f<kDownSq>() = l.template f<kDownSq>() + r.template f<kDownSq>();
+  if constexpr (has(M, kGrowth))
+    s.template f<kGrowth>() = l.template f<kGrowth>() * r.template f<kGrowth>();
+  if constexpr (has(M, kPeak))
+    s.template f<kPeak>() =
+        hd_max(l.template f<kPeak>(), l.template f<kGrowth>() * r.template f<kPeak>());
+  if constexpr (has(M, kTrough))
+    s.template f<kTrough>() =
+        hd_min(l.template f<kTrough>(), l.template f<kGrowth>() * r.template f<kTrough>());
+  if constexpr (has(M, kDrawdown))
+    s.template f<kDrawdown>() =
+        hd_max(hd_max(l.template f<kDrawdown>(), r.template f<kDrawdown>()),
+               1.0 - l.template f<kGrowth>() * r.template f<kTrough>() / l.template f<kPeak>());
+  s.held = l.held + r.held;
+  s.closed = l.closed + r.closed;
+  if constexpr (has(M, kWinSum)) {
+    s.template f<kWinSum>() = l.template f<kWinSum>() + r.template f<kWinSum>();
+    s.template f<kLossSum>() = l.template f<kLossSum>() + r.template f<kLossSum>();
+  }
+  s.head_pos = l.head_pos;
+  s.tail_pos = r.tail_pos;
+  if (l.tail_pos == r.head_pos) {
+    s.single_run = l.single_run && r.single_run;
+    double joined = 0;
+    if constexpr (has(M, kHeadRet)) {
+      joined = l.template f<kTailRet>() + r.template f<kHeadRet>();
+      s.template f<kHeadRet>() = l.single_run ? joined : l.template f<kHeadRet>();
+      s.template f<kTailRet>() = r.single_run ? joined : r.template f<kTailRet>();
+    }
+    if (!l.single_run && !r.single_run && l.tail_pos != 0) lean_close(s, joined);
+  } else {
+    s.single_run = false;
+    double l_tail = 0, r_head = 0;
+    if constexpr (has(M, kHeadRet)) {
+      l_tail = l.template f<kTailRet>();
+      r_head = r.template f<kHeadRet>();
+      s.template f<kHeadRet>() = l.template f<kHeadRet>();
+      s.template f<kTailRet>() = r.template f<kTailRet>();
+    }
+    if (!l.single_run && l.tail_pos != 0) lean_close(s, l_tail);
+    if (!r.single_run && r.head_pos != 0) lean_close(s, r_head);
+  }
+}
+
+// What finalize_hd needs besides the fields: the split's bar count and sqrt(bars_per_year).
+struct Ranking {
+  double bars = 0;    // n of every split's halves: S/2 x block_bars
+  double annual = 0;  // sqrt(bars_per_year), as finalize_hd computes it
+  int objective = 0;  // wfod::Objective
+  int64_t min_trades = 1;
+  double max_drawdown = 1;
+  bool has_min_exposure = false;
+  double min_exposure = 0;
+};
+
+// The drawdown constraint can bind only below 1 (or NaN, which fails every combo).
+inline bool needs_drawdown(const Ranking& k) { return !(k.max_drawdown >= 1.0); }
+
+// Calls f(mask, objective) with both as compile-time constants (std::integral_constant) for a
+// ranking whose objective is device_exact(); returns false (f not called) otherwise.
+template <class F>
+bool dispatch(const Ranking& k, F&& f) {
+  const Objective o = static_cast<Objective>(k.objective);
+  const bool dd = needs_drawdown(k);
+  auto go = [&](auto obj) {
+    constexpr unsigned base = objective_fields(static_cast<Objective>(decltype(obj)::value));
+    if (dd) {
+      f(std::integral_constant<unsigned, base | kDrawdownFields>{}, obj);
+    } else {
+      f(std::integral_constant<unsigned, base>{}, obj);
+    }
+  };
+  switch (o) {
+    case Objective::sharpe:
+      go(std::integral_constant<int, static_cast<int>(Objective::sharpe)>{});
+      return true;
+    case Objective::sortino:
+      go(std::integral_constant<int, static_cast<int>(Objective::sortino)>{});
+      return true;
+    case Objective::total_return:
+      go(std::integral_constant<int, static_cast<int>(Objective::total_return)>{});
+      return true;
+    case Objective::profit_factor:
+      go(std::integral_constant<int, static_cast<int>(Objective::profit_factor)>{});
+      return true;
+    default:
+      return false;
+  }
+}
+
+template <unsigned M>
+WFOD_HD_INLINE int64_t lean_trades(const Lean<M>& s) {
+  return static_cast<int64_t>(s.closed) + (s.head_pos != 0 ? 1 : 0) +
+         (!s.single_run && s.tail_pos != 0 ? 1 : 0);
+}
+
+// objective_value(finalize(s)) for the objectives of objective_fields(); the same
+// expressions as finalize_hd.
+template <unsigned M, int Obj>
+WFOD_HD_INLINE double lean_objective(const Lean<M>& s, const Ranking& k) {
+  using detail::hd_max;
+  const double n = k.bars;
+  if constexpr (Obj == static_cast<int>(Objective::sharpe)) {
+    const double mean = s.template f<kSum>() / n;
+    const double var = hd_max(0.0, s.template f<kSumSq>() / n - mean * mean);
+    const double sd = sqrt(var);
+    return sd > 0 ? mean / sd * k.annual : 0.0;
+  } else if constexpr (Obj == static_cast<int>(Objective::sortino)) {
+    const double mean = s.template f<kSum>() / n;
+    const double down = sqrt(s.template f<kDownSq>() / n);
+    return down > 0 ? mean / down * k.annual : 0.0;
+  } else if constexpr (Obj == static_cast<int>(Objective::total_return)) {
+    return s.template f<kGrowth>() - 1.0;
+  } else {
+    static_assert(Obj == static_cast<int>(Objective::profit_factor), "objective not handled");
+    int64_t trades = s.closed;
+    double win_sum = s.template f<kWinSum>(), loss_sum = s.template f<kLossSum>();
+    bool any_loss = s.template f<kLossSum>() < 0;
+    const int8_t open_pos[2] = {s.head_pos, s.single_run ? int8_t{0} : s.tail_pos};
+    const double open_ret[2] = {s.template f<kHeadRet>(), s.template f<kTailRet>()};
+    for (int i = 0; i < 2; ++i) {
+      if (open_pos[i] == 0) continue;
+      ++trades;
+      if (open_ret[i] > 0) {
+        win_sum += open_ret[i];
+      } else if (open_ret[i] < 0) {
+        loss_sum += open_ret[i];
+        any_loss = true;
+      }
+    }
+    return trades == 0 ? 0.0 : !any_loss ? kProfitFactorNoLoss : win_sum / -loss_sum;
+  }
+}
+
+// passes_constraints(finalize(s)). Without the drawdown fields the drawdown constraint cannot
+// bind: CSCV participants keep equity positive in every block, so every drawdown is
+// 1 - (positive ratio) <= 1 <= max_drawdown (lean_mask only drops them then).
+template <unsigned M>
+WFOD_HD_INLINE bool lean_passes(const Lean<M>& s, const Ranking& k) {
+  if (lean_trades(s) < k.min_trades) return false;
+  if constexpr (has(M, kDrawdown)) {
+    if (!(s.template f<kDrawdown>() <= k.max_drawdown)) return false;
+  }
+  if (k.has_min_exposure) {
+    const double exposure = static_cast<double>(s.held) / k.bars;
+    if (!(exposure >= k.min_exposure)) return false;
+  }
+  return true;
+}
+
+// Rank order of ranks_before (higher objective, NaN last) as an unsigned key: equal keys for
+// equal objectives (-0 and +0 alike, every NaN alike), 0 = no candidate. Ties are broken by
+// the caller (lower id).
+WFOD_HD_INLINE uint64_t rank_key(double x) {
+  if (x != x) return 1;
+  if (x == 0) x = 0.0;  // -0 ranks as +0
+  uint64_t u;
+#if defined(__CUDA_ARCH__)
+  u = static_cast<uint64_t>(__double_as_longlong(x));
+#else
+  std::memcpy(&u, &x, sizeof u);
+#endif
+  // Order-preserving map of IEEE doubles onto unsigned integers, shifted above 1.
+  u = (u >> 63) ? ~u : (u | (uint64_t{1} << 63));
+  return u;  // >= 0x000FFFFFFFFFFFFF (-inf): above 1 (NaN) and 0 (none)
+}
+
+// pbo.cpp's OOS order: NaN below every number and equal to NaN.
+WFOD_HD_INLINE bool below(double a, double b) {
+  if (a != a || b != b) return a != a && b == b;
+  return a < b;
+}
+WFOD_HD_INLINE bool same(double a, double b) { return (a != a && b != b) || a == b; }
+
+// Binomials C(n, k), n <= kMaxBlocks, k <= kMaxHalf, as a flat table (rank arithmetic).
+inline std::vector<uint32_t> binomial_table() {
+  std::vector<uint32_t> t((kMaxBlocks + 1) * kBinomCols, 0);
+  for (int n = 0; n <= kMaxBlocks; ++n)
+    for (int k = 0; k <= kMaxHalf && k <= n; ++k)
+      t[n * kBinomCols + k] =
+          (k == 0 || k == n) ? 1u : t[(n - 1) * kBinomCols + k - 1] + t[(n - 1) * kBinomCols + k];
+  return t;
+}
+
+// Recursion level I of walk_half_sets: member I of the subset ranges over [start, S - h + I];
+// `fold` joins members 0..I-1, `rank` sums C(c_j, j + 1) over them. Templated on the level so
+// every level's fold lives in its own registers on the device (no local-memory stack).
+template <int I, unsigned M, class Block, class Leaf>
+WFOD_HD_INLINE void walk_level(int S, int h, const Block& block, const Lean<M>& fold, int start,
+                               uint32_t rank, const uint32_t* binom, Leaf& leaf) {
+  if constexpr (I < kMaxHalf) {
+    for (int c = start; c <= S - h + I; ++c) {
+      Lean<M> next;
+      if constexpr (I == 0) {
+        next = block(c);
+      } else {
+        lean_join(fold, block(c), next);
+      }
+      const uint32_t r = rank + binom[c * kBinomCols + I + 1];
+      if (I + 1 == h) {
+        leaf(r, next);
+      } else {
+        walk_level<I + 1>(S, h, block, next, c + 1, r, binom, leaf);
+      }
+    }
+  }
+}
+
+// Every h-subset (h = S / 2) of blocks 0..S-1: leaf(split, fold) with the split's index in
+// increasing-bitmask order and the left fold, in time order, of its blocks. block(c) returns
+// block c's Lean.
+template <unsigned M, class Block, class Leaf>
+WFOD_HD_INLINE void walk_half_sets(int S, const Block& block, const uint32_t* binom, Leaf& leaf) {
+  const Lean<M> none{};
+  walk_level<0>(S, S / 2, block, none, 0, 0u, binom, leaf);
+}
+
+// The left fold of the blocks whose bits are set in `mask`, in time order (the target pass:
+// one combo, one split).
+template <unsigned M, class Block>
+WFOD_HD_INLINE Lean<M> fold_mask(uint32_t mask, int S, const Block& block) {
+  Lean<M> acc{};
+  bool any = false;
+  for (int c = 0; c < S; ++c) {
+    if (!((mask >> c) & 1u)) continue;
+    if (!any) {
+      acc = block(c);
+      any = true;
+    } else {
+      Lean<M> next;
+      lean_join(acc, block(c), next);
+      acc = next;
+    }
+  }
+  return acc;
+}
+
+// --- host side -------------------------------------------------------------------------
+
+// One split's outcome: winner (participant index, or -1) and the counts of its OOS rank.
+struct SplitOutcome {
+  int64_t winner = -1;
+  double is_obj = 0, oos_obj = 0;
+  uint64_t under = 0, ties = 0;
+};
+
+// The split masks in increasing bitmask order (index = split).
+inline std::vector<uint32_t> split_masks(size_t blocks) {
+  std::vector<uint32_t> masks;
+  for (uint32_t m = 0; m < (1u << blocks); ++m)
+    if (static_cast<size_t>(__builtin_popcount(m)) == blocks / 2) masks.push_back(m);
+  return masks;
+}
+
+// PboResult from the per-split outcomes, with cscv_pbo's arithmetic (pbo.cpp), so the result
+// is bit-identical to it. `r` arrives with blocks, splits, combos and excluded_nonpositive set.
+inline void aggregate(const std::vector<SplitOutcome>& outcome, uint64_t n, size_t hist_bins,
+                      PboResult& r) {
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  r.pbo = kNaN;
+  uint64_t overfit = 0, losses = 0;
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (size_t s = 0; s < outcome.size(); ++s) {
+    const SplitOutcome& o = outcome[s];
+    if (o.winner < 0) continue;
+    // Relative rank in (0, 1): rank 1..N (ties at their mid-rank) over N + 1.
+    const double omega = (1.0 + static_cast<double>(o.under) + 0.5 * static_cast<double>(o.ties)) /
+                         static_cast<double>(n + 1);
+    const double logit = std::log(omega / (1 - omega));
+    ++r.splits_with_winner;
+    r.logits.push_back(logit);
+    overfit += logit <= 0 ? 1 : 0;
+    losses += o.oos_obj < 0 ? 1 : 0;
+    if (std::isfinite(o.is_obj) && std::isfinite(o.oos_obj)) {
+      ++r.regression_points;
+      sx += o.is_obj;
+      sy += o.oos_obj;
+    }
+  }
+  if (r.logits.empty()) return;
+  const double m = static_cast<double>(r.splits_with_winner);
+  r.pbo = static_cast<double>(overfit) / m;
+  r.prob_oos_loss = static_cast<double>(losses) / m;
+
+  std::vector<double> sorted = r.logits;
+  std::sort(sorted.begin(), sorted.end());
+  auto quantile_sorted = [&](double q) {
+    const double h = static_cast<double>(sorted.size() - 1) * q;
+    const size_t lo = static_cast<size_t>(std::floor(h));
+    if (lo + 1 >= sorted.size()) return sorted[lo];
+    return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[lo + 1] - sorted[lo]);
+  };
+  const double qs[7] = {0, 0.05, 0.25, 0.5, 0.75, 0.95, 1};
+  for (int i = 0; i < 7; ++i) r.q[i] = quantile_sorted(qs[i]);
+  double sum = 0;
+  for (double x : r.logits) sum += x;
+  r.mean_logit = sum / m;
+
+  r.hist_hi = std::log(static_cast<double>(n));
+  r.hist_lo = -r.hist_hi;
+  r.histogram.assign(hist_bins, 0);
+  for (double x : r.logits) {
+    const double f = (x - r.hist_lo) / (r.hist_hi - r.hist_lo) * static_cast<double>(hist_bins);
+    const size_t bin = static_cast<size_t>(std::clamp(f, 0.0, static_cast<double>(hist_bins - 1)));
+    ++r.histogram[bin];
+  }
+
+  r.slope = r.intercept = kNaN;
+  if (r.regression_points > 0) {
+    const double k = static_cast<double>(r.regression_points);
+    const double mx = sx / k, my = sy / k;
+    for (const SplitOutcome& o : outcome) {
+      if (o.winner < 0 || !std::isfinite(o.is_obj) || !std::isfinite(o.oos_obj)) continue;
+      sxx += (o.is_obj - mx) * (o.is_obj - mx);
+      sxy += (o.is_obj - mx) * (o.oos_obj - my);
+    }
+    if (sxx > 0) {
+      r.slope = sxy / sxx;
+      r.intercept = my - r.slope * mx;
+    } else {
+      r.intercept = my;
+    }
+  }
+}
+
+}  // namespace wfod::selection::lean

@@ -1,0 +1,643 @@
+// Robust selection on the device (issue 8) against the host pipeline, exactly:
+// - CPU, always: the device's CSCV algorithm (kernels/cuda/selection_lean.cuh: lean fields,
+//   prefix-tree walk over half-sets, complement = OOS, rank keys, aggregation) run on the host
+//   equals cscv_pbo bit for bit; the device's plateau stencil (selection_plateau.cuh) equals
+//   plateau_select; Backend::robust_scores' default equals score_grid + cscv_pbo +
+//   plateau_select on cpu and cpu_ref.
+// - CUDA (skipped with the reason where no device is): cuda block_summaries == cpu's, every
+//   field bit for bit, on real and synthetic series of every family, both fills, odd cuts; cuda
+//   robust_scores (device CSCV and plateau) == the host pipeline, bit for bit.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cuda/selection_lean.cuh"
+#include "cuda/selection_plateau.cuh"
+#include "support/series.hpp"
+#include "wfod/backend.hpp"
+#include "wfod/selection/robust_scores.hpp"
+#include "wfod/selection/selection.hpp"
+
+namespace wfod {
+namespace {
+
+namespace lean = selection::lean;
+using selection::ComboState;
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+// Equal values (NaN equal to NaN, -0 equal to +0): what ranking and hysteresis compare.
+bool same_value(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
+
+Series goog() {
+  return test::load_csv(std::filesystem::path(WFOD_REPO_DATA_DIR) / "goog_d1_2004-2013.csv");
+}
+
+StrategySpec ma_spec(std::vector<MaType> ma, std::vector<Entry> entry, std::vector<Side> side,
+                     bool vol, Fill fill) {
+  StrategySpec s;
+  s.grid.family = Family::ma_cross;
+  s.grid.fast = {2, 3, 5, 8, 13, 21};
+  s.grid.slow = {5, 10, 21, 34, 55};  // some fast >= slow: invalid combos
+  s.grid.ma = std::move(ma);
+  s.grid.entry = std::move(entry);
+  s.grid.side = std::move(side);
+  if (vol) {
+    s.grid.vol_short = {5, 10};
+    s.grid.vol_long = {20, 40};
+    s.grid.vol_threshold = {0.8, 1.1};
+  }
+  s.fill = fill;
+  s.costs.commission_bps = 2;
+  return s;
+}
+
+StrategySpec channel_spec(bool vol, Fill fill) {
+  StrategySpec s;
+  s.grid.family = Family::channel_breakout;
+  s.grid.n = {3, 5, 10, 20, 50};
+  s.grid.source = {Source::close, Source::high_low};
+  s.grid.side = {Side::long_short, Side::long_only};
+  if (vol) {
+    s.grid.vol_short = {5};
+    s.grid.vol_long = {30};
+    s.grid.vol_threshold = {0.9, 1.1};
+  }
+  s.fill = fill;
+  s.costs.slippage_bps = 1;
+  return s;
+}
+
+SweepRequest request_of(const HistoryView& h, const StrategySpec& spec, size_t bars) {
+  SweepRequest req;
+  req.history = h;
+  req.strategy = spec;
+  const size_t warmup = default_warmup(spec.grid);
+  req.window = {h.size(), std::min(bars, h.size() - warmup - 1), warmup};
+  req.threads = 2;
+  return req;
+}
+
+// --- the device CSCV algorithm, run on the host ------------------------------------------
+
+// What the kernels compute, sequentially: pass A (best passing participant per split by rank
+// key, lowest k on ties), targets (winner's IS and OOS folds), pass B (counts), aggregation.
+selection::PboResult device_algorithm_pbo(std::span<const Summary> summaries,
+                                          std::span<const uint8_t> take, size_t stride,
+                                          size_t first, size_t S, const RankSpec& rank, double bpy,
+                                          size_t block_bars) {
+  selection::PboResult r;
+  r.blocks = S;
+  std::vector<uint64_t> ids;
+  for (uint64_t i = 0; i < take.size(); ++i) {
+    if (!take[i]) continue;
+    bool ok = true;
+    for (size_t b = 0; b < S; ++b) ok = ok && !summaries[i * stride + first + b].nonpositive;
+    if (ok) {
+      ids.push_back(i);
+    } else {
+      ++r.excluded_nonpositive;
+    }
+  }
+  r.combos = ids.size();
+  const std::vector<uint32_t> masks = lean::split_masks(S);
+  r.splits = masks.size();
+  r.pbo = std::numeric_limits<double>::quiet_NaN();
+  if (ids.size() < 2) return r;
+  lean::Ranking rk;
+  rk.bars = static_cast<double>(S / 2 * block_bars);
+  rk.annual = std::sqrt(bpy);
+  rk.objective = static_cast<int>(rank.objective);
+  rk.min_trades = rank.min_trades;
+  rk.max_drawdown = rank.max_drawdown;
+  rk.has_min_exposure = rank.min_exposure.has_value();
+  rk.min_exposure = rank.min_exposure.value_or(0.0);
+  const std::vector<uint32_t> binom = lean::binomial_table();
+  const size_t splits = masks.size(), n = ids.size();
+  std::vector<lean::SplitOutcome> out(splits);
+  const bool handled = lean::dispatch(rk, [&](auto mask_c, auto obj_c) {
+    constexpr unsigned M = decltype(mask_c)::value;
+    constexpr int Obj = decltype(obj_c)::value;
+    auto blocks_of = [&](size_t k) {
+      return [&, k](int c) {
+        return lean::lean_of<M>(summaries[ids[k] * stride + first + static_cast<size_t>(c)]);
+      };
+    };
+    std::vector<uint64_t> best_key(splits, 0);
+    std::vector<int64_t> best_k(splits, -1);
+    std::vector<int> seen(splits, 0);
+    for (size_t k = 0; k < n; ++k) {
+      const auto block = blocks_of(k);
+      auto leaf = [&](uint32_t s, const lean::Lean<M>& fold) {
+        ++seen[s];
+        if (!lean::lean_passes(fold, rk)) return;
+        const uint64_t key = lean::rank_key(lean::lean_objective<M, Obj>(fold, rk));
+        if (key > best_key[s]) {
+          best_key[s] = key;
+          best_k[s] = static_cast<int64_t>(k);
+        }
+      };
+      lean::walk_half_sets<M>(static_cast<int>(S), block, binom.data(), leaf);
+    }
+    for (size_t s = 0; s < splits; ++s) ASSERT_EQ(seen[s], static_cast<int>(n)) << "split " << s;
+    const uint32_t all = (1u << S) - 1u;
+    for (size_t s = 0; s < splits; ++s) {
+      if (best_k[s] < 0) continue;
+      const auto block = blocks_of(static_cast<size_t>(best_k[s]));
+      out[s].winner = best_k[s];
+      out[s].is_obj = lean::lean_objective<M, Obj>(
+          lean::fold_mask<M>(masks[s], static_cast<int>(S), block), rk);
+      out[s].oos_obj = lean::lean_objective<M, Obj>(
+          lean::fold_mask<M>(all & ~masks[s], static_cast<int>(S), block), rk);
+    }
+    for (size_t k = 0; k < n; ++k) {
+      const auto block = blocks_of(k);
+      auto leaf = [&](uint32_t s, const lean::Lean<M>& fold) {
+        const size_t J = splits - 1 - s;  // this half is split J's OOS
+        if (out[J].winner < 0) return;
+        const double x = lean::lean_objective<M, Obj>(fold, rk);
+        out[J].under += lean::below(x, out[J].oos_obj) ? 1 : 0;
+        out[J].ties +=
+            (static_cast<int64_t>(k) != out[J].winner && lean::same(x, out[J].oos_obj)) ? 1 : 0;
+      };
+      lean::walk_half_sets<M>(static_cast<int>(S), block, binom.data(), leaf);
+    }
+  });
+  EXPECT_TRUE(handled);
+  lean::aggregate(out, n, 20, r);
+  return r;
+}
+
+void expect_same_pbo(const selection::PboResult& a, const selection::PboResult& b) {
+  EXPECT_EQ(a.blocks, b.blocks);
+  EXPECT_EQ(a.splits, b.splits);
+  EXPECT_EQ(a.splits_with_winner, b.splits_with_winner);
+  EXPECT_EQ(a.combos, b.combos);
+  EXPECT_EQ(a.excluded_nonpositive, b.excluded_nonpositive);
+  EXPECT_TRUE(same_bits(a.pbo, b.pbo)) << a.pbo << " vs " << b.pbo;
+  ASSERT_EQ(a.logits.size(), b.logits.size());
+  for (size_t i = 0; i < a.logits.size(); ++i)
+    ASSERT_TRUE(same_bits(a.logits[i], b.logits[i])) << "logit " << i;
+  for (int i = 0; i < 7; ++i) EXPECT_TRUE(same_bits(a.q[i], b.q[i])) << "q" << i;
+  EXPECT_TRUE(same_bits(a.mean_logit, b.mean_logit));
+  EXPECT_TRUE(same_bits(a.hist_lo, b.hist_lo));
+  EXPECT_TRUE(same_bits(a.hist_hi, b.hist_hi));
+  EXPECT_EQ(a.histogram, b.histogram);
+  EXPECT_TRUE(same_bits(a.slope, b.slope)) << a.slope << " vs " << b.slope;
+  EXPECT_TRUE(same_bits(a.intercept, b.intercept));
+  EXPECT_EQ(a.regression_points, b.regression_points);
+  EXPECT_TRUE(same_bits(a.prob_oos_loss, b.prob_oos_loss));
+}
+
+struct RankCase {
+  Objective objective;
+  int64_t min_trades;
+  double max_drawdown;
+  std::optional<double> min_exposure;
+};
+
+std::vector<RankCase> rank_cases() {
+  return {
+      {Objective::sharpe, 1, 1.0, std::nullopt},  {Objective::sharpe, 6, 0.35, 0.3},
+      {Objective::sortino, 2, 1.0, std::nullopt}, {Objective::total_return, 1, 0.5, std::nullopt},
+      {Objective::profit_factor, 3, 1.0, 0.1},    {Objective::profit_factor, 0, 0.6, std::nullopt}};
+}
+
+RankSpec rank_of(const RankCase& c) {
+  RankSpec r;
+  r.objective = c.objective;
+  r.min_trades = c.min_trades;
+  r.max_drawdown = c.max_drawdown;
+  r.min_exposure = c.min_exposure;
+  return r;
+}
+
+TEST(SelectionDeviceAlgorithm, HostRunEqualsCscvPbo) {
+  const Series s = goog();
+  const HistoryView h = HistoryView::of(s);
+  auto cpu = make_backend("cpu");
+  const StrategySpec spec = ma_spec({MaType::sma, MaType::ema}, {Entry::state, Entry::cross},
+                                    {Side::long_short}, false, Fill::close);
+  for (size_t S : {2u, 4u, 8u, 16u}) {
+    SCOPED_TRACE("S = " + std::to_string(S));
+    const SweepRequest req = request_of(h, spec, S == 16 ? 1203 : 777);  // remainder blocks
+    const auto layout = selection::cscv_layout(req.window, S);
+    std::vector<Summary> blocks = cpu->block_summaries(req, layout.cuts);
+    const size_t stride = layout.total_blocks(), first = layout.first_cscv_block();
+    const uint64_t total = spec.grid.size();
+    std::vector<uint8_t> take(total);
+    for (uint64_t i = 0; i < total; ++i) take[i] = spec.grid.decode(i).valid();
+    // Exact ties: copies of other combos' blocks (the IS winner's tie-break by lower id, the
+    // OOS mid-rank); and one combo with a nonpositive block (excluded).
+    std::vector<uint64_t> valid;
+    for (uint64_t i = 0; i < total; ++i)
+      if (take[i]) valid.push_back(i);
+    // The best combo on the whole window copied onto every third valid combo, lower ids
+    // too: its copies win many splits in sample and tie each other out of sample.
+    uint64_t best = valid.front();
+    double best_sharpe = -1e300;
+    for (uint64_t id : valid) {
+      Summary joined;
+      for (size_t b = 0; b < stride; ++b) joined = combine(joined, blocks[id * stride + b]);
+      const double sh = finalize(joined, spec.bars_per_year).sharpe;
+      if (sh > best_sharpe) {
+        best_sharpe = sh;
+        best = id;
+      }
+    }
+    for (size_t j = 0; j < valid.size(); j += 3)
+      if (valid[j] != best) std::copy_n(&blocks[best * stride], stride, &blocks[valid[j] * stride]);
+    // Half copies (the first S/2 CSCV blocks only): in-sample ties with different OOS, so the
+    // winner's tie-break by lower id decides the split's outcome.
+    for (size_t j = 1; j < valid.size(); j += 9)
+      if (valid[j] != best)
+        std::copy_n(&blocks[best * stride + first], S / 2, &blocks[valid[j] * stride + first]);
+    blocks[valid[1] * stride + first].nonpositive = true;
+    for (const RankCase& rc : rank_cases()) {
+      SCOPED_TRACE(std::string(to_string(rc.objective)) + " min_trades " +
+                   std::to_string(rc.min_trades));
+      const RankSpec rank = rank_of(rc);
+      const auto want =
+          selection::cscv_pbo(blocks, take, stride, first, S, rank, spec.bars_per_year, 2);
+      const auto got = device_algorithm_pbo(blocks, take, stride, first, S, rank,
+                                            spec.bars_per_year, layout.block_bars);
+      EXPECT_GT(want.splits_with_winner, 0u);
+      expect_same_pbo(got, want);
+    }
+  }
+}
+
+TEST(SelectionDeviceAlgorithm, RankKeyOrdersAsRanksBefore) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double v[] = {-inf,
+                      -1e300,
+                      -2.5,
+                      -1e-300,
+                      -0.0,
+                      0.0,
+                      1e-310,
+                      3.0,
+                      1e308,
+                      inf,
+                      std::numeric_limits<double>::quiet_NaN()};
+  for (double a : v)
+    for (double b : v) {
+      // Same id: ranks_before(a, 0, b, 1) is "a before b or equal"; keys must agree.
+      const bool a_first = ranks_before(a, 0, b, 1), b_first = ranks_before(b, 0, a, 1);
+      const uint64_t ka = lean::rank_key(a), kb = lean::rank_key(b);
+      EXPECT_GT(ka, 0u);
+      if (a_first && b_first) {
+        EXPECT_EQ(ka, kb) << a << " " << b;
+      } else if (a_first) {
+        EXPECT_GT(ka, kb) << a << " " << b;
+      } else {
+        EXPECT_LT(ka, kb) << a << " " << b;
+      }
+    }
+}
+
+TEST(SelectionDeviceAlgorithm, StencilEqualsPlateauSelect) {
+  std::mt19937_64 rng(11);
+  const std::vector<std::vector<size_t>> shapes = {{7, 9}, {5, 4, 3}, {3, 1, 4, 2, 3}, {40}};
+  for (const auto& sizes : shapes) {
+    uint64_t total = 1;
+    for (size_t x : sizes) total *= x;
+    for (int trial = 0; trial < 6; ++trial) {
+      std::vector<int> radii;
+      for (size_t a = 0; a < sizes.size(); ++a)
+        radii.push_back(std::uniform_int_distribution<int>(-1, 2)(rng));
+      std::vector<double> obj(total);
+      std::vector<ComboState> st(total);
+      std::uniform_int_distribution<int> pick(0, 9);
+      for (uint64_t i = 0; i < total; ++i) {
+        const int p = pick(rng);
+        st[i] = p == 0 ? ComboState::invalid : p <= 2 ? ComboState::unranked : ComboState::ranked;
+        // Few distinct values: many ties among the order statistics.
+        obj[i] = st[i] == ComboState::invalid ? std::nan("")
+                 : p == 9                     ? std::nan("")
+                          : std::uniform_int_distribution<int>(-3, 3)(rng) * 0.5;
+      }
+      selection::stencil::StencilGrid g;
+      g.axes = static_cast<int>(sizes.size());
+      uint64_t stride = 1;
+      for (size_t a = 0; a < sizes.size(); ++a) {
+        g.size[a] = sizes[a];
+        g.stride[a] = stride;
+        g.radius[a] = static_cast<uint64_t>(std::max(radii[a], 0));
+        stride *= sizes[a];
+      }
+      std::vector<uint8_t> bytes(total);
+      for (uint64_t i = 0; i < total; ++i) bytes[i] = static_cast<uint8_t>(st[i]);
+      double worst = std::numeric_limits<double>::infinity();
+      for (uint64_t i = 0; i < total; ++i)
+        if (st[i] == ComboState::ranked && !std::isnan(obj[i])) worst = std::min(worst, obj[i]);
+      g.worst = worst;
+      for (const char* stat : {"mean", "min", "median", "q25", "q90"}) {
+        SCOPED_TRACE(stat);
+        const selection::PlateauStat ps = selection::parse_plateau_stat(stat);
+        g.mean = ps.mean;
+        g.q = ps.q;
+        std::vector<double> want;
+        const auto best = selection::plateau_select(sizes, radii, obj, st, ps, &want);
+        for (uint64_t i = 0; i < total; ++i) {
+          if (st[i] != ComboState::ranked || std::isnan(obj[i])) continue;
+          const auto c = selection::stencil::centre_score(g, i, obj.data(), bytes.data());
+          ASSERT_TRUE(same_value(c.score, want[i])) << i << ": " << c.score << " vs " << want[i];
+          if (best && best->id == i) {
+            EXPECT_EQ(c.neighbours, best->neighbours);
+            EXPECT_EQ(c.worst_counted, best->worst_counted);
+          }
+        }
+      }
+    }
+  }
+}
+
+// --- the Backend::robust_scores seam ------------------------------------------------------
+
+void expect_same_scores(const selection::RobustScores& a, const selection::RobustScores& b) {
+  ASSERT_EQ(a.objective.size(), b.objective.size());
+  EXPECT_EQ(a.valid, b.valid);
+  EXPECT_EQ(a.ranked, b.ranked);
+  for (size_t i = 0; i < a.objective.size(); ++i) {
+    ASSERT_EQ(a.state[i], b.state[i]) << "combo " << i;
+    ASSERT_TRUE(same_bits(a.objective[i], b.objective[i]))
+        << "combo " << i << ": " << a.objective[i] << " vs " << b.objective[i];
+    ASSERT_TRUE(same_bits(a.sharpe[i], b.sharpe[i])) << "combo " << i;
+  }
+  ASSERT_EQ(a.pbo.has_value(), b.pbo.has_value());
+  if (a.pbo) expect_same_pbo(*a.pbo, *b.pbo);
+  ASSERT_EQ(a.plateau_scores.size(), b.plateau_scores.size());
+  for (size_t i = 0; i < a.plateau_scores.size(); ++i)
+    ASSERT_TRUE(same_value(a.plateau_scores[i], b.plateau_scores[i])) << "plateau " << i;
+  ASSERT_EQ(a.plateau.has_value(), b.plateau.has_value());
+  if (a.plateau) {
+    EXPECT_EQ(a.plateau->id, b.plateau->id);
+    EXPECT_TRUE(same_value(a.plateau->score, b.plateau->score));
+    EXPECT_EQ(a.plateau->neighbours, b.plateau->neighbours);
+    EXPECT_EQ(a.plateau->worst_counted, b.plateau->worst_counted);
+  }
+}
+
+selection::RobustOptions options_of(const SweepRequest& req, size_t S, const char* stat) {
+  selection::RobustOptions o;
+  if (S) {
+    o.pbo = true;
+    o.layout = selection::cscv_layout(req.window, S);
+  }
+  if (stat) {
+    selection::SelectionSpec spec;
+    spec.plateau_radius = 1;
+    if (req.strategy.grid.family == Family::ma_cross) spec.plateau_radius_axes = {{"fast", 2}};
+    selection::PlateauRequest p;
+    for (const AxisInfo& a : req.strategy.grid.axes()) p.axis_sizes.push_back(a.size);
+    p.radii = selection::plateau_radii(req.strategy.grid, spec);
+    p.stat = selection::parse_plateau_stat(stat);
+    o.plateau = p;
+  }
+  return o;
+}
+
+TEST(RobustScoresDefault, EqualsScoreGridPboAndPlateauOnCpuBackends) {
+  const Series s = goog();
+  const HistoryView h = HistoryView::of(s);
+  const StrategySpec spec =
+      ma_spec({MaType::sma}, {Entry::state}, {Side::long_short}, false, Fill::next_open);
+  for (const char* name : {"cpu", "cpu_ref"}) {
+    SCOPED_TRACE(name);
+    auto be = make_backend(name);
+    SweepRequest req = request_of(h, spec, 999);
+    req.rank.min_trades = 3;
+    for (size_t S : {0u, 6u}) {
+      const auto opt = options_of(req, S, S ? "q25" : "mean");
+      const selection::RobustScores got = be->robust_scores(req, opt);
+      // What select() ran before the seam.
+      const selection::GridScores g = S ? selection::score_grid(*be, req, opt.layout)
+                                        : selection::score_grid_by_evaluate(*be, req);
+      selection::RobustScores want;
+      want.objective = g.objective;
+      want.sharpe = g.sharpe;
+      want.state = g.state;
+      want.valid = g.valid;
+      want.ranked = g.ranked;
+      if (S) {
+        std::vector<uint8_t> take(g.state.size());
+        for (size_t i = 0; i < take.size(); ++i) take[i] = g.state[i] != ComboState::invalid;
+        want.pbo =
+            selection::cscv_pbo(g.blocks, take, opt.layout.total_blocks(),
+                                opt.layout.first_cscv_block(), S, req.rank, spec.bars_per_year, 2);
+      }
+      want.plateau =
+          selection::plateau_select(opt.plateau->axis_sizes, opt.plateau->radii, want.objective,
+                                    want.state, opt.plateau->stat, &want.plateau_scores);
+      expect_same_scores(got, want);
+      if (S) {
+        EXPECT_GT(got.pbo->splits_with_winner, 0u);
+      }
+    }
+  }
+}
+
+// --- CUDA -----------------------------------------------------------------------------------
+
+std::unique_ptr<Backend> cuda_or_null(std::string* why) {
+  try {
+    return make_backend("cuda");
+  } catch (const std::exception& e) {
+    *why = e.what();
+    return nullptr;
+  }
+}
+
+#define WFOD_CUDA_OR_SKIP(var)                                                               \
+  std::string why_##var;                                                                     \
+  auto var = cuda_or_null(&why_##var);                                                       \
+  if (!var) {                                                                                \
+    GTEST_SKIP() << "no CUDA device (cuda backend not available here: " << why_##var << ")"; \
+  }
+
+void expect_bit_identical(const Summary& a, const Summary& b) {
+  EXPECT_EQ(a.bars, b.bars);
+  EXPECT_EQ(a.nonpositive, b.nonpositive);
+  EXPECT_EQ(a.head_pos, b.head_pos);
+  EXPECT_EQ(a.tail_pos, b.tail_pos);
+  EXPECT_EQ(a.single_run, b.single_run);
+  EXPECT_EQ(a.closed_trades, b.closed_trades);
+  EXPECT_EQ(a.closed_wins, b.closed_wins);
+  EXPECT_EQ(a.long_bars, b.long_bars);
+  EXPECT_EQ(a.short_bars, b.short_bars);
+  EXPECT_EQ(a.changes, b.changes);
+  const double fa[] = {a.sum,      a.sum_sq,         a.down_sq,        a.growth,
+                       a.peak,     a.trough,         a.drawdown,       a.head_ret,
+                       a.tail_ret, a.closed_win_sum, a.closed_loss_sum};
+  const double fb[] = {b.sum,      b.sum_sq,         b.down_sq,        b.growth,
+                       b.peak,     b.trough,         b.drawdown,       b.head_ret,
+                       b.tail_ret, b.closed_win_sum, b.closed_loss_sum};
+  for (int i = 0; i < 11; ++i)
+    EXPECT_TRUE(same_bits(fa[i], fb[i])) << "field " << i << ": " << fa[i] << " vs " << fb[i];
+}
+
+struct BlockCase {
+  std::string name;
+  StrategySpec spec;
+};
+
+std::vector<BlockCase> block_cases() {
+  const std::vector<MaType> all_ma{MaType::sma, MaType::ema, MaType::wma, MaType::hma};
+  std::vector<BlockCase> out;
+  for (Fill fill : {Fill::close, Fill::next_open}) {
+    const std::string f = fill == Fill::close ? "_close" : "_next_open";
+    out.push_back(
+        {"ma_state_all_types" + f,
+         ma_spec(all_ma, {Entry::state}, {Side::long_short, Side::long_only}, false, fill)});
+    out.push_back({"ma_cross" + f, ma_spec({MaType::sma, MaType::ema}, {Entry::cross},
+                                           {Side::long_short, Side::long_only}, false, fill)});
+    out.push_back({"ma_vol_filter" + f, ma_spec({MaType::wma}, {Entry::state, Entry::cross},
+                                                {Side::long_short}, true, fill)});
+    out.push_back({"channel" + f, channel_spec(false, fill)});
+    out.push_back({"channel_vol_filter" + f, channel_spec(true, fill)});
+  }
+  return out;
+}
+
+// Random strictly increasing cuts inside the window: none, one bar apart, odd spacings.
+std::vector<size_t> odd_cuts(const SweepRequest& req, std::mt19937_64& rng) {
+  const size_t n = std::uniform_int_distribution<size_t>(0, 14)(rng);
+  std::vector<size_t> cuts;
+  for (size_t i = 0; i < n; ++i)
+    cuts.push_back(
+        std::uniform_int_distribution<size_t>(req.window.first() + 1, req.window.end - 1)(rng));
+  cuts.push_back(req.window.first() + 1);
+  cuts.push_back(req.window.end - 1);
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  return cuts;
+}
+
+void check_blocks(Backend& cuda, Backend& cpu, const HistoryView& h, const StrategySpec& spec,
+                  uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const size_t warmup = default_warmup(spec.grid);
+  if (h.size() < warmup + 40) return;
+  SweepRequest req;
+  req.history = h;
+  req.strategy = spec;
+  const size_t bars =
+      std::uniform_int_distribution<size_t>(20, std::min<size_t>(h.size() - warmup - 1, 3000))(rng);
+  const size_t end = std::uniform_int_distribution<size_t>(warmup + bars + 1, h.size())(rng);
+  req.window = {end, bars, warmup};
+  req.threads = 2;
+  const std::vector<size_t> cuts = odd_cuts(req, rng);
+  const auto want = cpu.block_summaries(req, cuts);
+  const auto got = cuda.block_summaries(req, cuts);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    SCOPED_TRACE("combo " + std::to_string(i / (cuts.size() + 1)) + " block " +
+                 std::to_string(i % (cuts.size() + 1)));
+    expect_bit_identical(got[i], want[i]);
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+TEST(SelectionDeviceParity, BlockSummariesEqualCpuOnSyntheticSeries) {
+  WFOD_CUDA_OR_SKIP(cuda);
+  auto cpu = make_backend("cpu");
+  const Series walk = test::random_walk(2600, 5);
+  const Series spikes = test::spike_series(2600, 6, {700, 1500, 2200}, 2.3);
+  const Series flat = test::constant_series(900, 50);
+  uint64_t seed = 1;
+  for (const BlockCase& c : block_cases()) {
+    SCOPED_TRACE(c.name);
+    for (const Series* s : {&walk, &spikes, &flat})
+      check_blocks(*cuda, *cpu, HistoryView::of(*s), c.spec, seed++);
+  }
+}
+
+TEST(SelectionDeviceParity, BlockSummariesEqualCpuOnRealData) {
+  WFOD_CUDA_OR_SKIP(cuda);
+  auto cpu = make_backend("cpu");
+  auto files = test::shared_csv_files();
+  if (files.empty())
+    files.push_back(std::filesystem::path(WFOD_REPO_DATA_DIR) / "goog_d1_2004-2013.csv");
+  uint64_t seed = 100;
+  for (const auto& f : files) {
+    SCOPED_TRACE(f.filename().string());
+    const Series s = test::load_csv(f);
+    const HistoryView h = HistoryView::of(s);
+    for (const BlockCase& c : block_cases()) {
+      SCOPED_TRACE(c.name);
+      check_blocks(*cuda, *cpu, h, c.spec, seed++);
+    }
+  }
+}
+
+// cuda robust_scores (device scores, CSCV, plateau) against the host pipeline on cuda's own
+// block summaries (Backend::robust_scores) and against cpu's.
+TEST(SelectionDeviceParity, RobustScoresEqualHostPipeline) {
+  WFOD_CUDA_OR_SKIP(cuda);
+  auto cpu = make_backend("cpu");
+  const Series real = goog();
+  const Series spikes = test::spike_series(3000, 9, {900, 1900, 2600}, 2.4);  // replays, exclusions
+  struct Run {
+    const Series* series;
+    StrategySpec spec;
+    size_t bars, S;
+    const char* stat;
+  };
+  const std::vector<Run> runs = {
+      {&real,
+       ma_spec({MaType::sma, MaType::ema}, {Entry::state, Entry::cross}, {Side::long_short}, false,
+               Fill::close),
+       1203, 16, "mean"},
+      {&real, channel_spec(true, Fill::next_open), 1001, 8, "q25"},
+      {&spikes,
+       ma_spec({MaType::sma}, {Entry::state}, {Side::long_short, Side::long_only}, true,
+               Fill::next_open),
+       2000, 10, "median"},
+      {&spikes, channel_spec(false, Fill::close), 1500, 4, nullptr},
+      {&real, ma_spec({MaType::hma}, {Entry::state}, {Side::long_short}, false, Fill::close), 800,
+       0, "min"},
+  };
+  for (const Run& run : runs) {
+    for (const RankCase& rc : rank_cases()) {
+      SCOPED_TRACE(std::string(to_string(rc.objective)) + " S " + std::to_string(run.S));
+      SweepRequest req = request_of(HistoryView::of(*run.series), run.spec, run.bars);
+      req.rank = rank_of(rc);
+      const auto opt = options_of(req, run.S, run.stat);
+      const auto got = cuda->robust_scores(req, opt);
+      const auto host = cuda->Backend::robust_scores(req, opt);
+      expect_same_scores(got, host);
+      if (run.S) {
+        // With PBO both score from block summaries: cpu's host pipeline is the same to the bit.
+        const auto on_cpu = cpu->robust_scores(req, opt);
+        expect_same_scores(got, on_cpu);
+      }
+    }
+  }
+  // Pass B by a second walk (what runs when the objective store does not fit the device).
+  ::setenv("WFOD_CUDA_CSCV_STORE", "0", 1);
+  for (size_t i : {0u, 2u}) {
+    for (const RankCase& rc : rank_cases()) {
+      SCOPED_TRACE(std::string("no store: ") + std::string(to_string(rc.objective)));
+      SweepRequest req = request_of(HistoryView::of(*runs[i].series), runs[i].spec, runs[i].bars);
+      req.rank = rank_of(rc);
+      const auto opt = options_of(req, runs[i].S, runs[i].stat);
+      expect_same_scores(cuda->robust_scores(req, opt), cpu->robust_scores(req, opt));
+    }
+  }
+  ::unsetenv("WFOD_CUDA_CSCV_STORE");
+  // cagr goes through the host pipeline on this backend (pow): still equal.
+  SweepRequest req = request_of(HistoryView::of(real), runs[0].spec, 1203);
+  req.rank.objective = Objective::cagr;
+  const auto opt = options_of(req, 16, "mean");
+  expect_same_scores(cuda->robust_scores(req, opt), cpu->robust_scores(req, opt));
+}
+
+}  // namespace
+}  // namespace wfod
