@@ -90,11 +90,15 @@ int run(const std::string& feed, const std::string& pub, const std::string& symb
     out.send(zmq::buffer(bar_topic), zmq::send_flags::sndmore);
     out.send(zmq::buffer(payload), zmq::send_flags::none);
     bool got = false;
+    // The clock stops when the publication is received; parsing it (to see which bar it
+    // covers) is the subscriber's own work, not the daemon's latency.
+    auto received = sent;
     while (!got) {
       zmq::pollitem_t item{in.handle(), 0, ZMQ_POLLIN, 0};
       if (zmq::poll(&item, 1, std::chrono::milliseconds(5000)) == 0) break;
       std::vector<zmq::message_t> parts;
       if (!zmq::recv_multipart(in, std::back_inserter(parts))) break;
+      received = std::chrono::steady_clock::now();
       if (parts.size() != 2) continue;
       const auto j = nlohmann::json::parse(parts[1].to_string_view(), nullptr, false);
       if (j.is_discarded() || !j.contains("window")) continue;
@@ -106,9 +110,7 @@ int run(const std::string& feed, const std::string& pub, const std::string& symb
     }
     // The first bars open the daemon's stream (history upload, caches): not steady state.
     if (t >= from + kWarmBars)
-      latency_ms.push_back(
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - sent)
-              .count());
+      latency_ms.push_back(std::chrono::duration<double, std::milli>(received - sent).count());
   }
   if (latency_ms.empty()) {
     std::printf("no publication received for any of %zu bars\n", count);

@@ -35,6 +35,7 @@
 #include "wfod/daemon/ingest.hpp"
 #include "wfod/daemon/latency_stats.hpp"
 #include "wfod/daemon/live_state.hpp"
+#include "wfod/daemon/live_state_writer.hpp"
 #include "wfod/daemon/publication.hpp"
 #include "wfod/daemon/reload_plan.hpp"
 #include "wfod/daemon/scheduler.hpp"
@@ -134,6 +135,7 @@ struct Stream {
   uint64_t last_seq = 0;
   size_t last_end = 0;  // history size the previous publication covered
   std::optional<Json> last_params;
+  uint32_t fingerprint_crc = 0;  // CRC32 of fingerprint(cfg): tags its saved live state
   // When the loop woke with the bars that made the next run due (latency_ms in health).
   Clock::time_point due_at = Clock::now();
   // The backend stream this (symbol, strategy) optimises through (worker thread only); a
@@ -212,7 +214,8 @@ class Daemon {
   uint64_t backend_fallbacks_ = 0;
   std::string backend_error_;
   std::optional<SequenceStore> seqs_;
-  std::optional<LiveStateStore> live_;  // per-stream winners for live_oos across restarts
+  std::optional<LiveStateStore> live_;          // per-stream winners for live_oos across restarts
+  std::optional<LiveStateWriter> live_writer_;  // saves them off the loop thread
   std::map<std::string, SymbolState, std::less<>> symbols_;
   std::optional<Ingest> ingest_;        // the feed path: validator, staging, commits
   std::vector<SymbolState*> by_index_;  // Ingest's target index -> symbol
@@ -330,10 +333,12 @@ void Daemon::add_stream(const config::StrategyConfig& s, const std::string& symb
   st.warmup = s.warmup ? *s.warmup : default_warmup(s.spec.grid);
   st.sched = StreamScheduler(s.every, s.window + st.warmup + 1);
   st.generation = ++generation_;
+  st.fingerprint_crc = crc32(fingerprint(s));
   streams_.insert_or_assign(PublicationKey{symbol, s.name}, std::move(st));
 }
 
 void Daemon::restore_live_state(const PublicationKey& key, Stream& stream) {
+  if (live_writer_) live_writer_->flush();  // a reload: the file holds the newest state
   auto loaded = live_->load(key.first, key.second);
   if (!loaded.ok()) {
     spdlog::error("stream {}.{}: {}", key.first, key.second, loaded.error().message);
@@ -344,7 +349,7 @@ void Daemon::restore_live_state(const PublicationKey& key, Stream& stream) {
   const Grid& grid = stream.spec.grid;
   const size_t bars = symbols_.at(key.first).series.size();
   const char* why = nullptr;
-  if (st.fingerprint != crc32(fingerprint(stream.cfg))) {
+  if (st.fingerprint != stream.fingerprint_crc) {
     why = "the strategy changed";
   } else if (st.end > bars || st.winner >= grid.size() ||
              (st.before && *st.before >= grid.size())) {
@@ -482,6 +487,10 @@ bool Daemon::start_up() {
     return false;
   }
   live_.emplace(std::move(live).value());
+  live_writer_.emplace(*live_, [](const PublicationKey& key, const IoError& e) {
+    spdlog::error("stream {}.{}: live state not saved: {}; a restart publishes live_oos null",
+                  key.first, key.second, e.message);
+  });
 
   for (const config::SymbolConfig& s : cfg_.symbols) {
     if (!open_symbol(s)) return false;
@@ -754,10 +763,12 @@ void Daemon::start_job(const PublicationKey& key) {
 
   worker_.post([this, key, generation, in = std::move(in), backend]() mutable {
     std::shared_ptr<const Series> history = in.snap;
-    JobResult out = run_job(*backend, std::move(in));
+    JobResult out = run_job(*backend, in);
+    const std::optional<Combo> next = next_live_winner(out);
     asio::post(io_, [this, key, generation, history, out = std::move(out)]() mutable {
       on_job_done(key, generation, history, std::move(out));
     });
+    if (next) warm_live_tracker(in, *next);
   });
 }
 
@@ -898,6 +909,11 @@ void Daemon::publish(const PublicationKey& key, Stream& stream, const Series& sn
   }
   r.marks.sent = Clock::now();
   latency_.record(r.marks);
+  // The next block of sequence numbers, now that this publication is out (not in the next's).
+  if (Status s = seqs_->top_up(key.first, key.second); !s.ok()) {
+    spdlog::warn("stream {}.{}: sequence numbers not reserved ahead: {}", key.first, key.second,
+                 s.error().message);
+  }
   spdlog::debug(
       "latency stream={}.{} seq={} ingest_ms={:.3f} handoff_ms={:.3f} job_ms={:.3f} "
       "result_ms={:.3f} publish_ms={:.3f}",
@@ -920,12 +936,9 @@ void Daemon::publish(const PublicationKey& key, Stream& stream, const Series& sn
   last_[key] = LastPublication{in.seq, payload};
   // After the send: a crash in between leaves the previous state, so the next start's
   // live_oos refers to an older publication (still a true statement), never to one unsent.
-  LiveState live{crc32(fingerprint(stream.cfg)), in.seq, end, best.combo.id, std::nullopt, payload};
+  LiveState live{stream.fingerprint_crc, in.seq, end, best.combo.id, std::nullopt, payload};
   if (stream.before) live.before = stream.before->id;
-  if (Status s = live_->save(key.first, key.second, live); !s.ok()) {
-    spdlog::error("stream {}.{}: live state not saved: {}; a restart publishes live_oos null",
-                  key.first, key.second, s.error().message);
-  }
+  live_writer_->post(key, std::move(live));  // written off the loop thread
 }
 
 // --- ZAP: CURVE client authentication ([curve] clients_file) ---
@@ -1255,6 +1268,7 @@ void Daemon::shut_down() {
   for (auto& f : feeds_) f->fd.cancel(ignored);
   // Queued sweeps are abandoned; a running one finishes (its result is dropped).
   worker_.stop();
+  if (live_writer_) live_writer_->flush();  // every stream's last publication on disk
   // Every staged or pending bar written, then one sync pass (one syncfs for many logs, not
   // a fdatasync per log: 1,000 symbols must stop well inside TimeoutStopSec).
   (void)ingest_->commit();

@@ -27,7 +27,7 @@ SweepResult optimise(Backend& backend, const SweepRequest& request, StreamSlot* 
   return slot ? slot->run(backend, request) : backend.sweep(request);
 }
 
-JobResult run_job(Backend& backend, JobInput in) {
+JobResult run_job(Backend& backend, JobInput& in) {
   JobResult out;
   out.end = in.request.window.end;
   const auto t0 = std::chrono::steady_clock::now();
@@ -70,6 +70,25 @@ JobResult run_job(Backend& backend, JobInput in) {
   out.marks.finished = std::chrono::steady_clock::now();
   out.elapsed_ms = std::chrono::duration<double, std::milli>(out.marks.finished - t0).count();
   return out;
+}
+
+std::optional<Combo> next_live_winner(const JobResult& out) {
+  if (!out.error.empty()) return std::nullopt;
+  if (out.selection) {
+    if (out.selection->publish) return out.selection->publish->combo;
+    return std::nullopt;
+  }
+  if (out.sweep.top.empty()) return std::nullopt;
+  return out.sweep.top.front().combo;
+}
+
+void warm_live_tracker(const JobInput& in, const Combo& combo) {
+  if (!in.slot) return;
+  try {
+    in.slot->positions(prefix_view(*in.snap, in.request.window.end), in.request.strategy, combo);
+  } catch (const std::exception&) {
+    // Only a head start: the next job computes the positions itself and reports any error.
+  }
 }
 
 }  // namespace wfod::daemon

@@ -57,6 +57,14 @@ struct JobResult {
 // or from scratch when there is no slot.
 SweepResult optimise(Backend& backend, const SweepRequest& request, StreamSlot* slot);
 
-JobResult run_job(Backend& backend, JobInput in);
+// `in.request.history` is filled in from `in.snap`.
+JobResult run_job(Backend& backend, JobInput& in);
+
+// The combo the loop will publish from `out` (and then the next run's live_oos winner).
+std::optional<Combo> next_live_winner(const JobResult& out);
+// After the result is on its way: brings the slot's position tracker for `combo` up to the
+// job's bars, so the next job's live_oos does not build it from the anchor (O(history) when
+// the winner just changed) between a bar and its publication.
+void warm_live_tracker(const JobInput& in, const Combo& combo);
 
 }  // namespace wfod::daemon

@@ -194,6 +194,24 @@ Status SequenceStore::reserve_all(const std::vector<Key>& keys) {
   return {};
 }
 
+Status SequenceStore::top_up(std::string_view symbol, std::string_view strategy) {
+  if (reserve_ <= 1 || !valid_name(symbol) || !valid_name(strategy)) return {};
+  const Key key(symbol, strategy);
+  const auto h = handed_.find(key);
+  const uint64_t handed = h == handed_.end() ? 0 : h->second;
+  const auto l = last_.find(key);
+  const uint64_t reserved = l == last_.end() ? 0 : l->second;
+  if (reserved > handed && reserved - handed > reserve_ / 2) return {};
+  const uint64_t room = std::numeric_limits<uint64_t>::max() - handed;
+  if (room == 0) return {};  // exhausted: next() reports it
+  auto copy = last_;
+  copy[key] = handed + std::min(reserve_ - 1, room);
+  if (copy[key] <= reserved) return {};
+  if (Status s = persist(copy); !s.ok()) return s;
+  last_ = std::move(copy);
+  return {};
+}
+
 Status SequenceStore::close() {
   if (handed_ == last_) return {};
   if (Status s = persist(handed_); !s.ok()) return s;

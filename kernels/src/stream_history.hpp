@@ -27,7 +27,8 @@ class StreamHistory {
                                     " not after the previous bar's " + std::to_string(last));
       last = bars[i].ts_ns;
     }
-    series_.reserve(series_.size() + bars.size());
+    // No reserve(size + n): it would reallocate exactly, copying the whole history on every
+    // one-bar append; push_back grows geometrically.
     for (const Bar& b : bars) series_.push_back(b);
   }
   HistoryView view() const { return HistoryView::of(series_); }

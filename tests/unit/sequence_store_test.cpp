@@ -220,3 +220,51 @@ TEST(SequenceStore, BadStreamNamesAreRefused) {
 
 }  // namespace
 }  // namespace wfod::daemon
+
+namespace wfod::daemon {
+namespace {
+
+TEST(SequenceStore, TopUpRenewsTheBlockEarlySoNextNeverRewrites) {
+  TempDir dir;
+  CrashOps ops;  // counts renames: each is one rewrite of publications.seq
+  ops.skip_syncs = true;
+  SequenceStoreOptions options;
+  options.ops = &ops;
+  options.reserve = 8;
+  auto store = open_ok(dir.path(), options);
+  ASSERT_TRUE(store.reserve_all({{"A", "x"}}).ok());
+  int next_rewrites = 0;
+  for (uint64_t want = 1; want <= 100; ++want) {
+    const int before = ops.renames;
+    EXPECT_EQ(next_ok(store, "A", "x"), want);
+    next_rewrites += ops.renames - before;
+    ASSERT_TRUE(store.top_up("A", "x").ok());
+    // Never more than reserve - 1 numbers reserved beyond those handed out.
+    const uint64_t reserved = store.entries().at({"A", "x"});
+    EXPECT_GE(reserved, want + 1);
+    EXPECT_LE(reserved, want + 7);
+  }
+  EXPECT_EQ(next_rewrites, 0) << "next() had to persist: top_up did not keep ahead";
+  // One rewrite per reserve - 1 - reserve / 2 = 3 numbers here (not one per number).
+  EXPECT_LE(ops.renames, 1 + 100 / 3 + 1);
+  // A crash now: the numbers go on after the reservation, none repeated.
+  const uint64_t reserved = store.entries().at({"A", "x"});
+  auto reopened = open_ok(dir.path(), options);
+  EXPECT_EQ(next_ok(reopened, "A", "x"), reserved + 1);
+}
+
+TEST(SequenceStore, TopUpWithoutReservationsDoesNothing) {
+  TempDir dir;
+  CrashOps ops;
+  ops.skip_syncs = true;
+  SequenceStoreOptions options;
+  options.ops = &ops;
+  auto store = open_ok(dir.path(), options);  // reserve = 1
+  EXPECT_EQ(next_ok(store, "A", "x"), 1u);
+  const int before = ops.renames;
+  ASSERT_TRUE(store.top_up("A", "x").ok());
+  EXPECT_EQ(ops.renames, before);
+}
+
+}  // namespace
+}  // namespace wfod::daemon
