@@ -37,6 +37,7 @@
 #include "wfod/daemon/live_state.hpp"
 #include "wfod/daemon/live_state_writer.hpp"
 #include "wfod/daemon/publication.hpp"
+#include "wfod/daemon/publication_text.hpp"
 #include "wfod/daemon/reload_plan.hpp"
 #include "wfod/daemon/scheduler.hpp"
 #include "wfod/daemon/sequence_store.hpp"
@@ -893,7 +894,7 @@ void Daemon::publish(const PublicationKey& key, Stream& stream, const Series& sn
   if (r.live && stream.last_seq > 0) {
     in.live_oos = LiveOos{stream.last_seq, end - stream.last_end, *r.live};
   }
-  const std::string payload = publication_json(in).dump();
+  const std::string payload = publication_text(in);  // = publication_json(in).dump()
   const std::string topic = "params." + key.first + "." + key.second;
   try {
     // Never blocks: a PUB drops per subscriber at its high-water mark; a refusal of the
