@@ -1,0 +1,198 @@
+// What the daemon answers besides publications: CURVE client authentication (ZAP), snapshot
+// requests (PROTOCOL §3) with the health they report, and the HTTP status endpoint.
+
+#include "daemon_impl.hpp"
+
+namespace wfod::daemon::loop {
+
+// --- ZAP: CURVE client authentication ([curve] clients_file) ---
+
+void Daemon::arm_zap() {
+  zap_->fd.async_wait(asio::posix::stream_descriptor::wait_read,
+                      [this](const boost::system::error_code& ec) {
+                        if (ec || stopping_) return;
+                        drain_zap();
+                      });
+}
+
+void Daemon::drain_zap() {
+  try {
+    std::vector<zmq::message_t> parts;
+    while (zap_->readable()) {
+      parts.clear();
+      if (!zmq::recv_multipart(zap_->sock, std::back_inserter(parts), zmq::recv_flags::dontwait)) {
+        break;
+      }
+      std::vector<std::string> frames;
+      for (const auto& p : parts) frames.push_back(p.to_string());
+      const CurveSecurity::Decision d = curve_->answer(frames);
+      if (!d.admitted) {
+        ++curve_denied_;
+        if (zap_log_.on_reject().log) {
+          spdlog::warn("curve denied client_key={} address={} (not in [curve] clients_file)",
+                       d.client.empty() ? "-" : d.client, d.address);
+        }
+      } else {
+        spdlog::debug("curve admitted client_key={} address={}", d.client, d.address);
+      }
+      for (size_t i = 0; i < d.reply.size(); ++i) {
+        (void)zap_->sock.send(zmq::buffer(d.reply[i]), i + 1 < d.reply.size()
+                                                           ? zmq::send_flags::sndmore
+                                                           : zmq::send_flags::none);
+      }
+    }
+  } catch (const zmq::error_t& e) {
+    spdlog::error("zap: {}", e.what());
+  }
+  arm_zap();
+}
+
+// --- snapshot ---
+
+void Daemon::arm_snapshot() {
+  rep_->fd.async_wait(asio::posix::stream_descriptor::wait_read,
+                      [this](const boost::system::error_code& ec) {
+                        if (ec || stopping_) return;
+                        drain_snapshot();
+                      });
+}
+
+void Daemon::drain_snapshot() {
+  try {
+    std::vector<zmq::message_t> parts;
+    while (rep_->readable()) {
+      parts.clear();
+      const auto n =
+          zmq::recv_multipart(rep_->sock, std::back_inserter(parts), zmq::recv_flags::dontwait);
+      if (!n) break;
+      // ROUTER envelope: [identity, "" (REQ's delimiter; absent from a bare DEALER), frames].
+      size_t first = 1;
+      const bool delimited = parts.size() > 1 && parts[1].size() == 0;
+      if (delimited) first = 2;
+      std::vector<std::string> frames;
+      for (size_t i = first; i < parts.size(); ++i) frames.push_back(parts[i].to_string());
+      const std::string reply = snapshot_reply(frames, last_, [this] { return health(); });
+      try {
+        bool sent = rep_->sock.send(parts[0], zmq::send_flags::sndmore | zmq::send_flags::dontwait)
+                        .has_value();
+        if (sent && delimited) {
+          sent = rep_->sock
+                     .send(zmq::message_t(), zmq::send_flags::sndmore | zmq::send_flags::dontwait)
+                     .has_value();
+        }
+        if (sent) sent = rep_->sock.send(zmq::buffer(reply), zmq::send_flags::dontwait).has_value();
+        if (!sent) ++snapshot_dropped_;
+      } catch (const zmq::error_t&) {
+        ++snapshot_dropped_;  // EHOSTUNREACH: the client left before its reply
+      }
+    }
+  } catch (const zmq::error_t& e) {
+    spdlog::error("snapshot: {}", e.what());
+  }
+  arm_snapshot();
+}
+
+HealthInput Daemon::health() const {
+  HealthInput h;
+  h.backend = backend_name_;
+  h.uptime_s = std::chrono::duration<double>(Clock::now() - started_).count();
+  for (const auto& [name, sym] : symbols_) {
+    SymbolHealth s;
+    s.bars = sym.series.size();
+    if (sym.series.size() > 0) s.last_ts = sym.series.ts_ns.back();
+    h.symbols[name] = s;
+    if (!sym.store->healthy()) h.degraded = true;
+  }
+  const feeds::FeedStats& st = ingest_->validator().stats();
+  for (feeds::RejectReason reason : feeds::kAllRejectReasons) {
+    h.rejects[std::string(to_string(reason))] = st.rejected(reason);
+  }
+  h.gaps = st.gaps;
+  h.publish_dropped = publish_dropped_;
+  h.backend_fallbacks = backend_fallbacks_;
+  h.backend_error = backend_error_;
+  h.curve_denied = curve_denied_;
+  h.snapshot_dropped = snapshot_dropped_;
+  for (const auto& [name, sym] : symbols_) {
+    h.storage.pending_bars += sym.store->pending();
+    h.storage.write_errors += sym.store->stats().write_errors + sym.store->stats().sync_errors;
+    if (!sym.store->healthy()) {
+      h.storage.ok = false;
+      if (h.storage.error.empty() && sym.store->last_error()) {
+        h.storage.error = name + ": " + sym.store->last_error()->message;
+      }
+    }
+  }
+  h.coalesced = retired_coalesced_;
+  for (const auto& [key, stream] : streams_) h.coalesced += stream.sched.coalesced();
+  h.latency = latency_.json();
+  return h;
+}
+
+// --- HTTP status ([publish] http) ---
+
+bool Daemon::open_http() {
+  if (cfg_.publish.http.empty()) return true;
+  const auto address = parse_http_address(cfg_.publish.http);
+  if (!address) {
+    spdlog::error("[publish] http = \"{}\": expected HOST:PORT; serving without HTTP status",
+                  cfg_.publish.http);
+    return true;
+  }
+  try {
+    asio::ip::tcp::resolver resolver(io_);
+    const auto endpoints = resolver.resolve(address->first, std::to_string(address->second));
+    const asio::ip::tcp::endpoint endpoint = endpoints.begin()->endpoint();
+    http_.emplace(io_);
+    http_->open(endpoint.protocol());
+    http_->set_option(asio::socket_base::reuse_address(true));
+    http_->bind(endpoint);
+    http_->listen();
+    spdlog::info("HTTP /metrics and /healthz on {}:{}", endpoint.address().to_string(),
+                 http_->local_endpoint().port());
+  } catch (const boost::system::system_error& e) {
+    // Monitoring is optional: a taken port must not stop parameter publication.
+    spdlog::error("[publish] http = \"{}\": {}; serving without HTTP status", cfg_.publish.http,
+                  e.what());
+    http_.reset();
+  }
+  return true;
+}
+
+void Daemon::accept_http() {
+  http_->async_accept([this](const boost::system::error_code& ec, asio::ip::tcp::socket sock) {
+    if (stopping_) return;
+    if (!ec) serve_http(std::make_shared<HttpSession>(std::move(sock)));
+    accept_http();
+  });
+}
+
+void Daemon::serve_http(std::shared_ptr<HttpSession> s) {
+  // A client that never finishes its request is dropped after 5 s.
+  s->timer.expires_after(std::chrono::seconds(5));
+  s->timer.async_wait([s](const boost::system::error_code& ec) {
+    if (ec) return;
+    boost::system::error_code ignored;
+    s->sock.close(ignored);
+  });
+  asio::async_read_until(
+      s->sock, asio::dynamic_buffer(s->request, kMaxHttpRequestBytes), "\r\n\r\n",
+      [this, s](const boost::system::error_code& ec, size_t) {
+        if (ec) {  // closed, timed out, or a head larger than kMaxHttpRequestBytes
+          boost::system::error_code ignored;
+          s->sock.close(ignored);
+          s->timer.cancel();
+          return;
+        }
+        s->reply = http_response(s->request, health());
+        asio::async_write(s->sock, asio::buffer(s->reply),
+                          [s](const boost::system::error_code&, size_t) {
+                            boost::system::error_code ignored;
+                            s->sock.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+                            s->sock.close(ignored);
+                            s->timer.cancel();
+                          });
+      });
+}
+
+}  // namespace wfod::daemon::loop

@@ -1,0 +1,153 @@
+// The loop's feed side: ZeroMQ SUB sockets drained in batches, bars validated, staged and
+// written by Ingest, runs scheduled per stream, and the sync passes of the fsync policy.
+
+#include "daemon_impl.hpp"
+
+namespace wfod::daemon::loop {
+
+void Daemon::arm_feed(WatchedSocket& f) {
+  f.fd.async_wait(asio::posix::stream_descriptor::wait_read,
+                  [this, &f](const boost::system::error_code& ec) {
+                    if (ec || stopping_) return;
+                    drain_feed(f);
+                  });
+}
+
+void Daemon::drain_feed(WatchedSocket& f) {
+  // ZMQ_FD is edge-triggered: read until ZMQ_EVENTS says nothing is left, then re-arm. A
+  // flood is cut into batches so snapshot requests and signals are served in between;
+  // the rest is read by a posted continuation, since the FD will not signal it again.
+  size_t received = 0;
+  batch_received_ = Clock::now();
+  // Reused across messages: no allocation per bar once their capacity is reached.
+  std::vector<zmq::message_t> parts;
+  std::vector<std::string_view> frames;
+  try {
+    while (received < kMaxIngestBatch && f.readable()) {
+      parts.clear();
+      const auto n =
+          zmq::recv_multipart(f.sock, std::back_inserter(parts), zmq::recv_flags::dontwait);
+      if (!n) break;
+      ++received;
+      frames.clear();
+      for (const auto& p : parts) frames.push_back(p.to_string_view());
+      on_message(frames, f.format);
+    }
+  } catch (const zmq::error_t& e) {
+    spdlog::error("feed {}: receive: {}", f.endpoint, e.what());
+  }
+  // The batch's bars are written (and synced per policy) before the loop serves anything
+  // else: no health reply or publication can see a bar the log does not hold.
+  after_batch();
+  if (received == kMaxIngestBatch) {
+    asio::post(io_, [this, &f] {
+      if (!stopping_) drain_feed(f);
+    });
+  } else {
+    arm_feed(f);
+  }
+}
+
+void Daemon::log_reject(const feeds::Reject& r, std::string_view where) {
+  const auto d = reject_log_.on_reject();
+  if (!d.log) return;
+  if (d.suppressed > 0) {
+    spdlog::warn("feed reject reason={} source={} detail=\"{}\" not_logged={}", to_string(r.reason),
+                 where, r.detail, d.suppressed);
+  } else {
+    spdlog::warn("feed reject reason={} source={} detail=\"{}\"", to_string(r.reason), where,
+                 r.detail);
+  }
+}
+
+void Daemon::on_message(std::span<const std::string_view> frames, feeds::PayloadFormat format) {
+  const IngestOutcome out = ingest_->on_message(frames, format);
+  if (out.reject) {
+    log_reject(*out.reject, out.symbol.empty() ? std::string_view("decode") : out.symbol);
+    return;
+  }
+  if (out.gap) {
+    spdlog::warn("feed gap symbol={} expected_seq={} got_seq={} backwards={}", out.symbol,
+                 out.gap->expected, out.gap->got, out.gap->backwards);
+  }
+  if (out.refused) {
+    spdlog::error("symbol {}: bar not stored: {}", out.symbol, out.refused->message);
+  }
+}
+
+void Daemon::after_batch() {
+  const IngestCommit c = ingest_->commit();
+  for (const auto& [index, error] : c.failed) {
+    spdlog::error(
+        "symbol {}: bar log write failed: {}; accepted bars kept in memory and retried, "
+        "publications withheld, health degraded",
+        by_index_[index]->cfg.name, error.message);
+  }
+  for (const size_t index : c.recovered) {
+    spdlog::info("symbol {}: bar log written again, backlog persisted", by_index_[index]->cfg.name);
+  }
+  for (const IngestTouched& t : c.touched) {
+    SymbolState& sym = *by_index_[t.index];
+    const std::string& name = sym.cfg.name;
+    spdlog::debug("symbol {}: +{} bars, {} total", name, t.bars, sym.series.size());
+    for (auto it = streams_.lower_bound(PublicationKey{name, std::string()});
+         it != streams_.end() && it->first.first == name; ++it) {
+      auto& [key, stream] = *it;
+      const uint64_t before = stream.sched.coalesced();
+      stream.due_at = batch_received_;
+      if (stream.sched.on_bars(sym.series.size(), t.bars)) {
+        start_job(key);
+      } else if (stream.sched.coalesced() != before) {
+        spdlog::info("stream {}.{}: run due while one is in flight: coalesced ({} so far)",
+                     key.first, key.second, stream.sched.coalesced());
+      }
+    }
+  }
+  if (ingest_->has_unsynced() || ingest_->unhealthy() > 0) arm_sync_timer();
+}
+
+void Daemon::arm_sync_timer() {
+  // fsync = batch: the oldest written-but-unsynced bar is synced within 50 ms even when the
+  // feed goes quiet. A failing log is retried every second, so its backlog reaches the disk
+  // in order as soon as space returns.
+  if (sync_timer_armed_ || stopping_) return;
+  sync_timer_armed_ = true;
+  const auto after =
+      ingest_->unhealthy() > 0 ? std::chrono::milliseconds(1000) : std::chrono::milliseconds(50);
+  sync_timer_.expires_after(after);
+  sync_timer_.async_wait([this](const boost::system::error_code& ec) {
+    sync_timer_armed_ = false;
+    if (ec || stopping_) return;
+    if (ingest_->unhealthy() > 0) after_batch();  // retries the failing logs' backlog
+    sync_pass();
+  });
+}
+
+void Daemon::request_sync_pass() {
+  // Group commit: results that finish within 20 ms of each other share one sync pass (a
+  // syncfs over 1,000 logs takes milliseconds to tens of them on the loop thread; one per
+  // publication capped publishing at a few hundred per second in bench/load_bench).
+  if (sync_posted_) return;
+  sync_posted_ = true;
+  group_timer_.expires_after(std::chrono::milliseconds(20));
+  group_timer_.async_wait([this](const boost::system::error_code& ec) {
+    sync_posted_ = false;
+    if (!ec && !stopping_) sync_pass();
+  });
+}
+
+void Daemon::sync_pass() {
+  if (Status s = ingest_->sync_all(); !s.ok()) {
+    spdlog::error("bar log sync: {}; the unsynced bars are written again", s.error().message);
+  }
+  std::vector<AwaitingSync> ready;
+  ready.swap(awaiting_sync_);
+  for (AwaitingSync& a : ready) {
+    auto it = streams_.find(a.key);
+    if (it == streams_.end() || it->second.generation != a.generation) continue;
+    publish(a.key, it->second, *a.snap, a.result);
+  }
+  if (ingest_->has_unsynced() || ingest_->unhealthy() > 0) arm_sync_timer();
+}
+
+}  // namespace wfod::daemon::loop

@@ -1,0 +1,225 @@
+// The daemon's loop state, shared by the files that implement it (daemon.cpp: start-up and
+// run; daemon_feeds.cpp: bars in; daemon_jobs.cpp: runs and publications;
+// daemon_endpoints.cpp: snapshot, ZAP and HTTP; daemon_lifecycle.cpp: signals, reload and
+// shutdown). Internal to the wfod executable: everything here runs on the loop thread
+// except the closures handed to the Worker.
+#pragma once
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio.hpp>
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <cstdlib>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+#include <zmq.hpp>
+#include <zmq_addon.hpp>
+
+#include "curve_security.hpp"
+#include "job.hpp"
+#include "notify.hpp"
+#include "wfod/backend.hpp"
+#include "wfod/daemon/bar_store.hpp"
+#include "wfod/daemon/crc32.hpp"
+#include "wfod/daemon/fault_backend.hpp"
+#include "wfod/daemon/http_status.hpp"
+#include "wfod/daemon/ingest.hpp"
+#include "wfod/daemon/latency_stats.hpp"
+#include "wfod/daemon/live_state.hpp"
+#include "wfod/daemon/live_state_writer.hpp"
+#include "wfod/daemon/publication.hpp"
+#include "wfod/daemon/publication_text.hpp"
+#include "wfod/daemon/reload_plan.hpp"
+#include "wfod/daemon/scheduler.hpp"
+#include "wfod/daemon/sequence_store.hpp"
+#include "wfod/daemon/snapshot.hpp"
+#include "wfod/feeds/bar_codec.hpp"
+#include "wfod/feeds/bar_validator.hpp"
+#include "wfod/feeds/csv_reader.hpp"
+#include "worker.hpp"
+
+namespace wfod::daemon::loop {
+
+namespace asio = boost::asio;
+using Clock = std::chrono::steady_clock;
+
+inline double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+// A ZeroMQ socket watched by the loop through its ZMQ_FD. The descriptor belongs to
+// ZeroMQ: release it (never close it) before the socket goes.
+struct WatchedSocket {
+  WatchedSocket(asio::io_context& io, zmq::context_t& ctx, zmq::socket_type type)
+      : sock(ctx, type), fd(io) {}
+  ~WatchedSocket() {
+    if (fd.is_open()) fd.release();
+  }
+  void watch() { fd.assign(sock.get(zmq::sockopt::fd)); }
+  bool readable() { return (sock.get(zmq::sockopt::events) & ZMQ_POLLIN) != 0; }
+
+  zmq::socket_t sock;
+  asio::posix::stream_descriptor fd;
+  std::string endpoint;
+  feeds::PayloadFormat format = feeds::PayloadFormat::json;
+};
+
+// Everything of a strategy that changes what it computes or when: equal fingerprints mean
+// a reload leaves the stream alone.
+std::string fingerprint(const config::StrategyConfig& s);
+
+struct SymbolState {
+  config::SymbolConfig cfg;
+  std::optional<BarStore> store;
+  Series series;  // from the anchor; Ingest appends
+  // What jobs read: a copy of `series` that start_job extends in place (a job reads only the
+  // bars before its window's end, all written before it was posted); when it is full a
+  // larger copy replaces it and in-flight jobs keep the old one alive.
+  std::shared_ptr<Series> mirror;
+  uint64_t last_seq = 0;
+};
+
+struct Stream {
+  config::StrategyConfig cfg;
+  StrategySpec spec;  // cfg.spec with the symbol's bars_per_year
+  size_t warmup = 0;
+  StreamScheduler sched{1, 0};
+  uint64_t generation = 0;  // a reload that replaces the stream drops older results
+  // The last two winners, for live_oos (SPEC §8): the previous publication's winner and
+  // the one before it (the exit position at the first live bar).
+  std::optional<Combo> winner, before;
+  // Robust selection's "current" combo: the last one selected, set when a run's decision is
+  // made, before its publication (which may wait for a sync pass while the next run starts).
+  std::optional<uint64_t> selected;
+  uint64_t last_seq = 0;
+  size_t last_end = 0;  // history size the previous publication covered
+  std::optional<Json> last_params;
+  uint32_t fingerprint_crc = 0;  // CRC32 of fingerprint(cfg): tags its saved live state
+  // When the loop woke with the bars that made the next run due (latency_ms in health).
+  Clock::time_point due_at = Clock::now();
+  // The backend stream this (symbol, strategy) optimises through (worker thread only); a
+  // reload that replaces the stream starts a new one.
+  std::shared_ptr<StreamSlot> slot = std::make_shared<StreamSlot>();
+};
+
+// One HTTP status request: read the head (bounded in size and time), answer, close.
+struct HttpSession {
+  explicit HttpSession(asio::ip::tcp::socket s) : sock(std::move(s)), timer(sock.get_executor()) {}
+  asio::ip::tcp::socket sock;
+  asio::steady_timer timer;
+  std::string request;
+  std::string reply;
+};
+
+class Daemon {
+ public:
+  Daemon(config::Config config, std::string config_path)
+      : cfg_(std::move(config)),
+        config_path_(std::move(config_path)),
+        signals_(io_, SIGINT, SIGTERM, SIGHUP) {}
+
+  int run();
+
+ private:
+  bool start_up();
+  bool open_symbol(const config::SymbolConfig& s);
+  void add_stream(const config::StrategyConfig& s, const std::string& symbol);
+  bool open_sockets();
+  void restore_live_state(const PublicationKey& key, Stream& stream);
+
+  void run_busy_polling(std::chrono::microseconds busy_poll);
+  void arm_feed(WatchedSocket& f);
+  void drain_feed(WatchedSocket& f);
+  void on_message(std::span<const std::string_view> frames, feeds::PayloadFormat format);
+  void log_reject(const feeds::Reject& r, std::string_view where);
+  void after_batch();
+  void arm_sync_timer();
+  void request_sync_pass();
+  void sync_pass();
+
+  void start_job(const PublicationKey& key);
+  void on_job_done(const PublicationKey& key, uint64_t generation,
+                   std::shared_ptr<const Series> snap, JobResult result);
+  void publish(const PublicationKey& key, Stream& stream, const Series& snap, JobResult& r);
+  void fall_back_to_cpu(const std::string& error);
+
+  bool open_http();
+  void accept_http();
+  void serve_http(std::shared_ptr<HttpSession> s);
+
+  void arm_snapshot();
+  void drain_snapshot();
+  void arm_zap();
+  void drain_zap();
+  HealthInput health() const;
+
+  void arm_signals();
+  void arm_watchdog();
+  void reload();
+  void shut_down();
+
+  asio::io_context io_;
+  zmq::context_t zctx_{1};
+  config::Config cfg_;
+  std::string config_path_;
+  asio::signal_set signals_;
+  asio::steady_timer watchdog_{io_};
+  std::chrono::microseconds watchdog_every_{0};  // 0: systemd asked for no pings
+  Clock::time_point started_ = Clock::now();
+
+  std::unique_ptr<Backend> backend_;
+  std::string backend_name_;
+  std::vector<std::unique_ptr<Backend>> retired_backends_;  // replaced by a fallback
+  uint64_t backend_fallbacks_ = 0;
+  std::string backend_error_;
+  std::optional<SequenceStore> seqs_;
+  std::optional<LiveStateStore> live_;          // per-stream winners for live_oos across restarts
+  std::optional<LiveStateWriter> live_writer_;  // saves them off the loop thread
+  std::map<std::string, SymbolState, std::less<>> symbols_;
+  std::optional<Ingest> ingest_;        // the feed path: validator, staging, commits
+  std::vector<SymbolState*> by_index_;  // Ingest's target index -> symbol
+  asio::steady_timer sync_timer_{io_};  // fsync = batch: the 50 ms sync, disk retries
+  bool sync_timer_armed_ = false;
+  bool sync_posted_ = false;
+  asio::steady_timer group_timer_{io_};  // request_sync_pass(): the group-commit delay
+  // Results whose bars are written but not yet synced (fsync batch / every): published by
+  // the next sync pass, so one sync covers every publication of a loop turn.
+  struct AwaitingSync {
+    PublicationKey key;
+    uint64_t generation;
+    std::shared_ptr<const Series> snap;
+    JobResult result;
+  };
+  std::vector<AwaitingSync> awaiting_sync_;
+  feeds::RejectLogLimiter reject_log_{20, std::chrono::seconds(10)};
+  std::map<PublicationKey, Stream, std::less<>> streams_;
+  PublicationMap last_;
+  uint64_t retired_coalesced_ = 0;  // of streams a reload removed
+  uint64_t publish_dropped_ = 0;
+  uint64_t snapshot_dropped_ = 0;
+  uint64_t generation_ = 0;
+  bool stopping_ = false;
+  Clock::time_point batch_received_ = Clock::now();  // the loop woke with the feed batch
+  LatencyStats latency_;
+
+  std::optional<asio::ip::tcp::acceptor> http_;
+  std::unique_ptr<CurveSecurity> curve_;  // [curve]: keys and the ZAP decisions
+  std::unique_ptr<WatchedSocket> zap_;    // inproc://zeromq.zap.01, answered on the loop
+  feeds::RejectLogLimiter zap_log_{20, std::chrono::seconds(10)};
+  uint64_t curve_denied_ = 0;
+  std::unique_ptr<WatchedSocket> pub_, rep_;
+  std::vector<std::unique_ptr<WatchedSocket>> feeds_;
+  Worker worker_;  // last: joined before anything its jobs reference is destroyed
+};
+
+}  // namespace wfod::daemon::loop

@@ -1,0 +1,223 @@
+// Runs and publications: a due stream's job handed to the worker, its result taken back on
+// the loop (backend fallback, sync waits), and the PROTOCOL §2 publication sent.
+
+#include "daemon_impl.hpp"
+
+namespace wfod::daemon::loop {
+
+void Daemon::start_job(const PublicationKey& key) {
+  Stream& stream = streams_.at(key);
+  SymbolState& sym = symbols_.at(key.first);
+  const size_t bars = sym.series.size();
+  std::shared_ptr<Series>& mirror = sym.mirror;
+  if (!mirror || mirror->size() > bars || mirror->close.capacity() < bars) {
+    auto fresh = std::make_shared<Series>();
+    fresh->reserve(std::max<size_t>(2 * bars, 4096));
+    mirror = std::move(fresh);
+  }
+  for (size_t t = mirror->size(); t < bars; ++t)
+    mirror->push_back(Bar{sym.series.ts_ns[t], sym.series.open[t], sym.series.high[t],
+                          sym.series.low[t], sym.series.close[t], sym.series.volume[t], 0});
+  std::shared_ptr<const Series> snap = mirror;
+
+  SweepRequest req;
+  req.strategy = stream.spec;
+  req.window = WindowSpec{bars, stream.cfg.window, stream.warmup};
+  req.rank = stream.cfg.rank;
+  req.precision = cfg_.daemon.precision;
+  req.threads = cfg_.daemon.threads;
+  JobInput in{snap, req, stream.winner, stream.before, stream.last_end, stream.slot,
+              stream.cfg.has_selection
+                  ? std::optional<selection::SelectionSpec>(stream.cfg.selection)
+                  : std::nullopt,
+              // after a restart nothing was selected yet: the restored winner is current
+              stream.selected ? stream.selected
+              : stream.winner ? std::optional<uint64_t>(stream.winner->id)
+                              : std::nullopt,
+              stream.due_at, Clock::now()};
+  const uint64_t generation = stream.generation;
+  Backend* backend = backend_.get();  // kept alive after a fallback (retired_backends_)
+  spdlog::debug("sweep start stream={}.{} history_bars={} window_bars={}", key.first, key.second,
+                bars, stream.cfg.window);
+
+  worker_.post([this, key, generation, in = std::move(in), backend]() mutable {
+    std::shared_ptr<const Series> history = in.snap;
+    JobResult out = run_job(*backend, in);
+    const std::optional<Combo> next = next_live_winner(out);
+    asio::post(io_, [this, key, generation, history, out = std::move(out)]() mutable {
+      on_job_done(key, generation, history, std::move(out));
+    });
+    if (next) warm_live_tracker(in, *next);
+  });
+}
+
+void Daemon::fall_back_to_cpu(const std::string& error) {
+  // A failing device (allocation, kernel, lost GPU) must not stop publication: the CPU
+  // backend computes the same results (SPEC §9). The old backend stays alive: jobs already
+  // queued hold a pointer to it (and fail over again, harmlessly, if it keeps failing).
+  const std::string from = backend_name_;
+  std::unique_ptr<Backend> cpu;
+  try {
+    cpu = make_backend("cpu");
+  } catch (const std::exception& e) {
+    spdlog::critical("backend fallback from={} to=cpu failed: {}", from, e.what());
+    return;
+  }
+  retired_backends_.push_back(std::move(backend_));
+  backend_ = std::move(cpu);
+  backend_name_ = std::string(backend_->name());
+  ++backend_fallbacks_;
+  backend_error_ = error;
+  spdlog::error("backend fallback from={} to={} error=\"{}\": optimising on the CPU from now on",
+                from, backend_name_, error);
+  notify("STATUS=serving on the cpu backend after a " + from + " failure");
+}
+
+void Daemon::on_job_done(const PublicationKey& key, uint64_t generation,
+                         std::shared_ptr<const Series> snap, JobResult result) {
+  if (stopping_) return;
+  result.marks.taken = Clock::now();
+  auto it = streams_.find(key);
+  if (it == streams_.end() || it->second.generation != generation) {
+    spdlog::info("stream {}.{}: result of a replaced or removed strategy dropped", key.first,
+                 key.second);
+    return;
+  }
+  Stream& stream = it->second;
+  if (result.stream_opened) {
+    const StreamStats& st = result.stream_stats;
+    spdlog::info(
+        "stream {}.{} opened backend={} incremental={} history_bars={} chunk={} "
+        "footprint_mb={:.1f} open_s={:.3f}",
+        key.first, key.second, result.sweep.backend, st.incremental, st.bars, st.chunk,
+        static_cast<double>(st.footprint_bytes) / 1e6, st.open_seconds);
+    if (!result.stream_fallback.empty())
+      spdlog::warn(
+          "stream {}.{}: full sweeps on every run (the incremental stream does not fit: {})",
+          key.first, key.second, result.stream_fallback);
+  }
+  if (result.backend_failed && backend_name_ != "cpu") {
+    fall_back_to_cpu(result.error);
+    if (backend_name_ == "cpu") {
+      start_job(key);  // the same run again, on the CPU; the scheduler still counts it running
+      return;
+    }
+  }
+  if (result.selection && result.selection->publish)
+    stream.selected = result.selection->publish->combo.id;
+  if (!result.error.empty()) {
+    spdlog::error("sweep failed stream={}.{} error=\"{}\"", key.first, key.second, result.error);
+  } else if (result.sweep.top.empty()) {
+    spdlog::warn(
+        "sweep empty stream={}.{} window_bars={} evaluated={} sweep_ms={:.1f}: no combo passed "
+        "the constraints, nothing published",
+        key.first, key.second, stream.cfg.window, result.sweep.evaluated, result.elapsed_ms);
+  } else if (cfg_.daemon.fsync != config::FsyncPolicy::none &&
+             symbols_.at(key.first).store->has_unsynced()) {
+    // PROTOCOL §2: the covered bars must be persisted first; the next sync pass publishes.
+    awaiting_sync_.push_back({key, generation, snap, std::move(result)});
+    request_sync_pass();
+  } else {
+    publish(key, stream, *snap, result);
+  }
+  if (stream.sched.on_job_done()) start_job(key);
+}
+
+void Daemon::publish(const PublicationKey& key, Stream& stream, const Series& snap, JobResult& r) {
+  // Robust selection may hold the current combo or publish nothing (docs/spec-10-selection.md).
+  if (r.selection && !r.selection->publish) {
+    spdlog::warn("stream {}.{}: nothing published: selection reason={}", key.first, key.second,
+                 r.selection->reason);
+    return;
+  }
+  SymbolState& sym = symbols_.at(key.first);
+  // PROTOCOL §2: only after the covered bars are persisted.
+  if (!sym.store->healthy()) {
+    if (Status s = sym.store->flush(); !s.ok() || !sym.store->healthy()) {
+      spdlog::error("stream {}.{}: bars not persisted (disk error); publication withheld",
+                    key.first, key.second);
+      return;
+    }
+  }
+  auto seq = seqs_->next(key.first, key.second);
+  if (!seq.ok()) {
+    spdlog::error("stream {}.{}: no sequence number: {}; publication withheld", key.first,
+                  key.second, seq.error().message);
+    return;
+  }
+  const size_t end = r.end;  // the mirror may hold newer bars by now
+  const Ranked& best = r.selection ? *r.selection->publish : r.sweep.top.front();
+  const Json params = params_json(stream.spec.grid, best.combo);
+
+  PublicationInput in;
+  in.symbol = key.first;
+  in.strategy = key.second;
+  in.seq = seq.value();
+  in.published_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
+  in.window_bars = stream.cfg.window;
+  in.first_ts = snap.ts_ns[end - stream.cfg.window];
+  in.last_ts = snap.ts_ns[end - 1];
+  in.grid = &stream.spec.grid;
+  in.result = &r.sweep;
+  in.changed = !stream.last_params || *stream.last_params != params;
+  in.elapsed_ms = r.elapsed_ms;
+  in.backend = r.sweep.backend.empty() ? backend_name_ : r.sweep.backend;
+  in.config_version = cfg_.sha256;
+  if (r.selection) {
+    in.published = &best;
+    in.selection = r.selection->json;
+  }
+  if (r.live && stream.last_seq > 0) {
+    in.live_oos = LiveOos{stream.last_seq, end - stream.last_end, *r.live};
+  }
+  const std::string payload = publication_text(in);  // = publication_json(in).dump()
+  const std::string topic = "params." + key.first + "." + key.second;
+  try {
+    // Never blocks: a PUB drops per subscriber at its high-water mark; a refusal of the
+    // whole message (EAGAIN) is counted.
+    if (!pub_->sock.send(zmq::buffer(topic),
+                         zmq::send_flags::sndmore | zmq::send_flags::dontwait) ||
+        !pub_->sock.send(zmq::buffer(payload), zmq::send_flags::dontwait)) {
+      ++publish_dropped_;
+    }
+  } catch (const zmq::error_t& e) {
+    ++publish_dropped_;
+    spdlog::error("stream {}.{}: send: {}", key.first, key.second, e.what());
+  }
+  r.marks.sent = Clock::now();
+  latency_.record(r.marks);
+  // The next block of sequence numbers, now that this publication is out (not in the next's).
+  if (Status s = seqs_->top_up(key.first, key.second); !s.ok()) {
+    spdlog::warn("stream {}.{}: sequence numbers not reserved ahead: {}", key.first, key.second,
+                 s.error().message);
+  }
+  spdlog::debug(
+      "latency stream={}.{} seq={} ingest_ms={:.3f} handoff_ms={:.3f} job_ms={:.3f} "
+      "result_ms={:.3f} publish_ms={:.3f}",
+      key.first, key.second, in.seq, ms_between(r.marks.received, r.marks.queued),
+      ms_between(r.marks.queued, r.marks.started), ms_between(r.marks.started, r.marks.finished),
+      ms_between(r.marks.finished, r.marks.taken), ms_between(r.marks.taken, r.marks.sent));
+  // sweep_ms: the whole job (stream run, selection, live_oos); optimise_ms: the stream run.
+  spdlog::info(
+      "published topic={} seq={} combo_id={} {}={:.4g} changed={} sweep_ms={:.1f} "
+      "optimise_ms={:.2f} history_bars={} evaluated={} skipped={}",
+      topic, in.seq, best.combo.id, to_string(stream.cfg.rank.objective), best.objective,
+      in.changed, r.elapsed_ms, r.optimise_ms, end, r.sweep.evaluated, r.sweep.skipped);
+  notify("STATUS=serving; last publication " + topic + " seq " + std::to_string(in.seq));
+
+  stream.before = stream.winner;
+  stream.winner = best.combo;
+  stream.last_seq = in.seq;
+  stream.last_end = end;
+  stream.last_params = params;
+  last_[key] = LastPublication{in.seq, payload};
+  // After the send: a crash in between leaves the previous state, so the next start's
+  // live_oos refers to an older publication (still a true statement), never to one unsent.
+  LiveState live{stream.fingerprint_crc, in.seq, end, best.combo.id, std::nullopt, payload};
+  if (stream.before) live.before = stream.before->id;
+  live_writer_->post(key, std::move(live));  // written off the loop thread
+}
+
+}  // namespace wfod::daemon::loop

@@ -1,0 +1,165 @@
+// Signals, the systemd watchdog, SIGHUP reload (what applies live, what waits for a
+// restart) and the orderly shutdown.
+
+#include "daemon_impl.hpp"
+
+namespace wfod::daemon::loop {
+
+void Daemon::arm_signals() {
+  signals_.async_wait([this](const boost::system::error_code& ec, int signo) {
+    if (ec) return;
+    if (signo == SIGHUP) {
+      reload();
+      arm_signals();
+    } else {
+      spdlog::info("wfod stopping signal={}", signo == SIGTERM ? "SIGTERM" : "SIGINT");
+      shut_down();
+    }
+  });
+}
+
+void Daemon::arm_watchdog() {
+  // The ping is sent from the loop itself: a loop that is stuck (a handler that never
+  // returns, a deadlock) stops pinging and systemd restarts us. A degraded bar log does not
+  // stop the pings: a restart would not fix the disk, and health reports it.
+  watchdog_.expires_after(watchdog_every_);
+  watchdog_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec || stopping_) return;
+    notify("WATCHDOG=1");
+    arm_watchdog();
+  });
+}
+
+void Daemon::reload() {
+  if (config_path_.empty()) {
+    spdlog::warn("SIGHUP: running the embedded demo configuration; nothing to reload");
+    return;
+  }
+  notify("RELOADING=1");
+  spdlog::info("reload start config={}", config_path_);
+  config::Config next;
+  try {
+    next = config::load_config(config_path_);
+  } catch (const std::exception& e) {
+    spdlog::error("reload failed config={} error=\"{}\": keeping the running configuration",
+                  config_path_, e.what());
+    notify("READY=1\nSTATUS=serving (reload failed)");
+    return;
+  }
+  if (next.sha256 == cfg_.sha256) {
+    spdlog::info("reload unchanged config={} sha256={}", config_path_, cfg_.sha256);
+    notify("READY=1\nSTATUS=serving");
+    return;
+  }
+  // Non-strategy keys: the cheap ones apply in place, the rest wait for a restart (sockets,
+  // stores and the engine are set up once). One line says which is which.
+  const ReloadPlan plan = plan_reload(cfg_, next);
+  if (cfg_.daemon.log_level != next.daemon.log_level) {
+    spdlog::set_level(spdlog::level::from_str(next.daemon.log_level));
+    cfg_.daemon.log_level = next.daemon.log_level;
+  }
+  if (cfg_.publish.http != next.publish.http) {
+    boost::system::error_code ignored;
+    if (http_) http_->close(ignored);
+    http_.reset();
+    cfg_.publish.http = next.publish.http;
+    open_http();
+    if (http_) accept_http();
+  }
+  if (!plan.restart.empty()) {
+    spdlog::warn(
+        "reload needs_restart=\"{}\": these keys keep their running values until a restart",
+        join_keys(plan.restart));
+  }
+  // Strategies: streams are (symbol, strategy); a stream whose strategy is unchanged keeps
+  // its schedule, winner and live_oos history; a changed one starts over.
+  std::map<PublicationKey, const config::StrategyConfig*> wanted;
+  for (const config::StrategyConfig& s : next.strategies) {
+    for (const std::string& sym : s.symbols) {
+      if (!symbols_.count(sym)) {
+        spdlog::warn("SIGHUP: strategy {} on new symbol {}: needs a restart", s.name, sym);
+        continue;
+      }
+      wanted[PublicationKey{sym, s.name}] = &s;
+    }
+  }
+  std::vector<PublicationKey> to_start;
+  for (auto it = streams_.begin(); it != streams_.end();) {
+    if (!wanted.count(it->first)) {
+      spdlog::info("SIGHUP: stream {}.{} removed", it->first.first, it->first.second);
+      retired_coalesced_ += it->second.sched.coalesced();
+      last_.erase(it->first);
+      it = streams_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (const auto& [key, s] : wanted) {
+    const auto it = streams_.find(key);
+    if (it != streams_.end() && fingerprint(it->second.cfg) == fingerprint(*s)) continue;
+    spdlog::info("SIGHUP: stream {}.{} {}", key.first, key.second,
+                 it == streams_.end() ? "added" : "changed: re-optimising from scratch");
+    // `changed` (PROTOCOL §2) compares with the previous publication, whatever the reload.
+    std::optional<Json> last_params;
+    if (it != streams_.end()) {
+      retired_coalesced_ += it->second.sched.coalesced();
+      last_params = it->second.last_params;
+    }
+    add_stream(*s, key.first);
+    streams_.at(key).last_params = std::move(last_params);
+    to_start.push_back(key);
+  }
+  // Keep the running [daemon], [publish], [[feed]] and [[symbol]] settings (logged above);
+  // take the new strategies and the new config_version.
+  cfg_.strategies = next.strategies;
+  cfg_.sha256 = next.sha256;
+  spdlog::info(
+      "reload done config={} sha256={} streams={} started={} applied_live=\"{}\" "
+      "needs_restart=\"{}\"",
+      config_path_, cfg_.sha256, streams_.size(), to_start.size(), join_keys(plan.live),
+      join_keys(plan.restart));
+  for (const PublicationKey& key : to_start) {
+    Stream& stream = streams_.at(key);
+    if (stream.sched.on_bars(symbols_.at(key.first).series.size(), 0)) start_job(key);
+  }
+  notify("READY=1\nSTATUS=serving");
+}
+
+void Daemon::shut_down() {
+  if (stopping_) return;
+  stopping_ = true;
+  notify("STOPPING=1");
+  signals_.cancel();
+  watchdog_.cancel();
+  sync_timer_.cancel();
+  group_timer_.cancel();
+  boost::system::error_code ignored;
+  if (rep_) rep_->fd.cancel(ignored);
+  if (zap_) zap_->fd.cancel(ignored);
+  if (http_) http_->close(ignored);
+  for (auto& f : feeds_) f->fd.cancel(ignored);
+  // Queued sweeps are abandoned; a running one finishes (its result is dropped).
+  worker_.stop();
+  if (live_writer_) live_writer_->flush();  // every stream's last publication on disk
+  // Every staged or pending bar written, then one sync pass (one syncfs for many logs, not
+  // a fdatasync per log: 1,000 symbols must stop well inside TimeoutStopSec).
+  (void)ingest_->commit();
+  if (Status s = ingest_->sync_all(); !s.ok()) {
+    spdlog::error("final sync: {}", s.error().message);
+  }
+  for (auto& [name, sym] : symbols_) {
+    if (!sym.store->healthy()) {
+      spdlog::error("symbol {}: {} accepted bars could not be written at shutdown: {}", name,
+                    sym.store->pending(),
+                    sym.store->last_error() ? sym.store->last_error()->message : "");
+    }
+  }
+  if (Status s = seqs_->close(); !s.ok()) {
+    spdlog::error("publication sequence numbers: final write: {}", s.error().message);
+  }
+  const uint64_t suppressed = reject_log_.pending_suppressed();
+  if (suppressed > 0) spdlog::warn("{} feed rejects were not logged (rate limit)", suppressed);
+  io_.stop();
+}
+
+}  // namespace wfod::daemon::loop
