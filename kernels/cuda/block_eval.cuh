@@ -2,7 +2,8 @@
 // and order of the cpu backend's lane kernel (kernels/cpu/lane_kernel_impl.hpp): so with the
 // same positions every field, floats included, is bit-identical to cpu's block_summaries
 // (the file that includes this is built with -fmad=false: no contraction). Decisions are the
-// float64 rules of device_grid.cuh (no float32 screen): exact, as SPEC §9 asks.
+// float64 rules of device_grid.cuh, or (Screened) the sweep's float32 screen with the float64
+// fallback, which decides identically: exact either way, as SPEC §9 asks.
 #pragma once
 
 #include "cuda/device_grid.cuh"
@@ -11,7 +12,22 @@
 
 namespace wfod::cuda {
 
-template <int Family, bool Cross, bool Vol>
+// The decision at the close of bar t (decide()'s answer). Screened: the float32 screen of
+// the sweep's exact mode (decide_loaded with fast = false: the doubles are read only when the
+// floats cannot settle a comparison, so the answer is decide()'s, SPEC §9); `cur` holds bar
+// t's float inputs, `prev` bar t - 1's. Otherwise the float64 rules directly.
+template <int Family, bool Cross, bool Vol, bool Screened>
+__device__ __forceinline__ bool block_decide(const DeviceCombo& c, const BarData& bars,
+                                             const BarInputs& cur, const BarInputs& prev,
+                                             long long t, double* v) {
+  if constexpr (Screened)
+    return decide_loaded<Family, Cross, Vol>(c, cur, prev, bars.matrix, bars.rows, bars.close, t,
+                                             false, v);
+  else
+    return decide<Family, Cross, Vol>(c, bars.matrix, bars.rows, bars.close, t, v);
+}
+
+template <int Family, bool Cross, bool Vol, bool Screened = false>
 __device__ inline Summary block_range_summary(const DeviceCombo& c, const BarData& bars,
                                               long long first, long long last) {
   const double* m = bars.matrix;
@@ -20,6 +36,13 @@ __device__ inline Summary block_range_summary(const DeviceCombo& c, const BarDat
   double p2 = position_at<Family, Cross, Vol>(c, m, rows, bars.close, first - 2);
   double p1 = p2, v;
   if (decide<Family, Cross, Vol>(c, m, rows, bars.close, first - 1, &v)) p1 = v;
+  // Float inputs of bar t (cur) and t - 1 (prev), loaded one bar ahead of their use so the
+  // gather's latency overlaps the previous bar's arithmetic.
+  BarInputs prev{}, cur{};
+  if constexpr (Screened) {
+    if (Cross && first >= 1) prev = load_inputs<Family, Vol>(c, bars.matrix32, rows, first - 1);
+    if (first < last) cur = load_inputs<Family, Vol>(c, bars.matrix32, rows, first);
+  }
   const double head_pos = p2, cost = bars.cost;
   double sum = 0, sum_sq = 0, down_sq = 0;
   double equity = 1, peak = 1, trough = 1, best_peak = 1, best_trough = 1;
@@ -59,7 +82,15 @@ __device__ inline Summary block_range_summary(const DeviceCombo& c, const BarDat
     shorts += b < 0.0 ? 1 : 0;
     changes += changed ? 1 : 0;
     p2 = b;
-    p1 = decide<Family, Cross, Vol>(c, m, rows, bars.close, t, &v) ? v : b;
+    BarInputs next{};
+    if constexpr (Screened) {
+      if (t + 1 < last) next = load_inputs<Family, Vol>(c, bars.matrix32, rows, t + 1);
+    }
+    p1 = block_decide<Family, Cross, Vol, Screened>(c, bars, cur, prev, t, &v) ? v : b;
+    if constexpr (Screened) {
+      prev = cur;
+      cur = next;
+    }
   }
   Summary r;
   r.bars = last - first;

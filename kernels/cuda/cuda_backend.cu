@@ -221,7 +221,7 @@ class CudaBackend final : public Backend {
     // cpu's (selection_pipeline.cu, block_eval.cuh).
     check_window(req);
     selection::check_cuts(req, cuts);
-    prepare(req);
+    prepare_unless_current(req);
     return device_block_summaries(*selection_, req, cuts, prepared());
   }
 
@@ -243,7 +243,7 @@ class CudaBackend final : public Backend {
     }
     check_window(req);
     const auto start = std::chrono::steady_clock::now();
-    prepare(req);
+    prepare_unless_current(req);  // the sweep of this request usually just prepared it
     const double prepare_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return device_robust_scores(*selection_, *this, req, options, prepared(), prepare_ms);
@@ -260,22 +260,75 @@ class CudaBackend final : public Backend {
   }
 
  private:
+  // What the last completed prepare() was for, compared in full (bar values, not pointers):
+  // robust_scores / block_summaries right after the sweep of the same request skip the
+  // second prepare, which would rebuild identical device state.
+  struct PreparedKey {
+    bool valid = false;  // the bars are uploaded_'s
+    Grid grid;
+    Fill fill = Fill::close;
+    double cost = 0;
+    Precision precision = Precision::exact;
+    bool plain = false;
+  };
+  static bool same_grid(const Grid& a, const Grid& b) {
+    return a.family == b.family && a.fast == b.fast && a.slow == b.slow && a.ma == b.ma &&
+           a.side == b.side && a.entry == b.entry && a.n == b.n && a.source == b.source &&
+           a.vol_short == b.vol_short && a.vol_long == b.vol_long &&
+           a.vol_threshold == b.vol_threshold;
+  }
+  static bool plain_kernel() {
+    const char* k = std::getenv("WFOD_CUDA_KERNEL");
+    return k && std::string_view(k) == "plain";
+  }
+  static bool same_bars(const std::vector<double>& kept, std::span<const double> now, size_t n) {
+    return kept.size() == n && now.size() >= n &&
+           (n == 0 || std::memcmp(kept.data(), now.data(), n * sizeof(double)) == 0);
+  }
+  bool prepared_for(const SweepRequest& req) const {
+    const PreparedKey& k = prepared_key_;
+    const auto& h = req.history;
+    const size_t n = req.window.end;
+    return k.valid && k.fill == req.strategy.fill && k.cost == req.strategy.costs.per_unit() &&
+           k.precision == req.precision && k.plain == plain_kernel() &&
+           same_grid(k.grid, req.strategy.grid) && history_.bars == n && uploaded_matches(h, n);
+  }
+  void prepare_unless_current(const SweepRequest& req) {
+    if (!prepared_for(req)) prepare(req);
+  }
+
   // Uploads the history (when it changed), builds indicator rows and grid tables.
   void prepare(const SweepRequest& req) {
+    prepared_key_.valid = false;  // until this prepare completes
+    prepare_state(req);
+    PreparedKey& k = prepared_key_;
+    k.grid = req.strategy.grid;
+    k.fill = req.strategy.fill;
+    k.cost = req.strategy.costs.per_unit();
+    k.precision = req.precision;
+    k.plain = plain_kernel();
+    k.valid = true;
+  }
+
+  void prepare_state(const SweepRequest& req) {
     const auto& h = req.history;
     const size_t n = req.window.end;  // bars past the window's end are never read
-    const bool same = history_.bars == n && uploaded_close_ == h.close.data() &&
-                      uploaded_first_ == (n ? h.close[0] : 0.0) &&
-                      uploaded_last_ == (n ? h.close[n - 1] : 0.0);
-    if (!same) {
+    // Every bar compared (O(n), small next to any sweep): a caller may edit a bar in place
+    // in the same buffer, and a stale device history would be silently wrong.
+    if (history_.bars != n || !uploaded_matches(h, n)) {
+      history_.bars = 0;  // until all four columns are up
       history_.close.upload(h.close.data(), n);
       history_.open.upload(h.open.data(), n);
       history_.high.upload(h.high.data(), n);
       history_.low.upload(h.low.data(), n);
+      const auto keep = [n](std::vector<double>& kept, std::span<const double> now) {
+        kept.assign(now.begin(), now.begin() + static_cast<std::ptrdiff_t>(n));
+      };
+      keep(uploaded_.close, h.close);
+      keep(uploaded_.open, h.open);
+      keep(uploaded_.high, h.high);
+      keep(uploaded_.low, h.low);
       history_.bars = n;
-      uploaded_close_ = h.close.data();
-      uploaded_first_ = n ? h.close[0] : 0.0;
-      uploaded_last_ = n ? h.close[n - 1] : 0.0;
     }
     std::vector<double> gap, body;
     bar_returns(h, req.strategy.fill, n, gap, body);
@@ -482,8 +535,14 @@ class CudaBackend final : public Backend {
   long long resident_threads_ = 0;
   std::unique_ptr<Backend> cpu_ = make_cpu_backend();
   DeviceHistory history_;
-  const double* uploaded_close_ = nullptr;
-  double uploaded_first_ = 0, uploaded_last_ = 0;
+  // Host copies of the bars in history_ (its first history_.bars of each column).
+  struct UploadedBars {
+    std::vector<double> open, high, low, close;
+  } uploaded_;
+  bool uploaded_matches(const HistoryView& h, size_t n) const {
+    return same_bars(uploaded_.close, h.close, n) && same_bars(uploaded_.open, h.open, n) &&
+           same_bars(uploaded_.high, h.high, n) && same_bars(uploaded_.low, h.low, n);
+  }
   static constexpr size_t kPrefixArrays = 8;
   double cost_ = 0;
   DeviceBuffer<double> gap_, body_, prefix_, trees_;
@@ -498,6 +557,7 @@ class CudaBackend final : public Backend {
   DeviceGridTables tables_;
   BarData bars_{};
   std::vector<KernelKind> kinds_;
+  PreparedKey prepared_key_;
   std::shared_ptr<SelectionWorkspace> selection_ = make_selection_workspace();
 };
 

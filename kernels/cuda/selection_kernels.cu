@@ -5,6 +5,8 @@
 // no multiply-add is contracted where the host rounds twice. Reductions choose winners by
 // integer keys and sum integer counts: no float is reduced in an order-dependent way.
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
 #include <type_traits>
 
 #include "cuda/block_eval.cuh"
@@ -26,7 +28,7 @@ unsigned blocks_for(unsigned long long threads, int per_block = kThreads) {
   return static_cast<unsigned>((threads + per_block - 1) / per_block);
 }
 
-template <int Family, bool Cross, bool Vol>
+template <int Family, bool Cross, bool Vol, bool Screened>
 __global__ void __launch_bounds__(kThreads)
     block_summaries_kernel(GridTables g, BarData bars, const long long* __restrict__ edges,
                            int blocks, unsigned long long id0, unsigned long long count,
@@ -41,7 +43,7 @@ __global__ void __launch_bounds__(kThreads)
   const DeviceCombo c = decode_combo(g, id0 + i);
   if (!is_kind<Family, Cross>(c)) return;
   out[i * blocks + b] =
-      c.valid ? block_range_summary<Family, Cross, Vol>(c, bars, edges[b], edges[b + 1])
+      c.valid ? block_range_summary<Family, Cross, Vol, Screened>(c, bars, edges[b], edges[b + 1])
               : Summary{};
 }
 
@@ -158,7 +160,7 @@ __device__ WalkSmem walk_smem(unsigned char* raw, int S) {
 // partial counts the warp's participants below the winner's OOS objective and the others
 // equal to it. All lanes walk the same tree in the same order, so the warp-wide reductions
 // are uniform.
-template <unsigned M, int Obj, bool PassB>
+template <unsigned M, int Obj, bool PassB, int Half>
 __global__ void __launch_bounds__(kWalkThreads, 4)
     cscv_walk_kernel(LeanColumns cols, const uint32_t* __restrict__ binom_g, lean::Ranking rk,
                      uint32_t splits, unsigned long long* part_key, uint32_t* part_k, double* store,
@@ -171,6 +173,8 @@ __global__ void __launch_bounds__(kWalkThreads, 4)
   const size_t warp_global = k >> 5;
   const bool active = k < cols.np;
   const long long np = cols.np;
+  // Partials are split-major (one split's warps adjacent): the reductions read them coalesced.
+  const size_t walk_warps = static_cast<size_t>(gridDim.x) * (kWalkThreads / 32);
   for (int b = 0; b < S; ++b) {
     const long long g_at = b * np + k, s_at = b * kWalkThreads + tid;
 #pragma unroll
@@ -208,7 +212,7 @@ __global__ void __launch_bounds__(kWalkThreads, 4)
       const unsigned lmax = __reduce_max_sync(kFull, hi == hmax ? lo : 0u);
       const unsigned at_max = __ballot_sync(kFull, hi == hmax && lo == lmax);
       if (lane == 0) {
-        const size_t at = warp_global * splits + s;
+        const size_t at = static_cast<size_t>(s) * walk_warps + warp_global;
         part_key[at] = (static_cast<unsigned long long>(hmax) << 32) | lmax;
         part_k[at] = static_cast<uint32_t>(warp_global * 32 + (__ffs(at_max) - 1));
       }
@@ -224,13 +228,13 @@ __global__ void __launch_bounds__(kWalkThreads, 4)
       const unsigned under = __popc(__ballot_sync(kFull, is_below));
       const unsigned ties = __popc(__ballot_sync(kFull, is_tie));
       if (lane == 0) {
-        const size_t at = warp_global * splits + J;
+        const size_t at = static_cast<size_t>(J) * walk_warps + warp_global;
         part_under[at] = under;
         part_ties[at] = ties;
       }
     }
   };
-  lean::walk_half_sets<M>(S, block, sm.binom, leaf);
+  lean::walk_half_sets<M, Half>(S, block, sm.binom, leaf);  // Half: 0 or S / 2
 }
 
 // Pass B from the stored objectives: one block per split J counts, over every participant,
@@ -276,22 +280,36 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// One warp per split: lanes scan the split's walk-warp partials (contiguous), keeping the
+// best key and, among equal keys, the lowest k (later warps hold higher k, so within a lane
+// the first maximum wins); then a warp arg-max on (key, -k). Integer keys: order-free.
 __global__ void __launch_bounds__(kThreads)
     cscv_reduce_a_kernel(const unsigned long long* __restrict__ part_key,
                          const uint32_t* __restrict__ part_k, uint32_t walk_warps, uint32_t splits,
                          int32_t* winner_k) {
-  const uint32_t s = blockIdx.x * kThreads + threadIdx.x;
-  if (s >= splits) return;
+  const uint32_t s = (blockIdx.x * kThreads + threadIdx.x) >> 5;
+  const int lane = threadIdx.x & 31;
+  if (s >= splits) return;  // whole warps leave together
+  const unsigned long long* keys = part_key + static_cast<size_t>(s) * walk_warps;
+  const uint32_t* ks = part_k + static_cast<size_t>(s) * walk_warps;
   unsigned long long best = 0;
-  uint32_t best_k = 0;
-  for (uint32_t b = 0; b < walk_warps; ++b) {
-    const unsigned long long key = part_key[static_cast<size_t>(b) * splits + s];
-    if (key > best) {  // strictly: an earlier warp holds lower k
+  uint32_t best_k = 0xffffffffu;
+  for (uint32_t b = lane; b < walk_warps; b += 32) {
+    const unsigned long long key = keys[b];
+    if (key > best) {  // strictly: this lane's earlier warps hold lower k
       best = key;
-      best_k = part_k[static_cast<size_t>(b) * splits + s];
+      best_k = ks[b];
     }
   }
-  winner_k[s] = best == 0 ? -1 : static_cast<int32_t>(best_k);
+  for (int off = 16; off > 0; off >>= 1) {
+    const unsigned long long ok = __shfl_xor_sync(kFull, best, off);
+    const uint32_t okk = __shfl_xor_sync(kFull, best_k, off);
+    if (ok > best || (ok == best && okk < best_k)) {
+      best = ok;
+      best_k = okk;
+    }
+  }
+  if (lane == 0) winner_k[s] = best == 0 ? -1 : static_cast<int32_t>(best_k);
 }
 
 template <unsigned M, int Obj>
@@ -313,19 +331,27 @@ __global__ void __launch_bounds__(kThreads)
   oos_obj[s] = lean::lean_objective<M, Obj>(lean::fold_mask<M>(all & ~masks[s], cols.S, block), rk);
 }
 
+// One warp per split: integer sums of the split's contiguous walk-warp counts.
 __global__ void __launch_bounds__(kThreads)
     cscv_reduce_b_kernel(const uint32_t* __restrict__ part_under,
                          const uint32_t* __restrict__ part_ties, uint32_t walk_warps,
                          uint32_t splits, unsigned long long* under, unsigned long long* ties) {
-  const uint32_t s = blockIdx.x * kThreads + threadIdx.x;
+  const uint32_t s = (blockIdx.x * kThreads + threadIdx.x) >> 5;
+  const int lane = threadIdx.x & 31;
   if (s >= splits) return;
   unsigned long long u = 0, t = 0;
-  for (uint32_t b = 0; b < walk_warps; ++b) {
-    u += part_under[static_cast<size_t>(b) * splits + s];
-    t += part_ties[static_cast<size_t>(b) * splits + s];
+  for (uint32_t b = lane; b < walk_warps; b += 32) {
+    u += part_under[static_cast<size_t>(s) * walk_warps + b];
+    t += part_ties[static_cast<size_t>(s) * walk_warps + b];
   }
-  under[s] = u;
-  ties[s] = t;
+  for (int off = 16; off > 0; off >>= 1) {
+    u += __shfl_xor_sync(kFull, u, off);
+    t += __shfl_xor_sync(kFull, t, off);
+  }
+  if (lane == 0) {
+    under[s] = u;
+    ties[s] = t;
+  }
 }
 
 __global__ void __launch_bounds__(kThreads)
@@ -374,10 +400,20 @@ void with_lean(const lean::Ranking& rk, F&& f) {
 void launch_block_summaries(const KernelKind& kind, const GridTables& g, const BarData& bars,
                             const long long* edges, int blocks, unsigned long long id0,
                             unsigned long long count, Summary* out) {
+  // The float32 screen decides as the float64 rules do (block_eval.cuh) and reads half the
+  // bytes; WFOD_CUDA_BLOCKS_EXACT=1 keeps the plain float64 decisions (tests run both).
+  const char* env = std::getenv("WFOD_CUDA_BLOCKS_EXACT");
+  const bool screened = !(env && std::string_view(env) == "1");
   dispatch_family(kind, [&](auto fam, auto cross, auto vol) {
-    block_summaries_kernel<decltype(fam)::value, decltype(cross)::value, decltype(vol)::value>
-        <<<blocks_for(count * static_cast<unsigned long long>(blocks)), kThreads>>>(
-            g, bars, edges, blocks, id0, count, out);
+    constexpr int F = decltype(fam)::value;
+    constexpr bool C = decltype(cross)::value, V = decltype(vol)::value;
+    const unsigned grid = blocks_for(count * static_cast<unsigned long long>(blocks));
+    if (screened)
+      block_summaries_kernel<F, C, V, true>
+          <<<grid, kThreads>>>(g, bars, edges, blocks, id0, count, out);
+    else
+      block_summaries_kernel<F, C, V, false>
+          <<<grid, kThreads>>>(g, bars, edges, blocks, id0, count, out);
   });
   WFOD_CUDA_CHECK_LAUNCH();
 }
@@ -417,9 +453,15 @@ void launch_walk(const lean::Ranking& rk, const LeanColumns& cols, const uint32_
                  uint32_t splits, unsigned long long* part_key, uint32_t* part_k, double* store,
                  const int32_t* winner_k, const double* target, uint32_t* part_under,
                  uint32_t* part_ties) {
+  // S = 16 (the default pbo_blocks) has its own instantiation with the tree's shape fixed at
+  // compile time; WFOD_CUDA_WALK_GENERIC=1 forces the run-time shape (tests run both).
+  const char* env = std::getenv("WFOD_CUDA_WALK_GENERIC");
+  const bool fixed16 = cols.S == 16 && !(env && std::string_view(env) == "1");
   with_lean(rk, [&](auto mask, auto obj) {
-    auto kernel = cscv_walk_kernel<decltype(mask)::value, decltype(obj)::value, PassB>;
-    const size_t smem = walk_smem_bytes(Lean<decltype(mask)::value>::kDoubles, cols.S);
+    constexpr unsigned M = decltype(mask)::value;
+    constexpr int Obj = decltype(obj)::value;
+    auto kernel = fixed16 ? cscv_walk_kernel<M, Obj, PassB, 8> : cscv_walk_kernel<M, Obj, PassB, 0>;
+    const size_t smem = walk_smem_bytes(Lean<M>::kDoubles, cols.S);
     WFOD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(smem)));
     kernel<<<blocks_for(cols.np, kWalkThreads), kWalkThreads, smem>>>(
@@ -438,8 +480,8 @@ void launch_cscv_pass_a(const lean::Ranking& rk, const LeanColumns& cols, const 
 
 void launch_cscv_reduce_a(const unsigned long long* part_key, const uint32_t* part_k,
                           uint32_t walk_warps, uint32_t splits, int32_t* winner_k) {
-  cscv_reduce_a_kernel<<<blocks_for(splits), kThreads>>>(part_key, part_k, walk_warps, splits,
-                                                         winner_k);
+  cscv_reduce_a_kernel<<<blocks_for(static_cast<unsigned long long>(splits) * 32), kThreads>>>(
+      part_key, part_k, walk_warps, splits, winner_k);
   WFOD_CUDA_CHECK_LAUNCH();
 }
 
@@ -470,8 +512,8 @@ void launch_cscv_count_stored(const double* store, uint32_t np, uint32_t splits,
 void launch_cscv_reduce_b(const uint32_t* part_under, const uint32_t* part_ties,
                           uint32_t walk_warps, uint32_t splits, unsigned long long* under,
                           unsigned long long* ties) {
-  cscv_reduce_b_kernel<<<blocks_for(splits), kThreads>>>(part_under, part_ties, walk_warps, splits,
-                                                         under, ties);
+  cscv_reduce_b_kernel<<<blocks_for(static_cast<unsigned long long>(splits) * 32), kThreads>>>(
+      part_under, part_ties, walk_warps, splits, under, ties);
   WFOD_CUDA_CHECK_LAUNCH();
 }
 

@@ -54,7 +54,7 @@ size_t cscv_walk_smem(const selection::lean::Ranking& rk, int S);
 
 void launch_cscv_pack(const selection::lean::Ranking& rk, const Summary* blocks, int stride,
                       int first, const uint32_t* ids, const LeanColumns& cols);
-// Walk warps of `np` participants: per (warp, split) partials, warp-major.
+// Walk warps of `np` participants: per (warp, split) partials, split-major.
 inline uint32_t cscv_walk_warps(uint32_t np) {
   return (np + kWalkThreads - 1) / kWalkThreads * (kWalkThreads / 32);
 }

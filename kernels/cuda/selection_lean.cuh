@@ -332,12 +332,15 @@ inline std::vector<uint32_t> binomial_table() {
 
 // Recursion level I of walk_half_sets: member I of the subset ranges over [start, S - h + I];
 // `fold` joins members 0..I-1, `rank` sums C(c_j, j + 1) over them. Templated on the level so
-// every level's fold lives in its own registers on the device (no local-memory stack).
-template <int I, unsigned M, class Block, class Leaf>
+// every level's fold lives in its own registers on the device (no local-memory stack). H > 0
+// fixes h = H and S = 2H at compile time (the leaf exists only at the last level: less code,
+// fewer live registers); H = 0 takes them at run time.
+template <int I, int H, unsigned M, class Block, class Leaf>
 WFOD_HD_INLINE void walk_level(int S, int h, const Block& block, const Lean<M>& fold, int start,
                                uint32_t rank, const uint32_t* binom, Leaf& leaf) {
-  if constexpr (I < kMaxHalf) {
-    for (int c = start; c <= S - h + I; ++c) {
+  if constexpr (I < (H > 0 ? H : kMaxHalf)) {
+    const int last = H > 0 ? H + I : S - h + I;
+    for (int c = start; c <= last; ++c) {
       Lean<M> next;
       if constexpr (I == 0) {
         next = block(c);
@@ -345,10 +348,16 @@ WFOD_HD_INLINE void walk_level(int S, int h, const Block& block, const Lean<M>& 
         lean_join(fold, block(c), next);
       }
       const uint32_t r = rank + binom[c * kBinomCols + I + 1];
-      if (I + 1 == h) {
+      if constexpr (H > 0) {
+        if constexpr (I + 1 == H) {
+          leaf(r, next);
+        } else {
+          walk_level<I + 1, H>(S, h, block, next, c + 1, r, binom, leaf);
+        }
+      } else if (I + 1 == h) {
         leaf(r, next);
       } else {
-        walk_level<I + 1>(S, h, block, next, c + 1, r, binom, leaf);
+        walk_level<I + 1, H>(S, h, block, next, c + 1, r, binom, leaf);
       }
     }
   }
@@ -356,11 +365,11 @@ WFOD_HD_INLINE void walk_level(int S, int h, const Block& block, const Lean<M>& 
 
 // Every h-subset (h = S / 2) of blocks 0..S-1: leaf(split, fold) with the split's index in
 // increasing-bitmask order and the left fold, in time order, of its blocks. block(c) returns
-// block c's Lean.
-template <unsigned M, class Block, class Leaf>
+// block c's Lean. H > 0: S must be 2H (walk_level).
+template <unsigned M, int H = 0, class Block, class Leaf>
 WFOD_HD_INLINE void walk_half_sets(int S, const Block& block, const uint32_t* binom, Leaf& leaf) {
   const Lean<M> none{};
-  walk_level<0>(S, S / 2, block, none, 0, 0u, binom, leaf);
+  walk_level<0, H>(S, S / 2, block, none, 0, 0u, binom, leaf);
 }
 
 // The left fold of the blocks whose bits are set in `mask`, in time order (the target pass:

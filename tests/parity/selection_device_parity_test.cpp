@@ -273,6 +273,51 @@ TEST(SelectionDeviceAlgorithm, HostRunEqualsCscvPbo) {
   }
 }
 
+// The walk with the tree's shape fixed at compile time (the device's S = 16 kernel) visits the
+// same splits in the same order with the same folds, bit for bit, as the run-time shape.
+TEST(SelectionDeviceAlgorithm, FixedShapeWalkEqualsRuntimeWalk) {
+  const Series s = goog();
+  auto cpu = make_backend("cpu");
+  const StrategySpec spec =
+      ma_spec({MaType::sma}, {Entry::state}, {Side::long_short}, false, Fill::close);
+  const SweepRequest req = request_of(HistoryView::of(s), spec, 1203);
+  const auto layout = selection::cscv_layout(req.window, 16);
+  const std::vector<Summary> blocks = cpu->block_summaries(req, layout.cuts);
+  const size_t stride = layout.total_blocks(), first = layout.first_cscv_block();
+  const std::vector<uint32_t> binom = lean::binomial_table();
+  constexpr unsigned M = lean::bit(lean::kSum) | lean::bit(lean::kSumSq) | lean::kDrawdownFields |
+                         lean::bit(lean::kHeadRet) | lean::bit(lean::kTailRet) |
+                         lean::bit(lean::kWinSum) | lean::bit(lean::kLossSum);
+  for (uint64_t id = 0; id < spec.grid.size(); ++id) {
+    if (!spec.grid.decode(id).valid()) continue;
+    auto block = [&](int c) {
+      return lean::lean_of<M>(blocks[id * stride + first + static_cast<size_t>(c)]);
+    };
+    std::vector<std::pair<uint32_t, lean::Lean<M>>> runtime, fixed;
+    auto keep = [](auto& v) {
+      return [&v](uint32_t split, const lean::Lean<M>& f) { v.emplace_back(split, f); };
+    };
+    auto leaf_r = keep(runtime);
+    auto leaf_f = keep(fixed);
+    lean::walk_half_sets<M>(16, block, binom.data(), leaf_r);
+    lean::walk_half_sets<M, 8>(16, block, binom.data(), leaf_f);
+    ASSERT_EQ(runtime.size(), 12870u);
+    ASSERT_EQ(fixed.size(), runtime.size());
+    for (size_t i = 0; i < runtime.size(); ++i) {
+      ASSERT_EQ(fixed[i].first, runtime[i].first) << "leaf " << i;
+      const lean::Lean<M>& a = fixed[i].second;
+      const lean::Lean<M>& b = runtime[i].second;
+      for (int f = 0; f < lean::Lean<M>::kDoubles; ++f)
+        ASSERT_TRUE(same_bits(a.v[f], b.v[f])) << "leaf " << i << " field " << f;
+      ASSERT_EQ(a.closed, b.closed);
+      ASSERT_EQ(a.held, b.held);
+      ASSERT_EQ(a.head_pos, b.head_pos);
+      ASSERT_EQ(a.tail_pos, b.tail_pos);
+      ASSERT_EQ(a.single_run, b.single_run);
+    }
+  }
+}
+
 TEST(SelectionDeviceAlgorithm, RankKeyOrdersAsRanksBefore) {
   const double inf = std::numeric_limits<double>::infinity();
   const double v[] = {-inf,
@@ -551,12 +596,18 @@ TEST(SelectionDeviceParity, BlockSummariesEqualCpuOnSyntheticSeries) {
   const Series walk = test::random_walk(2600, 5);
   const Series spikes = test::spike_series(2600, 6, {700, 1500, 2200}, 2.3);
   const Series flat = test::constant_series(900, 50);
-  uint64_t seed = 1;
-  for (const BlockCase& c : block_cases()) {
-    SCOPED_TRACE(c.name);
-    for (const Series* s : {&walk, &spikes, &flat})
-      check_blocks(*cuda, *cpu, HistoryView::of(*s), c.spec, seed++);
+  // Both decision paths of the block kernel: the float32 screen (default) and plain float64.
+  for (const char* exact : {"0", "1"}) {
+    SCOPED_TRACE(std::string("WFOD_CUDA_BLOCKS_EXACT=") + exact);
+    ::setenv("WFOD_CUDA_BLOCKS_EXACT", exact, 1);
+    uint64_t seed = 1;
+    for (const BlockCase& c : block_cases()) {
+      SCOPED_TRACE(c.name);
+      for (const Series* s : {&walk, &spikes, &flat})
+        check_blocks(*cuda, *cpu, HistoryView::of(*s), c.spec, seed++);
+    }
   }
+  ::unsetenv("WFOD_CUDA_BLOCKS_EXACT");
 }
 
 TEST(SelectionDeviceParity, BlockSummariesEqualCpuOnRealData) {
@@ -632,11 +683,68 @@ TEST(SelectionDeviceParity, RobustScoresEqualHostPipeline) {
     }
   }
   ::unsetenv("WFOD_CUDA_CSCV_STORE");
+  // The run-time tree shape for S = 16 (the fixed-shape kernel is the default there).
+  ::setenv("WFOD_CUDA_WALK_GENERIC", "1", 1);
+  for (const RankCase& rc : rank_cases()) {
+    SCOPED_TRACE(std::string("generic walk: ") + std::string(to_string(rc.objective)));
+    SweepRequest req = request_of(HistoryView::of(*runs[0].series), runs[0].spec, runs[0].bars);
+    req.rank = rank_of(rc);
+    const auto opt = options_of(req, runs[0].S, runs[0].stat);
+    expect_same_scores(cuda->robust_scores(req, opt), cpu->robust_scores(req, opt));
+  }
+  ::unsetenv("WFOD_CUDA_WALK_GENERIC");
   // cagr goes through the host pipeline on this backend (pow): still equal.
   SweepRequest req = request_of(HistoryView::of(real), runs[0].spec, 1203);
   req.rank.objective = Objective::cagr;
   const auto opt = options_of(req, 16, "mean");
   expect_same_scores(cuda->robust_scores(req, opt), cpu->robust_scores(req, opt));
+}
+
+// robust_scores right after a sweep reuses the sweep's prepared device state only when the
+// request is the same: a sweep of another grid, another cost or another series (same length,
+// same first and last close, a bar between changed) must not leave its state behind.
+TEST(SelectionDeviceParity, RobustScoresAfterSweepOfAnotherRequest) {
+  WFOD_CUDA_OR_SKIP(cuda);
+  auto cpu = make_backend("cpu");
+  const Series real = goog();
+  const StrategySpec spec =
+      ma_spec({MaType::sma, MaType::ema}, {Entry::state}, {Side::long_short}, false, Fill::close);
+  SweepRequest req = request_of(HistoryView::of(real), spec, 1203);
+  const auto opt = options_of(req, 16, "mean");
+  const auto want = cpu->robust_scores(req, opt);
+  // Same request: the second prepare is skipped, the scores are the same.
+  cuda->sweep(req);
+  expect_same_scores(cuda->robust_scores(req, opt), want);
+  // Another grid, then another cost, then the same request again.
+  SweepRequest other = req;
+  other.strategy.grid.fast = {3, 4, 6};
+  other.strategy.grid.ma = {MaType::wma};
+  cuda->sweep(other);
+  expect_same_scores(cuda->robust_scores(req, opt), want);
+  other = req;
+  other.strategy.costs.commission_bps = 9;
+  cuda->sweep(other);
+  expect_same_scores(cuda->robust_scores(req, opt), want);
+  // Another series in another buffer: same length, same first and last close, one bar between
+  // changed (so the bar returns differ).
+  Series changed = real;
+  const size_t mid = req.window.first() + 100;
+  changed.close[mid] *= 1.05;
+  changed.high[mid] = std::max(changed.high[mid], changed.close[mid]);
+  other = req;
+  other.history = HistoryView::of(changed);
+  cuda->sweep(other);
+  expect_same_scores(cuda->robust_scores(req, opt), want);
+  // And block_summaries after a sweep of the other series.
+  cuda->sweep(other);
+  const auto layout = selection::cscv_layout(req.window, 16);
+  const auto got = cuda->block_summaries(req, layout.cuts);
+  const auto cpu_blocks = cpu->block_summaries(req, layout.cuts);
+  ASSERT_EQ(got.size(), cpu_blocks.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    expect_bit_identical(got[i], cpu_blocks[i]);
+    if (::testing::Test::HasFailure()) return;
+  }
 }
 
 }  // namespace
