@@ -5,6 +5,8 @@
 //   daemon_latency csv FILE BARS SEED            write the backfill: BARS synthetic bars
 //   daemon_latency run FEED_ENDPOINT PUB_ENDPOINT SYMBOL STRATEGY FROM COUNT SEED
 //   daemon_latency stages SNAPSHOT_ENDPOINT      the daemon's own split (health latency_ms)
+// WFOD_LATENCY_CLIENT_SPIN=1: the subscriber polls without sleeping (a trading system's
+// busy loop), so the figures leave out this process's own wake-up.
 // `run` binds FEED_ENDPOINT (the daemon's [[feed]] connects to it), connects to the
 // daemon's PUB, and sends bars FROM .. FROM+COUNT-1 of the same seeded series.
 #include <algorithm>
@@ -17,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 #include <zmq.hpp>
@@ -71,9 +74,22 @@ double percentile(std::vector<double> v, double q) {
   return v[std::min(i == 0 ? 0 : i - 1, v.size() - 1)];
 }
 
+// Waits up to 5 s for a message. `spin`: polls without sleeping, as a latency-sensitive
+// subscriber would, so the clock does not include this process being woken up.
+bool wait_readable(zmq::socket_t& in, bool spin) {
+  zmq::pollitem_t item{in.handle(), 0, ZMQ_POLLIN, 0};
+  if (!spin) return zmq::poll(&item, 1, std::chrono::milliseconds(5000)) > 0;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (std::chrono::steady_clock::now() < until)
+    if (zmq::poll(&item, 1, std::chrono::milliseconds(0)) > 0) return true;
+  return false;
+}
+
 int run(const std::string& feed, const std::string& pub, const std::string& symbol,
         const std::string& strategy, size_t from, size_t count, uint64_t seed) {
   const std::vector<Bar> bars = walk(from + count, seed);
+  const char* spin_env = std::getenv("WFOD_LATENCY_CLIENT_SPIN");
+  const bool spin = spin_env && std::string_view(spin_env) == "1";
   zmq::context_t ctx;
   zmq::socket_t out(ctx, zmq::socket_type::pub), in(ctx, zmq::socket_type::sub);
   out.bind(feed);
@@ -94,8 +110,7 @@ int run(const std::string& feed, const std::string& pub, const std::string& symb
     // covers) is the subscriber's own work, not the daemon's latency.
     auto received = sent;
     while (!got) {
-      zmq::pollitem_t item{in.handle(), 0, ZMQ_POLLIN, 0};
-      if (zmq::poll(&item, 1, std::chrono::milliseconds(5000)) == 0) break;
+      if (!wait_readable(in, spin)) break;
       std::vector<zmq::message_t> parts;
       if (!zmq::recv_multipart(in, std::back_inserter(parts))) break;
       received = std::chrono::steady_clock::now();

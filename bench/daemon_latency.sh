@@ -47,7 +47,7 @@ TOML
 "$wfod" --config "$work/wfod.toml" > "$work/wfod.log" 2>&1 &
 pid=$!
 sleep 3
-echo "# daemon_latency: grid $grid, W=10000, every=1, backend $backend, busy_poll_us=${WFOD_LATENCY_BUSY_POLL_US:-0}, $(date -u +%F)"
+echo "# daemon_latency: grid $grid, W=10000, every=1, backend $backend, busy_poll_us=${WFOD_LATENCY_BUSY_POLL_US:-0}, client spin=${WFOD_LATENCY_CLIENT_SPIN:-0}, $(date -u +%F)"
 rc=0
 "$client" run "tcp://127.0.0.1:$base" "tcp://127.0.0.1:$((base + 1))" SYN lat "$backfill" "$bars" 7 || rc=$?
 "$client" stages "tcp://127.0.0.1:$((base + 2))" || true

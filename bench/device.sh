@@ -6,6 +6,9 @@ set -uo pipefail
 OUT=${OUT:-/tmp/wfod-out}
 mkdir -p "$OUT"
 S=$PWD/.device
+# stage-device.sh packs the binaries (each embeds the kernels' fatbin): the carried tree must
+# stay under the device tool's 64 MiB.
+if [ -f "$S/bin.tgz" ] && [ ! -d "$S/bin" ]; then tar xzf "$S/bin.tgz" -C "$S"; fi
 export LD_LIBRARY_PATH=$S/lib:${LD_LIBRARY_PATH:-}
 # The test binaries look for the real data and sources where they were built.
 [ -d /work/shared/data ] || { mkdir -p /work/shared && cp -r "$S/data" /work/shared/data; }
@@ -65,10 +68,14 @@ fi
 grep -sE "FAILED|Failure|Expected|Which is|rror" "$OUT"/stream_parity.log | head -20
 if [ "${WFOD_E2E:-0}" = "1" ]; then
   # WFOD_E2E_BUSY_POLL: the [daemon] busy_poll_us values to run (latency mode; 0 = off).
-  for bp in ${WFOD_E2E_BUSY_POLL:-0}; do
-    echo "== daemon_latency: bar -> wfod (cuda stream) -> publication, 1M combos, busy_poll_us=$bp"
-    WFOD_LATENCY_BUSY_POLL_US=$bp bash bench/daemon_latency.sh "$S/bin/wfod" "$S/bin/daemon_latency" \
-      1m "${WFOD_E2E_BARS:-1000}" cuda 2>&1 | tee -a "$OUT/daemon_latency.txt"
+  # WFOD_E2E_CLIENT_SPIN: 0 (the subscriber sleeps in poll) and/or 1 (it spins).
+  for spin in ${WFOD_E2E_CLIENT_SPIN:-0}; do
+    for bp in ${WFOD_E2E_BUSY_POLL:-0}; do
+      echo "== daemon_latency: bar -> wfod (cuda stream) -> publication, 1M combos, busy_poll_us=$bp, client spin=$spin"
+      WFOD_LATENCY_CLIENT_SPIN=$spin WFOD_LATENCY_BUSY_POLL_US=$bp bash bench/daemon_latency.sh \
+        "$S/bin/wfod" "$S/bin/daemon_latency" 1m "${WFOD_E2E_BARS:-1000}" cuda 2>&1 |
+        tee -a "$OUT/daemon_latency.txt"
+    done
   done
 fi
 [ "${WFOD_STREAM_ONLY:-0}" = "1" ] && exit 0
