@@ -12,34 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "bench_series.hpp"
 #include "cuda/cuda_backend.hpp"
 #include "wfod/backend.hpp"
 
 using namespace wfod;
 
 namespace {
-
-// Geometric random walk with a fixed seed: the same series on every machine.
-Series random_walk(size_t bars, uint64_t seed) {
-  Series s;
-  s.reserve(bars);
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> step(0.0003, 0.012);
-  double close = 100;
-  for (size_t t = 0; t < bars; ++t) {
-    const double open = close * std::exp(step(rng) * 0.2);
-    const double next = close * std::exp(step(rng));
-    Bar b{static_cast<int64_t>(t) * 86'400'000'000'000LL,
-          open,
-          std::max(open, next) * 1.002,
-          std::min(open, next) * 0.998,
-          next,
-          1000};
-    s.push_back(b);
-    close = next;
-  }
-  return s;
-}
 
 std::vector<int> range(int a, int b, int step = 1) {
   std::vector<int> v;
@@ -65,7 +44,7 @@ int main(int argc, char** argv) {
   const std::string only = argc > 2 ? argv[2] : "";  // "A", "B" or "C": one case (profiling)
   std::vector<Case> cases;
   {
-    Case c{"A sma 200k x 10k", random_walk(13'100, 1), {}};
+    Case c{"A sma 200k x 10k", bench::random_walk(13'100, 1, bench::kDailyWalk), {}};
     Grid& g = c.req.strategy.grid;
     g.fast = range(2, 201);
     g.slow = range(10, 1009);
@@ -73,7 +52,7 @@ int main(int argc, char** argv) {
     cases.push_back(std::move(c));
   }
   {
-    Case c{"B hma 80 x 150k", random_walk(150'601, 2), {}};
+    Case c{"B hma 80 x 150k", bench::random_walk(150'601, 2, bench::kDailyWalk), {}};
     Grid& g = c.req.strategy.grid;
     g.ma = {MaType::hma};
     g.fast = range(10, 49);
@@ -82,7 +61,7 @@ int main(int argc, char** argv) {
     cases.push_back(std::move(c));
   }
   {
-    Case c{"C paper 12.6M x 5k", random_walk(5'601, 3), {}};
+    Case c{"C paper 12.6M x 5k", bench::random_walk(5'601, 3, bench::kDailyWalk), {}};
     Grid& g = c.req.strategy.grid;
     g.fast = range(5, 19);
     g.slow = range(20, 200);

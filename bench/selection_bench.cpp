@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_series.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/selection/robust_scores.hpp"
 #include "wfod/selection/selection.hpp"
@@ -30,28 +31,6 @@
 using namespace wfod;
 
 namespace {
-
-// Geometric random walk with a fixed seed (gpu_bench's case A series).
-Series random_walk(size_t bars, uint64_t seed) {
-  Series s;
-  s.reserve(bars);
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> step(0.0003, 0.012);
-  double close = 100;
-  for (size_t t = 0; t < bars; ++t) {
-    const double open = close * std::exp(step(rng) * 0.2);
-    const double next = close * std::exp(step(rng));
-    Bar b{static_cast<int64_t>(t) * 86'400'000'000'000LL,
-          open,
-          std::max(open, next) * 1.002,
-          std::min(open, next) * 0.998,
-          next,
-          1000};
-    s.push_back(b);
-    close = next;
-  }
-  return s;
-}
 
 std::vector<int> range(int a, int b) {
   std::vector<int> v;
@@ -96,7 +75,7 @@ int main(int argc, char** argv) {
   g.slow = range(10, 9 + slow);
   g.ma = {MaType::sma};
   const size_t warmup = default_warmup(g);
-  const Series series = random_walk(window + warmup + 1 + 100, 1);
+  const Series series = bench::random_walk(window + warmup + 1 + 100, 1, bench::kDailyWalk);
   req.history = HistoryView::of(series);
   req.window = {series.size(), window, warmup};
 

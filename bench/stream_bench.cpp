@@ -14,28 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "bench_series.hpp"
 #include "wfod/backend.hpp"
 
 using namespace wfod;
 
 namespace {
-
-// Geometric random walk with a fixed seed: the same series on every machine.
-Series random_walk(size_t bars, uint64_t seed) {
-  Series s;
-  s.reserve(bars);
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<double> step(0.0002, 0.01);
-  double close = 100;
-  for (size_t t = 0; t < bars; ++t) {
-    const double open = close * std::exp(step(rng) * 0.2);
-    const double next = close * std::exp(step(rng));
-    s.push_back(Bar{static_cast<int64_t>(t + 1) * 60'000'000'000LL, open,
-                    std::max(open, next) * 1.001, std::min(open, next) * 0.999, next, 1000, 0});
-    close = next;
-  }
-  return s;
-}
 
 std::vector<int> range(int a, int b) {
   std::vector<int> v;
@@ -74,7 +58,7 @@ int main(int argc, char** argv) {
   spec.warmup = default_warmup(g);
   spec.chunk = chunk;
   const size_t opened = spec.warmup + spec.window + 1 + 64;
-  const Series all = random_walk(opened + streamed, 7);
+  const Series all = bench::random_walk(opened + streamed, 7, bench::kMinuteWalk);
 
   auto backend = make_backend(backend_name);
   auto t0 = std::chrono::steady_clock::now();

@@ -409,75 +409,17 @@ inline std::vector<uint32_t> split_masks(size_t blocks) {
   return masks;
 }
 
-// PboResult from the per-split outcomes, with cscv_pbo's arithmetic (pbo.cpp), so the result
-// is bit-identical to it. `r` arrives with blocks, splits, combos and excluded_nonpositive set.
+// PboResult from the per-split outcomes through finish_pbo, the host's own aggregation, so
+// the result is bit-identical to cscv_pbo's. `r` arrives with blocks, splits, combos and
+// excluded_nonpositive set.
 inline void aggregate(const std::vector<SplitOutcome>& outcome, uint64_t n, size_t hist_bins,
                       PboResult& r) {
-  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-  r.pbo = kNaN;
-  uint64_t overfit = 0, losses = 0;
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  std::vector<CscvSplit> splits(outcome.size());
   for (size_t s = 0; s < outcome.size(); ++s) {
     const SplitOutcome& o = outcome[s];
-    if (o.winner < 0) continue;
-    // Relative rank in (0, 1): rank 1..N (ties at their mid-rank) over N + 1.
-    const double omega = (1.0 + static_cast<double>(o.under) + 0.5 * static_cast<double>(o.ties)) /
-                         static_cast<double>(n + 1);
-    const double logit = std::log(omega / (1 - omega));
-    ++r.splits_with_winner;
-    r.logits.push_back(logit);
-    overfit += logit <= 0 ? 1 : 0;
-    losses += o.oos_obj < 0 ? 1 : 0;
-    if (std::isfinite(o.is_obj) && std::isfinite(o.oos_obj)) {
-      ++r.regression_points;
-      sx += o.is_obj;
-      sy += o.oos_obj;
-    }
+    splits[s] = {o.winner >= 0, o.is_obj, o.oos_obj, o.under, o.ties};
   }
-  if (r.logits.empty()) return;
-  const double m = static_cast<double>(r.splits_with_winner);
-  r.pbo = static_cast<double>(overfit) / m;
-  r.prob_oos_loss = static_cast<double>(losses) / m;
-
-  std::vector<double> sorted = r.logits;
-  std::sort(sorted.begin(), sorted.end());
-  auto quantile_sorted = [&](double q) {
-    const double h = static_cast<double>(sorted.size() - 1) * q;
-    const size_t lo = static_cast<size_t>(std::floor(h));
-    if (lo + 1 >= sorted.size()) return sorted[lo];
-    return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[lo + 1] - sorted[lo]);
-  };
-  const double qs[7] = {0, 0.05, 0.25, 0.5, 0.75, 0.95, 1};
-  for (int i = 0; i < 7; ++i) r.q[i] = quantile_sorted(qs[i]);
-  double sum = 0;
-  for (double x : r.logits) sum += x;
-  r.mean_logit = sum / m;
-
-  r.hist_hi = std::log(static_cast<double>(n));
-  r.hist_lo = -r.hist_hi;
-  r.histogram.assign(hist_bins, 0);
-  for (double x : r.logits) {
-    const double f = (x - r.hist_lo) / (r.hist_hi - r.hist_lo) * static_cast<double>(hist_bins);
-    const size_t bin = static_cast<size_t>(std::clamp(f, 0.0, static_cast<double>(hist_bins - 1)));
-    ++r.histogram[bin];
-  }
-
-  r.slope = r.intercept = kNaN;
-  if (r.regression_points > 0) {
-    const double k = static_cast<double>(r.regression_points);
-    const double mx = sx / k, my = sy / k;
-    for (const SplitOutcome& o : outcome) {
-      if (o.winner < 0 || !std::isfinite(o.is_obj) || !std::isfinite(o.oos_obj)) continue;
-      sxx += (o.is_obj - mx) * (o.is_obj - mx);
-      sxy += (o.is_obj - mx) * (o.oos_obj - my);
-    }
-    if (sxx > 0) {
-      r.slope = sxy / sxx;
-      r.intercept = my - r.slope * mx;
-    } else {
-      r.intercept = my;
-    }
-  }
+  finish_pbo(splits, n, hist_bins, r);
 }
 
 }  // namespace wfod::selection::lean

@@ -67,12 +67,71 @@ bool lean_passes(const Summary& s, const RankSpec& rank) {
   return true;
 }
 
-struct SplitOutcome {
-  bool has_winner = false;
-  double logit = 0, is_obj = 0, oos_obj = 0;
-};
-
 }  // namespace
+
+void finish_pbo(std::span<const CscvSplit> splits, uint64_t participants, size_t hist_bins,
+                PboResult& r) {
+  r.pbo = kNaN;
+  r.splits_with_winner = 0;
+  r.logits.clear();
+  uint64_t overfit = 0, losses = 0;
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const CscvSplit& o : splits) {
+    if (!o.has_winner) continue;
+    // Relative rank in (0, 1): rank 1..N (ties at their mid-rank) over N + 1.
+    const double omega = (1.0 + static_cast<double>(o.under) + 0.5 * static_cast<double>(o.ties)) /
+                         static_cast<double>(participants + 1);
+    const double logit = std::log(omega / (1 - omega));
+    ++r.splits_with_winner;
+    r.logits.push_back(logit);
+    overfit += logit <= 0 ? 1 : 0;
+    losses += o.oos_obj < 0 ? 1 : 0;
+    if (std::isfinite(o.is_obj) && std::isfinite(o.oos_obj)) {
+      ++r.regression_points;
+      sx += o.is_obj;
+      sy += o.oos_obj;
+    }
+  }
+  if (r.logits.empty()) return;
+  const double m = static_cast<double>(r.splits_with_winner);
+  r.pbo = static_cast<double>(overfit) / m;
+  r.prob_oos_loss = static_cast<double>(losses) / m;
+
+  std::vector<double> sorted = r.logits;
+  std::sort(sorted.begin(), sorted.end());
+  const double qs[7] = {0, 0.05, 0.25, 0.5, 0.75, 0.95, 1};
+  for (int i = 0; i < 7; ++i) r.q[i] = quantile_sorted(sorted, qs[i]);
+  double sum = 0;
+  for (double x : r.logits) sum += x;
+  r.mean_logit = sum / m;
+
+  r.hist_hi = std::log(static_cast<double>(participants));
+  r.hist_lo = -r.hist_hi;
+  r.histogram.assign(hist_bins, 0);
+  for (double x : r.logits) {
+    const double f = (x - r.hist_lo) / (r.hist_hi - r.hist_lo) * static_cast<double>(hist_bins);
+    const size_t bin = static_cast<size_t>(std::clamp(f, 0.0, static_cast<double>(hist_bins - 1)));
+    ++r.histogram[bin];
+  }
+
+  // OLS in centred form (two passes) for accuracy.
+  r.slope = r.intercept = kNaN;
+  if (r.regression_points > 0) {
+    const double k = static_cast<double>(r.regression_points);
+    const double mx = sx / k, my = sy / k;
+    for (const CscvSplit& o : splits) {
+      if (!o.has_winner || !std::isfinite(o.is_obj) || !std::isfinite(o.oos_obj)) continue;
+      sxx += (o.is_obj - mx) * (o.is_obj - mx);
+      sxy += (o.is_obj - mx) * (o.oos_obj - my);
+    }
+    if (sxx > 0) {
+      r.slope = sxy / sxx;
+      r.intercept = my - r.slope * mx;
+    } else {
+      r.intercept = my;
+    }
+  }
+}
 
 PboResult cscv_pbo(std::span<const Summary> summaries, std::span<const uint8_t> take, size_t stride,
                    size_t first_block, size_t blocks, const RankSpec& rank, double bars_per_year,
@@ -108,7 +167,7 @@ PboResult cscv_pbo(std::span<const Summary> summaries, std::span<const uint8_t> 
   r.pbo = kNaN;
   if (ids.size() < 2) return r;  // no selection among fewer than two combos
 
-  std::vector<SplitOutcome> outcome(masks.size());
+  std::vector<CscvSplit> outcome(masks.size());
   const size_t n = ids.size();
   // Splits are the leaves of a binary tree over blocks 0..S-1 (each block IS or OOS, at
   // most S/2 of each); each worker walks whole subtrees below a prefix of `depth0` blocks,
@@ -149,10 +208,7 @@ PboResult cscv_pbo(std::span<const Summary> summaries, std::span<const uint8_t> 
         if (below(oos[k], oos[best])) ++under;
         if (k != best && same(oos[k], oos[best])) ++ties;
       }
-      // Relative rank in (0, 1): rank 1..N (ties at their mid-rank) over N + 1.
-      const double omega = (1.0 + static_cast<double>(under) + 0.5 * static_cast<double>(ties)) /
-                           static_cast<double>(n + 1);
-      outcome[s] = {true, std::log(omega / (1 - omega)), best_obj, oos[best]};
+      outcome[s] = {true, best_obj, oos[best], under, ties};
     };
     // Takes block b into IS (bit set) or OOS, then descends.
     auto take_block = [&](size_t b, bool in_is, size_t ni, size_t no) {
@@ -191,60 +247,7 @@ PboResult cscv_pbo(std::span<const Summary> summaries, std::span<const uint8_t> 
   worker();
   for (auto& t : pool) t.join();
 
-  // Aggregate in split order.
-  uint64_t overfit = 0, losses = 0;
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (const SplitOutcome& o : outcome) {
-    if (!o.has_winner) continue;
-    ++r.splits_with_winner;
-    r.logits.push_back(o.logit);
-    overfit += o.logit <= 0 ? 1 : 0;
-    losses += o.oos_obj < 0 ? 1 : 0;
-    if (std::isfinite(o.is_obj) && std::isfinite(o.oos_obj)) {
-      ++r.regression_points;
-      sx += o.is_obj;
-      sy += o.oos_obj;
-    }
-  }
-  if (r.logits.empty()) return r;
-  const double m = static_cast<double>(r.splits_with_winner);
-  r.pbo = static_cast<double>(overfit) / m;
-  r.prob_oos_loss = static_cast<double>(losses) / m;
-
-  std::vector<double> sorted = r.logits;
-  std::sort(sorted.begin(), sorted.end());
-  const double qs[7] = {0, 0.05, 0.25, 0.5, 0.75, 0.95, 1};
-  for (int i = 0; i < 7; ++i) r.q[i] = quantile_sorted(sorted, qs[i]);
-  double sum = 0;
-  for (double x : r.logits) sum += x;
-  r.mean_logit = sum / m;
-
-  r.hist_hi = std::log(static_cast<double>(n));
-  r.hist_lo = -r.hist_hi;
-  r.histogram.assign(hist_bins, 0);
-  for (double x : r.logits) {
-    const double f = (x - r.hist_lo) / (r.hist_hi - r.hist_lo) * static_cast<double>(hist_bins);
-    const size_t bin = static_cast<size_t>(std::clamp(f, 0.0, static_cast<double>(hist_bins - 1)));
-    ++r.histogram[bin];
-  }
-
-  // OLS in centred form (two passes) for accuracy.
-  r.slope = r.intercept = kNaN;
-  if (r.regression_points > 0) {
-    const double k = static_cast<double>(r.regression_points);
-    const double mx = sx / k, my = sy / k;
-    for (const SplitOutcome& o : outcome) {
-      if (!o.has_winner || !std::isfinite(o.is_obj) || !std::isfinite(o.oos_obj)) continue;
-      sxx += (o.is_obj - mx) * (o.is_obj - mx);
-      sxy += (o.is_obj - mx) * (o.oos_obj - my);
-    }
-    if (sxx > 0) {
-      r.slope = sxy / sxx;
-      r.intercept = my - r.slope * mx;
-    } else {
-      r.intercept = my;
-    }
-  }
+  finish_pbo(outcome, n, hist_bins, r);
   return r;
 }
 

@@ -34,6 +34,22 @@ struct PboResult {
   double prob_oos_loss = 0;  // fraction of selected combos with OOS objective < 0
 };
 
+// One split of CSCV once its IS winner is known: that winner's IS and OOS objectives and its
+// OOS rank among the participants (how many are below it, how many tie with it).
+struct CscvSplit {
+  bool has_winner = false;  // some participant ranked in sample
+  double is_obj = 0, oos_obj = 0;
+  uint64_t under = 0, ties = 0;
+};
+
+// The statistics of §10.4 from every split's outcome, in split order, over `participants`
+// combos: pbo, logits, quantiles, histogram, degradation slope, prob_oos_loss. Every
+// implementation of the splits (the host's cscv_pbo, the cuda backend's) ends here, so the
+// results agree to the bit. `r.blocks`, `r.splits`, `r.combos` and
+// `r.excluded_nonpositive` are the caller's.
+void finish_pbo(std::span<const CscvSplit> splits, uint64_t participants, size_t hist_bins,
+                PboResult& r);
+
 // `summaries`: combo-major, `combos` x `stride` (Backend::block_summaries layout); the CSCV
 // blocks are columns first_block .. first_block + S - 1. `take[i]` says whether combo i is a
 // valid combo (invalid ones have identity summaries and are skipped). Needs S even, 2..20.
