@@ -5,6 +5,7 @@
 
 #include "cuda/device_grid.cuh"
 #include "cuda/sweep_kernels.cuh"
+#include "wfod/detail/rank_math.hpp"
 #include "wfod/detail/summary_math.hpp"
 #include "wfod/ranking.hpp"
 
@@ -17,38 +18,19 @@ inline __device__ bool is_kind(const DeviceCombo& c) {
 }
 
 inline __device__ double objective_of(const Metrics& m, int objective) {
-  switch (static_cast<Objective>(objective)) {
-    case Objective::sharpe:
-      return m.sharpe;
-    case Objective::sortino:
-      return m.sortino;
-    case Objective::calmar:
-      return m.calmar;
-    case Objective::total_return:
-      return m.total_return;
-    case Objective::cagr:
-      return m.cagr;
-    case Objective::profit_factor:
-      return m.profit_factor;
-  }
-  return 0;
+  return detail::objective_of(m, static_cast<Objective>(objective));
 }
 
 inline __device__ bool passes(const Metrics& m, const RankParams& rp) {
-  if (m.trades < rp.min_trades) return false;
-  if (!(m.max_drawdown <= rp.max_drawdown)) return false;
-  if (rp.has_min_exposure && !(m.exposure >= rp.min_exposure)) return false;
-  return true;
+  return detail::within_limits(m, rp.min_trades, rp.max_drawdown, rp.has_min_exposure != 0,
+                               rp.min_exposure);
 }
 
 // SPEC §7 order: higher objective first, NaN last, ties by lower id; empty slots after all.
 inline __device__ bool before(const Candidate& a, const Candidate& b) {
   if (a.id == kEmptyId) return false;
   if (b.id == kEmptyId) return true;
-  const bool nan_a = isnan(a.objective), nan_b = isnan(b.objective);
-  if (nan_a != nan_b) return nan_b;
-  if (!nan_a && a.objective != b.objective) return a.objective > b.objective;
-  return a.id < b.id;
+  return detail::ranks_before(a.objective, a.id, b.objective, b.id);
 }
 
 // Bitonic sort of the block's 256 candidates (best first); threads < k write theirs.

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "wfod/detail/rank_math.hpp"
+
 namespace wfod {
 
 namespace {
@@ -29,36 +31,15 @@ Objective parse_objective(std::string_view s) {
                               "' (expected sharpe|sortino|calmar|total_return|cagr|profit_factor)");
 }
 
-double objective_value(const Metrics& m, Objective o) {
-  switch (o) {
-    case Objective::sharpe:
-      return m.sharpe;
-    case Objective::sortino:
-      return m.sortino;
-    case Objective::calmar:
-      return m.calmar;
-    case Objective::total_return:
-      return m.total_return;
-    case Objective::cagr:
-      return m.cagr;
-    case Objective::profit_factor:
-      return m.profit_factor;
-  }
-  return 0;
-}
+double objective_value(const Metrics& m, Objective o) { return detail::objective_of(m, o); }
 
 bool passes_constraints(const Metrics& m, const RankSpec& spec) {
-  if (m.trades < spec.min_trades) return false;
-  if (!(m.max_drawdown <= spec.max_drawdown)) return false;
-  if (spec.min_exposure && !(m.exposure >= *spec.min_exposure)) return false;
-  return true;
+  return detail::within_limits(m, spec.min_trades, spec.max_drawdown, spec.min_exposure.has_value(),
+                               spec.min_exposure.value_or(0.0));
 }
 
 bool ranks_before(double obj_a, uint64_t id_a, double obj_b, uint64_t id_b) {
-  const bool nan_a = std::isnan(obj_a), nan_b = std::isnan(obj_b);
-  if (nan_a != nan_b) return nan_b;
-  if (!nan_a && obj_a != obj_b) return obj_a > obj_b;
-  return id_a < id_b;
+  return detail::ranks_before(obj_a, id_a, obj_b, id_b);
 }
 
 namespace {
