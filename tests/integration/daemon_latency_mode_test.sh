@@ -17,10 +17,12 @@ skip_unless_exec daemon_latency_mode "$WFOD" "$REPLAY" "$SUB"
 
 SYMBOL=GOOG
 STRATEGY=lm
-BARS=500
+FIRST=381  # window 200 + warm-up 180 + 1: exactly one run is due, so no timing can coalesce it
+MORE=120
 
-# run_daemon NAME BUSY_POLL_US: a fresh daemon fed BARS bars; its settled payload goes to
-# $TMP/NAME.json (run in this shell: DAEMON_PID and the endpoints stay set).
+# run_daemon NAME BUSY_POLL_US: a fresh daemon fed the first FIRST bars; its first
+# publication goes to $TMP/NAME.json (run in this shell: DAEMON_PID and the endpoints stay
+# set).
 run_daemon() {
   new_endpoints
   mkdir -p "$TMP/$1"
@@ -28,8 +30,8 @@ run_daemon() {
   sed -i "s/^log_level = \"info\"/log_level = \"info\"\nbusy_poll_us = $2/" "$TMP/$1.toml"
   start_daemon "$TMP/$1.toml" "$SNAP_EP" "$1"
   "$REPLAY" --csv "$CSV" --symbol "$SYMBOL" --endpoint "$FEED_EP" --format binary \
-    --count "$BARS" --seq-start 1 --rate 400 --wait-ms 800 --quiet || fail "wfo-replay failed ($1)"
-  wait_bars "$SNAP_EP" "$SYMBOL" "$BARS"
+    --count "$FIRST" --seq-start 1 --rate 400 --wait-ms 800 --quiet || fail "wfo-replay failed ($1)"
+  wait_bars "$SNAP_EP" "$SYMBOL" "$FIRST"
   wait_settled "$SNAP_EP" "$SYMBOL" "$STRATEGY" >"$TMP/$1.json"
 }
 
@@ -47,14 +49,23 @@ run_daemon fast 2000
 FAST=$(cat "$TMP/fast.json")
 grep -q "latency mode busy_poll_us=2000" "$TMP/fast.log" || fail "no 'latency mode' log line"
 
-# The same bars: the same publication (seq and live_oos included), but for its timing and
-# the config's hash (the two files differ in busy_poll_us).
+# The same bars, the same run: the same publication but for its timing and the config's
+# hash (the two files differ in busy_poll_us).
 strip='del(.published_ns, .elapsed_ms, .config_version)'
+[[ "$(jq -r .seq <<<"$FAST")" == 1 ]] || fail "latency mode: first publication missing"
 [[ "$(jq -c "$strip" <<<"$PLAIN")" == "$(jq -c "$strip" <<<"$FAST")" ]] ||
   fail "latency mode published something else than the plain loop:
 plain: $(jq -c "$strip" <<<"$PLAIN")
 fast:  $(jq -c "$strip" <<<"$FAST")"
-[[ "$(jq -r .seq <<<"$FAST")" -ge 1 ]] || fail "no publication in latency mode"
+
+# More bars in latency mode: more publications (every = 50), live_oos on the later ones.
+"$REPLAY" --csv "$CSV" --symbol "$SYMBOL" --endpoint "$FEED_EP" --format binary \
+  --start "$FIRST" --count "$MORE" --seq-start $((FIRST + 1)) --rate 400 --wait-ms 300 --quiet ||
+  fail "wfo-replay failed (more bars)"
+wait_bars "$SNAP_EP" "$SYMBOL" $((FIRST + MORE))
+LAST=$(wait_settled "$SNAP_EP" "$SYMBOL" "$STRATEGY")
+[[ "$(jq -r .seq <<<"$LAST")" -ge 2 && "$(jq -r '.live_oos.bars // 0' <<<"$LAST")" -ge 1 ]] ||
+  fail "latency mode: no later publication with live_oos: $(jq -c '{seq, live_oos}' <<<"$LAST")"
 
 SAMPLES=$(health_field "$SNAP_EP" .latency_ms.samples)
 [[ -n "$SAMPLES" && "$SAMPLES" -ge 1 ]] || fail "health latency_ms.samples=${SAMPLES:-missing}"
