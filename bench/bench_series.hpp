@@ -1,11 +1,12 @@
-// The seeded synthetic series the GPU and stream benchmarks run on: a geometric random walk,
-// bit for bit the same on every machine, so results in RESULTS.md compare across runs.
+// The seeded synthetic series (and grid axes) the GPU and stream benchmarks run on: a geometric
+// random walk, bit for bit the same on every machine, so results in RESULTS.md compare across runs.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <vector>
 
 #include "wfod/bar.hpp"
 
@@ -21,6 +22,13 @@ struct WalkShape {
 inline constexpr WalkShape kDailyWalk{0.0003, 0.012, 1.002, 0.998, 86'400'000'000'000LL, 0};
 // stream_bench: minute bars from ts one minute.
 inline constexpr WalkShape kMinuteWalk{0.0002, 0.01, 1.001, 0.999, 60'000'000'000LL, 1};
+
+// a, a + step, ..., up to b: a grid axis.
+inline std::vector<int> range(int a, int b, int step = 1) {
+  std::vector<int> v;
+  for (int x = a; x <= b; x += step) v.push_back(x);
+  return v;
+}
 
 inline Series random_walk(size_t bars, uint64_t seed, const WalkShape& w) {
   Series s;

@@ -20,12 +20,6 @@ using namespace wfod;
 
 namespace {
 
-std::vector<int> range(int a, int b, int step = 1) {
-  std::vector<int> v;
-  for (int x = a; x <= b; x += step) v.push_back(x);
-  return v;
-}
-
 struct Case {
   const char* name;
   Series series;
@@ -46,8 +40,8 @@ int main(int argc, char** argv) {
   {
     Case c{"A sma 200k x 10k", bench::random_walk(13'100, 1, bench::kDailyWalk), {}};
     Grid& g = c.req.strategy.grid;
-    g.fast = range(2, 201);
-    g.slow = range(10, 1009);
+    g.fast = bench::range(2, 201);
+    g.slow = bench::range(10, 1009);
     c.req.window = {13'100, 10'000, default_warmup(g)};
     cases.push_back(std::move(c));
   }
@@ -55,7 +49,7 @@ int main(int argc, char** argv) {
     Case c{"B hma 80 x 150k", bench::random_walk(150'601, 2, bench::kDailyWalk), {}};
     Grid& g = c.req.strategy.grid;
     g.ma = {MaType::hma};
-    g.fast = range(10, 49);
+    g.fast = bench::range(10, 49);
     g.slow = {100, 200};
     c.req.window = {150'601, 150'000, 600};
     cases.push_back(std::move(c));
@@ -63,10 +57,10 @@ int main(int argc, char** argv) {
   {
     Case c{"C paper 12.6M x 5k", bench::random_walk(5'601, 3, bench::kDailyWalk), {}};
     Grid& g = c.req.strategy.grid;
-    g.fast = range(5, 19);
-    g.slow = range(20, 200);
-    g.vol_short = range(5, 19);
-    g.vol_long = range(20, 50);
+    g.fast = bench::range(5, 19);
+    g.slow = bench::range(20, 200);
+    g.vol_short = bench::range(5, 19);
+    g.vol_long = bench::range(20, 50);
     for (int i = 5; i <= 14; ++i) g.vol_threshold.push_back(i / 10.0);
     c.req.window = {5'601, 5'000, 600};
     cases.push_back(std::move(c));

@@ -32,12 +32,6 @@ using namespace wfod;
 
 namespace {
 
-std::vector<int> range(int a, int b) {
-  std::vector<int> v;
-  for (int x = a; x <= b; ++x) v.push_back(x);
-  return v;
-}
-
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -71,8 +65,8 @@ int main(int argc, char** argv) {
   SweepRequest req;
   Grid& g = req.strategy.grid;
   g.family = Family::ma_cross;
-  g.fast = range(2, 1 + fast);
-  g.slow = range(10, 9 + slow);
+  g.fast = bench::range(2, 1 + fast);
+  g.slow = bench::range(10, 9 + slow);
   g.ma = {MaType::sma};
   const size_t warmup = default_warmup(g);
   const Series series = bench::random_walk(window + warmup + 1 + 100, 1, bench::kDailyWalk);

@@ -21,12 +21,6 @@ using namespace wfod;
 
 namespace {
 
-std::vector<int> range(int a, int b) {
-  std::vector<int> v;
-  for (int x = a; x <= b; ++x) v.push_back(x);
-  return v;
-}
-
 double percentile(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());
   const size_t i = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size()))) - 1;
@@ -48,11 +42,11 @@ int main(int argc, char** argv) {
   StreamSpec spec;
   Grid& g = spec.strategy.grid;
   if (size == "1m") {  // fast 2..201 x slow 10..5009: 1,000,000 ids, valid where fast < slow
-    g.fast = range(2, 201);
-    g.slow = range(10, 5009);
+    g.fast = bench::range(2, 201);
+    g.slow = bench::range(10, 5009);
   } else {  // fast 2..21 x slow 10..1009: 20,000 combos
-    g.fast = range(2, 21);
-    g.slow = range(10, 1009);
+    g.fast = bench::range(2, 21);
+    g.slow = bench::range(10, 1009);
   }
   spec.window = 10'000;
   spec.warmup = default_warmup(g);

@@ -118,7 +118,7 @@ class CudaBackend final : public Backend {
         static_cast<unsigned int>(std::min<unsigned long long>(n_ids, 1u << 20));
     DeviceBuffer<unsigned long long>& fallback = fallback_;
     fallback.ensure(std::max(1u, fallback_cap));
-    const RankParams rp = rank_params(req);
+    const RankParams rp = rank_params_of(req.rank, req.strategy.bars_per_year);
     if (chunks == 1) {
       for (size_t i = 0; i < kinds_.size(); ++i)
         launch_sweep_fused(kinds_[i], tables_.view, bars_, first, first + window, n_ids, rp, k,
@@ -503,7 +503,7 @@ class CudaBackend final : public Backend {
                          unsigned long long n_ids) {
     DeviceBuffer<FastParityCounters> counters(1);
     WFOD_CUDA_CHECK(cudaMemset(counters.data(), 0, sizeof(FastParityCounters)));
-    const RankParams rp = rank_params(req);
+    const RankParams rp = rank_params_of(req.rank, req.strategy.bars_per_year);
     for (const auto& kind : kinds_)
       launch_fast_parity(kind, tables_.view, bars_, first, last, n_ids, rp, counters.data());
     FastParityCounters c{};
@@ -519,17 +519,6 @@ class CudaBackend final : public Backend {
   }
 
   PreparedSweep prepared() const { return PreparedSweep{&tables_.view, &bars_, &kinds_}; }
-
-  static RankParams rank_params(const SweepRequest& req) {
-    RankParams rp{};
-    rp.objective = static_cast<int>(req.rank.objective);
-    rp.min_trades = req.rank.min_trades;
-    rp.max_drawdown = req.rank.max_drawdown;
-    rp.has_min_exposure = req.rank.min_exposure.has_value();
-    rp.min_exposure = req.rank.min_exposure.value_or(0.0);
-    rp.bars_per_year = req.strategy.bars_per_year;
-    return rp;
-  }
 
   std::string device_name_;
   long long resident_threads_ = 0;

@@ -436,9 +436,10 @@ class CudaStream final : public Stream {
     WFOD_CUDA_CHECK(cudaMemsetAsync(counters_.data(), 0, sizeof(Counters), s));
     for (const auto& kind : kinds_)
       launch_stream_window(kind, tables_.view, ring_, arrays_, step_.data(), roll, s);
-    launch_stream_rank(tables_.view, arrays_.window, rank_params(), top_k_, candidates_.data(),
-                       counters_.data(), fallback_.data(), static_cast<unsigned>(fallback_cap()),
-                       s);
+    launch_stream_rank(tables_.view, arrays_.window,
+                       rank_params_of(spec_.rank, spec_.strategy.bars_per_year), top_k_,
+                       candidates_.data(), counters_.data(), fallback_.data(),
+                       static_cast<unsigned>(fallback_cap()), s);
     const Candidate* cur = candidates_.data();
     for (const auto& pass : passes_) {
       launch_topk_reduce(cur, pass.first, top_k_, reduce_[pass.second].data(), s);
@@ -451,17 +452,6 @@ class CudaStream final : public Stream {
                                     final_count_ * sizeof(Summary), cudaMemcpyDeviceToHost, s));
     WFOD_CUDA_CHECK(cudaMemcpyAsync(host_counters_.data(), counters_.data(), sizeof(Counters),
                                     cudaMemcpyDeviceToHost, s));
-  }
-
-  RankParams rank_params() const {
-    RankParams rp{};
-    rp.objective = static_cast<int>(spec_.rank.objective);
-    rp.min_trades = spec_.rank.min_trades;
-    rp.max_drawdown = spec_.rank.max_drawdown;
-    rp.has_min_exposure = spec_.rank.min_exposure.has_value() ? 1 : 0;
-    rp.min_exposure = spec_.rank.min_exposure.value_or(0.0);
-    rp.bars_per_year = spec_.strategy.bars_per_year;
-    return rp;
   }
 
   // Waits for the run, then ranks its candidates on the host like every backend.

@@ -368,26 +368,6 @@ __global__ void __launch_bounds__(kThreads)
   scores[id] = selection::stencil::centre_score(g, id, objective, state).score;
 }
 
-// Calls f(family, cross, vol) as compile-time constants (the kinds the sweep launches).
-template <typename F>
-void dispatch_family(const KernelKind& kind, F&& f) {
-  using std::false_type, std::true_type;
-  auto with_vol = [&](auto fam, auto cross) {
-    if (kind.vol)
-      f(fam, cross, true_type{});
-    else
-      f(fam, cross, false_type{});
-  };
-  if (kind.family == 0) {
-    if (kind.cross)
-      with_vol(std::integral_constant<int, 0>{}, true_type{});
-    else
-      with_vol(std::integral_constant<int, 0>{}, false_type{});
-  } else {
-    with_vol(std::integral_constant<int, 1>{}, false_type{});
-  }
-}
-
 template <class F>
 void with_lean(const lean::Ranking& rk, F&& f) {
   if (!lean::dispatch(rk, f))

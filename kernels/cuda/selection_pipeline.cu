@@ -81,17 +81,6 @@ lean::Ranking ranking_of(const SweepRequest& req, size_t half_bars) {
   return rk;
 }
 
-RankParams rank_params(const SweepRequest& req) {
-  RankParams rp{};
-  rp.objective = static_cast<int>(req.rank.objective);
-  rp.min_trades = req.rank.min_trades;
-  rp.max_drawdown = req.rank.max_drawdown;
-  rp.has_min_exposure = req.rank.min_exposure.has_value();
-  rp.min_exposure = req.rank.min_exposure.value_or(0.0);
-  rp.bars_per_year = req.strategy.bars_per_year;
-  return rp;
-}
-
 uint64_t n_choose_half(size_t s) {
   uint64_t r = 1;
   for (size_t i = 1; i <= s / 2; ++i) r = r * (s / 2 + i) / i;
@@ -305,8 +294,9 @@ selection::RobustScores device_robust_scores(SelectionWorkspace& ws, Backend& se
     const int cscv_first = opt.pbo ? static_cast<int>(opt.layout.first_cscv_block()) : 0;
     const int cscv_blocks = opt.pbo ? static_cast<int>(opt.layout.blocks) : 0;
     launch_window_scores(*p.tables, ws.blocks.data(), static_cast<int>(blocks), cscv_first,
-                         cscv_blocks, total, rank_params(req), sqrt_bpy, ws.objective.data(),
-                         ws.sharpe.data(), ws.state.data(), ws.flags.data());
+                         cscv_blocks, total, rank_params_of(req.rank, req.strategy.bars_per_year),
+                         sqrt_bpy, ws.objective.data(), ws.sharpe.data(), ws.state.data(),
+                         ws.flags.data());
     out.objective = ws.objective.download(total);
     out.sharpe = ws.sharpe.download(total);
     const std::vector<uint8_t> state_bytes = ws.state.download(total);

@@ -302,22 +302,6 @@ unsigned blocks_for(unsigned long long threads) {
   return static_cast<unsigned>((threads + kBlock - 1) / kBlock);
 }
 
-// Calls f(family, cross, vol) with each as a compile-time constant.
-template <typename F>
-void dispatch(const KernelKind& kind, F&& f) {
-  using std::false_type, std::true_type;
-  using Ma = std::integral_constant<int, 0>;
-  using Channel = std::integral_constant<int, 1>;
-  if (kind.family == 0) {
-    if (kind.cross)
-      kind.vol ? f(Ma{}, true_type{}, true_type{}) : f(Ma{}, true_type{}, false_type{});
-    else
-      kind.vol ? f(Ma{}, false_type{}, true_type{}) : f(Ma{}, false_type{}, false_type{});
-  } else {
-    kind.vol ? f(Channel{}, false_type{}, true_type{}) : f(Channel{}, false_type{}, false_type{});
-  }
-}
-
 }  // namespace
 
 void launch_stream_scatter(const StreamStep* step, const double* staged_columns,
@@ -331,7 +315,7 @@ void launch_stream_scatter(const StreamStep* step, const double* staged_columns,
 
 void launch_stream_roll(const KernelKind& kind, const GridTables& g, RingView ring, StreamArrays a,
                         const StreamStep* step, cudaStream_t stream) {
-  dispatch(kind, [&](auto fam, auto cross, auto vol) {
+  dispatch_family(kind, [&](auto fam, auto cross, auto vol) {
     roll_kernel<decltype(fam)::value, decltype(cross)::value, decltype(vol)::value>
         <<<blocks_for(a.n), kBlock, 0, stream>>>(g, ring, a, step);
   });
@@ -346,7 +330,7 @@ void launch_stream_flip(const GridTables& g, StreamArrays a, const StreamStep* s
 
 void launch_stream_cache_head(const KernelKind& kind, const GridTables& g, RingView ring,
                               StreamArrays a, const StreamStep* step, cudaStream_t stream) {
-  dispatch(kind, [&](auto fam, auto cross, auto vol) {
+  dispatch_family(kind, [&](auto fam, auto cross, auto vol) {
     cache_head_kernel<decltype(fam)::value, decltype(cross)::value, decltype(vol)::value>
         <<<blocks_for(a.n), kBlock, 0, stream>>>(g, ring, a, step);
   });
@@ -355,7 +339,7 @@ void launch_stream_cache_head(const KernelKind& kind, const GridTables& g, RingV
 
 void launch_stream_window(const KernelKind& kind, const GridTables& g, RingView ring,
                           StreamArrays a, const StreamStep* step, bool roll, cudaStream_t stream) {
-  dispatch(kind, [&](auto fam, auto cross, auto vol) {
+  dispatch_family(kind, [&](auto fam, auto cross, auto vol) {
     window_kernel<decltype(fam)::value, decltype(cross)::value, decltype(vol)::value>
         <<<blocks_for(a.n), kBlock, 0, stream>>>(g, ring, a, step, roll ? 1 : 0);
   });

@@ -380,27 +380,12 @@ unsigned blocks_for(unsigned long long threads) {
 // Calls f(family, cross, vol, plain) with each as a compile-time constant.
 template <typename F>
 void dispatch_kind(const KernelKind& kind, F&& f) {
-  using std::false_type, std::true_type;
-  auto with_plain = [&](auto fam, auto cross, auto vol) {
+  dispatch_family(kind, [&](auto fam, auto cross, auto vol) {
     if (kind.plain)
-      f(fam, cross, vol, true_type{});
+      f(fam, cross, vol, std::true_type{});
     else
-      f(fam, cross, vol, false_type{});
-  };
-  auto with_vol = [&](auto fam, auto cross) {
-    if (kind.vol)
-      with_plain(fam, cross, true_type{});
-    else
-      with_plain(fam, cross, false_type{});
-  };
-  if (kind.family == 0) {
-    if (kind.cross)
-      with_vol(std::integral_constant<int, 0>{}, true_type{});
-    else
-      with_vol(std::integral_constant<int, 0>{}, false_type{});
-  } else {
-    with_vol(std::integral_constant<int, 1>{}, false_type{});
-  }
+      f(fam, cross, vol, std::false_type{});
+  });
 }
 
 void launch_sweep_fused(const KernelKind& kind, const GridTables& g, const BarData& bars,

@@ -6,8 +6,10 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/device_grid.cuh"
+#include "wfod/ranking.hpp"
 #include "wfod/summary.hpp"
 
 namespace wfod::cuda {
@@ -85,6 +87,35 @@ struct KernelKind {
   bool vol;
   bool plain;  // the per-bar baseline evaluator instead of the stretch one
 };
+
+// The kernels' ranking scalars from a request's ranking and annualisation (host side).
+inline RankParams rank_params_of(const RankSpec& rank, double bars_per_year) {
+  RankParams rp{};
+  rp.objective = static_cast<int>(rank.objective);
+  rp.min_trades = rank.min_trades;
+  rp.max_drawdown = rank.max_drawdown;
+  rp.has_min_exposure = rank.min_exposure.has_value() ? 1 : 0;
+  rp.min_exposure = rank.min_exposure.value_or(0.0);
+  rp.bars_per_year = bars_per_year;
+  return rp;
+}
+
+// Calls f(family, cross, vol) with each as a compile-time constant: one kernel
+// instantiation per kind of combo in the grid (sweep, stream and selection launches).
+template <typename F>
+void dispatch_family(const KernelKind& kind, F&& f) {
+  using std::false_type, std::true_type;
+  using Ma = std::integral_constant<int, 0>;
+  using Channel = std::integral_constant<int, 1>;
+  if (kind.family == 0) {
+    if (kind.cross)
+      kind.vol ? f(Ma{}, true_type{}, true_type{}) : f(Ma{}, true_type{}, false_type{});
+    else
+      kind.vol ? f(Ma{}, false_type{}, true_type{}) : f(Ma{}, false_type{}, false_type{});
+  } else {
+    kind.vol ? f(Channel{}, false_type{}, true_type{}) : f(Channel{}, false_type{}, false_type{});
+  }
+}
 
 // Combo-parallel: one thread per combo id in [0, n_ids) over the whole window [first, last);
 // writes k candidates per block. Combos whose equity reached zero are listed in `fallback`.
