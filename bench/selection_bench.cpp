@@ -84,6 +84,7 @@ int main(int argc, char** argv) {
   opt.plateau = pr;
 
   std::vector<double> sweep_ms, robust_ms, blocks_ms, score_ms, cscv_ms, plateau_ms, prepare_ms;
+  std::vector<double> walk_ms, count_ms;  // cuda: CSCV's pass A walks and pass B counts
   SweepResult sweep;
   selection::RobustScores robust;
   std::string path = "host";
@@ -101,6 +102,8 @@ int main(int argc, char** argv) {
       blocks_ms.push_back(t.blocks_ms);
       score_ms.push_back(t.score_ms);
       cscv_ms.push_back(t.cscv_ms);
+      walk_ms.push_back(t.walk_ms);
+      count_ms.push_back(t.count_ms);
       plateau_ms.push_back(t.plateau_ms);
       continue;
     }
@@ -156,6 +159,10 @@ int main(int argc, char** argv) {
   std::printf("| CSCV (%llu splits) | %.3f |\n",
               robust.pbo ? static_cast<unsigned long long>(robust.pbo->splits) : 0ull,
               median(cscv_ms));
+  if (!walk_ms.empty()) {
+    std::printf("| of which pass A, the split walks (device) | %.3f |\n", median(walk_ms));
+    std::printf("| of which pass B, the OOS rank counts (device) | %.3f |\n", median(count_ms));
+  }
   std::printf("| plateau stencil | %.3f |\n", median(plateau_ms));
   std::printf("| robust_scores (whole, end to end) | %.3f |\n", robust_med);
   std::printf("| ratio robust_scores / sweep | %.2f |\n",

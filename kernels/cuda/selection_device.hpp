@@ -11,6 +11,8 @@ struct SelectionTiming {
   double blocks_ms = 0;   // block summaries kernel
   double score_ms = 0;    // window scores kernel, download of the score arrays, host replays
   double cscv_ms = 0;     // pack, both split walks, reductions, targets, host aggregation
+  double walk_ms = 0;     // of which pass A: the split walks (device time, CUDA events)
+  double count_ms = 0;    // of which pass B: the OOS rank counts (device time)
   double plateau_ms = 0;  // stencil kernel, download, best centre
   double total_ms = 0;    // the whole call
   std::string path;       // "device", or why the host pipeline ran instead

@@ -101,7 +101,8 @@ __device__ __forceinline__ Lean<M> load_lean(const double* d, const int32_t* clo
 template <unsigned M>
 __global__ void __launch_bounds__(kThreads)
     cscv_pack_kernel(const Summary* __restrict__ blocks, int stride, int first,
-                     const uint32_t* __restrict__ ids, LeanColumns cols) {
+                     const uint32_t* __restrict__ ids, lean::Ranking rk, LeanColumns cols,
+                     uint8_t* unchecked) {
   const unsigned k = blockIdx.x * kThreads + threadIdx.x;
   if (k >= cols.np) return;
   const Summary* own = blocks + static_cast<unsigned long long>(ids[k]) * stride + first;
@@ -117,10 +118,22 @@ __global__ void __launch_bounds__(kThreads)
     cols.flags[at] =
         static_cast<int8_t>((l.head_pos + 1) | ((l.tail_pos + 1) << 2) | (l.single_run ? 16 : 0));
   }
+  unchecked[k] = lean::lean_always_passes<M>(
+                     cols.S, [&](int c) { return lean::lean_of<M>(own[c]); }, rk)
+                     ? 1
+                     : 0;
+}
+
+// Whether a walk kernel keeps the blocks' trade and exposure fields: to check the constraints
+// (Checked) or because the objective reads the runs (profit factor). Without them the joins
+// are the doubles' arithmetic alone and a block takes 8 bytes per double of shared memory.
+template <unsigned M, bool Checked>
+constexpr bool walk_ints() {
+  return Checked || lean::has(M, lean::kHeadRet);
 }
 
 // Shared-memory layout of a walk block: the threads' blocks (field-major, thread fastest),
-// then the binomial table.
+// then (walk_ints) closed, held and flags, then the binomial table.
 struct WalkSmem {
   double* d;
   int32_t* closed;
@@ -129,14 +142,14 @@ struct WalkSmem {
   uint32_t* binom;
 };
 
-__host__ __device__ inline size_t walk_smem_bytes(int doubles, int S) {
+__host__ __device__ inline size_t walk_smem_bytes(int doubles, int S, bool ints) {
   const size_t per_block = static_cast<size_t>(S) * kWalkThreads;
-  size_t bytes = per_block * (8 * static_cast<size_t>(doubles) + 4 + 4 + 1);
+  size_t bytes = per_block * (8 * static_cast<size_t>(doubles) + (ints ? 4 + 4 + 1 : 0));
   bytes = (bytes + 15) / 16 * 16;
   return bytes + sizeof(uint32_t) * (lean::kMaxBlocks + 1) * lean::kBinomCols;
 }
 
-template <unsigned M>
+template <unsigned M, bool Ints>
 __device__ WalkSmem walk_smem(unsigned char* raw, int S) {
   const size_t per_block = static_cast<size_t>(S) * kWalkThreads;
   WalkSmem w;
@@ -144,91 +157,92 @@ __device__ WalkSmem walk_smem(unsigned char* raw, int S) {
   w.closed = reinterpret_cast<int32_t*>(w.d + per_block * Lean<M>::kDoubles);
   w.held = w.closed + per_block;
   w.flags = reinterpret_cast<int8_t*>(w.held + per_block);
-  size_t used = per_block * (8 * static_cast<size_t>(Lean<M>::kDoubles) + 4 + 4 + 1);
+  size_t used = per_block * (8 * static_cast<size_t>(Lean<M>::kDoubles) + (Ints ? 4 + 4 + 1 : 0));
   used = (used + 15) / 16 * 16;
   w.binom = reinterpret_cast<uint32_t*>(raw + used);
   return w;
 }
 
-// One thread per participant k walks every S/2-subset H of its CSCV blocks (walk_half_sets);
-// at each leaf its warp reduces over its 32 lanes and lane 0 writes the warp's partial for
-// the split (warps never wait for each other: no barrier inside the walk). Pass A (!PassB):
-// H is split s's IS half; the partial is the warp's best passing participant (rank_key, then
-// lowest k, i.e. lowest id: participants are in id order); with `store`, every participant's
-// objective on H is also kept (store[s * np + k]) for the streaming pass B. Pass B (the
+// One thread per participant k = part.order[t] walks every S/2-subset H of its CSCV blocks
+// (walk_half_sets); at each leaf its warp reduces over its 32 lanes and lane 0 writes the
+// warp's partial for the split (warps never wait for each other: no barrier inside the walk).
+// Pass A (!PassB): H is split s's IS half; the partial is the best screen_key among the warp's
+// passing participants (0: none); with `store`, every participant's screen on H is also kept
+// (store[s * np + k]) for the streaming pass B.
+// Checked: the constraints are checked at every leaf; otherwise every participant of the part
+// passes on every half-set (lean_always_passes, decided by the pack kernel). Pass B (the
 // fallback when the store does not fit): H is the OOS half of split J = splits - 1 - s; the
 // partial counts the warp's participants below the winner's OOS objective and the others
 // equal to it. All lanes walk the same tree in the same order, so the warp-wide reductions
 // are uniform.
-template <unsigned M, int Obj, bool PassB, int Half>
-__global__ void __launch_bounds__(kWalkThreads, 4)
-    cscv_walk_kernel(LeanColumns cols, const uint32_t* __restrict__ binom_g, lean::Ranking rk,
-                     uint32_t splits, unsigned long long* part_key, uint32_t* part_k, double* store,
+template <unsigned M, int Obj, bool PassB, int Half, bool Checked>
+__global__ void __launch_bounds__(kWalkThreads, walk_ints<M, Checked>() ? 4 : 6)
+    cscv_walk_kernel(LeanColumns cols, WalkPart part, const uint32_t* __restrict__ binom_g,
+                     lean::Ranking rk, uint32_t splits, uint32_t* part_best, float* store,
                      const int32_t* __restrict__ winner_k, const double* __restrict__ target,
                      uint32_t* part_under, uint32_t* part_ties) {
+  constexpr bool kInts = walk_ints<M, Checked>();
   extern __shared__ __align__(16) unsigned char raw[];
   const int S = cols.S, tid = threadIdx.x, lane = tid & 31;
-  const WalkSmem sm = walk_smem<M>(raw, S);
-  const uint32_t k = blockIdx.x * kWalkThreads + tid;
-  const size_t warp_global = k >> 5;
-  const bool active = k < cols.np;
+  const WalkSmem sm = walk_smem<M, kInts>(raw, S);
+  const uint32_t t = blockIdx.x * kWalkThreads + tid;
+  const size_t warp_col = part.warp_base + (t >> 5);
+  const bool active = t < part.count;
+  const uint32_t k = active ? part.order[t] : 0;
   const long long np = cols.np;
-  // Partials are split-major (one split's warps adjacent): the reductions read them coalesced.
-  const size_t walk_warps = static_cast<size_t>(gridDim.x) * (kWalkThreads / 32);
   for (int b = 0; b < S; ++b) {
     const long long g_at = b * np + k, s_at = b * kWalkThreads + tid;
 #pragma unroll
     for (int f = 0; f < Lean<M>::kDoubles; ++f)
       sm.d[static_cast<long long>(f) * S * kWalkThreads + s_at] =
           active ? cols.d[static_cast<long long>(f) * S * np + g_at] : 0.0;
-    sm.closed[s_at] = active ? cols.closed[g_at] : 0;
-    sm.held[s_at] = active ? cols.held[g_at] : 0;
-    sm.flags[s_at] = active ? cols.flags[g_at] : static_cast<int8_t>(1 | 4 | 16);
+    if constexpr (kInts) {
+      sm.closed[s_at] = active ? cols.closed[g_at] : 0;
+      sm.held[s_at] = active ? cols.held[g_at] : 0;
+      sm.flags[s_at] = active ? cols.flags[g_at] : static_cast<int8_t>(1 | 4 | 16);
+    }
   }
   for (int i = tid; i < (lean::kMaxBlocks + 1) * lean::kBinomCols; i += kWalkThreads)
     sm.binom[i] = binom_g[i];
   __syncthreads();  // the only barrier: the block's data and the binomials are in place
 
   auto block = [&](int c) {
-    return load_lean<M>(sm.d, sm.closed, sm.held, sm.flags, c * kWalkThreads + tid,
-                        static_cast<long long>(S) * kWalkThreads);
+    const long long at = c * kWalkThreads + tid;
+    if constexpr (kInts) {
+      return load_lean<M>(sm.d, sm.closed, sm.held, sm.flags, at,
+                          static_cast<long long>(S) * kWalkThreads);
+    } else {
+      Lean<M> l{};  // the fields a join of doubles alone leaves unread
+#pragma unroll
+      for (int f = 0; f < Lean<M>::kDoubles; ++f)
+        l.v[f] = sm.d[static_cast<long long>(f) * S * kWalkThreads + at];
+      return l;
+    }
   };
   auto leaf = [&](uint32_t s, const Lean<M>& fold) {
     if constexpr (!PassB) {
-      unsigned long long key = 0;
-      if (store) {
-        if (active) {
-          const double x = lean::lean_objective<M, Obj>(fold, rk);
-          store[static_cast<size_t>(s) * np + k] = x;
-          if (lean::lean_passes(fold, rk)) key = lean::rank_key(x);
-        }
-      } else if (active && lean::lean_passes(fold, rk)) {
-        key = lean::rank_key(lean::lean_objective<M, Obj>(fold, rk));
+      uint32_t key = 0;
+      if (active) {
+        const float y = lean::screen_objective<M, Obj>(fold, rk);
+        if (store) store[static_cast<size_t>(s) * np + k] = y;
+        if (!Checked || lean::lean_passes(fold, rk)) key = lean::screen_key(y);
       }
-      // Warp arg-max of the 64-bit key: high words, then low words among the high maxima;
-      // the lowest lane holding the maximum has the lowest k.
-      const unsigned hi = static_cast<unsigned>(key >> 32), lo = static_cast<unsigned>(key);
-      const unsigned hmax = __reduce_max_sync(kFull, hi);
-      const unsigned lmax = __reduce_max_sync(kFull, hi == hmax ? lo : 0u);
-      const unsigned at_max = __ballot_sync(kFull, hi == hmax && lo == lmax);
-      if (lane == 0) {
-        const size_t at = static_cast<size_t>(s) * walk_warps + warp_global;
-        part_key[at] = (static_cast<unsigned long long>(hmax) << 32) | lmax;
-        part_k[at] = static_cast<uint32_t>(warp_global * 32 + (__ffs(at_max) - 1));
-      }
+      // The warp's best screen (cscv_resolve_kernel finds the exact winner from these).
+      const uint32_t best = __reduce_max_sync(kFull, key);
+      if (lane == 0) part_best[static_cast<size_t>(s) * part.walk_warps + warp_col] = best;
     } else {
       const uint32_t J = splits - 1 - s;  // H is split J's OOS half
       const int32_t w = winner_k[J];
       bool is_below = false, is_tie = false;
       if (active && w >= 0) {
-        const double x = lean::lean_objective<M, Obj>(fold, rk), t = target[J];
-        is_below = lean::below(x, t);
-        is_tie = static_cast<int32_t>(k) != w && lean::same(x, t);
+        const double x = lean::lean_objective<M, Obj>(fold, rk), tgt = target[J];
+        is_below = lean::below(x, tgt);
+        is_tie = static_cast<int32_t>(k) != w && lean::same(x, tgt);
       }
       const unsigned under = __popc(__ballot_sync(kFull, is_below));
       const unsigned ties = __popc(__ballot_sync(kFull, is_tie));
       if (lane == 0) {
-        const size_t at = static_cast<size_t>(J) * walk_warps + warp_global;
+        const size_t at = static_cast<size_t>(J) * part.walk_warps + warp_col;
         part_under[at] = under;
         part_ties[at] = ties;
       }
@@ -237,28 +251,60 @@ __global__ void __launch_bounds__(kWalkThreads, 4)
   lean::walk_half_sets<M, Half>(S, block, sm.binom, leaf);  // Half: 0 or S / 2
 }
 
-// Pass B from the stored objectives: one block per split J counts, over every participant,
-// the OOS objectives (store row splits - 1 - J: the complement's IS half) below the winner's
-// and the others equal to it. Integer counts: the order of the sums does not matter.
+// The exact objective of participant k on the blocks of `mask` (the host's fold and
+// finalize: what the screens stand for).
+template <unsigned M, int Obj>
+__device__ double exact_objective(const LeanColumns& cols, uint32_t k, uint32_t mask,
+                                  const lean::Ranking& rk) {
+  const long long np = cols.np;
+  auto block = [&](int c) {
+    return load_lean<M>(cols.d, cols.closed, cols.held, cols.flags, c * np + k,
+                        static_cast<long long>(cols.S) * np);
+  };
+  return lean::lean_objective<M, Obj>(lean::fold_mask<M>(mask, cols.S, block), rk);
+}
+
+// Pass B from the stored screens: one block per split J counts, over every participant, the
+// OOS objectives (store row splits - 1 - J: the complement's IS half) below the winner's
+// exact OOS objective t and the others equal to it. A screen whose band lies wholly below or
+// above t decides by itself; any other (t inside the band, or an infinite or NaN screen) is
+// decided on the exact objective. Integer counts: the order of the sums does not matter.
+template <unsigned M, int Obj>
 __global__ void __launch_bounds__(kThreads)
-    cscv_count_stored_kernel(const double* __restrict__ store, uint32_t np, uint32_t splits,
+    cscv_count_stored_kernel(LeanColumns cols, const float* __restrict__ store,
+                             const uint32_t* __restrict__ masks, uint32_t splits,
+                             lean::ScreenBand band, lean::Ranking rk,
                              const int32_t* __restrict__ winner_k,
                              const double* __restrict__ target, unsigned long long* under,
                              unsigned long long* ties) {
   __shared__ unsigned long long s_u[kThreads / 32], s_t[kThreads / 32];
-  const uint32_t J = blockIdx.x;
+  const uint32_t J = blockIdx.x, np = cols.np;
   const int32_t w = winner_k[J];
   if (w < 0) {  // no winner: the split is left out; its counts are never read
     if (threadIdx.x == 0) under[J] = ties[J] = 0;
     return;
   }
   const double t = target[J];
-  const double* row = store + static_cast<size_t>(splits - 1 - J) * np;
+  const bool t_nan = t != t;
+  const uint32_t oos = ((1u << cols.S) - 1u) & ~masks[J];
+  const float* row = store + static_cast<size_t>(splits - 1 - J) * np;
   unsigned long long u = 0, e = 0;
   for (uint32_t k = threadIdx.x; k < np; k += kThreads) {
-    const double x = row[k];
-    u += lean::below(x, t) ? 1 : 0;
-    e += (static_cast<int32_t>(k) != w && lean::same(x, t)) ? 1 : 0;
+    const float y = row[k];
+    bool is_below = false, is_same = false;
+    if (isfinite(y) && t_nan) {
+      // A number is neither below NaN nor equal to it (pbo.cpp's order).
+    } else if (isfinite(y) && lean::band_hi(y, band) < t) {
+      is_below = true;
+    } else if (isfinite(y) && lean::band_lo(y, band) > t) {
+      // above: neither
+    } else {
+      const double x = exact_objective<M, Obj>(cols, k, oos, rk);
+      is_below = lean::below(x, t);
+      is_same = lean::same(x, t);
+    }
+    u += is_below ? 1 : 0;
+    e += (static_cast<int32_t>(k) != w && is_same) ? 1 : 0;
   }
   for (int off = 16; off > 0; off >>= 1) {
     u += __shfl_xor_sync(kFull, u, off);
@@ -280,36 +326,73 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// One warp per split: lanes scan the split's walk-warp partials (contiguous), keeping the
-// best key and, among equal keys, the lowest k (later warps hold higher k, so within a lane
-// the first maximum wins); then a warp arg-max on (key, -k). Integer keys: order-free.
+// One warp per split finds the exact winner from the walk warps' best screens. y* is the
+// split's best screen; some passing participant's exact objective is at least band_lo(y*),
+// and a walk warp whose best band ends below that holds no winner. The lanes of every other
+// warp with a passing participant are decided on their exact objectives and constraints
+// (rank_key, then the lowest k). An infinite or NaN y* makes every such warp a candidate.
+// Integer keys: order-free.
+template <unsigned M, int Obj>
 __global__ void __launch_bounds__(kThreads)
-    cscv_reduce_a_kernel(const unsigned long long* __restrict__ part_key,
-                         const uint32_t* __restrict__ part_k, uint32_t walk_warps, uint32_t splits,
-                         int32_t* winner_k) {
+    cscv_resolve_kernel(LeanColumns cols, const uint32_t* __restrict__ part_best,
+                        WalkPart first_part, bool first_checked, WalkPart second_part,
+                        bool second_checked, const uint32_t* __restrict__ masks, uint32_t splits,
+                        lean::ScreenBand band, lean::Ranking rk, int32_t* winner_k) {
   const uint32_t s = (blockIdx.x * kThreads + threadIdx.x) >> 5;
   const int lane = threadIdx.x & 31;
   if (s >= splits) return;  // whole warps leave together
-  const unsigned long long* keys = part_key + static_cast<size_t>(s) * walk_warps;
-  const uint32_t* ks = part_k + static_cast<size_t>(s) * walk_warps;
-  unsigned long long best = 0;
+  const uint32_t walk_warps = first_part.walk_warps;
+  const uint32_t* row = part_best + static_cast<size_t>(s) * walk_warps;
+  uint32_t best = 0;
+  for (uint32_t b = lane; b < walk_warps; b += 32) best = max(best, row[b]);
+  best = __reduce_max_sync(kFull, best);
+  unsigned long long best_key = 0;
   uint32_t best_k = 0xffffffffu;
-  for (uint32_t b = lane; b < walk_warps; b += 32) {
-    const unsigned long long key = keys[b];
-    if (key > best) {  // strictly: this lane's earlier warps hold lower k
-      best = key;
-      best_k = ks[b];
+  if (best != 0) {
+    const float y_best = best >= 2 ? lean::screen_of_key(best) : 0.0f;
+    const bool all = best < 2 || !isfinite(y_best);
+    const double floor = all ? 0.0 : lean::band_lo(y_best, band);
+    const uint32_t mask = masks[s];
+    for (uint32_t b0 = 0; b0 < walk_warps; b0 += 32) {
+      const uint32_t b = b0 + lane;
+      bool candidate = false;
+      if (b < walk_warps && row[b] != 0) {
+        const uint32_t key = row[b];
+        candidate = all || (key >= 2 && lean::band_hi(lean::screen_of_key(key), band) >= floor);
+      }
+      // Every lane of each candidate warp, one resolving lane per walk lane.
+      for (uint32_t c = __ballot_sync(kFull, candidate); c != 0; c &= c - 1) {
+        const uint32_t wb = b0 + (__ffs(c) - 1);
+        const bool in_first = wb < second_part.warp_base || second_part.count == 0;
+        const WalkPart& part = in_first ? first_part : second_part;
+        const bool checked = in_first ? first_checked : second_checked;
+        const uint32_t t = (wb - part.warp_base) * 32 + lane;
+        if (t >= part.count) continue;
+        const uint32_t k = part.order[t];
+        const long long np = cols.np;
+        auto block = [&](int blk) {
+          return load_lean<M>(cols.d, cols.closed, cols.held, cols.flags, blk * np + k,
+                              static_cast<long long>(cols.S) * np);
+        };
+        const Lean<M> fold = lean::fold_mask<M>(mask, cols.S, block);
+        if (checked && !lean::lean_passes(fold, rk)) continue;
+        const unsigned long long key = lean::rank_key(lean::lean_objective<M, Obj>(fold, rk));
+        if (key > best_key || (key == best_key && k < best_k)) {
+          best_key = key;
+          best_k = k;
+        }
+      }
     }
   }
   for (int off = 16; off > 0; off >>= 1) {
-    const unsigned long long ok = __shfl_xor_sync(kFull, best, off);
+    const unsigned long long ok = __shfl_xor_sync(kFull, best_key, off);
     const uint32_t okk = __shfl_xor_sync(kFull, best_k, off);
-    if (ok > best || (ok == best && okk < best_k)) {
-      best = ok;
+    if (ok > best_key || (ok == best_key && okk < best_k)) {
+      best_key = ok;
       best_k = okk;
     }
   }
-  if (lane == 0) winner_k[s] = best == 0 ? -1 : static_cast<int32_t>(best_k);
+  if (lane == 0) winner_k[s] = best_key == 0 ? -1 : static_cast<int32_t>(best_k);
 }
 
 template <unsigned M, int Obj>
@@ -321,14 +404,9 @@ __global__ void __launch_bounds__(kThreads)
   if (s >= splits) return;
   const int32_t w = winner_k[s];
   if (w < 0) return;
-  const long long np = cols.np;
-  auto block = [&](int c) {
-    return load_lean<M>(cols.d, cols.closed, cols.held, cols.flags, c * np + w,
-                        static_cast<long long>(cols.S) * np);
-  };
   const uint32_t all = (1u << cols.S) - 1u;
-  is_obj[s] = lean::lean_objective<M, Obj>(lean::fold_mask<M>(masks[s], cols.S, block), rk);
-  oos_obj[s] = lean::lean_objective<M, Obj>(lean::fold_mask<M>(all & ~masks[s], cols.S, block), rk);
+  is_obj[s] = exact_objective<M, Obj>(cols, static_cast<uint32_t>(w), masks[s], rk);
+  oos_obj[s] = exact_objective<M, Obj>(cols, static_cast<uint32_t>(w), all & ~masks[s], rk);
 }
 
 // One warp per split: integer sums of the split's contiguous walk-warp counts.
@@ -414,25 +492,22 @@ int lean_doubles(const lean::Ranking& rk) {
   return doubles;
 }
 
-size_t cscv_walk_smem(const lean::Ranking& rk, int S) {
-  return walk_smem_bytes(lean_doubles(rk), S);
-}
-
 void launch_cscv_pack(const lean::Ranking& rk, const Summary* blocks, int stride, int first,
-                      const uint32_t* ids, const LeanColumns& cols) {
+                      const uint32_t* ids, const LeanColumns& cols, uint8_t* unchecked) {
   with_lean(rk, [&](auto mask, auto) {
     cscv_pack_kernel<decltype(mask)::value>
-        <<<blocks_for(cols.np), kThreads>>>(blocks, stride, first, ids, cols);
+        <<<blocks_for(cols.np), kThreads>>>(blocks, stride, first, ids, rk, cols, unchecked);
   });
   WFOD_CUDA_CHECK_LAUNCH();
 }
 
 namespace {
-template <bool PassB>
-void launch_walk(const lean::Ranking& rk, const LeanColumns& cols, const uint32_t* binom,
-                 uint32_t splits, unsigned long long* part_key, uint32_t* part_k, double* store,
+template <bool PassB, bool Checked>
+void launch_walk(const lean::Ranking& rk, const LeanColumns& cols, const WalkPart& part,
+                 const uint32_t* binom, uint32_t splits, uint32_t* part_best, float* store,
                  const int32_t* winner_k, const double* target, uint32_t* part_under,
                  uint32_t* part_ties) {
+  if (part.count == 0) return;
   // S = 16 (the default pbo_blocks) has its own instantiation with the tree's shape fixed at
   // compile time; WFOD_CUDA_WALK_GENERIC=1 forces the run-time shape (tests run both).
   const char* env = std::getenv("WFOD_CUDA_WALK_GENERIC");
@@ -440,28 +515,40 @@ void launch_walk(const lean::Ranking& rk, const LeanColumns& cols, const uint32_
   with_lean(rk, [&](auto mask, auto obj) {
     constexpr unsigned M = decltype(mask)::value;
     constexpr int Obj = decltype(obj)::value;
-    auto kernel = fixed16 ? cscv_walk_kernel<M, Obj, PassB, 8> : cscv_walk_kernel<M, Obj, PassB, 0>;
-    const size_t smem = walk_smem_bytes(Lean<M>::kDoubles, cols.S);
+    auto kernel = fixed16 ? cscv_walk_kernel<M, Obj, PassB, 8, Checked>
+                          : cscv_walk_kernel<M, Obj, PassB, 0, Checked>;
+    const size_t smem = walk_smem_bytes(Lean<M>::kDoubles, cols.S, walk_ints<M, Checked>());
     WFOD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(smem)));
-    kernel<<<blocks_for(cols.np, kWalkThreads), kWalkThreads, smem>>>(
-        cols, binom, rk, splits, part_key, part_k, store, winner_k, target, part_under, part_ties);
+    kernel<<<blocks_for(part.count, kWalkThreads), kWalkThreads, smem>>>(
+        cols, part, binom, rk, splits, part_best, store, winner_k, target, part_under, part_ties);
   });
   WFOD_CUDA_CHECK_LAUNCH();
 }
 }  // namespace
 
-void launch_cscv_pass_a(const lean::Ranking& rk, const LeanColumns& cols, const uint32_t* binom,
-                        uint32_t splits, unsigned long long* part_key, uint32_t* part_k,
-                        double* store) {
-  launch_walk<false>(rk, cols, binom, splits, part_key, part_k, store, nullptr, nullptr, nullptr,
-                     nullptr);
+void launch_cscv_pass_a(const lean::Ranking& rk, const LeanColumns& cols, const WalkPart& part,
+                        bool checked, const uint32_t* binom, uint32_t splits, uint32_t* part_best,
+                        float* store) {
+  if (checked) {
+    launch_walk<false, true>(rk, cols, part, binom, splits, part_best, store, nullptr, nullptr,
+                             nullptr, nullptr);
+  } else {
+    launch_walk<false, false>(rk, cols, part, binom, splits, part_best, store, nullptr, nullptr,
+                              nullptr, nullptr);
+  }
 }
 
-void launch_cscv_reduce_a(const unsigned long long* part_key, const uint32_t* part_k,
-                          uint32_t walk_warps, uint32_t splits, int32_t* winner_k) {
-  cscv_reduce_a_kernel<<<blocks_for(static_cast<unsigned long long>(splits) * 32), kThreads>>>(
-      part_key, part_k, walk_warps, splits, winner_k);
+void launch_cscv_resolve(const lean::Ranking& rk, const LeanColumns& cols,
+                         const uint32_t* part_best, const WalkPart& unchecked_part,
+                         const WalkPart& checked_part, const uint32_t* masks, uint32_t splits,
+                         const lean::ScreenBand& band, int32_t* winner_k) {
+  with_lean(rk, [&](auto mask, auto obj) {
+    cscv_resolve_kernel<decltype(mask)::value, decltype(obj)::value>
+        <<<blocks_for(static_cast<unsigned long long>(splits) * 32), kThreads>>>(
+            cols, part_best, unchecked_part, false, checked_part, true, masks, splits, band, rk,
+            winner_k);
+  });
   WFOD_CUDA_CHECK_LAUNCH();
 }
 
@@ -475,17 +562,22 @@ void launch_cscv_targets(const lean::Ranking& rk, const LeanColumns& cols, const
   WFOD_CUDA_CHECK_LAUNCH();
 }
 
-void launch_cscv_pass_b(const lean::Ranking& rk, const LeanColumns& cols, const uint32_t* binom,
-                        uint32_t splits, const int32_t* winner_k, const double* oos_obj,
-                        uint32_t* part_under, uint32_t* part_ties) {
-  launch_walk<true>(rk, cols, binom, splits, nullptr, nullptr, nullptr, winner_k, oos_obj,
-                    part_under, part_ties);
+void launch_cscv_pass_b(const lean::Ranking& rk, const LeanColumns& cols, const WalkPart& part,
+                        const uint32_t* binom, uint32_t splits, const int32_t* winner_k,
+                        const double* oos_obj, uint32_t* part_under, uint32_t* part_ties) {
+  // Pass B reads objectives only: the unchecked walk serves every part.
+  launch_walk<true, false>(rk, cols, part, binom, splits, nullptr, nullptr, winner_k, oos_obj,
+                           part_under, part_ties);
 }
 
-void launch_cscv_count_stored(const double* store, uint32_t np, uint32_t splits,
+void launch_cscv_count_stored(const lean::Ranking& rk, const LeanColumns& cols, const float* store,
+                              const uint32_t* masks, uint32_t splits, const lean::ScreenBand& band,
                               const int32_t* winner_k, const double* oos_obj,
                               unsigned long long* under, unsigned long long* ties) {
-  cscv_count_stored_kernel<<<splits, kThreads>>>(store, np, splits, winner_k, oos_obj, under, ties);
+  with_lean(rk, [&](auto mask, auto obj) {
+    cscv_count_stored_kernel<decltype(mask)::value, decltype(obj)::value><<<splits, kThreads>>>(
+        cols, store, masks, splits, band, rk, winner_k, oos_obj, under, ties);
+  });
   WFOD_CUDA_CHECK_LAUNCH();
 }
 

@@ -48,38 +48,55 @@ struct LeanColumns {
 // The Lean layout a ranking needs: its doubles per block (0 when the objective is not one the
 // device computes bit-identically: cagr, calmar).
 int lean_doubles(const selection::lean::Ranking& rk);
-// Threads per block of the split walks, and the dynamic shared memory one block uses.
+// Threads per block of the split walks.
 inline constexpr int kWalkThreads = 128;
-size_t cscv_walk_smem(const selection::lean::Ranking& rk, int S);
 
+// Participants a pack kernel marks as passing the constraints on every half-set (`unchecked`,
+// selection_lean.cuh lean_always_passes) are walked by a kernel without the checks.
 void launch_cscv_pack(const selection::lean::Ranking& rk, const Summary* blocks, int stride,
-                      int first, const uint32_t* ids, const LeanColumns& cols);
-// Walk warps of `np` participants: per (warp, split) partials, split-major.
-inline uint32_t cscv_walk_warps(uint32_t np) {
-  return (np + kWalkThreads - 1) / kWalkThreads * (kWalkThreads / 32);
+                      int first, const uint32_t* ids, const LeanColumns& cols, uint8_t* unchecked);
+// Walk warps of `n` participants (whole walk blocks).
+inline uint32_t cscv_walk_warps(uint32_t n) {
+  return (n + kWalkThreads - 1) / kWalkThreads * (kWalkThreads / 32);
 }
-// Pass A: per (walk warp, split) the warp's best IS participant: rank_key and index k. With
-// `store` (splits x np doubles) every participant's objective on each half-set is kept.
+// The participants one walk launch takes: order[0..count), ascending participant indices;
+// its warps write the partial columns warp_base.. of every split's walk_warps partials.
+struct WalkPart {
+  const uint32_t* order = nullptr;
+  uint32_t count = 0;
+  uint32_t warp_base = 0;
+  uint32_t walk_warps = 0;  // partials per split, every part's warps together
+};
+// Pass A over one part: per (walk warp, split) the best screen_key among the warp's passing
+// participants, 0 for none (checked: the constraints are checked at every leaf). With `store`
+// (splits x np floats) every participant's screen on each half-set is kept.
 void launch_cscv_pass_a(const selection::lean::Ranking& rk, const LeanColumns& cols,
-                        const uint32_t* binom, uint32_t splits, unsigned long long* part_key,
-                        uint32_t* part_k, double* store);
-// Per split: the winner's participant index (-1: none ranked in sample).
-void launch_cscv_reduce_a(const unsigned long long* part_key, const uint32_t* part_k,
-                          uint32_t walk_warps, uint32_t splits, int32_t* winner_k);
+                        const WalkPart& part, bool checked, const uint32_t* binom, uint32_t splits,
+                        uint32_t* part_best, float* store);
+// Per split: the winner's participant index (-1: none ranked in sample), exactly: the lanes
+// of the walk warps whose best screen's band reaches the split's best, decided on their
+// exact objectives (rank_key, then lowest k). The parts cover the partial columns together.
+void launch_cscv_resolve(const selection::lean::Ranking& rk, const LeanColumns& cols,
+                         const uint32_t* part_best, const WalkPart& unchecked_part,
+                         const WalkPart& checked_part, const uint32_t* masks, uint32_t splits,
+                         const selection::lean::ScreenBand& band, int32_t* winner_k);
 // Per split with a winner: its IS objective and its OOS objective (the target of pass B).
 void launch_cscv_targets(const selection::lean::Ranking& rk, const LeanColumns& cols,
                          const uint32_t* masks, uint32_t splits, const int32_t* winner_k,
                          double* is_obj, double* oos_obj);
 // Pass B from pass A's store: per split, participants below the winner's OOS objective and
-// others equal to it.
-void launch_cscv_count_stored(const double* store, uint32_t np, uint32_t splits,
-                              const int32_t* winner_k, const double* oos_obj,
-                              unsigned long long* under, unsigned long long* ties);
-// Pass B without a store (it did not fit): a second walk, per (walk warp, split) counts,
-// then their sums.
+// others equal to it (screens whose band holds the target decided on the exact objective).
+void launch_cscv_count_stored(const selection::lean::Ranking& rk, const LeanColumns& cols,
+                              const float* store, const uint32_t* masks, uint32_t splits,
+                              const selection::lean::ScreenBand& band, const int32_t* winner_k,
+                              const double* oos_obj, unsigned long long* under,
+                              unsigned long long* ties);
+// Pass B without a store (it did not fit): a second walk with exact objectives, per (walk
+// warp, split) counts, then their sums.
 void launch_cscv_pass_b(const selection::lean::Ranking& rk, const LeanColumns& cols,
-                        const uint32_t* binom, uint32_t splits, const int32_t* winner_k,
-                        const double* oos_obj, uint32_t* part_under, uint32_t* part_ties);
+                        const WalkPart& part, const uint32_t* binom, uint32_t splits,
+                        const int32_t* winner_k, const double* oos_obj, uint32_t* part_under,
+                        uint32_t* part_ties);
 void launch_cscv_reduce_b(const uint32_t* part_under, const uint32_t* part_ties,
                           uint32_t walk_warps, uint32_t splits, unsigned long long* under,
                           unsigned long long* ties);

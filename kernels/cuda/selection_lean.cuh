@@ -296,6 +296,50 @@ WFOD_HD_INLINE bool lean_passes(const Lean<M>& s, const Ranking& k) {
   return true;
 }
 
+// Whether lean_passes holds on every S/2-subset H of a participant's blocks, so that a walk
+// may skip the check (the device's unchecked walk: less work per leaf, fewer registers).
+// Lower bounds over every H, from lean_join:
+// - a join keeps both sides' closed trades and counts at least as many trades as either side
+//   (a run of one position stays one run or becomes more), so, with h = S/2,
+//   trades(H) >= max(sum of the h smallest closed_b, the h-th smallest lean_trades(b));
+// - held(H) is exactly the sum of its blocks' held bars: at least the h smallest ones' sum.
+// The drawdown constraint has no such bound: a mask that carries it never qualifies.
+template <unsigned M, class Block>
+WFOD_HD_INLINE bool lean_always_passes(int S, const Block& block, const Ranking& k) {
+  if constexpr (has(M, kDrawdown)) {
+    return false;
+  } else {
+    int64_t closed[kMaxBlocks], trades[kMaxBlocks];
+    int32_t held[kMaxBlocks];
+    for (int c = 0; c < S; ++c) {
+      const Lean<M> b = block(c);
+      // Insertion into ascending order: S <= 20 values, once per participant.
+      int i = c;
+      for (; i > 0 && closed[i - 1] > b.closed; --i) closed[i] = closed[i - 1];
+      closed[i] = b.closed;
+      const int64_t t = lean_trades(b);
+      for (i = c; i > 0 && trades[i - 1] > t; --i) trades[i] = trades[i - 1];
+      trades[i] = t;
+      for (i = c; i > 0 && held[i - 1] > b.held; --i) held[i] = held[i - 1];
+      held[i] = b.held;
+    }
+    const int h = S / 2;
+    int64_t closed_low = 0;
+    int32_t held_low = 0;  // int32 as the fold adds them
+    for (int i = 0; i < h; ++i) {
+      closed_low += closed[i];
+      held_low += held[i];
+    }
+    const int64_t trades_low = closed_low > trades[h - 1] ? closed_low : trades[h - 1];
+    if (trades_low < k.min_trades) return false;
+    if (k.has_min_exposure) {
+      const double exposure = static_cast<double>(held_low) / k.bars;  // lean_passes' division
+      if (!(exposure >= k.min_exposure)) return false;
+    }
+    return true;
+  }
+}
+
 // Rank order of ranks_before (higher objective, NaN last) as an unsigned key: equal keys for
 // equal objectives (-0 and +0 alike, every NaN alike), 0 = no candidate. Ties are broken by
 // the caller (lower id).
@@ -311,6 +355,76 @@ WFOD_HD_INLINE uint64_t rank_key(double x) {
   // Order-preserving map of IEEE doubles onto unsigned integers, shifted above 1.
   u = (u >> 63) ? ~u : (u | (uint64_t{1} << 63));
   return u;  // >= 0x000FFFFFFFFFFFFF (-inf): above 1 (NaN) and 0 (none)
+}
+
+// --- screens: what the device walk ranks and counts on (spec-10 §10.6) ----------------------
+// A screen y is a float standing for an exact objective x with |x - y| <= rel |y| + abs
+// (ScreenBand; x NaN <=> y NaN). Screens decide every comparison whose outcome the band
+// cannot change; the device computes the exact objective only for the others (the lanes that
+// may hold a split's best, the participants whose band holds the winner's OOS objective), so
+// the results are those of exact objectives everywhere.
+struct ScreenBand {
+  double rel = 0x1p-18;   // screen_objective's error is below 2^-21.2 |y|: 8x to spare
+  double abs = 0x1p-126;  // float underflow: below 2^-150
+};
+// The band's ends in double: exact values lie in [band_lo, band_hi]; NaN for an infinite y.
+WFOD_HD_INLINE double band_lo(float y, const ScreenBand& b) {
+  const double d = y;
+  return d - (b.rel * (d < 0 ? -d : d) + b.abs);
+}
+WFOD_HD_INLINE double band_hi(float y, const ScreenBand& b) {
+  const double d = y;
+  return d + (b.rel * (d < 0 ? -d : d) + b.abs);
+}
+
+// The walk's screen of a leaf. Sharpe: the host computes mean / sd * annual with three
+// divisions and a square root; the same real number is S / sqrt(nQ - S^2) * annual (S, Q the
+// sums, n the bars), here with one float reciprocal square root. Error (relative to the real
+// value): nQ - S^2 in double is within 2u K of it (u = 2^-53, K = nQ / (nQ - S^2), at most
+// 2^20 here), the float conversion 2^-24, rsqrtf 2 ulp (2^-22), the products and the final
+// rounding 2^-24 + 2u; the host's own result is within 3.01 u K + 4.5 u of the real value.
+// Total under 2^-21.2 |y|. Outside the guard (strong cancellation, D out of float range) the
+// exact objective is rounded to float (error 2^-24 |y|). Other objectives: the exact value.
+template <unsigned M, int Obj>
+WFOD_HD_INLINE float screen_objective(const Lean<M>& s, const Ranking& k) {
+  if constexpr (Obj == static_cast<int>(Objective::sharpe)) {
+    const double S = s.template f<kSum>(), Q = s.template f<kSumSq>();
+    const double nQ = k.bars * Q;
+    const double D = nQ - S * S;
+    if (D > 0x1p-100 && D < 0x1p100 && nQ <= 0x1p20 * D) {
+#if defined(__CUDA_ARCH__)
+      const float r = rsqrtf(static_cast<float>(D));
+#else
+      const float r = 1.0f / std::sqrt(static_cast<float>(D));
+#endif
+      return static_cast<float>(S * static_cast<double>(r) * k.annual);
+    }
+  }
+  return static_cast<float>(lean_objective<M, Obj>(s, k));
+}
+
+// rank_key's order on screens: 1 for NaN, 0 for none, -0 as +0; >= 2 for every number.
+WFOD_HD_INLINE uint32_t screen_key(float y) {
+  if (y != y) return 1;
+  if (y == 0) y = 0.0f;
+  uint32_t u;
+#if defined(__CUDA_ARCH__)
+  u = __float_as_uint(y);
+#else
+  std::memcpy(&u, &y, sizeof u);
+#endif
+  return (u >> 31) ? ~u : (u | 0x80000000u);  // -inf: 0x007fffff
+}
+// The screen a key >= 2 stands for (+0 for zero).
+WFOD_HD_INLINE float screen_of_key(uint32_t key) {
+  const uint32_t u = (key >> 31) ? (key & 0x7fffffffu) : ~key;
+  float y;
+#if defined(__CUDA_ARCH__)
+  y = __uint_as_float(u);
+#else
+  std::memcpy(&y, &u, sizeof u);
+#endif
+  return y;
 }
 
 // pbo.cpp's OOS order: NaN below every number and equal to NaN.

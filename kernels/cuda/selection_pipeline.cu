@@ -28,15 +28,16 @@ class SelectionWorkspace {
   DeviceBuffer<long long> edges;
   DeviceBuffer<double> objective, sharpe, scores;
   DeviceBuffer<uint8_t> state, flags;
-  DeviceBuffer<uint32_t> ids, binom, masks;
+  DeviceBuffer<uint32_t> ids, binom, masks, order;
+  DeviceBuffer<uint8_t> unchecked;
   DeviceBuffer<double> lean_d;
   DeviceBuffer<int32_t> lean_closed, lean_held;
   DeviceBuffer<int8_t> lean_flags;
-  DeviceBuffer<unsigned long long> part_key, under, ties;
-  DeviceBuffer<uint32_t> part_k, part_under, part_ties;
+  DeviceBuffer<unsigned long long> under, ties;
+  DeviceBuffer<uint32_t> part_best, part_under, part_ties;
   DeviceBuffer<int32_t> winner;
   DeviceBuffer<double> is_obj, oos_obj;
-  DeviceBuffer<double> store;  // pass A's objectives, splits x participants (when they fit)
+  DeviceBuffer<float> store;  // pass A's screened objectives, splits x participants (if they fit)
 };
 
 std::shared_ptr<SelectionWorkspace> make_selection_workspace() {
@@ -50,6 +51,26 @@ namespace stencil = selection::stencil;
 using Clock = std::chrono::steady_clock;
 
 thread_local SelectionTiming g_timing;
+
+// A CUDA event on the default stream: device time between two points of the pipeline
+// without a synchronisation between them (the benchmark's phase split).
+class DeviceEvent {
+ public:
+  DeviceEvent() { WFOD_CUDA_CHECK(cudaEventCreate(&e_)); }
+  ~DeviceEvent() { cudaEventDestroy(e_); }
+  DeviceEvent(const DeviceEvent&) = delete;
+  DeviceEvent& operator=(const DeviceEvent&) = delete;
+  void record() { WFOD_CUDA_CHECK(cudaEventRecord(e_)); }
+  // Milliseconds from this event to `later` (both recorded and complete).
+  double ms_to(const DeviceEvent& later) const {
+    float ms = 0;
+    WFOD_CUDA_CHECK(cudaEventElapsedTime(&ms, e_, later.e_));
+    return ms;
+  }
+
+ private:
+  cudaEvent_t e_{};
+};
 
 double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
@@ -98,7 +119,8 @@ void run_blocks(SelectionWorkspace& ws, const PreparedSweep& p, int blocks, unsi
 selection::PboResult device_cscv(SelectionWorkspace& ws, const SweepRequest& req,
                                  const selection::RobustOptions& opt,
                                  const std::vector<uint8_t>& flags,
-                                 const std::vector<selection::ComboState>& state) {
+                                 const std::vector<selection::ComboState>& state, double& walk_ms,
+                                 double& count_ms) {
   const selection::BlockLayout& l = opt.layout;
   const size_t S = l.blocks;
   selection::PboResult r;
@@ -122,7 +144,6 @@ selection::PboResult device_cscv(SelectionWorkspace& ws, const SweepRequest& req
   const int doubles = lean_doubles(rk);
   const uint32_t np = static_cast<uint32_t>(ids.size());
   const uint32_t splits = static_cast<uint32_t>(masks.size());
-  const uint32_t walk_warps = cscv_walk_warps(np);
   ws.ids.upload(ids);
   ws.masks.upload(masks);
   ws.binom.upload(lean::binomial_table());
@@ -134,23 +155,42 @@ selection::PboResult device_cscv(SelectionWorkspace& ws, const SweepRequest& req
   LeanColumns cols{
       ws.lean_d.data(),   ws.lean_closed.data(), ws.lean_held.data(), ws.lean_flags.data(), np,
       static_cast<int>(S)};
+  // Pack first: it marks the participants whose constraints hold on every half-set, which the
+  // unchecked walk takes; the rest go to the checked walk. Each part in ascending k.
+  const int stride = static_cast<int>(l.total_blocks());
+  const int first = static_cast<int>(l.first_cscv_block());
+  ws.unchecked.ensure(np);
+  launch_cscv_pack(rk, ws.blocks.data(), stride, first, ws.ids.data(), cols, ws.unchecked.data());
+  const std::vector<uint8_t> unchecked = ws.unchecked.download(np);
+  std::vector<uint32_t> order;
+  order.reserve(np);
+  for (uint32_t k = 0; k < np; ++k)
+    if (unchecked[k]) order.push_back(k);
+  const uint32_t n_unchecked = static_cast<uint32_t>(order.size());
+  for (uint32_t k = 0; k < np; ++k)
+    if (!unchecked[k]) order.push_back(k);
+  ws.order.upload(order);
+  const uint32_t walk_warps = cscv_walk_warps(n_unchecked) + cscv_walk_warps(np - n_unchecked);
+  const WalkPart free_part{ws.order.data(), n_unchecked, 0, walk_warps};
+  const WalkPart checked_part{ws.order.data() + n_unchecked, np - n_unchecked,
+                              cscv_walk_warps(n_unchecked), walk_warps};
+
   const size_t partials = static_cast<size_t>(walk_warps) * splits;
-  ws.part_key.ensure(partials);
-  ws.part_k.ensure(partials);
+  ws.part_best.ensure(partials);
   ws.winner.ensure(splits);
   ws.is_obj.ensure(splits);
   ws.oos_obj.ensure(splits);
   ws.under.ensure(splits);
   ws.ties.ensure(splits);
-  // Pass B streams pass A's objectives (splits x participants doubles) when they fit the
-  // device with room to spare; otherwise it walks the split tree again. Same counts either
+  // Pass B streams pass A's screened objectives (splits x participants floats) when they fit
+  // the device with room to spare; otherwise it walks the split tree again. Same counts either
   // way. WFOD_CUDA_CSCV_STORE=0 forces the second walk (tests run both).
-  const size_t store_bytes = static_cast<size_t>(splits) * np * sizeof(double);
+  const size_t store_bytes = static_cast<size_t>(splits) * np * sizeof(float);
   const char* store_env = std::getenv("WFOD_CUDA_CSCV_STORE");
   const bool store_allowed = !(store_env && std::string(store_env) == "0");
   const bool use_store =
-      store_allowed && store_bytes + ws.store.size() * sizeof(double) <
-                           (free_device_bytes() + ws.store.size() * sizeof(double)) / 10 * 8;
+      store_allowed && store_bytes + ws.store.size() * sizeof(float) <
+                           (free_device_bytes() + ws.store.size() * sizeof(float)) / 10 * 8;
   if (use_store) {
     ws.store.ensure(static_cast<size_t>(splits) * np);
   } else {
@@ -158,24 +198,36 @@ selection::PboResult device_cscv(SelectionWorkspace& ws, const SweepRequest& req
     ws.part_ties.ensure(partials);
   }
 
-  const int stride = static_cast<int>(l.total_blocks());
-  const int first = static_cast<int>(l.first_cscv_block());
-  launch_cscv_pack(rk, ws.blocks.data(), stride, first, ws.ids.data(), cols);
-  launch_cscv_pass_a(rk, cols, ws.binom.data(), splits, ws.part_key.data(), ws.part_k.data(),
-                     use_store ? ws.store.data() : nullptr);
-  launch_cscv_reduce_a(ws.part_key.data(), ws.part_k.data(), walk_warps, splits, ws.winner.data());
+  // The screens' band: WFOD_CUDA_CSCV_SCREEN_REL=r (tests) widens it to r |y|, so that the
+  // exact decisions run often. Same results for any band at least as wide as the default.
+  lean::ScreenBand band;
+  if (const char* rel = std::getenv("WFOD_CUDA_CSCV_SCREEN_REL"))
+    band.rel = std::max(band.rel, std::atof(rel));
+  DeviceEvent walk_start, walk_end, count_start, count_end;
+  walk_start.record();
+  for (const bool checked : {false, true})
+    launch_cscv_pass_a(rk, cols, checked ? checked_part : free_part, checked, ws.binom.data(),
+                       splits, ws.part_best.data(), use_store ? ws.store.data() : nullptr);
+  walk_end.record();
+  launch_cscv_resolve(rk, cols, ws.part_best.data(), free_part, checked_part, ws.masks.data(),
+                      splits, band, ws.winner.data());
   launch_cscv_targets(rk, cols, ws.masks.data(), splits, ws.winner.data(), ws.is_obj.data(),
                       ws.oos_obj.data());
+  count_start.record();
   if (use_store) {
-    launch_cscv_count_stored(ws.store.data(), np, splits, ws.winner.data(), ws.oos_obj.data(),
-                             ws.under.data(), ws.ties.data());
+    launch_cscv_count_stored(rk, cols, ws.store.data(), ws.masks.data(), splits, band,
+                             ws.winner.data(), ws.oos_obj.data(), ws.under.data(), ws.ties.data());
   } else {
-    launch_cscv_pass_b(rk, cols, ws.binom.data(), splits, ws.winner.data(), ws.oos_obj.data(),
-                       ws.part_under.data(), ws.part_ties.data());
+    for (const WalkPart& part : {free_part, checked_part})
+      launch_cscv_pass_b(rk, cols, part, ws.binom.data(), splits, ws.winner.data(),
+                         ws.oos_obj.data(), ws.part_under.data(), ws.part_ties.data());
     launch_cscv_reduce_b(ws.part_under.data(), ws.part_ties.data(), walk_warps, splits,
                          ws.under.data(), ws.ties.data());
   }
+  count_end.record();
   const std::vector<int32_t> winner = ws.winner.download(splits);
+  walk_ms = walk_start.ms_to(walk_end);
+  count_ms = count_start.ms_to(count_end);
   const std::vector<double> is_obj = ws.is_obj.download(splits);
   const std::vector<double> oos_obj = ws.oos_obj.download(splits);
   const std::vector<unsigned long long> under = ws.under.download(splits);
@@ -205,10 +257,10 @@ size_t robust_scores_bytes(uint64_t combos, size_t blocks, const selection::Robu
     const lean::Ranking rk = ranking_of(req, S / 2 * opt.layout.block_bars);
     const size_t doubles = static_cast<size_t>(std::max(lean_doubles(rk), 1));
     const uint64_t splits = n_choose_half(S);
-    const uint64_t warps = cscv_walk_warps(static_cast<uint32_t>(combos));
-    bytes += combos * (4 + S * (8 * doubles + 9));     // ids, lean columns
-    bytes += warps * splits * (8 + 4 + 4 + 4);         // partials of both passes (no store)
-    bytes += splits * (4 + 4 + 8 + 8 + 8 + 8) + 4096;  // per split
+    const uint64_t warps = cscv_walk_warps(static_cast<uint32_t>(combos)) + kWalkThreads / 32;
+    bytes += combos * (4 + 4 + 1 + S * (8 * doubles + 9));  // ids, order, flags, lean columns
+    bytes += warps * splits * (4 + 4 + 4);                  // partials of both passes (no store)
+    bytes += splits * (4 + 4 + 8 + 8 + 8 + 8) + 4096;       // per split
   }
   return bytes;
 }
@@ -260,7 +312,7 @@ selection::RobustScores device_robust_scores(SelectionWorkspace& ws, Backend& se
   // Memory plan: everything this call keeps on the device at once (the workspace's current
   // buffers count as free: they are reused or replaced).
   const size_t need = robust_scores_bytes(total, blocks, opt, req);
-  const size_t reusable = ws.blocks.size() * sizeof(Summary) + ws.store.size() * sizeof(double);
+  const size_t reusable = ws.blocks.size() * sizeof(Summary) + ws.store.size() * sizeof(float);
   const size_t have = free_device_bytes() + reusable;
   if (total > std::numeric_limits<uint32_t>::max() || need > have / 10 * 9) {
     throw std::invalid_argument(
@@ -340,7 +392,7 @@ selection::RobustScores device_robust_scores(SelectionWorkspace& ws, Backend& se
   // 3. PBO by CSCV over the device-resident summaries.
   if (opt.pbo) {
     const auto t = Clock::now();
-    out.pbo = device_cscv(ws, req, opt, flags, out.state);
+    out.pbo = device_cscv(ws, req, opt, flags, out.state, timing.walk_ms, timing.count_ms);
     timing.cscv_ms = ms_since(t);
   }
 

@@ -134,9 +134,11 @@ selection::PboResult device_algorithm_pbo(std::span<const Summary> summaries,
     std::vector<int> seen(splits, 0);
     for (size_t k = 0; k < n; ++k) {
       const auto block = blocks_of(k);
+      // The device's unchecked walk: marked participants are not checked.
+      const bool checked = !lean::lean_always_passes<M>(static_cast<int>(S), block, rk);
       auto leaf = [&](uint32_t s, const lean::Lean<M>& fold) {
         ++seen[s];
-        if (!lean::lean_passes(fold, rk)) return;
+        if (checked && !lean::lean_passes(fold, rk)) return;
         const uint64_t key = lean::rank_key(lean::lean_objective<M, Obj>(fold, rk));
         if (key > best_key[s]) {
           best_key[s] = key;
@@ -271,6 +273,136 @@ TEST(SelectionDeviceAlgorithm, HostRunEqualsCscvPbo) {
       expect_same_pbo(got, want);
     }
   }
+}
+
+// The device ranks and counts on screens: floats within a band of the exact objective
+// (selection_lean.cuh screen_objective), deciding exactly wherever a band could change the
+// outcome. Sound only if every screen lies in its band: checked here against the exact
+// objective on sums from real block folds and on adversarial sums (strong cancellation, tiny
+// and huge values, zero variance), for every objective. The keys must order screens as
+// rank_key orders numbers, and screen_of_key must invert screen_key.
+TEST(SelectionDeviceAlgorithm, ScreensLieInTheirBand) {
+  const lean::ScreenBand band;
+  lean::Ranking rk;
+  rk.bars = 600;
+  rk.annual = std::sqrt(252.0);
+  constexpr unsigned M = lean::bit(lean::kSum) | lean::bit(lean::kSumSq);
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> unit(-1, 1);
+  std::uniform_int_distribution<int> exp(-60, 40);
+  size_t fast = 0, checked = 0;
+  double worst = 0;
+  for (int i = 0; i < 400000; ++i) {
+    lean::Lean<M> l{};
+    const double mean = std::ldexp(unit(rng), exp(rng));
+    double var = std::ldexp(std::abs(unit(rng)), exp(rng) * 2);
+    if (i % 7 == 0)
+      var = mean * mean * std::ldexp(1.0, -std::uniform_int_distribution<int>(0, 60)(rng));
+    if (i % 101 == 0) var = 0;
+    l.template f<lean::kSum>() = mean * rk.bars;
+    l.template f<lean::kSumSq>() = (var + mean * mean) * rk.bars;
+    const double x = lean::lean_objective<M, static_cast<int>(Objective::sharpe)>(l, rk);
+    const float y = lean::screen_objective<M, static_cast<int>(Objective::sharpe)>(l, rk);
+    ASSERT_EQ(std::isnan(x), std::isnan(y));
+    if (!std::isfinite(y)) continue;
+    ++checked;
+    ASSERT_LE(lean::band_lo(y, band), x) << "sum " << l.v[0] << " sumsq " << l.v[1];
+    ASSERT_GE(lean::band_hi(y, band), x) << "sum " << l.v[0] << " sumsq " << l.v[1];
+    if (static_cast<double>(y) != x && x != 0) {
+      worst = std::max(worst, std::abs(x - y) / std::abs(static_cast<double>(y)));
+      fast += static_cast<float>(x) != y ? 1 : 0;  // not the rounded exact value: fast path
+    }
+  }
+  EXPECT_GT(fast, 1000u);     // the division-free path ran
+  EXPECT_LT(worst, 0x1p-20);  // and stayed well inside the band
+  EXPECT_GT(checked, 300000u);
+  // Keys: order of rank_key, NaN 1, numbers >= 2, invertible.
+  const double inf = std::numeric_limits<double>::infinity();
+  const double v[] = {-inf,
+                      -1e30,
+                      -2.5,
+                      -1e-40,
+                      -0.0,
+                      0.0,
+                      1e-44,
+                      3.0,
+                      1e30,
+                      inf,
+                      std::numeric_limits<double>::quiet_NaN()};
+  for (double a : v) {
+    const float fa = static_cast<float>(a);
+    const uint32_t ka = lean::screen_key(fa);
+    if (std::isnan(a)) {
+      EXPECT_EQ(ka, 1u);
+      continue;
+    }
+    EXPECT_GE(ka, 2u);
+    EXPECT_EQ(static_cast<double>(lean::screen_of_key(ka)), a == 0 ? 0.0 : static_cast<double>(fa));
+    for (double b : v) {
+      const uint32_t kb = lean::screen_key(static_cast<float>(b));
+      if (lean::rank_key(a) < lean::rank_key(b)) {
+        EXPECT_LT(ka, kb) << a << " " << b;
+      } else if (lean::rank_key(a) == lean::rank_key(b)) {
+        EXPECT_EQ(ka, kb) << a << " " << b;
+      }
+    }
+  }
+}
+
+// The device's unchecked walk skips the constraints for participants lean_always_passes
+// marks: every one of them must pass on every half-set (brute force over the walk), and the
+// mark must be neither never nor always given on real data, or the test would prove nothing.
+TEST(SelectionDeviceAlgorithm, AlwaysPassesHoldsOnEveryHalfSet) {
+  const Series s = goog();
+  auto cpu = make_backend("cpu");
+  const StrategySpec spec = ma_spec({MaType::sma, MaType::ema}, {Entry::state, Entry::cross},
+                                    {Side::long_short, Side::long_only}, false, Fill::close);
+  const std::vector<uint32_t> binom = lean::binomial_table();
+  size_t marked_total = 0, unmarked_total = 0;
+  for (size_t S : {4u, 8u, 16u}) {
+    const SweepRequest req = request_of(HistoryView::of(s), spec, S == 16 ? 1203 : 777);
+    const auto layout = selection::cscv_layout(req.window, S);
+    const std::vector<Summary> blocks = cpu->block_summaries(req, layout.cuts);
+    const size_t stride = layout.total_blocks(), first = layout.first_cscv_block();
+    std::vector<RankCase> cases = rank_cases();
+    cases.push_back({Objective::sharpe, 12, 1.0, 0.45});  // binds on most half-sets
+    cases.push_back({Objective::sortino, 4, 1.0, std::nullopt});
+    for (const RankCase& rc : cases) {
+      SCOPED_TRACE(std::string(to_string(rc.objective)) + " min_trades " +
+                   std::to_string(rc.min_trades) + " S " + std::to_string(S));
+      lean::Ranking rk;
+      rk.bars = static_cast<double>(S / 2 * layout.block_bars);
+      rk.annual = std::sqrt(spec.bars_per_year);
+      rk.objective = static_cast<int>(rc.objective);
+      rk.min_trades = rc.min_trades;
+      rk.max_drawdown = rc.max_drawdown;
+      rk.has_min_exposure = rc.min_exposure.has_value();
+      rk.min_exposure = rc.min_exposure.value_or(0.0);
+      lean::dispatch(rk, [&](auto mask_c, auto) {
+        constexpr unsigned M = decltype(mask_c)::value;
+        for (uint64_t id = 0; id < spec.grid.size(); ++id) {
+          if (!spec.grid.decode(id).valid()) continue;
+          auto block = [&](int c) {
+            return lean::lean_of<M>(blocks[id * stride + first + static_cast<size_t>(c)]);
+          };
+          if (!lean::lean_always_passes<M>(static_cast<int>(S), block, rk)) {
+            ++unmarked_total;
+            continue;
+          }
+          ++marked_total;
+          size_t failed = 0;
+          auto leaf = [&](uint32_t, const lean::Lean<M>& fold) {
+            failed += lean::lean_passes(fold, rk) ? 0 : 1;
+          };
+          lean::walk_half_sets<M>(static_cast<int>(S), block, binom.data(), leaf);
+          ASSERT_EQ(failed, 0u) << "combo " << id << " marked but fails on " << failed
+                                << " half-sets";
+        }
+      });
+    }
+  }
+  EXPECT_GT(marked_total, 100u);
+  EXPECT_GT(unmarked_total, 100u);
 }
 
 // The walk with the tree's shape fixed at compile time (the device's S = 16 kernel) visits the
@@ -682,6 +814,27 @@ TEST(SelectionDeviceParity, RobustScoresEqualHostPipeline) {
       expect_same_scores(cuda->robust_scores(req, opt), cpu->robust_scores(req, opt));
     }
   }
+  ::unsetenv("WFOD_CUDA_CSCV_STORE");
+  // Wide screen bands: most screens cannot decide, so the exact decisions (the winner among
+  // the candidate warps, the counts near the target) carry the result.
+  for (const char* rel : {"1e-3", "0.5"}) {
+    ::setenv("WFOD_CUDA_CSCV_SCREEN_REL", rel, 1);
+    for (const char* store : {"1", "0"}) {
+      ::setenv("WFOD_CUDA_CSCV_STORE", store, 1);
+      for (size_t i : {0u, 2u}) {
+        for (const RankCase& rc : rank_cases()) {
+          SCOPED_TRACE(std::string("screen band ") + rel + " store " + store + ": " +
+                       std::string(to_string(rc.objective)));
+          SweepRequest req =
+              request_of(HistoryView::of(*runs[i].series), runs[i].spec, runs[i].bars);
+          req.rank = rank_of(rc);
+          const auto opt = options_of(req, runs[i].S, runs[i].stat);
+          expect_same_scores(cuda->robust_scores(req, opt), cpu->robust_scores(req, opt));
+        }
+      }
+    }
+  }
+  ::unsetenv("WFOD_CUDA_CSCV_SCREEN_REL");
   ::unsetenv("WFOD_CUDA_CSCV_STORE");
   // The run-time tree shape for S = 16 (the fixed-shape kernel is the default there).
   ::setenv("WFOD_CUDA_WALK_GENERIC", "1", 1);
