@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
   opt.plateau = pr;
 
   std::vector<double> sweep_ms, robust_ms, blocks_ms, score_ms, cscv_ms, plateau_ms, prepare_ms;
-  std::vector<double> walk_ms, count_ms;  // cuda: CSCV's pass A walks and pass B counts
+  std::vector<double> walk_ms, count_ms, resolve_ms, setup_ms;  // cuda: CSCV's parts
   SweepResult sweep;
   selection::RobustScores robust;
   std::string path = "host";
@@ -104,6 +104,8 @@ int main(int argc, char** argv) {
       cscv_ms.push_back(t.cscv_ms);
       walk_ms.push_back(t.walk_ms);
       count_ms.push_back(t.count_ms);
+      resolve_ms.push_back(t.resolve_ms);
+      setup_ms.push_back(t.setup_ms);
       plateau_ms.push_back(t.plateau_ms);
       continue;
     }
@@ -160,7 +162,9 @@ int main(int argc, char** argv) {
               robust.pbo ? static_cast<unsigned long long>(robust.pbo->splits) : 0ull,
               median(cscv_ms));
   if (!walk_ms.empty()) {
+    std::printf("| of which participants, pack, parts (host clock) | %.3f |\n", median(setup_ms));
     std::printf("| of which pass A, the split walks (device) | %.3f |\n", median(walk_ms));
+    std::printf("| of which exact winners and targets (device) | %.3f |\n", median(resolve_ms));
     std::printf("| of which pass B, the OOS rank counts (device) | %.3f |\n", median(count_ms));
   }
   std::printf("| plateau stencil | %.3f |\n", median(plateau_ms));

@@ -13,6 +13,8 @@ struct SelectionTiming {
   double cscv_ms = 0;     // pack, both split walks, reductions, targets, host aggregation
   double walk_ms = 0;     // of which pass A: the split walks (device time, CUDA events)
   double count_ms = 0;    // of which pass B: the OOS rank counts (device time)
+  double resolve_ms = 0;  // of which the exact winners and their targets (device time)
+  double setup_ms = 0;    // of which the participants, pack and parts, before the walks (host)
   double plateau_ms = 0;  // stencil kernel, download, best centre
   double total_ms = 0;    // the whole call
   std::string path;       // "device", or why the host pipeline ran instead

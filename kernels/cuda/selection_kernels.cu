@@ -168,7 +168,7 @@ __device__ WalkSmem walk_smem(unsigned char* raw, int S) {
 // warp's partial for the split (warps never wait for each other: no barrier inside the walk).
 // Pass A (!PassB): H is split s's IS half; the partial is the best screen_key among the warp's
 // passing participants (0: none); with `store`, every participant's screen on H is also kept
-// (store[s * np + k]) for the streaming pass B.
+// (store[s * cscv_store_stride + k]) for the streaming pass B.
 // Checked: the constraints are checked at every leaf; otherwise every participant of the part
 // passes on every half-set (lean_always_passes, decided by the pack kernel). Pass B (the
 // fallback when the store does not fit): H is the OOS half of split J = splits - 1 - s; the
@@ -190,6 +190,7 @@ __global__ void __launch_bounds__(kWalkThreads, walk_ints<M, Checked>() ? 4 : 6)
   const bool active = t < part.count;
   const uint32_t k = active ? part.order[t] : 0;
   const long long np = cols.np;
+  const size_t store_stride = cscv_store_stride(cols.np);
   for (int b = 0; b < S; ++b) {
     const long long g_at = b * np + k, s_at = b * kWalkThreads + tid;
 #pragma unroll
@@ -224,7 +225,7 @@ __global__ void __launch_bounds__(kWalkThreads, walk_ints<M, Checked>() ? 4 : 6)
       uint32_t key = 0;
       if (active) {
         const float y = lean::screen_objective<M, Obj>(fold, rk);
-        if (store) store[static_cast<size_t>(s) * np + k] = y;
+        if (store) store[static_cast<size_t>(s) * store_stride + k] = y;
         if (!Checked || lean::lean_passes(fold, rk)) key = lean::screen_key(y);
       }
       // The warp's best screen (cscv_resolve_kernel finds the exact winner from these).
@@ -264,6 +265,17 @@ __device__ double exact_objective(const LeanColumns& cols, uint32_t k, uint32_t 
   return lean::lean_objective<M, Obj>(lean::fold_mask<M>(mask, cols.S, block), rk);
 }
 
+// The exact decision of one participant against the target (out of line: rare, and the
+// streaming loop keeps its registers).
+template <unsigned M, int Obj>
+__device__ __noinline__ void count_exactly(const LeanColumns& cols, uint32_t k, uint32_t oos,
+                                           const lean::Ranking& rk, double t, int32_t w,
+                                           unsigned long long& u, unsigned long long& e) {
+  const double x = exact_objective<M, Obj>(cols, k, oos, rk);
+  u += lean::below(x, t) ? 1 : 0;
+  e += (static_cast<int32_t>(k) != w && lean::same(x, t)) ? 1 : 0;
+}
+
 // Pass B from the stored screens: one block per split J counts, over every participant, the
 // OOS objectives (store row splits - 1 - J: the complement's IS half) below the winner's
 // exact OOS objective t and the others equal to it. A screen whose band lies wholly below or
@@ -285,26 +297,43 @@ __global__ void __launch_bounds__(kThreads)
     return;
   }
   const double t = target[J];
-  const bool t_nan = t != t;
   const uint32_t oos = ((1u << cols.S) - 1u) & ~masks[J];
-  const float* row = store + static_cast<size_t>(splits - 1 - J) * np;
+  const size_t stride = cscv_store_stride(np);
+  const float4* row = reinterpret_cast<const float4*>(store + (splits - 1 - J) * stride);
   unsigned long long u = 0, e = 0;
-  for (uint32_t k = threadIdx.x; k < np; k += kThreads) {
-    const float y = row[k];
-    bool is_below = false, is_same = false;
-    if (isfinite(y) && t_nan) {
-      // A number is neither below NaN nor equal to it (pbo.cpp's order).
-    } else if (isfinite(y) && lean::band_hi(y, band) < t) {
-      is_below = true;
-    } else if (isfinite(y) && lean::band_lo(y, band) > t) {
-      // above: neither
-    } else {
-      const double x = exact_objective<M, Obj>(cols, k, oos, rk);
-      is_below = lean::below(x, t);
-      is_same = lean::same(x, t);
+  // A NaN target: every number is above it (pbo.cpp's order: neither below nor equal).
+  const lean::ScreenThresholds th = lean::screen_thresholds(t, band);
+  auto decide = [&](float y, uint32_t k) {
+    if (k >= np) return;  // the row's padding
+    if (isfinite(y)) {
+      if (y < th.below) {
+        ++u;
+        return;
+      }
+      if (y > th.above) return;
     }
-    u += is_below ? 1 : 0;
-    e += (static_cast<int32_t>(k) != w && is_same) ? 1 : 0;
+    count_exactly<M, Obj>(cols, k, oos, rk, t, w, u, e);
+  };
+  // Four float4 loads in flight per thread before any decision: the loop streams the row at
+  // memory speed (the exact decisions are rare and out of line).
+  constexpr uint32_t kInFlight = 4;
+  const uint32_t quads = static_cast<uint32_t>(stride / 4);
+  for (uint32_t q0 = threadIdx.x; q0 < quads; q0 += kInFlight * kThreads) {
+    float4 v[kInFlight];
+#pragma unroll
+    for (uint32_t i = 0; i < kInFlight; ++i) {
+      const uint32_t q = q0 + i * kThreads;
+      v[i] = q < quads ? row[q] : make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+#pragma unroll
+    for (uint32_t i = 0; i < kInFlight; ++i) {
+      const uint32_t k = 4 * (q0 + i * kThreads);
+      if (k >= np) break;
+      decide(v[i].x, k);
+      decide(v[i].y, k + 1);
+      decide(v[i].z, k + 2);
+      decide(v[i].w, k + 3);
+    }
   }
   for (int off = 16; off > 0; off >>= 1) {
     u += __shfl_xor_sync(kFull, u, off);

@@ -67,9 +67,14 @@ struct WalkPart {
   uint32_t warp_base = 0;
   uint32_t walk_warps = 0;  // partials per split, every part's warps together
 };
+// Row length of pass A's store: participants rounded up to 4 (rows of whole float4s).
+__host__ __device__ inline size_t cscv_store_stride(uint32_t np) {
+  return (static_cast<size_t>(np) + 3) / 4 * 4;
+}
 // Pass A over one part: per (walk warp, split) the best screen_key among the warp's passing
 // participants, 0 for none (checked: the constraints are checked at every leaf). With `store`
-// (splits x np floats) every participant's screen on each half-set is kept.
+// (splits rows of cscv_store_stride floats) every participant's screen on each half-set is
+// kept.
 void launch_cscv_pass_a(const selection::lean::Ranking& rk, const LeanColumns& cols,
                         const WalkPart& part, bool checked, const uint32_t* binom, uint32_t splits,
                         uint32_t* part_best, float* store);

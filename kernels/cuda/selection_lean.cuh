@@ -377,6 +377,45 @@ WFOD_HD_INLINE double band_hi(float y, const ScreenBand& b) {
   return d + (b.rel * (d < 0 ? -d : d) + b.abs);
 }
 
+// Float thresholds that decide a comparison with an exact t from a finite screen y alone:
+// y < below  =>  band_hi(y) < t (the exact objective is below t);
+// y > above  =>  band_lo(y) > t (it is above t). Between them the exact value decides.
+// Both ends of a band are increasing in y, so each threshold is the last float on its side;
+// found from the band's inverse and moved by whole floats until the test holds.
+struct ScreenThresholds {
+  float below, above;
+};
+WFOD_HD_INLINE float next_float(float y, float toward) {
+#if defined(__CUDA_ARCH__)
+  return nextafterf(y, toward);
+#else
+  return std::nextafter(y, toward);
+#endif
+}
+WFOD_HD_INLINE ScreenThresholds screen_thresholds(double t, const ScreenBand& b) {
+  const float inf = std::numeric_limits<float>::infinity();
+  if (t != t) return {-inf, -inf};  // NaN target: every number is above it (no count)
+  // band_hi(y) = y + rel |y| + abs = t, solved on the side of y's sign; then step.
+  const double hi_inverse = t - b.abs >= 0 ? (t - b.abs) / (1 + b.rel) : (t - b.abs) / (1 - b.rel);
+  float below = static_cast<float>(hi_inverse);
+  while (below > -inf && !(band_hi(below, b) < t)) below = next_float(below, -inf);
+  while (below < inf) {
+    const float up = next_float(below, inf);
+    if (!(band_hi(up, b) < t)) break;
+    below = up;
+  }
+  // band_lo(y) = y - rel |y| - abs = t.
+  const double lo_inverse = t + b.abs >= 0 ? (t + b.abs) / (1 - b.rel) : (t + b.abs) / (1 + b.rel);
+  float above = static_cast<float>(lo_inverse);
+  while (above < inf && !(band_lo(above, b) > t)) above = next_float(above, inf);
+  while (above > -inf) {
+    const float down = next_float(above, -inf);
+    if (!(band_lo(down, b) > t)) break;
+    above = down;
+  }
+  return {below, above};
+}
+
 // The walk's screen of a leaf. Sharpe: the host computes mean / sd * annual with three
 // divisions and a square root; the same real number is S / sqrt(nQ - S^2) * annual (S, Q the
 // sums, n the bars), here with one float reciprocal square root. Error (relative to the real

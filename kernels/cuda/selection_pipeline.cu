@@ -119,8 +119,9 @@ void run_blocks(SelectionWorkspace& ws, const PreparedSweep& p, int blocks, unsi
 selection::PboResult device_cscv(SelectionWorkspace& ws, const SweepRequest& req,
                                  const selection::RobustOptions& opt,
                                  const std::vector<uint8_t>& flags,
-                                 const std::vector<selection::ComboState>& state, double& walk_ms,
-                                 double& count_ms) {
+                                 const std::vector<selection::ComboState>& state,
+                                 SelectionTiming& timing) {
+  const auto t_setup = Clock::now();
   const selection::BlockLayout& l = opt.layout;
   const size_t S = l.blocks;
   selection::PboResult r;
@@ -185,14 +186,15 @@ selection::PboResult device_cscv(SelectionWorkspace& ws, const SweepRequest& req
   // Pass B streams pass A's screened objectives (splits x participants floats) when they fit
   // the device with room to spare; otherwise it walks the split tree again. Same counts either
   // way. WFOD_CUDA_CSCV_STORE=0 forces the second walk (tests run both).
-  const size_t store_bytes = static_cast<size_t>(splits) * np * sizeof(float);
+  const size_t store_floats = static_cast<size_t>(splits) * cscv_store_stride(np);
+  const size_t store_bytes = store_floats * sizeof(float);
   const char* store_env = std::getenv("WFOD_CUDA_CSCV_STORE");
   const bool store_allowed = !(store_env && std::string(store_env) == "0");
   const bool use_store =
       store_allowed && store_bytes + ws.store.size() * sizeof(float) <
                            (free_device_bytes() + ws.store.size() * sizeof(float)) / 10 * 8;
   if (use_store) {
-    ws.store.ensure(static_cast<size_t>(splits) * np);
+    ws.store.ensure(store_floats);
   } else {
     ws.part_under.ensure(partials);
     ws.part_ties.ensure(partials);
@@ -204,6 +206,7 @@ selection::PboResult device_cscv(SelectionWorkspace& ws, const SweepRequest& req
   if (const char* rel = std::getenv("WFOD_CUDA_CSCV_SCREEN_REL"))
     band.rel = std::max(band.rel, std::atof(rel));
   DeviceEvent walk_start, walk_end, count_start, count_end;
+  timing.setup_ms = ms_since(t_setup);
   walk_start.record();
   for (const bool checked : {false, true})
     launch_cscv_pass_a(rk, cols, checked ? checked_part : free_part, checked, ws.binom.data(),
@@ -226,8 +229,9 @@ selection::PboResult device_cscv(SelectionWorkspace& ws, const SweepRequest& req
   }
   count_end.record();
   const std::vector<int32_t> winner = ws.winner.download(splits);
-  walk_ms = walk_start.ms_to(walk_end);
-  count_ms = count_start.ms_to(count_end);
+  timing.walk_ms = walk_start.ms_to(walk_end);
+  timing.resolve_ms = walk_end.ms_to(count_start);
+  timing.count_ms = count_start.ms_to(count_end);
   const std::vector<double> is_obj = ws.is_obj.download(splits);
   const std::vector<double> oos_obj = ws.oos_obj.download(splits);
   const std::vector<unsigned long long> under = ws.under.download(splits);
@@ -392,7 +396,7 @@ selection::RobustScores device_robust_scores(SelectionWorkspace& ws, Backend& se
   // 3. PBO by CSCV over the device-resident summaries.
   if (opt.pbo) {
     const auto t = Clock::now();
-    out.pbo = device_cscv(ws, req, opt, flags, out.state, timing.walk_ms, timing.count_ms);
+    out.pbo = device_cscv(ws, req, opt, flags, out.state, timing);
     timing.cscv_ms = ms_since(t);
   }
 

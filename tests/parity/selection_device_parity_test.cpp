@@ -316,6 +316,24 @@ TEST(SelectionDeviceAlgorithm, ScreensLieInTheirBand) {
   EXPECT_GT(fast, 1000u);     // the division-free path ran
   EXPECT_LT(worst, 0x1p-20);  // and stayed well inside the band
   EXPECT_GT(checked, 300000u);
+  // The count's float thresholds: below them the band is wholly below t, above them wholly
+  // above, and they are the last such floats (the next one towards t is undecided).
+  for (const double rel : {band.rel, 1e-3, 0.5}) {
+    lean::ScreenBand wide = band;
+    wide.rel = rel;
+    for (int i = 0; i < 20000; ++i) {
+      const double t = i % 97 == 0 ? 0.0 : std::ldexp(unit(rng), exp(rng));
+      const lean::ScreenThresholds th = lean::screen_thresholds(t, wide);
+      ASSERT_LT(lean::band_hi(th.below, wide), t) << t;
+      ASSERT_FALSE(lean::band_hi(std::nextafter(th.below, 1e30f), wide) < t) << t;
+      ASSERT_GT(lean::band_lo(th.above, wide), t) << t;
+      ASSERT_FALSE(lean::band_lo(std::nextafter(th.above, -1e30f), wide) > t) << t;
+      ASSERT_LT(th.below, th.above);
+    }
+  }
+  const lean::ScreenThresholds nan_t =
+      lean::screen_thresholds(std::numeric_limits<double>::quiet_NaN(), band);
+  EXPECT_TRUE(nan_t.above == -std::numeric_limits<float>::infinity());
   // Keys: order of rank_key, NaN 1, numbers >= 2, invertible.
   const double inf = std::numeric_limits<double>::infinity();
   const double v[] = {-inf,
