@@ -6,11 +6,13 @@
 
 namespace wfod::cuda {
 
+// Wall-clock phases of the host thread; the CSCV kernels run while the host copies the scores
+// back and runs the plateau step, so score_ms and plateau_ms overlap cscv's device time.
 struct SelectionTiming {
   double prepare_ms = 0;  // history upload, indicator rows, grid tables (the sweep's prepare)
   double blocks_ms = 0;   // block summaries kernel
   double score_ms = 0;    // window scores kernel, download of the score arrays, host replays
-  double cscv_ms = 0;     // pack, both split walks, reductions, targets, host aggregation
+  double cscv_ms = 0;     // CSCV setup and queueing, then the wait for its kernels, aggregation
   double walk_ms = 0;     // of which pass A: the split walks (device time, CUDA events)
   double count_ms = 0;    // of which pass B: the OOS rank counts (device time)
   double resolve_ms = 0;  // of which the exact winners and their targets (device time)

@@ -79,6 +79,18 @@ __global__ void __launch_bounds__(kThreads)
   flags[id] = f;
 }
 
+// CSCV participants: valid combos none of whose CSCV blocks is nonpositive (the window scores'
+// state and flags); iota[id] = id, the compaction's input.
+__global__ void __launch_bounds__(kThreads)
+    cscv_take_kernel(const uint8_t* __restrict__ state, const uint8_t* __restrict__ flags,
+                     unsigned long long n, uint8_t* take, uint32_t* iota) {
+  const unsigned long long id =
+      static_cast<unsigned long long>(blockIdx.x) * kThreads + threadIdx.x;
+  if (id >= n) return;
+  take[id] = state[id] != selection::stencil::kInvalid && (flags[id] & kCscvTakes) ? 1 : 0;
+  iota[id] = static_cast<uint32_t>(id);
+}
+
 // A participant's CSCV block c as a Lean, from the field-major columns (global or shared:
 // `base` is the participant's column, `step` the distance between blocks, `fstep` between
 // fields).
@@ -515,6 +527,12 @@ void launch_window_scores(const GridTables& g, const Summary* blocks, int stride
   WFOD_CUDA_CHECK_LAUNCH();
 }
 
+void launch_cscv_take(const uint8_t* state, const uint8_t* flags, unsigned long long n,
+                      uint8_t* take, uint32_t* iota) {
+  cscv_take_kernel<<<blocks_for(n), kThreads>>>(state, flags, n, take, iota);
+  WFOD_CUDA_CHECK_LAUNCH();
+}
+
 int lean_doubles(const lean::Ranking& rk) {
   int doubles = 0;
   lean::dispatch(rk, [&](auto mask, auto) { doubles = Lean<decltype(mask)::value>::kDoubles; });
@@ -619,8 +637,9 @@ void launch_cscv_reduce_b(const uint32_t* part_under, const uint32_t* part_ties,
 }
 
 void launch_plateau(const selection::stencil::StencilGrid& g, const double* objective,
-                    const uint8_t* state, unsigned long long n, double* scores) {
-  plateau_kernel<<<blocks_for(n), kThreads>>>(g, objective, state, n, scores);
+                    const uint8_t* state, unsigned long long n, double* scores,
+                    cudaStream_t stream) {
+  plateau_kernel<<<blocks_for(n), kThreads, 0, stream>>>(g, objective, state, n, scores);
   WFOD_CUDA_CHECK_LAUNCH();
 }
 

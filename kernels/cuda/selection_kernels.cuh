@@ -33,6 +33,10 @@ void launch_window_scores(const GridTables& g, const Summary* blocks, int stride
                           double sqrt_bars_per_year, double* objective, double* sharpe,
                           uint8_t* state, uint8_t* flags);
 
+// take[id] = 1 for CSCV participants (valid, kCscvTakes), iota[id] = id, for id < n.
+void launch_cscv_take(const uint8_t* state, const uint8_t* flags, unsigned long long n,
+                      uint8_t* take, uint32_t* iota);
+
 // CSCV blocks of the participants, field-major for coalesced loads: d[(f * S + b) * np + k]
 // for the Lean's doubles f, closed/held/flags[b * np + k] (flags: head_pos + 1 | (tail_pos
 // + 1) << 2 | single_run << 4).
@@ -108,6 +112,7 @@ void launch_cscv_reduce_b(const uint32_t* part_under, const uint32_t* part_ties,
 
 // Plateau scores of every combo (NaN where the centre is not ranked or its objective is NaN).
 void launch_plateau(const selection::stencil::StencilGrid& g, const double* objective,
-                    const uint8_t* state, unsigned long long n, double* scores);
+                    const uint8_t* state, unsigned long long n, double* scores,
+                    cudaStream_t stream = nullptr);
 
 }  // namespace wfod::cuda

@@ -1,0 +1,96 @@
+// The device state of robust selection between calls (selection_pipeline.cu, selection_cscv.cu):
+// grow-only buffers, the side stream that copies scores back while the CSCV kernels run, and
+// the events that time those kernels; and the small tools both files use.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#include "cuda/cuda_check.cuh"
+#include "cuda/device_buffer.cuh"
+#include "wfod/summary.hpp"
+
+namespace wfod::cuda {
+
+// A CUDA event: device time between two points of the pipeline without a synchronisation
+// between them (the benchmark's phase split).
+class DeviceEvent {
+ public:
+  DeviceEvent() { WFOD_CUDA_CHECK(cudaEventCreate(&e_)); }
+  ~DeviceEvent() { cudaEventDestroy(e_); }
+  DeviceEvent(const DeviceEvent&) = delete;
+  DeviceEvent& operator=(const DeviceEvent&) = delete;
+  void record(cudaStream_t stream = nullptr) { WFOD_CUDA_CHECK(cudaEventRecord(e_, stream)); }
+  // Milliseconds from this event to `later` (both recorded and complete).
+  double ms_to(const DeviceEvent& later) const {
+    float ms = 0;
+    WFOD_CUDA_CHECK(cudaEventElapsedTime(&ms, e_, later.e_));
+    return ms;
+  }
+
+ private:
+  cudaEvent_t e_{};
+};
+
+// A stream that does not wait for the default stream's kernels: copies on it overlap them.
+class SideStream {
+ public:
+  SideStream() { WFOD_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  ~SideStream() { cudaStreamDestroy(s_); }
+  SideStream(const SideStream&) = delete;
+  SideStream& operator=(const SideStream&) = delete;
+  cudaStream_t get() const { return s_; }
+
+ private:
+  cudaStream_t s_{};
+};
+
+// The first `count` elements of `buf` on the host, copied on `stream` (the caller knows the
+// data is complete: nothing orders this copy after the default stream's work).
+template <typename T>
+std::vector<T> download_on(const DeviceBuffer<T>& buf, size_t count, cudaStream_t stream) {
+  std::vector<T> host(count);
+  if (count) {
+    WFOD_CUDA_CHECK(cudaMemcpyAsync(host.data(), buf.data(), count * sizeof(T),
+                                    cudaMemcpyDeviceToHost, stream));
+    WFOD_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+  return host;
+}
+
+inline double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+inline size_t free_device_bytes() {
+  size_t free = 0, total = 0;
+  WFOD_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  return free;
+}
+
+class SelectionWorkspace {
+ public:
+  // Block summaries and window scores.
+  DeviceBuffer<Summary> blocks;
+  DeviceBuffer<long long> edges;
+  DeviceBuffer<double> objective, sharpe, scores;
+  DeviceBuffer<uint8_t> state, flags;
+  // CSCV: participants (ids, in id order), their parts (order), lean columns, partials.
+  DeviceBuffer<uint32_t> iota, ids, binom, masks, order, counts;
+  DeviceBuffer<uint8_t> take, unchecked, scratch;
+  DeviceBuffer<double> lean_d;
+  DeviceBuffer<int32_t> lean_closed, lean_held;
+  DeviceBuffer<int8_t> lean_flags;
+  DeviceBuffer<unsigned long long> under, ties;
+  DeviceBuffer<uint32_t> part_best, part_under, part_ties;
+  DeviceBuffer<int32_t> winner;
+  DeviceBuffer<double> is_obj, oos_obj;
+  DeviceBuffer<float> store;  // pass A's screens, splits rows of cscv_store_stride floats
+  SideStream side;
+  DeviceEvent walk_start, walk_end, count_start, count_end;
+};
+
+}  // namespace wfod::cuda
