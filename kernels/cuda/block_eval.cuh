@@ -8,6 +8,7 @@
 
 #include "cuda/device_grid.cuh"
 #include "cuda/sweep_kernels.cuh"
+#include "cuda/tally.cuh"
 #include "wfod/summary.hpp"
 
 namespace wfod::cuda {
@@ -44,20 +45,15 @@ __device__ inline Summary block_range_summary(const DeviceCombo& c, const BarDat
     if (first < last) cur = load_inputs<Family, Vol>(c, bars.matrix32, rows, first);
   }
   const double head_pos = p2, cost = bars.cost;
-  double sum = 0, sum_sq = 0, down_sq = 0;
+  Tally tally;  // moments and trades, as the sweep's evaluator keeps them
   double equity = 1, peak = 1, trough = 1, best_peak = 1, best_trough = 1;
-  double run = 0, head_ret = 0, win_sum = 0, loss_sum = 0;
-  long long closed = 0, wins = 0, longs = 0, shorts = 0, changes = 0;
-  bool head_closed = false, nonpositive = false;
+  bool nonpositive = false;
   for (long long t = first; t < last; ++t) {
     const double a = p2, b = p1;
     const bool changed = a != b;
     const double exit_value = a * bars.gap[t] - (changed ? cost * fabs(a) : 0.0);
     const double body_value = b * bars.body[t] - (changed ? cost * fabs(b) : 0.0);
     const double s = exit_value + body_value;
-    sum += s;
-    sum_sq += s * s;
-    down_sq += s < 0.0 ? s * s : 0.0;
     const double g = 1.0 + s;
     nonpositive = g <= 0.0 ? true : nonpositive;
     equity = equity * g;
@@ -67,20 +63,8 @@ __device__ inline Summary block_range_summary(const DeviceCombo& c, const BarDat
     const bool deeper = equity * best_peak < best_trough * peak;
     best_peak = deeper ? peak : best_peak;
     best_trough = deeper ? equity : best_trough;
-    // Trades: a change closes the run held through the exit segment.
-    const double closing = run + exit_value;
-    const bool first_close = changed && !head_closed;
-    const bool counted = changed && head_closed && a != 0.0;
-    head_ret = first_close ? closing : head_ret;
-    closed += counted ? 1 : 0;
-    wins += (counted && closing > 0.0) ? 1 : 0;
-    win_sum += (counted && closing > 0.0) ? closing : 0.0;
-    loss_sum += (counted && closing < 0.0) ? closing : 0.0;
-    head_closed = changed ? true : head_closed;
-    run = changed ? body_value : run + s;
-    longs += b > 0.0 ? 1 : 0;
-    shorts += b < 0.0 ? 1 : 0;
-    changes += changed ? 1 : 0;
+    // Moments and trades: a change closes the run held through the exit segment.
+    tally.bar_predicated(a, b, changed, exit_value, body_value, s);
     p2 = b;
     BarInputs next{};
     if constexpr (Screened) {
@@ -92,30 +76,9 @@ __device__ inline Summary block_range_summary(const DeviceCombo& c, const BarDat
       cur = next;
     }
   }
-  Summary r;
-  r.bars = last - first;
-  if (r.bars <= 0) return Summary{};
-  r.sum = sum;
-  r.sum_sq = sum_sq;
-  r.down_sq = down_sq;
-  r.growth = equity;
-  r.peak = peak;
-  r.trough = trough;
-  r.drawdown = 1.0 - best_trough / best_peak;
-  r.nonpositive = nonpositive;
-  r.head_pos = static_cast<int8_t>(head_pos);
-  r.tail_pos = static_cast<int8_t>(p2);  // p_{last-2}: held in the last bar's body
-  r.single_run = !head_closed;
-  r.head_ret = r.single_run ? run : head_ret;
-  r.tail_ret = run;
-  r.closed_trades = closed;
-  r.closed_wins = wins;
-  r.closed_win_sum = win_sum;
-  r.closed_loss_sum = loss_sum;
-  r.long_bars = longs;
-  r.short_bars = shorts;
-  r.changes = changes;
-  return r;
+  // p2 is p_{last-2}: the position held in the last bar's body.
+  return tally.summary(first, last, head_pos, p2, equity, peak, trough,
+                       1.0 - best_trough / best_peak, nonpositive);
 }
 
 }  // namespace wfod::cuda

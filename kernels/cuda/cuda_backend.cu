@@ -14,6 +14,7 @@
 #include "cpu/cpu_backend.hpp"
 #include "cuda/cuda_backend.hpp"
 #include "cuda/cuda_check.cuh"
+#include "cuda/cuda_handles.cuh"
 #include "cuda/cuda_stream.hpp"
 #include "cuda/device_buffer.cuh"
 #include "cuda/device_indicators.cuh"
@@ -40,24 +41,6 @@ int next_pow2(long long x) {
   return p;
 }
 
-class Event {
- public:
-  Event() { WFOD_CUDA_CHECK(cudaEventCreate(&e_)); }
-  ~Event() { cudaEventDestroy(e_); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  void record() { WFOD_CUDA_CHECK(cudaEventRecord(e_)); }
-  float since(const Event& start) {
-    WFOD_CUDA_CHECK(cudaEventSynchronize(e_));
-    float ms = 0;
-    WFOD_CUDA_CHECK(cudaEventElapsedTime(&ms, start.e_, e_));
-    return ms;
-  }
-
- private:
-  cudaEvent_t e_{};
-};
-
 class CudaBackend final : public Backend {
  public:
   CudaBackend() {
@@ -82,7 +65,7 @@ class CudaBackend final : public Backend {
     const unsigned long long n_ids = grid.size();
     const int k = static_cast<int>(std::min<size_t>(req.rank.top, kBlock));
 
-    Event e0, e1, e2, e3;
+    GpuEvent e0, e1, e2, e3;
     e0.record();
     prepare(req);
     e1.record();

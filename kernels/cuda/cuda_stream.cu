@@ -22,6 +22,7 @@
 #include "cpu/lane_setup.hpp"
 #include "cpu/rolling_indicators.hpp"
 #include "cuda/cuda_check.cuh"
+#include "cuda/cuda_handles.cuh"
 #include "cuda/cuda_stream.hpp"
 #include "cuda/device_buffer.cuh"
 #include "cuda/fault_injection.cuh"
@@ -63,18 +64,6 @@ class PinnedBuffer {
  private:
   T* ptr_ = nullptr;
   size_t count_ = 0;
-};
-
-class GpuStream {
- public:
-  GpuStream() { WFOD_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
-  ~GpuStream() { cudaStreamDestroy(s_); }
-  GpuStream(const GpuStream&) = delete;
-  GpuStream& operator=(const GpuStream&) = delete;
-  cudaStream_t get() const { return s_; }
-
- private:
-  cudaStream_t s_{};
 };
 
 class Graph {

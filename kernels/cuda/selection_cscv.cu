@@ -21,28 +21,14 @@ namespace {
 namespace lean = selection::lean;
 using Clock = std::chrono::steady_clock;
 
-// out[0..count of flagged) = the flagged elements of in[0..n), in order; the count on the host.
-uint32_t select_flagged(SelectionWorkspace& ws, const uint32_t* in, const uint8_t* flags,
-                        uint32_t* out, uint64_t n) {
+// Runs a CUB flagged selection or partition `op(temp, bytes)` (its temp storage in
+// ws.scratch, its count in ws.counts) and returns the flagged count on the host.
+template <class Op>
+uint32_t run_flagged(SelectionWorkspace& ws, Op op) {
   size_t bytes = 0;
-  WFOD_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, bytes, in, flags, out, ws.counts.data(),
-                                             static_cast<int64_t>(n)));
+  WFOD_CUDA_CHECK(op(nullptr, bytes));
   ws.scratch.ensure(bytes);
-  WFOD_CUDA_CHECK(cub::DeviceSelect::Flagged(ws.scratch.data(), bytes, in, flags, out,
-                                             ws.counts.data(), static_cast<int64_t>(n)));
-  return ws.counts.download(1)[0];
-}
-
-// out = the flagged elements of in[0..n) in order, then the others in reverse order; the
-// flagged count on the host.
-uint32_t partition_flagged(SelectionWorkspace& ws, const uint32_t* in, const uint8_t* flags,
-                           uint32_t* out, uint64_t n) {
-  size_t bytes = 0;
-  WFOD_CUDA_CHECK(cub::DevicePartition::Flagged(nullptr, bytes, in, flags, out, ws.counts.data(),
-                                                static_cast<int64_t>(n)));
-  ws.scratch.ensure(bytes);
-  WFOD_CUDA_CHECK(cub::DevicePartition::Flagged(ws.scratch.data(), bytes, in, flags, out,
-                                                ws.counts.data(), static_cast<int64_t>(n)));
+  WFOD_CUDA_CHECK(op(ws.scratch.data(), bytes));
   return ws.counts.download(1)[0];
 }
 
@@ -76,7 +62,11 @@ CscvRun launch_device_cscv(SelectionWorkspace& ws, const SweepRequest& req,
   ws.ids.ensure(total);
   ws.counts.ensure(1);
   launch_cscv_take(ws.state.data(), ws.flags.data(), total, ws.take.data(), ws.iota.data());
-  run.np = select_flagged(ws, ws.iota.data(), ws.take.data(), ws.ids.data(), total);
+  // ids = the flagged ids, in id order.
+  run.np = run_flagged(ws, [&](void* temp, size_t& bytes) {
+    return cub::DeviceSelect::Flagged(temp, bytes, ws.iota.data(), ws.take.data(), ws.ids.data(),
+                                      ws.counts.data(), static_cast<int64_t>(total));
+  });
   if (run.np < 2) {  // no selection among fewer than two combos
     timing.setup_ms = ms_since(t_setup);
     return run;
@@ -104,8 +94,12 @@ CscvRun launch_device_cscv(SelectionWorkspace& ws, const SweepRequest& req,
   launch_cscv_pack(rk, ws.blocks.data(), static_cast<int>(l.total_blocks()),
                    static_cast<int>(l.first_cscv_block()), ws.ids.data(), cols,
                    ws.unchecked.data());
-  const uint32_t n_unchecked =
-      partition_flagged(ws, ws.iota.data(), ws.unchecked.data(), ws.order.data(), np);
+  // order = the unchecked participants' k in order, then the others in reverse order.
+  const uint32_t n_unchecked = run_flagged(ws, [&](void* temp, size_t& bytes) {
+    return cub::DevicePartition::Flagged(temp, bytes, ws.iota.data(), ws.unchecked.data(),
+                                         ws.order.data(), ws.counts.data(),
+                                         static_cast<int64_t>(np));
+  });
   const uint32_t walk_warps = cscv_walk_warps(n_unchecked) + cscv_walk_warps(np - n_unchecked);
   const WalkPart free_part{ws.order.data(), n_unchecked, 0, walk_warps};
   const WalkPart checked_part{ws.order.data() + n_unchecked, np - n_unchecked,
@@ -178,9 +172,9 @@ selection::PboResult finish_device_cscv(SelectionWorkspace& ws, const CscvRun& r
   if (!run.queued) return r;
   const uint32_t splits = run.splits;
   const std::vector<int32_t> winner = ws.winner.download(splits);  // waits for the kernels
-  timing.walk_ms = ws.walk_start.ms_to(ws.walk_end);
-  timing.resolve_ms = ws.walk_end.ms_to(ws.count_start);
-  timing.count_ms = ws.count_start.ms_to(ws.count_end);
+  timing.walk_ms = ws.walk_end.since(ws.walk_start);
+  timing.resolve_ms = ws.count_start.since(ws.walk_end);
+  timing.count_ms = ws.count_end.since(ws.count_start);
   const std::vector<double> is_obj = ws.is_obj.download(splits);
   const std::vector<double> oos_obj = ws.oos_obj.download(splits);
   const std::vector<unsigned long long> under = ws.under.download(splits);

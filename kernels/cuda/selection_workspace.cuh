@@ -10,43 +10,11 @@
 #include <vector>
 
 #include "cuda/cuda_check.cuh"
+#include "cuda/cuda_handles.cuh"
 #include "cuda/device_buffer.cuh"
 #include "wfod/summary.hpp"
 
 namespace wfod::cuda {
-
-// A CUDA event: device time between two points of the pipeline without a synchronisation
-// between them (the benchmark's phase split).
-class DeviceEvent {
- public:
-  DeviceEvent() { WFOD_CUDA_CHECK(cudaEventCreate(&e_)); }
-  ~DeviceEvent() { cudaEventDestroy(e_); }
-  DeviceEvent(const DeviceEvent&) = delete;
-  DeviceEvent& operator=(const DeviceEvent&) = delete;
-  void record(cudaStream_t stream = nullptr) { WFOD_CUDA_CHECK(cudaEventRecord(e_, stream)); }
-  // Milliseconds from this event to `later` (both recorded and complete).
-  double ms_to(const DeviceEvent& later) const {
-    float ms = 0;
-    WFOD_CUDA_CHECK(cudaEventElapsedTime(&ms, e_, later.e_));
-    return ms;
-  }
-
- private:
-  cudaEvent_t e_{};
-};
-
-// A stream that does not wait for the default stream's kernels: copies on it overlap them.
-class SideStream {
- public:
-  SideStream() { WFOD_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
-  ~SideStream() { cudaStreamDestroy(s_); }
-  SideStream(const SideStream&) = delete;
-  SideStream& operator=(const SideStream&) = delete;
-  cudaStream_t get() const { return s_; }
-
- private:
-  cudaStream_t s_{};
-};
 
 // The first `count` elements of `buf` on the host, copied on `stream` (the caller knows the
 // data is complete: nothing orders this copy after the default stream's work).
@@ -89,8 +57,8 @@ class SelectionWorkspace {
   DeviceBuffer<int32_t> winner;
   DeviceBuffer<double> is_obj, oos_obj;
   DeviceBuffer<float> store;  // pass A's screens, splits rows of cscv_store_stride floats
-  SideStream side;
-  DeviceEvent walk_start, walk_end, count_start, count_end;
+  GpuStream side;             // copies that overlap the CSCV kernels
+  GpuEvent walk_start, walk_end, count_start, count_end;
 };
 
 }  // namespace wfod::cuda

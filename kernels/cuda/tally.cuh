@@ -39,6 +39,27 @@ struct Tally {
     run = body_value;
     ++changes;
   }
+  // One bar whose held position goes from a to b (changed: a != b), its exit and body values
+  // and return s: add_return, then change() or the hold path, then count_held(b, 1), with the
+  // same operations in the same order but predicated instead of branched (for kernels whose
+  // lanes change position at different bars: no divergence; the block Summaries use it).
+  __device__ void bar_predicated(double a, double b, bool changed, double exit_value,
+                                 double body_value, double s) {
+    add_return(s);
+    const double closing = run + exit_value;
+    const bool first_close = changed && !head_closed;
+    const bool counted = changed && head_closed && a != 0.0;
+    head_ret = first_close ? closing : head_ret;
+    closed += counted ? 1 : 0;
+    wins += (counted && closing > 0.0) ? 1 : 0;
+    win_sum += (counted && closing > 0.0) ? closing : 0.0;
+    loss_sum += (counted && closing < 0.0) ? closing : 0.0;
+    head_closed = changed ? true : head_closed;
+    run = changed ? body_value : run + s;
+    longs += b > 0.0 ? 1 : 0;
+    shorts += b < 0.0 ? 1 : 0;
+    changes += changed ? 1 : 0;
+  }
   __device__ void count_held(double b, long long bars) {
     if (b > 0) longs += bars;
     if (b < 0) shorts += bars;
