@@ -44,27 +44,11 @@ __device__ inline Summary block_range_summary(const DeviceCombo& c, const BarDat
     if (Cross && first >= 1) prev = load_inputs<Family, Vol>(c, bars.matrix32, rows, first - 1);
     if (first < last) cur = load_inputs<Family, Vol>(c, bars.matrix32, rows, first);
   }
-  const double head_pos = p2, cost = bars.cost;
-  Tally tally;  // moments and trades, as the sweep's evaluator keeps them
-  double equity = 1, peak = 1, trough = 1, best_peak = 1, best_trough = 1;
-  bool nonpositive = false;
+  const double head_pos = p2;
+  RangeWalk<true> walk;  // predicated: a block's lanes change position at different bars
   for (long long t = first; t < last; ++t) {
-    const double a = p2, b = p1;
-    const bool changed = a != b;
-    const double exit_value = a * bars.gap[t] - (changed ? cost * fabs(a) : 0.0);
-    const double body_value = b * bars.body[t] - (changed ? cost * fabs(b) : 0.0);
-    const double s = exit_value + body_value;
-    const double g = 1.0 + s;
-    nonpositive = g <= 0.0 ? true : nonpositive;
-    equity = equity * g;
-    peak = peak < equity ? equity : peak;
-    trough = equity < trough ? equity : trough;
-    // Deepest drawdown so far is best_trough / best_peak; replace when e / peak is lower.
-    const bool deeper = equity * best_peak < best_trough * peak;
-    best_peak = deeper ? peak : best_peak;
-    best_trough = deeper ? equity : best_trough;
-    // Moments and trades: a change closes the run held through the exit segment.
-    tally.bar_predicated(a, b, changed, exit_value, body_value, s);
+    const double b = p1;
+    walk.bar(p2, b, bars.gap[t], bars.body[t], bars.cost);
     p2 = b;
     BarInputs next{};
     if constexpr (Screened) {
@@ -77,8 +61,7 @@ __device__ inline Summary block_range_summary(const DeviceCombo& c, const BarDat
     }
   }
   // p2 is p_{last-2}: the position held in the last bar's body.
-  return tally.summary(first, last, head_pos, p2, equity, peak, trough,
-                       1.0 - best_trough / best_peak, nonpositive);
+  return walk.summary(first, last, head_pos, p2);
 }
 
 }  // namespace wfod::cuda

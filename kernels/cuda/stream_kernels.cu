@@ -93,39 +93,18 @@ __device__ Summary run_from(const DeviceCombo& c, const RingView& r, PositionSta
     p2 = p1;
     p1 = next;
   }
-  const double head_pos = p2, cost = r.cost;
-  Tally tally;
-  double equity = 1, peak = 1, trough = 1, best_peak = 1, best_trough = 1;
-  bool nonpositive = false;
+  const double head_pos = p2;
+  RangeWalk<false> walk;
   for (long long t = first; t < last; ++t) {
     const long long slot = t & r.mask;
-    const double a = p2, b = p1;
-    const bool changed = a != b;
-    const double exit_value = a * r.gap[slot] - (changed ? cost * fabs(a) : 0.0);
-    const double body_value = b * r.body[slot] - (changed ? cost * fabs(b) : 0.0);
-    const double s = exit_value + body_value;
-    tally.add_return(s);
-    const double g = 1.0 + s;
-    nonpositive = nonpositive || g <= 0;
-    equity *= g;
-    peak = fmax(peak, equity);
-    trough = fmin(trough, equity);
-    if (equity * best_peak < best_trough * peak) {
-      best_peak = peak;
-      best_trough = equity;
-    }
-    if (changed)
-      tally.change(a, exit_value, body_value);
-    else
-      tally.run += s;
-    tally.count_held(b, 1);
+    const double b = p1;
+    walk.bar(p2, b, r.gap[slot], r.body[slot], r.cost);
     p2 = b;
     p1 = decide_ring<Family, Cross, Vol>(c, r, t, b);
   }
   st.p2 = static_cast<int8_t>(p2);
   st.p1 = static_cast<int8_t>(p1);
-  return tally.summary(first, last, head_pos, p2, equity, peak, trough,
-                       1.0 - best_trough / best_peak, nonpositive);
+  return walk.summary(first, last, head_pos, p2);
 }
 
 __device__ inline unsigned long long thread_id() {

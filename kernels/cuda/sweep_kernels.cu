@@ -24,37 +24,15 @@ __device__ Summary evaluate_range(const DeviceCombo& c, const BarData& bars, lon
   double p2 = position_at<Family, Cross, Vol>(c, m, rows, bars.close, first - 2);
   double p1 = p2, v;
   if (decide<Family, Cross, Vol>(c, m, rows, bars.close, first - 1, &v)) p1 = v;
-  const double head_pos = p2, cost = bars.cost;
-  Tally tally;
-  double equity = 1, peak = 1, trough = 1, best_peak = 1, best_trough = 1;
-  bool nonpositive = false;
+  const double head_pos = p2;
+  RangeWalk<false> walk;
   for (long long t = first; t < last; ++t) {
-    const double a = p2, b = p1;
-    const bool changed = a != b;
-    const double exit_value = a * bars.gap[t] - (changed ? cost * fabs(a) : 0.0);
-    const double body_value = b * bars.body[t] - (changed ? cost * fabs(b) : 0.0);
-    const double s = exit_value + body_value;
-    tally.add_return(s);
-    const double g = 1.0 + s;
-    nonpositive = nonpositive || g <= 0;
-    equity *= g;
-    peak = fmax(peak, equity);
-    trough = fmin(trough, equity);
-    // Deepest drawdown so far is best_trough / best_peak, compared without a division.
-    if (equity * best_peak < best_trough * peak) {
-      best_peak = peak;
-      best_trough = equity;
-    }
-    if (changed)
-      tally.change(a, exit_value, body_value);
-    else
-      tally.run += s;
-    tally.count_held(b, 1);
+    const double b = p1;
+    walk.bar(p2, b, bars.gap[t], bars.body[t], bars.cost);
     p2 = b;
     p1 = decide<Family, Cross, Vol>(c, m, rows, bars.close, t, &v) ? v : b;
   }
-  return tally.summary(first, last, head_pos, p2, equity, peak, trough,
-                       1.0 - best_trough / best_peak, nonpositive);
+  return walk.summary(first, last, head_pos, p2);
 }
 
 // Drawdown of a stretch of bars held at one sign, from the segment tree over that sign's log

@@ -1,7 +1,11 @@
-// Per-thread accumulators of one (combo, range) evaluation that both device evaluators share:
+// Per-thread accumulators of one (combo, range) evaluation that the device evaluators share:
 // return moments, trade bookkeeping at position changes, bar counts, and the Summary they
-// make (SPEC §6). Equity/drawdown tracking differs between the evaluators and is passed in.
+// make (SPEC §6) in Tally; RangeWalk adds the bar's returns and equity and drawdown tracking
+// for the evaluators that walk every bar (the sweep's range, the stream's range, the block
+// Summaries); the sweep's run-length evaluator tracks equity its own way.
 #pragma once
+
+#include <math.h>
 
 #include <cstdint>
 
@@ -93,6 +97,56 @@ struct Tally {
     r.short_bars = shorts;
     r.changes = changes;
     return r;
+  }
+};
+
+// One bar-by-bar walk over a (combo, bar range): bar() takes the position held through the
+// bar's exit segment (a, decided two closes back) and body (b), the bar's gap and body
+// returns and the cost rate (SPEC §5); summary() is the range's Summary. Predicated: the same
+// operations without branches (for kernels whose lanes change position at different bars).
+template <bool Predicated>
+struct RangeWalk {
+  Tally tally;
+  double equity = 1, peak = 1, trough = 1, best_peak = 1, best_trough = 1;
+  bool nonpositive = false;
+
+  __device__ __forceinline__ void bar(double a, double b, double gap, double body, double cost) {
+    const bool changed = a != b;
+    const double exit_value = a * gap - (changed ? cost * fabs(a) : 0.0);
+    const double body_value = b * body - (changed ? cost * fabs(b) : 0.0);
+    const double s = exit_value + body_value;
+    const double g = 1.0 + s;
+    nonpositive = nonpositive || g <= 0.0;
+    equity *= g;
+    if constexpr (Predicated) {
+      peak = peak < equity ? equity : peak;
+      trough = equity < trough ? equity : trough;
+      // Deepest drawdown so far is best_trough / best_peak, compared without a division.
+      const bool deeper = equity * best_peak < best_trough * peak;
+      best_peak = deeper ? peak : best_peak;
+      best_trough = deeper ? equity : best_trough;
+      tally.bar_predicated(a, b, changed, exit_value, body_value, s);
+    } else {
+      peak = fmax(peak, equity);
+      trough = fmin(trough, equity);
+      if (equity * best_peak < best_trough * peak) {
+        best_peak = peak;
+        best_trough = equity;
+      }
+      tally.add_return(s);
+      if (changed) {
+        tally.change(a, exit_value, body_value);
+      } else {
+        tally.run += s;
+      }
+      tally.count_held(b, 1);
+    }
+  }
+  // tail_pos: the position held in the last bar's body.
+  __device__ Summary summary(long long first, long long last, double head_pos,
+                             double tail_pos) const {
+    return tally.summary(first, last, head_pos, tail_pos, equity, peak, trough,
+                         1.0 - best_trough / best_peak, nonpositive);
   }
 };
 
