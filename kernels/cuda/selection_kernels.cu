@@ -5,6 +5,8 @@
 // no multiply-add is contracted where the host rounds twice. Reductions choose winners by
 // integer keys and sum integer counts: no float is reduced in an order-dependent way.
 #include <algorithm>
+#include <cfloat>
+#include <cmath>
 #include <cstdlib>
 #include <string_view>
 #include <type_traits>
@@ -371,7 +373,7 @@ __global__ void __launch_bounds__(kThreads)
 // split's best screen; some passing participant's exact objective is at least band_lo(y*),
 // and a walk warp whose best band ends below that holds no winner. The lanes of every other
 // warp with a passing participant are decided on their exact objectives and constraints
-// (rank_key, then the lowest k). An infinite or NaN y* makes every such warp a candidate.
+// (rank_key, then the lowest k). A NaN or -inf y* makes every such warp a candidate.
 // Integer keys: order-free.
 template <unsigned M, int Obj>
 __global__ void __launch_bounds__(kThreads)
@@ -391,15 +393,19 @@ __global__ void __launch_bounds__(kThreads)
   uint32_t best_k = 0xffffffffu;
   if (best != 0) {
     const float y_best = best >= 2 ? lean::screen_of_key(best) : 0.0f;
-    const bool all = best < 2 || !isfinite(y_best);
-    const double floor = all ? 0.0 : lean::band_lo(y_best, band);
+    // A screen of +inf stands for an objective above FLT_MAX; NaN (all NaN) and -inf (all at
+    // most -FLT_MAX) leave no floor: every warp with a passing participant is a candidate.
+    const bool all = best < 2 || y_best == -INFINITY;
+    const double floor = all ? 0.0 : isfinite(y_best) ? lean::band_lo(y_best, band) : FLT_MAX;
     const uint32_t mask = masks[s];
     for (uint32_t b0 = 0; b0 < walk_warps; b0 += 32) {
       const uint32_t b = b0 + lane;
       bool candidate = false;
       if (b < walk_warps && row[b] != 0) {
         const uint32_t key = row[b];
-        candidate = all || (key >= 2 && lean::band_hi(lean::screen_of_key(key), band) >= floor);
+        const float y = key >= 2 ? lean::screen_of_key(key) : 0.0f;
+        // An infinite best screen has no band: its warp is a candidate.
+        candidate = all || (key >= 2 && (!isfinite(y) || lean::band_hi(y, band) >= floor));
       }
       // Every lane of each candidate warp, one resolving lane per walk lane.
       for (uint32_t c = __ballot_sync(kFull, candidate); c != 0; c &= c - 1) {
