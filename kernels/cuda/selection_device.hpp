@@ -11,7 +11,7 @@ namespace wfod::cuda {
 struct SelectionTiming {
   double prepare_ms = 0;  // history upload, indicator rows, grid tables (the sweep's prepare)
   double blocks_ms = 0;   // block summaries kernel
-  double score_ms = 0;    // window scores kernel, download of the score arrays, host replays
+  double score_ms = 0;    // score arrays to the host (during CSCV), host replays
   double cscv_ms = 0;     // CSCV setup and queueing, then the wait for its kernels, aggregation
   double walk_ms = 0;     // of which pass A: the split walks (device time, CUDA events)
   double count_ms = 0;    // of which pass B: the OOS rank counts (device time)

@@ -137,9 +137,10 @@ size_t robust_scores_bytes(uint64_t combos, size_t blocks, const selection::Robu
     const size_t doubles = static_cast<size_t>(std::max(lean_doubles(rk), 1));
     const uint64_t splits = n_choose_half(S);
     const uint64_t warps = cscv_walk_warps(static_cast<uint32_t>(combos)) + kWalkThreads / 32;
-    bytes += combos * (4 + 4 + 1 + S * (8 * doubles + 9));  // ids, order, flags, lean columns
-    bytes += warps * splits * (4 + 4 + 4);                  // partials of both passes (no store)
-    bytes += splits * (4 + 4 + 8 + 8 + 8 + 8) + 4096;       // per split
+    // iota, take, ids, order, unchecked, lean columns
+    bytes += combos * (4 + 1 + 4 + 4 + 1 + S * (8 * doubles + 9));
+    bytes += warps * splits * (4 + 4 + 4);             // partials of both passes (no store)
+    bytes += splits * (4 + 4 + 8 + 8 + 8 + 8) + 4096;  // per split
   }
   return bytes;
 }
