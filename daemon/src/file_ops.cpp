@@ -14,20 +14,14 @@
 #include "wfod/daemon/io_result.hpp"
 
 namespace wfod::daemon {
-namespace {
 
-class PosixFileOps final : public FileOps {
- public:
-  ssize_t pwrite(int fd, const void* data, size_t size, off_t offset) override {
-    return ::pwrite(fd, data, size, offset);
-  }
-  int fdatasync(int fd) override { return ::fdatasync(fd); }
-  int fsync(int fd) override { return ::fsync(fd); }
-  int ftruncate(int fd, off_t length) override { return ::ftruncate(fd, length); }
-  int rename(const char* from, const char* to) override { return ::rename(from, to); }
-};
-
-}  // namespace
+ssize_t PosixFileOps::pwrite(int fd, const void* data, size_t size, off_t offset) {
+  return ::pwrite(fd, data, size, offset);
+}
+int PosixFileOps::fdatasync(int fd) { return ::fdatasync(fd); }
+int PosixFileOps::fsync(int fd) { return ::fsync(fd); }
+int PosixFileOps::ftruncate(int fd, off_t length) { return ::ftruncate(fd, length); }
+int PosixFileOps::rename(const char* from, const char* to) { return ::rename(from, to); }
 
 FileOps& posix_file_ops() {
   static PosixFileOps ops;

@@ -27,6 +27,16 @@ class JsonText {
     out_ += ':';
     after_key_ = true;
   }
+  // One member of the open object: key, then value (or real).
+  template <typename T>
+  void field(std::string_view k, const T& v) {
+    key(k);
+    value(v);
+  }
+  void real_field(std::string_view k, double v) {
+    key(k);
+    real(v);
+  }
   void value(std::string_view s) {
     comma();
     string_literal(s);
@@ -150,31 +160,20 @@ void write_metrics(JsonText& w, const Metrics& m) {
 void write_params(JsonText& w, const Grid& grid, const Combo& c) {
   w.open_object();
   if (grid.family == Family::ma_cross) {
-    w.key("fast");
-    w.value(c.fast);
-    w.key("slow");
-    w.value(c.slow);
-    w.key("ma");
-    w.value(to_string(c.ma));
-    w.key("side");
-    w.value(to_string(c.side));
-    w.key("entry");
-    w.value(to_string(c.entry));
+    w.field("fast", c.fast);
+    w.field("slow", c.slow);
+    w.field("ma", to_string(c.ma));
+    w.field("side", to_string(c.side));
+    w.field("entry", to_string(c.entry));
   } else {
-    w.key("n");
-    w.value(c.n);
-    w.key("source");
-    w.value(to_string(c.source));
-    w.key("side");
-    w.value(to_string(c.side));
+    w.field("n", c.n);
+    w.field("source", to_string(c.source));
+    w.field("side", to_string(c.side));
   }
   if (grid.has_vol_filter()) {
-    w.key("vol_short");
-    w.value(c.vol_short);
-    w.key("vol_long");
-    w.value(c.vol_long);
-    w.key("vol_threshold");
-    w.real(c.vol_threshold);
+    w.field("vol_short", c.vol_short);
+    w.field("vol_long", c.vol_long);
+    w.real_field("vol_threshold", c.vol_threshold);
   }
   w.close_object();
 }
@@ -188,39 +187,28 @@ std::string publication_text(const PublicationInput& in) {
   const Ranked& best = in.published ? *in.published : in.result->top.front();
   JsonText w(4096 + 512 * in.result->top.size());
   w.open_object();
-  w.key("schema");
-  w.value(1);
-  w.key("symbol");
-  w.value(in.symbol);
-  w.key("strategy");
-  w.value(in.strategy);
-  w.key("seq");
-  w.value(in.seq);
-  w.key("published_ns");
-  w.value(in.published_ns);
+  w.field("schema", 1);
+  w.field("symbol", in.symbol);
+  w.field("strategy", in.strategy);
+  w.field("seq", in.seq);
+  w.field("published_ns", in.published_ns);
   w.key("window");
   w.open_object();
-  w.key("bars");
-  w.value(static_cast<uint64_t>(in.window_bars));
-  w.key("first_ts");
-  w.value(in.first_ts);
-  w.key("last_ts");
-  w.value(in.last_ts);
+  w.field("bars", static_cast<uint64_t>(in.window_bars));
+  w.field("first_ts", in.first_ts);
+  w.field("last_ts", in.last_ts);
   w.close_object();
   w.key("params");
   write_params(w, *in.grid, best.combo);
-  w.key("id");
-  w.value(best.combo.id);
+  w.field("id", best.combo.id);
   w.key("metrics");
   write_metrics(w, best.metrics);
-  w.key("changed");
-  w.value(in.changed);
+  w.field("changed", in.changed);
   w.key("top");
   w.open_array();
   for (const Ranked& r : in.result->top) {
     w.open_object();
-    w.key("id");
-    w.value(r.combo.id);
+    w.field("id", r.combo.id);
     w.key("params");
     write_params(w, *in.grid, r.combo);
     w.key("metrics");
@@ -228,23 +216,16 @@ std::string publication_text(const PublicationInput& in) {
     w.close_object();
   }
   w.close_array();
-  w.key("evaluated");
-  w.value(in.result->evaluated);
-  w.key("skipped");
-  w.value(in.result->skipped);
-  w.key("elapsed_ms");
-  w.real(in.elapsed_ms);
-  w.key("backend");
-  w.value(in.backend);
-  w.key("config_version");
-  w.value(in.config_version);
+  w.field("evaluated", in.result->evaluated);
+  w.field("skipped", in.result->skipped);
+  w.real_field("elapsed_ms", in.elapsed_ms);
+  w.field("backend", in.backend);
+  w.field("config_version", in.config_version);
   w.key("live_oos");
   if (in.live_oos) {
     w.open_object();
-    w.key("seq");
-    w.value(in.live_oos->seq);
-    w.key("bars");
-    w.value(static_cast<uint64_t>(in.live_oos->bars));
+    w.field("seq", in.live_oos->seq);
+    w.field("bars", static_cast<uint64_t>(in.live_oos->bars));
     w.key("metrics");
     write_metrics(w, in.live_oos->metrics);
     w.close_object();

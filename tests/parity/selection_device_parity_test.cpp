@@ -20,6 +20,7 @@
 
 #include "cuda/selection_lean.cuh"
 #include "cuda/selection_plateau.cuh"
+#include "support/compare.hpp"
 #include "support/series.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/selection/robust_scores.hpp"
@@ -658,23 +659,9 @@ std::unique_ptr<Backend> cuda_or_null(std::string* why) {
   }
 
 void expect_bit_identical(const Summary& a, const Summary& b) {
-  EXPECT_EQ(a.bars, b.bars);
-  EXPECT_EQ(a.nonpositive, b.nonpositive);
-  EXPECT_EQ(a.head_pos, b.head_pos);
-  EXPECT_EQ(a.tail_pos, b.tail_pos);
-  EXPECT_EQ(a.single_run, b.single_run);
-  EXPECT_EQ(a.closed_trades, b.closed_trades);
-  EXPECT_EQ(a.closed_wins, b.closed_wins);
-  EXPECT_EQ(a.long_bars, b.long_bars);
-  EXPECT_EQ(a.short_bars, b.short_bars);
-  EXPECT_EQ(a.changes, b.changes);
-  const double fa[] = {a.sum,      a.sum_sq,         a.down_sq,        a.growth,
-                       a.peak,     a.trough,         a.drawdown,       a.head_ret,
-                       a.tail_ret, a.closed_win_sum, a.closed_loss_sum};
-  const double fb[] = {b.sum,      b.sum_sq,         b.down_sq,        b.growth,
-                       b.peak,     b.trough,         b.drawdown,       b.head_ret,
-                       b.tail_ret, b.closed_win_sum, b.closed_loss_sum};
-  for (int i = 0; i < 11; ++i)
+  test::expect_same_summary_counts(a, b);
+  const auto fa = test::summary_reals(a), fb = test::summary_reals(b);
+  for (size_t i = 0; i < fa.size(); ++i)
     EXPECT_TRUE(same_bits(fa[i], fb[i])) << "field " << i << ": " << fa[i] << " vs " << fb[i];
 }
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <sstream>
@@ -12,6 +13,7 @@
 
 #include "wfod/metrics.hpp"
 #include "wfod/ranking.hpp"
+#include "wfod/summary.hpp"
 
 namespace wfod::test {
 
@@ -96,6 +98,26 @@ inline std::vector<uint64_t> ids_of(const std::vector<Ranked>& top) {
   std::vector<uint64_t> ids;
   for (const Ranked& r : top) ids.push_back(r.combo.id);
   return ids;
+}
+
+// The discrete fields of two Summaries (bars, flags, positions, counts) are equal.
+inline void expect_same_summary_counts(const Summary& a, const Summary& b) {
+  EXPECT_EQ(a.bars, b.bars);
+  EXPECT_EQ(a.nonpositive, b.nonpositive);
+  EXPECT_EQ(a.head_pos, b.head_pos);
+  EXPECT_EQ(a.tail_pos, b.tail_pos);
+  EXPECT_EQ(a.single_run, b.single_run);
+  EXPECT_EQ(a.closed_trades, b.closed_trades);
+  EXPECT_EQ(a.closed_wins, b.closed_wins);
+  EXPECT_EQ(a.long_bars, b.long_bars);
+  EXPECT_EQ(a.short_bars, b.short_bars);
+  EXPECT_EQ(a.changes, b.changes);
+}
+
+// The float fields of a Summary, in declaration order (for field-by-field comparisons).
+inline std::array<double, 11> summary_reals(const Summary& s) {
+  return {s.sum,      s.sum_sq,   s.down_sq,  s.growth,         s.peak,           s.trough,
+          s.drawdown, s.head_ret, s.tail_ret, s.closed_win_sum, s.closed_loss_sum};
 }
 
 }  // namespace wfod::test

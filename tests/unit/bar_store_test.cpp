@@ -44,7 +44,7 @@ class TempDir : public test::TempDir {
 // Real writes, renames and truncations; syncs counted but skipped, so loops of hundreds of
 // opens stay fast (durability is the kernel's part; the logic under test is ours). Knobs
 // inject the failures a full or failing disk produces.
-class TestOps : public FileOps {
+class TestOps : public PosixFileOps {
  public:
   int fail_writes = 0;  // errno for writes; the first failing write is torn (short) first
   int fail_syncs = 0;   // errno for fdatasync / fsync
@@ -77,8 +77,6 @@ class TestOps : public FileOps {
     ++fsync_calls;
     return fail_syncs != 0 ? fail(fail_syncs) : 0;
   }
-  int ftruncate(int fd, off_t length) override { return ::ftruncate(fd, length); }
-  int rename(const char* from, const char* to) override { return ::rename(from, to); }
 
  private:
   static int fail(int err) {

@@ -56,14 +56,8 @@ TEST(LiveStateWriter, DestructionWritesWhatIsQueued) {
 }
 
 // Real calls, except that every rename fails.
-class FailingRename : public FileOps {
+class FailingRename : public PosixFileOps {
  public:
-  ssize_t pwrite(int fd, const void* data, size_t size, off_t offset) override {
-    return ::pwrite(fd, data, size, offset);
-  }
-  int fdatasync(int fd) override { return ::fdatasync(fd); }
-  int fsync(int fd) override { return ::fsync(fd); }
-  int ftruncate(int fd, off_t length) override { return ::ftruncate(fd, length); }
   int rename(const char*, const char*) override {
     errno = ENOSPC;
     return -1;

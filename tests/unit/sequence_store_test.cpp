@@ -36,24 +36,20 @@ class TempDir : public test::TempDir {
 // Real calls, except that a rename can be made to fail: the process "dies" after the temp
 // file is complete and synced but before it replaced publications.seq.
 // `skip_syncs` makes loops of many numbers fast; the real syncs run in the other tests.
-class CrashOps : public FileOps {
+class CrashOps : public PosixFileOps {
  public:
   bool fail_rename = false;
   bool skip_syncs = false;
   int renames = 0;
-  ssize_t pwrite(int fd, const void* data, size_t size, off_t offset) override {
-    return ::pwrite(fd, data, size, offset);
-  }
-  int fdatasync(int fd) override { return skip_syncs ? 0 : ::fdatasync(fd); }
-  int fsync(int fd) override { return skip_syncs ? 0 : ::fsync(fd); }
-  int ftruncate(int fd, off_t length) override { return ::ftruncate(fd, length); }
+  int fdatasync(int fd) override { return skip_syncs ? 0 : PosixFileOps::fdatasync(fd); }
+  int fsync(int fd) override { return skip_syncs ? 0 : PosixFileOps::fsync(fd); }
   int rename(const char* from, const char* to) override {
     ++renames;
     if (fail_rename) {
       errno = EIO;
       return -1;
     }
-    return ::rename(from, to);
+    return PosixFileOps::rename(from, to);
   }
 };
 

@@ -21,7 +21,17 @@ class FileOps {
   virtual int rename(const char* from, const char* to) = 0;
 };
 
-// The real calls. A process-wide instance without state.
+// The real calls. Tests derive from it to fail one call and pass the others through.
+class PosixFileOps : public FileOps {
+ public:
+  ssize_t pwrite(int fd, const void* data, size_t size, off_t offset) override;
+  int fdatasync(int fd) override;
+  int fsync(int fd) override;
+  int ftruncate(int fd, off_t length) override;
+  int rename(const char* from, const char* to) override;
+};
+
+// A process-wide PosixFileOps (it has no state).
 FileOps& posix_file_ops();
 
 // Owns a file descriptor; closes it on destruction. Move-only.
