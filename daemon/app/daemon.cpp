@@ -60,10 +60,12 @@ bool Daemon::open_symbol(const config::SymbolConfig& s) {
   }
   SymbolState st;
   st.cfg = s;
-  st.series = std::move(o.bars);
+  for (size_t t = 0; t < o.bars.size(); ++t)
+    st.history.push_back(Bar{o.bars.ts_ns[t], o.bars.open[t], o.bars.high[t], o.bars.low[t],
+                             o.bars.close[t], o.bars.volume[t], 0});
   st.last_seq = o.seqs.empty() ? 0 : o.seqs.back();
   st.store.emplace(std::move(o.store));
-  spdlog::info("symbol {}: {} persisted bars", s.name, st.series.size());
+  spdlog::info("symbol {}: {} persisted bars", s.name, st.history.size());
 
   if (!s.backfill.empty()) {
     feeds::CsvReadResult csv;
@@ -89,7 +91,7 @@ bool Daemon::open_symbol(const config::SymbolConfig& s) {
         ++overlap;
         continue;
       }
-      if (st.series.size() > 0 && b.ts_ns <= st.series.ts_ns.back()) {
+      if (st.history.size() > 0 && b.ts_ns <= st.history.last_ts()) {
         ++overlap;  // not strictly increasing in the file: keep what we have
         continue;
       }
@@ -99,7 +101,7 @@ bool Daemon::open_symbol(const config::SymbolConfig& s) {
                          r.error ? r.error->message : "");
         return false;
       }
-      st.series.push_back(b);
+      st.history.push_back(b);
       ++appended;
     }
     if (Status f = st.store->flush(); !f.ok()) {
@@ -136,7 +138,7 @@ void Daemon::restore_live_state(const PublicationKey& key, Stream& stream) {
   if (!loaded.value()) return;
   const LiveState& st = *loaded.value();
   const Grid& grid = stream.spec.grid;
-  const size_t bars = symbols_.at(key.first).series.size();
+  const size_t bars = symbols_.at(key.first).history.size();
   const char* why = nullptr;
   if (st.fingerprint != stream.fingerprint_crc) {
     why = "the strategy changed";
@@ -286,13 +288,13 @@ bool Daemon::start_up() {
   }
   std::vector<IngestTarget> targets;
   for (auto& [name, st] : symbols_) {
-    targets.push_back({name, &*st.store, &st.series});
+    targets.push_back({name, &*st.store, &st.history});
     by_index_.push_back(&st);
   }
   ingest_.emplace(std::move(targets), cfg_.daemon.fsync);
   for (const auto& [name, st] : symbols_) {
-    if (st.series.size() > 0) {
-      ingest_->validator().seed(name, st.series.ts_ns.back(), st.last_seq);
+    if (st.history.size() > 0) {
+      ingest_->validator().seed(name, st.history.last_ts(), st.last_seq);
     }
   }
   for (const config::StrategyConfig& s : cfg_.strategies) {
@@ -324,11 +326,11 @@ int Daemon::run() {
   // A first run per stream where the persisted history is already long enough.
   for (auto& [key, stream] : streams_) {
     const SymbolState& sym = symbols_.at(key.first);
-    if (stream.sched.on_bars(sym.series.size(), 0)) {
+    if (stream.sched.on_bars(sym.history.size(), 0)) {
       start_job(key);
     } else {
       spdlog::info("stream {}.{}: waiting for {} bars (have {})", key.first, key.second,
-                   stream.sched.min_bars(), sym.series.size());
+                   stream.sched.min_bars(), sym.history.size());
     }
   }
   notify("READY=1\nSTATUS=serving");

@@ -98,8 +98,8 @@ HealthInput Daemon::health() const {
   h.uptime_s = std::chrono::duration<double>(Clock::now() - started_).count();
   for (const auto& [name, sym] : symbols_) {
     SymbolHealth s;
-    s.bars = sym.series.size();
-    if (sym.series.size() > 0) s.last_ts = sym.series.ts_ns.back();
+    s.bars = sym.history.size();
+    if (sym.history.size() > 0) s.last_ts = sym.history.last_ts();
     h.symbols[name] = s;
     if (!sym.store->healthy()) h.degraded = true;
   }

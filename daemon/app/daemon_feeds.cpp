@@ -89,13 +89,13 @@ void Daemon::after_batch() {
   for (const IngestTouched& t : c.touched) {
     SymbolState& sym = *by_index_[t.index];
     const std::string& name = sym.cfg.name;
-    spdlog::debug("symbol {}: +{} bars, {} total", name, t.bars, sym.series.size());
+    spdlog::debug("symbol {}: +{} bars, {} total", name, t.bars, sym.history.size());
     for (auto it = streams_.lower_bound(PublicationKey{name, std::string()});
          it != streams_.end() && it->first.first == name; ++it) {
       auto& [key, stream] = *it;
       const uint64_t before = stream.sched.coalesced();
       stream.due_at = batch_received_;
-      if (stream.sched.on_bars(sym.series.size(), t.bars)) {
+      if (stream.sched.on_bars(sym.history.size(), t.bars)) {
         start_job(key);
       } else if (stream.sched.coalesced() != before) {
         spdlog::info("stream {}.{}: run due while one is in flight: coalesced ({} so far)",
@@ -145,7 +145,7 @@ void Daemon::sync_pass() {
   for (AwaitingSync& a : ready) {
     auto it = streams_.find(a.key);
     if (it == streams_.end() || it->second.generation != a.generation) continue;
-    publish(a.key, it->second, *a.snap, a.result);
+    publish(a.key, it->second, a.snap, a.result);
   }
   if (ingest_->has_unsynced() || ingest_->unhealthy() > 0) arm_sync_timer();
 }

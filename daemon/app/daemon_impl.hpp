@@ -43,6 +43,7 @@
 #include "wfod/daemon/scheduler.hpp"
 #include "wfod/daemon/sequence_store.hpp"
 #include "wfod/daemon/snapshot.hpp"
+#include "wfod/daemon/symbol_history.hpp"
 #include "wfod/feeds/bar_codec.hpp"
 #include "wfod/feeds/bar_validator.hpp"
 #include "wfod/feeds/csv_reader.hpp"
@@ -81,11 +82,9 @@ std::string fingerprint(const config::StrategyConfig& s);
 struct SymbolState {
   config::SymbolConfig cfg;
   std::optional<BarStore> store;
-  Series series;  // from the anchor; Ingest appends
-  // What jobs read: a copy of `series` that start_job extends in place (a job reads only the
-  // bars before its window's end, all written before it was posted); when it is full a
-  // larger copy replaces it and in-flight jobs keep the old one alive.
-  std::shared_ptr<Series> mirror;
+  // The bars in memory, held once however many strategies run on the symbol: Ingest
+  // appends, jobs read snapshots (SymbolHistory says why that needs no lock).
+  SymbolHistory history;
   uint64_t last_seq = 0;
 };
 
@@ -148,9 +147,10 @@ class Daemon {
   void sync_pass();
 
   void start_job(const PublicationKey& key);
-  void on_job_done(const PublicationKey& key, uint64_t generation,
-                   std::shared_ptr<const Series> snap, JobResult result);
-  void publish(const PublicationKey& key, Stream& stream, const Series& snap, JobResult& r);
+  void on_job_done(const PublicationKey& key, uint64_t generation, HistorySnapshot snap,
+                   JobResult result);
+  void publish(const PublicationKey& key, Stream& stream, const HistorySnapshot& snap,
+               JobResult& r);
   void fall_back_to_cpu(const std::string& error);
 
   bool open_http();
@@ -197,7 +197,7 @@ class Daemon {
   struct AwaitingSync {
     PublicationKey key;
     uint64_t generation;
-    std::shared_ptr<const Series> snap;
+    HistorySnapshot snap;
     JobResult result;
   };
   std::vector<AwaitingSync> awaiting_sync_;

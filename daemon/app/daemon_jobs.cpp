@@ -8,17 +8,8 @@ namespace wfod::daemon::loop {
 void Daemon::start_job(const PublicationKey& key) {
   Stream& stream = streams_.at(key);
   SymbolState& sym = symbols_.at(key.first);
-  const size_t bars = sym.series.size();
-  std::shared_ptr<Series>& mirror = sym.mirror;
-  if (!mirror || mirror->size() > bars || mirror->close.capacity() < bars) {
-    auto fresh = std::make_shared<Series>();
-    fresh->reserve(std::max<size_t>(2 * bars, 4096));
-    mirror = std::move(fresh);
-  }
-  for (size_t t = mirror->size(); t < bars; ++t)
-    mirror->push_back(Bar{sym.series.ts_ns[t], sym.series.open[t], sym.series.high[t],
-                          sym.series.low[t], sym.series.close[t], sym.series.volume[t], 0});
-  std::shared_ptr<const Series> snap = mirror;
+  HistorySnapshot snap = sym.history.snapshot();
+  const size_t bars = snap.end;
 
   SweepRequest req;
   req.strategy = stream.spec;
@@ -41,7 +32,7 @@ void Daemon::start_job(const PublicationKey& key) {
                 bars, stream.cfg.window);
 
   worker_.post([this, key, generation, in = std::move(in), backend]() mutable {
-    std::shared_ptr<const Series> history = in.snap;
+    HistorySnapshot history = in.snap;
     JobResult out = run_job(*backend, in);
     const std::optional<Combo> next = next_live_winner(out);
     asio::post(io_, [this, key, generation, history, out = std::move(out)]() mutable {
@@ -73,8 +64,8 @@ void Daemon::fall_back_to_cpu(const std::string& error) {
   notify("STATUS=serving on the cpu backend after a " + from + " failure");
 }
 
-void Daemon::on_job_done(const PublicationKey& key, uint64_t generation,
-                         std::shared_ptr<const Series> snap, JobResult result) {
+void Daemon::on_job_done(const PublicationKey& key, uint64_t generation, HistorySnapshot snap,
+                         JobResult result) {
   if (stopping_) return;
   result.marks.taken = Clock::now();
   auto it = streams_.find(key);
@@ -118,12 +109,13 @@ void Daemon::on_job_done(const PublicationKey& key, uint64_t generation,
     awaiting_sync_.push_back({key, generation, snap, std::move(result)});
     request_sync_pass();
   } else {
-    publish(key, stream, *snap, result);
+    publish(key, stream, snap, result);
   }
   if (stream.sched.on_job_done()) start_job(key);
 }
 
-void Daemon::publish(const PublicationKey& key, Stream& stream, const Series& snap, JobResult& r) {
+void Daemon::publish(const PublicationKey& key, Stream& stream, const HistorySnapshot& snap,
+                     JobResult& r) {
   // Robust selection may hold the current combo or publish nothing (docs/spec-10-selection.md).
   if (r.selection && !r.selection->publish) {
     spdlog::warn("stream {}.{}: nothing published: selection reason={}", key.first, key.second,
@@ -145,7 +137,7 @@ void Daemon::publish(const PublicationKey& key, Stream& stream, const Series& sn
                   key.second, seq.error().message);
     return;
   }
-  const size_t end = r.end;  // the mirror may hold newer bars by now
+  const size_t end = r.end;  // the history may hold newer bars by now
   const Ranked& best = r.selection ? *r.selection->publish : r.sweep.top.front();
   const Json params = params_json(stream.spec.grid, best.combo);
 
@@ -157,8 +149,8 @@ void Daemon::publish(const PublicationKey& key, Stream& stream, const Series& sn
                         std::chrono::system_clock::now().time_since_epoch())
                         .count();
   in.window_bars = stream.cfg.window;
-  in.first_ts = snap.ts_ns[end - stream.cfg.window];
-  in.last_ts = snap.ts_ns[end - 1];
+  in.first_ts = snap.block->bar(end - stream.cfg.window).ts_ns;
+  in.last_ts = snap.block->bar(end - 1).ts_ns;
   in.grid = &stream.spec.grid;
   in.result = &r.sweep;
   in.changed = !stream.last_params || *stream.last_params != params;

@@ -120,7 +120,7 @@ void Daemon::reload() {
       join_keys(plan.restart));
   for (const PublicationKey& key : to_start) {
     Stream& stream = streams_.at(key);
-    if (stream.sched.on_bars(symbols_.at(key.first).series.size(), 0)) start_job(key);
+    if (stream.sched.on_bars(symbols_.at(key.first).history.size(), 0)) start_job(key);
   }
   notify("READY=1\nSTATUS=serving");
 }

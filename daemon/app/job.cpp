@@ -9,19 +9,6 @@
 #include "wfod/daemon/publication.hpp"
 
 namespace wfod::daemon {
-namespace {
-
-// Bars [0, end) of a history the loop may be appending to beyond `end` (in place, no
-// reallocation): spans from the columns' data pointers, never their sizes.
-HistoryView prefix_view(const Series& s, size_t end) {
-  return {{s.ts_ns.data(), end},
-          {s.open.data(), end},
-          {s.high.data(), end},
-          {s.low.data(), end},
-          {s.close.data(), end}};
-}
-
-}  // namespace
 
 SweepResult optimise(Backend& backend, const SweepRequest& request, StreamSlot* slot) {
   return slot ? slot->run(backend, request) : backend.sweep(request);
@@ -35,7 +22,7 @@ JobResult run_job(Backend& backend, JobInput& in) {
   out.marks.queued = in.queued;
   out.marks.started = t0;
   try {
-    const HistoryView h = prefix_view(*in.snap, in.request.window.end);
+    const HistoryView h = in.snap.view();
     in.request.history = h;
     out.sweep = optimise(backend, in.request, in.slot.get());
     out.optimise_ms =
@@ -85,7 +72,7 @@ std::optional<Combo> next_live_winner(const JobResult& out) {
 void warm_live_tracker(const JobInput& in, const Combo& combo) {
   if (!in.slot) return;
   try {
-    in.slot->positions(prefix_view(*in.snap, in.request.window.end), in.request.strategy, combo);
+    in.slot->positions(in.snap.view(), in.request.strategy, combo);
   } catch (const std::exception&) {
     // Only a head start: the next job computes the positions itself and reports any error.
   }

@@ -13,13 +13,14 @@
 #include "wfod/daemon/latency_stats.hpp"
 #include "wfod/daemon/selection_step.hpp"
 #include "wfod/daemon/stream_slot.hpp"
+#include "wfod/daemon/symbol_history.hpp"
 
 namespace wfod::daemon {
 
 struct JobInput {
-  // The history from the anchor; its bars [0, request.window.end) are immutable (the loop
-  // may append beyond them in place: read through data pointers, never sizes).
-  std::shared_ptr<const Series> snap;
+  // The symbol's bars in memory up to request.window.end (immutable: the loop appends only
+  // beyond the end it handed over).
+  HistorySnapshot snap;
   SweepRequest request;                 // history is filled in from snap
   std::optional<Combo> winner, before;  // the last two published winners
   size_t prev_end = 0;                  // history size the last publication covered

@@ -68,7 +68,7 @@ IngestOutcome Ingest::on_message(std::span<const std::string_view> frames,
     out.refused = r.error;
     return out;
   }
-  t.series->push_back(bar);
+  t.history->push_back(bar);
   if (batch_bars_[*index]++ == 0) touched_.push_back(*index);
   return out;
 }

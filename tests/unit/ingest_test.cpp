@@ -46,7 +46,7 @@ struct Fixture {
   test::TempDir dir;
   std::vector<std::string> names;
   std::vector<std::unique_ptr<BarStore>> stores;
-  std::vector<Series> series;
+  std::vector<SymbolHistory> series;
   std::unique_ptr<Ingest> ingest;
   std::string topic, payload;
 };

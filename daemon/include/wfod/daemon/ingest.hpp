@@ -17,6 +17,7 @@
 #include "wfod/config/config.hpp"
 #include "wfod/daemon/bar_store.hpp"
 #include "wfod/daemon/io_result.hpp"
+#include "wfod/daemon/symbol_history.hpp"
 #include "wfod/feeds/bar_codec.hpp"
 #include "wfod/feeds/bar_validator.hpp"
 
@@ -31,7 +32,7 @@ inline constexpr size_t kMaxIngestBatch = 4096;
 struct IngestTarget {
   std::string name;
   BarStore* store = nullptr;
-  Series* series = nullptr;  // bars from the anchor; the accepted ones are appended
+  SymbolHistory* history = nullptr;  // the symbol's bars in memory; accepted ones are appended
 };
 
 // What became of one feed message.
