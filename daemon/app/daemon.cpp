@@ -4,6 +4,8 @@
 
 #include "daemon.hpp"
 
+#include <stdexcept>
+
 #include "daemon_impl.hpp"
 
 namespace wfod::daemon {
@@ -78,7 +80,12 @@ bool Daemon::open_symbol(const config::SymbolConfig& s) {
     // Only bars newer than the last persisted one: a restart re-reads the same file, and
     // the overlap must not be appended twice (bars are identified by ts).
     const std::optional<int64_t> last = st.store->last_ts();
-    size_t appended = 0, overlap = 0;
+    size_t appended = 0, overlap = 0, future = 0;
+    std::optional<int64_t> first_future;
+    // Rows stamped in the future are skipped like feed bars (PROTOCOL §1 `future`): one would
+    // hold the symbol, every later feed bar being out_of_order against it.
+    const int64_t now_ns = feeds::BarValidator::system_now_ns();
+    const int64_t max_ahead_ns = int64_t{cfg_.daemon.max_future_s} * 1'000'000'000;
     for (size_t i = 0; i < csv.series.size(); ++i) {
       Bar b;
       b.ts_ns = csv.series.ts_ns[i];
@@ -93,6 +100,11 @@ bool Daemon::open_symbol(const config::SymbolConfig& s) {
       }
       if (st.history.size() > 0 && b.ts_ns <= st.history.last_ts()) {
         ++overlap;  // not strictly increasing in the file: keep what we have
+        continue;
+      }
+      if (max_ahead_ns > 0 && b.ts_ns > now_ns && b.ts_ns - now_ns > max_ahead_ns) {
+        if (!first_future) first_future = b.ts_ns;
+        ++future;
         continue;
       }
       const AppendResult r = st.store->append(b);
@@ -110,6 +122,13 @@ bool Daemon::open_symbol(const config::SymbolConfig& s) {
     }
     spdlog::info("symbol {}: backfill {}: {} bars appended, {} already persisted", s.name,
                  s.backfill, appended, overlap);
+    if (future > 0) {
+      spdlog::error(
+          "symbol {}: backfill {}: {} rows stamped more than max_future_s={} after the clock "
+          "skipped (not persisted), the first at {}",
+          s.name, s.backfill, future, cfg_.daemon.max_future_s,
+          feeds::format_timestamp(*first_future));
+    }
   }
   symbols_.emplace(s.name, std::move(st));
   return true;
@@ -164,6 +183,33 @@ void Daemon::restore_live_state(const PublicationKey& key, Stream& stream) {
                key.first, key.second, st.seq, st.end, bars - st.end);
 }
 
+namespace {
+
+// A bind or connect that failed, already worded for the operator: which socket, its
+// endpoint, the errno text.
+struct EndpointError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Binds or connects `sock`; a failure names the socket ("publish", "snapshot", "feed") and
+// the endpoint, e.g. "cannot bind [publish] endpoint tcp://127.0.0.1:5560: Address already
+// in use". Two sockets failing the same way must not log the same line.
+void attach(zmq::socket_t& sock, std::string_view which, const std::string& endpoint) {
+  const bool bind = which != "feed";
+  try {
+    if (bind) {
+      sock.bind(endpoint);
+    } else {
+      sock.connect(endpoint);
+    }
+  } catch (const zmq::error_t& e) {
+    throw EndpointError("cannot " + std::string(bind ? "bind" : "connect") + " [" +
+                        std::string(which) + "] endpoint " + endpoint + ": " + e.what());
+  }
+}
+
+}  // namespace
+
 bool Daemon::open_sockets() {
   try {
     if (cfg_.curve.enabled()) {
@@ -183,7 +229,7 @@ bool Daemon::open_sockets() {
     // Per subscriber: a slow one loses messages beyond this (it sees seq gaps and can
     // re-sync with `get`); the loop never waits for it.
     pub_->sock.set(zmq::sockopt::sndhwm, cfg_.publish.sndhwm);
-    pub_->sock.bind(cfg_.publish.endpoint);
+    attach(pub_->sock, "publish", cfg_.publish.endpoint);
     pub_->endpoint = pub_->sock.get(zmq::sockopt::last_endpoint);
 
     // ROUTER, not REP: wire-compatible with REQ clients (PROTOCOL §3), but a client that
@@ -194,7 +240,7 @@ bool Daemon::open_sockets() {
     rep_->sock.set(zmq::sockopt::sndhwm, 1000);
     if (curve_) curve_->make_server(rep_->sock);
     rep_->sock.set(zmq::sockopt::maxmsgsize, int64_t{1} << 20);
-    rep_->sock.bind(cfg_.publish.snapshot);
+    attach(rep_->sock, "snapshot", cfg_.publish.snapshot);
     rep_->endpoint = rep_->sock.get(zmq::sockopt::last_endpoint);
     rep_->watch();
 
@@ -211,14 +257,17 @@ bool Daemon::open_sockets() {
       s->sock.set(zmq::sockopt::rcvhwm, f.rcvhwm);
       s->sock.set(zmq::sockopt::subscribe, std::string(feeds::kTopicPrefix));
       if (!f.curve_server_key_file.empty()) curve_->make_client(s->sock, f.curve_server_key_file);
-      s->sock.connect(f.endpoint);
+      attach(s->sock, "feed", f.endpoint);
       s->endpoint = f.endpoint;
       s->format = f.format == config::FeedFormat::json ? feeds::PayloadFormat::json
                                                        : feeds::PayloadFormat::binary;
       s->watch();
       feeds_.push_back(std::move(s));
     }
-  } catch (const std::exception& e) {  // zmq::error_t, or a key file (never its content)
+  } catch (const EndpointError& e) {
+    spdlog::critical("{}", e.what());
+    return false;
+  } catch (const std::exception& e) {  // a socket option, or a key file (never its content)
     spdlog::critical("sockets: {}", e.what());
     return false;
   }
@@ -241,6 +290,14 @@ bool Daemon::start_up() {
   notify("STATUS=loading state");
   spdlog::info("wfod starting config={} sha256={} state_dir={} log_level={}", cfg_.source,
                cfg_.sha256, cfg_.daemon.state_dir, cfg_.daemon.log_level);
+  // state_dir is the configuration's path: one that cannot be created (under /proc,
+  // through a file, read-only) is a configuration error, reported before anything is built.
+  if (auto made = make_dirs(posix_file_ops(), cfg_.daemon.state_dir); !made.ok()) {
+    spdlog::critical("state_dir {}: cannot create it: {}", cfg_.daemon.state_dir,
+                     made.error().message);
+    exit_code_ = kExitBadConfig;
+    return false;
+  }
   try {
     backend_ = make_backend(cfg_.daemon.backend);
   } catch (const std::exception& e) {
@@ -292,9 +349,20 @@ bool Daemon::start_up() {
     by_index_.push_back(&st);
   }
   ingest_.emplace(std::move(targets), cfg_.daemon.fsync);
+  ingest_->validator().set_max_future(std::chrono::seconds(cfg_.daemon.max_future_s));
   for (const auto& [name, st] : symbols_) {
-    if (st.history.size() > 0) {
-      ingest_->validator().seed(name, st.history.last_ts(), st.last_seq);
+    if (st.history.size() == 0) continue;
+    const int64_t last = st.history.last_ts();
+    ingest_->validator().seed(name, last, st.last_seq);
+    // A far-future bar persisted by a daemon without the future check (or with it off)
+    // still holds the symbol: every real bar is out_of_order until the clock passes it.
+    const int64_t ahead_ns = last - feeds::BarValidator::system_now_ns();
+    if (cfg_.daemon.max_future_s > 0 && ahead_ns / 1'000'000'000 > cfg_.daemon.max_future_s) {
+      spdlog::error(
+          "symbol {}: the last persisted bar is stamped {}, {} s ahead of the clock: bars "
+          "up to it are rejected as out_of_order. To drop it, stop wfod, cut it from {} (a "
+          "bar is the file's last 64 bytes: truncate -s -64 FILE) and restart",
+          name, feeds::format_timestamp(last), ahead_ns / 1'000'000'000, st.store->path());
     }
   }
   for (const config::StrategyConfig& s : cfg_.strategies) {
@@ -308,13 +376,13 @@ bool Daemon::start_up() {
     return false;
   }
   if (!open_sockets()) return false;
-  return open_http();
+  return open_http(true);
 }
 
 int Daemon::run() {
   if (!start_up()) {
     notify("STATUS=start-up failed");
-    return 1;
+    return exit_code_ != kExitOk ? exit_code_ : kExitStartFailed;
   }
   const std::chrono::microseconds busy_poll(cfg_.daemon.busy_poll_us);
   worker_.start(busy_poll);
@@ -348,9 +416,9 @@ int Daemon::run() {
   } else {
     io_.run();
   }
-  spdlog::info("wfod stopped exit=0 uptime_s={:.1f}",
+  spdlog::info("wfod stopped exit={} uptime_s={:.1f}", exit_code_,
                std::chrono::duration<double>(Clock::now() - started_).count());
-  return 0;
+  return exit_code_;
 }
 
 // Latency mode: run ready handlers (poll() also checks the sockets without blocking) and keep

@@ -103,11 +103,7 @@ HealthInput Daemon::health() const {
     h.symbols[name] = s;
     if (!sym.store->healthy()) h.degraded = true;
   }
-  const feeds::FeedStats& st = ingest_->validator().stats();
-  for (feeds::RejectReason reason : feeds::kAllRejectReasons) {
-    h.rejects[std::string(to_string(reason))] = st.rejected(reason);
-  }
-  h.gaps = st.gaps;
+  set_feed_counters(h, ingest_->validator().stats());
   h.publish_dropped = publish_dropped_;
   h.backend_fallbacks = backend_fallbacks_;
   h.backend_error = backend_error_;
@@ -131,13 +127,25 @@ HealthInput Daemon::health() const {
 
 // --- HTTP status ([publish] http) ---
 
-bool Daemon::open_http() {
+bool Daemon::open_http(bool at_start) {
   if (cfg_.publish.http.empty()) return true;
+  // At start a monitoring endpoint that cannot be served stops the daemon, like the other
+  // sockets (an operator would otherwise find out from a silent scraper); on SIGHUP the
+  // running daemon keeps publishing and only HTTP stays off.
+  const auto failed = [this, at_start](const std::string& why, int exit_code) {
+    if (at_start) {
+      spdlog::critical("{}", why);
+      exit_code_ = exit_code;
+    } else {
+      spdlog::error("{}; serving without HTTP status", why);
+    }
+    http_.reset();
+    return false;
+  };
   const auto address = parse_http_address(cfg_.publish.http);
   if (!address) {
-    spdlog::error("[publish] http = \"{}\": expected HOST:PORT; serving without HTTP status",
-                  cfg_.publish.http);
-    return true;
+    return failed("[publish] http = \"" + cfg_.publish.http + "\": expected HOST:PORT",
+                  kExitBadConfig);
   }
   try {
     asio::ip::tcp::resolver resolver(io_);
@@ -151,10 +159,9 @@ bool Daemon::open_http() {
     spdlog::info("HTTP /metrics and /healthz on {}:{}", endpoint.address().to_string(),
                  http_->local_endpoint().port());
   } catch (const boost::system::system_error& e) {
-    // Monitoring is optional: a taken port must not stop parameter publication.
-    spdlog::error("[publish] http = \"{}\": {}; serving without HTTP status", cfg_.publish.http,
-                  e.what());
-    http_.reset();
+    // code().message(): the errno text alone, without Boost's source location.
+    return failed("cannot bind [http] endpoint " + cfg_.publish.http + ": " + e.code().message(),
+                  kExitStartFailed);
   }
   return true;
 }

@@ -60,16 +60,28 @@ void Daemon::log_reject(const feeds::Reject& r, std::string_view where) {
   }
 }
 
+void Daemon::log_gap(const feeds::SeqGap& g, std::string_view symbol) {
+  // Rate-limited like rejects: a publisher whose every bar is a gap (a seq alternating
+  // 1, 1001, 1 ...) wrote one line per bar. Health `gaps` counts the missing bars anyway.
+  const auto d = gap_log_.on_reject();
+  if (!d.log) return;
+  if (d.suppressed > 0) {
+    spdlog::warn(
+        "feed gap symbol={} expected_seq={} got_seq={} missing={} backwards={} not_logged={}",
+        symbol, g.expected, g.got, g.missing, g.backwards, d.suppressed);
+  } else {
+    spdlog::warn("feed gap symbol={} expected_seq={} got_seq={} missing={} backwards={}", symbol,
+                 g.expected, g.got, g.missing, g.backwards);
+  }
+}
+
 void Daemon::on_message(std::span<const std::string_view> frames, feeds::PayloadFormat format) {
   const IngestOutcome out = ingest_->on_message(frames, format);
   if (out.reject) {
     log_reject(*out.reject, out.symbol.empty() ? std::string_view("decode") : out.symbol);
     return;
   }
-  if (out.gap) {
-    spdlog::warn("feed gap symbol={} expected_seq={} got_seq={} backwards={}", out.symbol,
-                 out.gap->expected, out.gap->got, out.gap->backwards);
-  }
+  if (out.gap) log_gap(*out.gap, out.symbol);
   if (out.refused) {
     spdlog::error("symbol {}: bar not stored: {}", out.symbol, out.refused->message);
   }

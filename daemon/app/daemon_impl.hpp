@@ -26,6 +26,7 @@
 #include <zmq_addon.hpp>
 
 #include "curve_security.hpp"
+#include "exit_codes.hpp"
 #include "job.hpp"
 #include "notify.hpp"
 #include "wfod/backend.hpp"
@@ -141,6 +142,7 @@ class Daemon {
   void drain_feed(WatchedSocket& f);
   void on_message(std::span<const std::string_view> frames, feeds::PayloadFormat format);
   void log_reject(const feeds::Reject& r, std::string_view where);
+  void log_gap(const feeds::SeqGap& g, std::string_view symbol);
   void after_batch();
   void arm_sync_timer();
   void request_sync_pass();
@@ -153,7 +155,8 @@ class Daemon {
                JobResult& r);
   void fall_back_to_cpu(const std::string& error);
 
-  bool open_http();
+  // at_start: a failure stops the start-up; on SIGHUP it is logged and HTTP stays off.
+  bool open_http(bool at_start);
   void accept_http();
   void serve_http(std::shared_ptr<HttpSession> s);
 
@@ -202,6 +205,9 @@ class Daemon {
   };
   std::vector<AwaitingSync> awaiting_sync_;
   feeds::RejectLogLimiter reject_log_{20, std::chrono::seconds(10)};
+  // Publisher seq gaps are logged under their own limit: a publisher whose every bar is a
+  // gap must not flood the log, nor crowd out the reject lines.
+  feeds::RejectLogLimiter gap_log_{20, std::chrono::seconds(10)};
   std::map<PublicationKey, Stream, std::less<>> streams_;
   PublicationMap last_;
   uint64_t retired_coalesced_ = 0;  // of streams a reload removed
@@ -209,6 +215,9 @@ class Daemon {
   uint64_t snapshot_dropped_ = 0;
   uint64_t generation_ = 0;
   bool stopping_ = false;
+  // What run() returns (exit_codes.hpp): set by a failed start-up's cause, or by shut_down()
+  // when accepted bars could not be written.
+  int exit_code_ = kExitOk;
   Clock::time_point batch_received_ = Clock::now();  // the loop woke with the feed batch
   LatencyStats latency_;
 

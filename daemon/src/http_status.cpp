@@ -73,9 +73,13 @@ std::string prometheus_metrics(const HealthInput& h) {
   for (const auto& [reason, n] : h.rejects) {
     o << "wfod_feed_rejects_total{reason=\"" << reason << "\"} " << n << "\n";
   }
-  o << "# HELP wfod_feed_gaps_total Publisher seq gaps.\n# TYPE wfod_feed_gaps_total counter\n"
-       "wfod_feed_gaps_total "
+  o << "# HELP wfod_feed_missing_bars_total Bars missing by the publishers' seq numbers (the "
+       "sum of forward jumps minus 1; health gaps).\n"
+       "# TYPE wfod_feed_missing_bars_total counter\nwfod_feed_missing_bars_total "
     << h.gaps << "\n";
+  o << "# HELP wfod_feed_gaps_total Publisher seq jumps, forward or backwards.\n"
+       "# TYPE wfod_feed_gaps_total counter\nwfod_feed_gaps_total "
+    << h.gap_events << "\n";
   o << "# HELP wfod_coalesced_total Optimisations coalesced into a running one.\n"
        "# TYPE wfod_coalesced_total counter\nwfod_coalesced_total "
     << h.coalesced << "\n";

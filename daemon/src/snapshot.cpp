@@ -56,6 +56,14 @@ Json health_json(const HealthInput& in) {
   return j;
 }
 
+void set_feed_counters(HealthInput& in, const feeds::FeedStats& stats) {
+  for (const feeds::RejectReason reason : feeds::kAllRejectReasons) {
+    in.rejects[std::string(to_string(reason))] = stats.rejected(reason);
+  }
+  in.gaps = stats.missing_seqs;
+  in.gap_events = stats.gaps;
+}
+
 std::string snapshot_reply(std::span<const std::string> frames, const PublicationMap& last,
                            const std::function<HealthInput()>& health) {
   try {

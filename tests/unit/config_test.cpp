@@ -98,9 +98,11 @@ TEST(ConfigExamples, FullExampleParsesEveryKey) {
   EXPECT_EQ(c.daemon.log_level, "info");
   EXPECT_EQ(c.daemon.fsync, FsyncPolicy::batch);
   EXPECT_EQ(c.daemon.busy_poll_us, 0);
+  EXPECT_EQ(c.daemon.max_future_s, 300);
+  EXPECT_EQ(c.daemon.stop_retry_s, 5);
   EXPECT_EQ(c.publish.endpoint, "tcp://127.0.0.1:5560");
   EXPECT_EQ(c.publish.snapshot, "tcp://127.0.0.1:5561");
-  EXPECT_EQ(c.publish.http, "127.0.0.1:9100");
+  EXPECT_EQ(c.publish.http, "127.0.0.1:5562");
   ASSERT_EQ(c.feeds.size(), 2u);
   EXPECT_EQ(c.feeds[0].endpoint, "tcp://127.0.0.1:5555");
   EXPECT_EQ(c.feeds[0].format, FeedFormat::json);
@@ -166,7 +168,10 @@ TEST(Config, EmptyFileIsAllDefaults) {
   EXPECT_EQ(c.daemon.backend, "auto");
   EXPECT_EQ(c.daemon.fsync, FsyncPolicy::batch);
   EXPECT_EQ(c.daemon.busy_poll_us, 0);
+  EXPECT_EQ(c.daemon.max_future_s, 300);
+  EXPECT_EQ(c.daemon.stop_retry_s, 5);
   EXPECT_EQ(c.publish.endpoint, "tcp://127.0.0.1:5560");
+  EXPECT_EQ(c.publish.http, "127.0.0.1:5562");  // PROTOCOL v1.1
   EXPECT_TRUE(c.feeds.empty());
   EXPECT_TRUE(c.symbols.empty());
   EXPECT_TRUE(c.strategies.empty());
@@ -195,9 +200,12 @@ TEST(Config, StrategyDefaults) {
 TEST(Config, OtherDaemonValues) {
   const Config c = parse_config(
       "[daemon]\nbackend = \"cpu_ref\"\nprecision = \"fast\"\nthreads = 3\n"
-      "log_level = \"debug\"\nfsync = \"every\"\nbusy_poll_us = 500\n[publish]\nhttp = \"\"\n",
+      "log_level = \"debug\"\nfsync = \"every\"\nbusy_poll_us = 500\nmax_future_s = 0\n"
+      "stop_retry_s = 0\n[publish]\nhttp = \"\"\n",
       "t.toml");
   EXPECT_EQ(c.daemon.busy_poll_us, 500);
+  EXPECT_EQ(c.daemon.max_future_s, 0);
+  EXPECT_EQ(c.daemon.stop_retry_s, 0);
   EXPECT_EQ(c.daemon.backend, "cpu_ref");
   EXPECT_EQ(c.daemon.precision, Precision::fast);
   EXPECT_EQ(c.daemon.threads, 3);
@@ -328,6 +336,12 @@ std::vector<ErrorCase> error_cases() {
        "t.toml:2:16: key 'daemon.busy_poll_us': ", "must be <= 1000000 (got 2000000)"},
       {"busy_poll_negative", "[daemon]\nbusy_poll_us = -1\n",
        "t.toml:2:16: key 'daemon.busy_poll_us': ", "must be >= 0 (got -1)"},
+      {"max_future_negative", "[daemon]\nmax_future_s = -1\n",
+       "t.toml:2:16: key 'daemon.max_future_s': ", "must be >= 0 (got -1)"},
+      {"max_future_fractional", "[daemon]\nmax_future_s = 1.5\n",
+       "t.toml:2:16: key 'daemon.max_future_s': ", "expected an integer"},
+      {"stop_retry_too_long", "[daemon]\nstop_retry_s = 601\n",
+       "t.toml:2:16: key 'daemon.stop_retry_s': ", "must be <= 600 (got 601)"},
       {"wrong_type_string", "[daemon]\nbackend = 1\n",
        "t.toml:2:11: key 'daemon.backend': ", "expected a string, got integer"},
       {"wrong_type_table", "daemon = 1\n",

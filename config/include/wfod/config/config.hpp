@@ -33,13 +33,22 @@ struct DaemonConfig {
   // keep polling for this long before they sleep, so the next bar or result needs no thread
   // wake-up (tens to hundreds of microseconds each). Costs up to two busy cores; 0 = off.
   int busy_poll_us = 0;
+  // PROTOCOL §1 `future`: a feed bar stamped more than this many seconds after the daemon's
+  // clock is rejected (a later bar is never out_of_order against it); 0 = off.
+  int max_future_s = 300;
+  // At shutdown, accepted bars the disk refuses (full, I/O error) are retried this long
+  // before the daemon gives up on them and exits 4 (docs/operations.md "Exit codes"). Keep it
+  // well below systemd's TimeoutStopSec (30 s in systemd/wfod.service).
+  int stop_retry_s = 5;
 };
 inline constexpr int kMaxBusyPollUs = 1'000'000;
+inline constexpr int kMaxFutureS = 31'536'000;  // a year
+inline constexpr int kMaxStopRetryS = 600;
 
 struct PublishConfig {
   std::string endpoint = "tcp://127.0.0.1:5560";
   std::string snapshot = "tcp://127.0.0.1:5561";
-  std::string http = "127.0.0.1:9100";
+  std::string http = "127.0.0.1:5562";  // PROTOCOL v1.1 (9100 is node_exporter's)
   int sndhwm = 10000;  // ZMQ_SNDHWM of the PUB: messages queued per subscriber; 0 = no limit
 };
 

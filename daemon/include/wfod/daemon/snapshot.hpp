@@ -13,6 +13,8 @@
 #include <string_view>
 #include <utility>
 
+#include "wfod/feeds/bar_validator.hpp"
+
 namespace wfod::daemon {
 
 // Longest frame and most frames a request may have; anything larger is an error reply.
@@ -38,7 +40,11 @@ struct HealthInput {
   double uptime_s = 0;
   std::map<std::string, SymbolHealth> symbols;
   std::map<std::string, uint64_t> rejects;  // by PROTOCOL reason name
+  // Bars missing by the publishers' seq numbers: the sum of (jump - 1) over forward jumps
+  // (health `gaps`, wfod_feed_missing_bars_total). A backwards seq (a publisher restarted
+  // its counter) misses nothing it can tell and counts 0 here.
   uint64_t gaps = 0;
+  uint64_t gap_events = 0;  // seq jumps, forward or backwards (wfod_feed_gaps_total)
   uint64_t coalesced = 0;
   // Additive (docs/protocol.md "health"): the state directory, dropped sends, backend changes.
   struct Storage {
@@ -57,6 +63,10 @@ struct HealthInput {
 };
 
 nlohmann::ordered_json health_json(const HealthInput& in);
+
+// The feed counters of `in` from the validator's: rejects by reason name (every reason, 0
+// included), gaps (missing bars) and gap_events.
+void set_feed_counters(HealthInput& in, const feeds::FeedStats& stats);
 
 // Reply to one request: ["get", SYMBOL, STRATEGY], ["list"], ["health"]; anything else is
 // {"error": "..."}. `health` is only built when asked for.
