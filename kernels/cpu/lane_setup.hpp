@@ -70,6 +70,14 @@ LaneInput lane_input(const Rows& rows, const Combo& c) {
 // its decisions run forward from the anchor. `in` must read bar-0-based rows.
 void extend_positions(const LaneInput& in, int kind, const double* close, size_t bars,
                       std::vector<int8_t>& p);
+// p_t for t in [start, end) of one combo, appended to `out`, by running its decisions from
+// p_{start-1} = `before` (ignored when start is 0): what a stream replays from a stored
+// state instead of from the anchor. `in` reads its rows from `matrix` by offset (a
+// RollingIndicators tail: no bar-0 pointers needed); closes are close[t - close_base]. Both
+// must hold bars from start - 1 on.
+void replay_positions(const LaneInput& in, int kind, const double* matrix, const double* close,
+                      size_t close_base, int8_t before, size_t start, size_t end,
+                      std::vector<int8_t>& out);
 // p_t for every bar [0, bars) of one combo, by running its decisions forward from the anchor.
 std::vector<int8_t> forward_positions(const IndicatorCache& cache, const HistoryView& h,
                                       const Combo& c, size_t bars);

@@ -96,9 +96,9 @@ struct StreamSpec {
 
 // What a stream holds, for logs and the memory plan.
 struct StreamStats {
-  size_t bars = 0;             // history bars from the anchor
+  size_t bars = 0;             // history bars from the anchor (advanced through)
   size_t chunk = 0;            // bars per cached chunk
-  size_t footprint_bytes = 0;  // cached summaries + indicator state + history buffers
+  size_t footprint_bytes = 0;  // everything it holds: caches, indicator state, bars
   double open_seconds = 0;     // time open_stream took (rebuild from the anchor)
   bool incremental = true;     // false: this backend re-sweeps the window on every advance
   // The last advance, split (where the backend measures it): host work before the device
@@ -114,6 +114,9 @@ class Stream {
   // history is shorter than warmup + W + 1 bars; the bars are kept either way.
   virtual SweepResult advance(std::span<const Bar> new_bars) = 0;
   virtual StreamStats stats() const = 0;
+  // The oldest bar (counted from the anchor) the stream can still replay from (a bounded
+  // stream keeps only the window and a margin). A stream holding the whole history: 0.
+  virtual size_t horizon() const { return 0; }
 };
 
 class Backend {
@@ -158,6 +161,9 @@ std::vector<std::string> backend_names();
 
 // SPEC §3 checks of a request's window; throws std::invalid_argument naming the problem.
 void check_window(const SweepRequest&);
+// The same checks for a window over a history of `bars` bars from the anchor (a stream
+// that keeps only a tail of them).
+void check_window(const WindowSpec&, size_t bars, const StrategySpec&);
 // SPEC §3 default warm-up: 3 x the grid's largest period.
 size_t default_warmup(const Grid&);
 
