@@ -1,5 +1,6 @@
 // The CPU backend's incremental stream: what it keeps per combo and per bar (cpu_stream.cpp
-// says how a run uses it): cpu_stream.cpp.
+// says how a run uses it). Split over cpu_stream.cpp (advancing and optimising) and
+// cpu_stream_queries.cpp (positions, returns and trackers from the stored states).
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include "cpu/stream_bars.hpp"
 #include "src/window_schedule.hpp"
 #include "wfod/backend.hpp"
+#include "wfod/position_tracker.hpp"
 
 namespace wfod::cpu {
 
@@ -22,6 +24,11 @@ class CpuStream final : public Stream {
   SweepResult advance(std::span<const Bar> bars) override;
   StreamStats stats() const override;
   size_t horizon() const override;
+
+  // Bar queries (cpu_stream_queries.cpp).
+  std::vector<int8_t> positions(const Combo& combo, size_t first, size_t end) const override;
+  std::vector<double> returns(const Combo& combo, size_t first, size_t end) const override;
+  PositionTracker tracker(const Combo& combo, size_t keep) const override;
 
  private:
   size_t slot(size_t combo, size_t chunk) const { return combo * ring_ + chunk % ring_; }
@@ -36,6 +43,11 @@ class CpuStream final : public Stream {
   void cache_head(const BarTables& tables, size_t head);
   SweepResult optimise();
 
+  // The stream's index of `combo` (group * kLanes + lane); std::invalid_argument unless it is
+  // a valid point of the grid.
+  size_t combo_index(const Combo& combo) const;
+  // std::invalid_argument unless oldest <= first <= end <= bars.
+  void check_range(size_t first, size_t end, size_t oldest) const;
   // The first bar whose indicator values, and whose bars, are kept (what extend() releases
   // before): functions of the bar count alone.
   size_t rows_kept_from() const;

@@ -154,6 +154,36 @@ void RollingIndicators::prepare_next(const HistoryView& h) {
   }
 }
 
+void RollingIndicators::seed_from(const RollingIndicators& from, size_t values_from) {
+  auto take = [](auto& mine, const auto& theirs) {
+    for (auto& [key, row] : mine) {
+      const RollingRow& src = theirs.at(key);
+      row.state = src.state;
+      row.first_defined = src.first_defined;
+    }
+  };
+  take(mas_, from.mas_);
+  take(uppers_, from.uppers_);
+  take(lowers_, from.lowers_);
+  take(vols_, from.vols_);
+  end_ = from.end_;
+  base_ = keep_from_ = values_from;
+  stride_ = std::max<size_t>(64, 2 * (end_ - base_));
+  matrix_.assign(rows_.size() * stride_, 0.0);
+  auto values = [&](auto& mine, const auto& theirs) {
+    for (auto& [key, row] : mine) {
+      const RollingRow& src = theirs.at(key);
+      for (size_t t = base_; t < end_; ++t)
+        matrix_[row.index * stride_ + (t - base_)] = from.value(src.index, t);
+    }
+  };
+  values(mas_, from.mas_);
+  values(uppers_, from.uppers_);
+  values(lowers_, from.lowers_);
+  values(vols_, from.vols_);
+  ++layout_version_;
+}
+
 size_t RollingIndicators::footprint_bytes() const {
   size_t states = 0;
   for (const RollingRow* row : rows_)

@@ -70,6 +70,11 @@ class RollingIndicators {
   const RollingRow& row(size_t index) const { return *rows_[index]; }
   // Value of row `index` at bar t, for t in [released bars, bars()).
   double value(size_t index, size_t t) const { return matrix_[index * stride_ + (t - base_)]; }
+  // Takes over the states of `from`'s rows that this instance has (same kind and period:
+  // `from` is a stream's, this one a single combo's) and their values of bars
+  // [values_from, from.bars()), values_from >= from.stored_from(): this instance then
+  // continues from where `from` is.
+  void seed_from(const RollingIndicators& from, size_t values_from);
   // Bumped whenever offsets change (the matrix was re-laid out): cached LaneInputs are stale.
   uint64_t layout_version() const { return layout_version_; }
   // The matrix and every state's own storage, in bytes.

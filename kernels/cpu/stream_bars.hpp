@@ -21,7 +21,9 @@ class StreamBars {
   // Throws std::invalid_argument (naming the bar) unless every ts of `bars` increases
   // strictly from the last kept bar's (SPEC §1): appends are all or nothing.
   void check_order(std::span<const Bar> bars) const;
-  // Appends bars [from, to) of `h` (bars from the anchor, in order: the caller's history).
+  // On an empty instance: the first bar appended will be bar `bar` (a handed-over tail).
+  void start_at(size_t bar) { base_ = kept_from_ = bar; }
+  // Appends bars [from, to) of `h` (in order: the caller's history, or another's view()).
   void append(const HistoryView& h, size_t from, size_t to);
   void append(std::span<const Bar> bars);  // after check_order
 

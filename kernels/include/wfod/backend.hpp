@@ -24,6 +24,8 @@ struct RobustOptions;  // wfod/selection/robust_scores.hpp
 struct RobustScores;
 }  // namespace selection
 
+class PositionTracker;  // wfod/position_tracker.hpp
+
 enum class Precision { exact, fast };
 std::string_view to_string(Precision);
 Precision parse_precision(std::string_view);
@@ -114,9 +116,25 @@ class Stream {
   // history is shorter than warmup + W + 1 bars; the bars are kept either way.
   virtual SweepResult advance(std::span<const Bar> new_bars) = 0;
   virtual StreamStats stats() const = 0;
-  // The oldest bar (counted from the anchor) the stream can still replay from (a bounded
-  // stream keeps only the window and a margin). A stream holding the whole history: 0.
+  // The oldest bar (counted from the anchor) the stream can still replay from: the bar
+  // queries below accept ranges starting there. A stream holding the whole history: 0.
   virtual size_t horizon() const { return 0; }
+
+  // Bar queries on the stream's own state, without the history from the anchor (a bounded
+  // stream keeps only the window and a margin). Streams that cannot answer them throw
+  // std::invalid_argument("... not supported by this stream"): the caller then uses the
+  // backend on the history. Bar indices count from the anchor; a combo is a point of the
+  // stream's grid (its id and parameters must match), invalid combos are refused.
+  //
+  // p_t (SPEC §2) of `combo` for t in [first, end), horizon() <= first <= end <= bars:
+  // exactly Backend::positions over the whole history at those bars.
+  virtual std::vector<int8_t> positions(const Combo& combo, size_t first, size_t end) const;
+  // Strategy returns s_t (SPEC §2: exit + body segment) of `combo` for t in [first, end),
+  // max(1, horizon()) <= first <= end <= bars.
+  virtual std::vector<double> returns(const Combo& combo, size_t first, size_t end) const;
+  // A tracker of `combo` positioned at the newest bar (it continues with append()), holding
+  // the positions of the last min(keep, bars - horizon()) bars and keeping `keep` from then on.
+  virtual PositionTracker tracker(const Combo& combo, size_t keep) const;
 };
 
 class Backend {
