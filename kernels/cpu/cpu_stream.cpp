@@ -99,7 +99,7 @@ StreamStats CpuStream::stats() const {
   s.chunk = chunk_;
   s.footprint_bytes = sizeof(*this) + bytes(state_) + bytes(tail_) + bytes(back_) +
                       bytes(chunk_sum_) + bytes(chunk_start_) + bytes(head_suffix_) +
-                      bytes(head_start_) + bytes(groups_) + bytes(inputs_) +
+                      bytes(head_start_) + bytes(groups_) + bytes(index_of_) + bytes(inputs_) +
                       rows_.footprint_bytes() + bars_.footprint_bytes();
   s.open_seconds = open_seconds_;
   return s;
@@ -132,6 +132,12 @@ void CpuStream::make_groups() {
   }
   for (auto& g : open)
     if (g.lanes) groups_.push_back(g);
+  if (groups_.size() * kLanes > UINT32_MAX)
+    throw std::invalid_argument("a stream holds at most 2^32 combos");
+  index_of_.assign(grid.size(), UINT32_MAX);
+  for (size_t g = 0; g < groups_.size(); ++g)
+    for (int j = 0; j < groups_[g].lanes; ++j)
+      index_of_[groups_[g].ids[j]] = static_cast<uint32_t>(g * kLanes + static_cast<size_t>(j));
 }
 
 // Lane inputs hold row offsets, which move when the indicator matrix is re-laid out.

@@ -1,6 +1,7 @@
 // The CPU backend's incremental stream: what it keeps per combo and per bar (cpu_stream.cpp
 // says how a run uses it). Split over cpu_stream.cpp (advancing and optimising) and
-// cpu_stream_queries.cpp (positions, returns and trackers from the stored states).
+// cpu_stream_queries.cpp (positions, returns, trackers and the window's metrics and block
+// summaries, all from the stored states).
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,8 @@ class CpuStream final : public Stream {
   std::vector<int8_t> positions(const Combo& combo, size_t first, size_t end) const override;
   std::vector<double> returns(const Combo& combo, size_t first, size_t end) const override;
   PositionTracker tracker(const Combo& combo, size_t keep) const override;
+  std::vector<Metrics> evaluate(std::span<const uint64_t> ids) const override;
+  std::vector<Summary> block_summaries(std::span<const size_t> cuts) const override;
 
  private:
   size_t slot(size_t combo, size_t chunk) const { return combo * ring_ + chunk % ring_; }
@@ -48,6 +51,8 @@ class CpuStream final : public Stream {
   size_t combo_index(const Combo& combo) const;
   // std::invalid_argument unless oldest <= first <= end <= bars.
   void check_range(size_t first, size_t end, size_t oldest) const;
+  // The window ending at the newest bar, checked as a sweep checks its request (SPEC §3).
+  WindowSpec current_window() const;
   // The first bar whose indicator values, and whose bars, are kept (what extend() releases
   // before): functions of the bar count alone.
   size_t rows_kept_from() const;
@@ -65,6 +70,7 @@ class CpuStream final : public Stream {
   StreamBars bars_;  // from min(horizon() - 1, newest - the indicators' look-back) on
   RollingIndicators rows_;
   std::vector<Group> groups_;
+  std::vector<uint32_t> index_of_;  // combo id -> group * kLanes + lane (valid combos)
   std::vector<LaneInput> inputs_;
   uint64_t inputs_version_ = 0;
   uint64_t evaluated_ = 0, skipped_ = 0;

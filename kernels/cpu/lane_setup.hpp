@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "cpu/indicator_cache.hpp"
@@ -31,6 +32,21 @@ inline int kind_of(const Combo& c) {
   return (c.family == Family::ma_cross ? 0 : 4) + (c.entry == Entry::cross ? 2 : 0) +
          (c.has_vol ? 1 : 0);
 }
+
+// Lane groups of the listed combos, by kind in the order given (Backend::evaluate's
+// grouping: its time chunks depend on the number of groups). slot_of[group_base[g] + lane]
+// is the position in `ids` of each group lane. Throws std::invalid_argument on an id outside
+// the grid or of an invalid combo.
+struct IdGroups {
+  std::vector<Group> groups;
+  std::vector<size_t> slot_of, group_base;
+};
+IdGroups group_ids(const Grid& grid, std::span<const uint64_t> ids);
+
+// Time chunks an evaluation of `groups` lane groups splits a window of `bars` into: several
+// when the groups are too few to give every thread work and the window is long (their
+// Summaries are joined left to right with combine()).
+size_t time_chunks(size_t groups, int threads, size_t bars);
 
 inline Family family_of_kind(int kind) {
   return kind >= 4 ? Family::channel_breakout : Family::ma_cross;

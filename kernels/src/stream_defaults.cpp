@@ -1,6 +1,6 @@
-// The defaults for what only some streams do (bar queries from their own state, trackers):
-// std::invalid_argument saying so, which callers answer by going through the backend and the
-// history instead.
+// The defaults for what only some streams do (bar and window queries from their own state,
+// trackers): std::invalid_argument saying so, which callers answer by going through the
+// backend and the history instead.
 #include <stdexcept>
 #include <string>
 
@@ -23,5 +23,11 @@ std::vector<double> Stream::returns(const Combo&, size_t, size_t) const {
   unsupported("returns()");
 }
 PositionTracker Stream::tracker(const Combo&, size_t) const { unsupported("tracker()"); }
+std::vector<Metrics> Stream::evaluate(std::span<const uint64_t>) const {
+  unsupported("evaluate()");
+}
+std::vector<Summary> Stream::block_summaries(std::span<const size_t>) const {
+  unsupported("block_summaries()");
+}
 
 }  // namespace wfod

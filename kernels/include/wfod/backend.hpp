@@ -135,6 +135,16 @@ class Stream {
   // A tracker of `combo` positioned at the newest bar (it continues with append()), holding
   // the positions of the last min(keep, bars - horizon()) bars and keeping `keep` from then on.
   virtual PositionTracker tracker(const Combo& combo, size_t keep) const;
+
+  // The current window (the W bars ending at the newest bar, SPEC §3), as a request for it on
+  // the whole history would see it; std::invalid_argument while the history is too short.
+  // Metrics of the listed combos, in the order given: exactly Backend::evaluate (same spec,
+  // same threads). Throws std::invalid_argument on an invalid or unknown combo id.
+  virtual std::vector<Metrics> evaluate(std::span<const uint64_t> ids) const;
+  // Block Summaries of the window (docs/spec-10-selection.md §10.0; cuts as for
+  // Backend::block_summaries): exactly Backend::block_summaries. With evaluate() and
+  // returns(), what robust selection needs (selection::StreamWindow).
+  virtual std::vector<Summary> block_summaries(std::span<const size_t> cuts) const;
 };
 
 class Backend {
