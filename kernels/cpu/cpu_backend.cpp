@@ -85,42 +85,12 @@ class CpuBackend final : public Backend {
 
   std::vector<Metrics> evaluate(const SweepRequest& req, std::span<const uint64_t> ids) override {
     check_window(req);
-    const Grid& grid = req.strategy.grid;
-    std::vector<Group> groups;
-    std::vector<size_t> slot_of;  // position in `ids` of each group lane, in order
-    Group open[6];
-    std::vector<size_t> open_slots[6];
-    for (size_t i = 0; i < ids.size(); ++i) {
-      if (ids[i] >= grid.size())
-        throw std::invalid_argument("combo id " + std::to_string(ids[i]) + " is outside the grid");
-      const Combo c = grid.decode(ids[i]);
-      if (!c.valid())
-        throw std::invalid_argument("combo id " + std::to_string(ids[i]) + " is invalid");
-      Group& g = open[kind_of(c)];
-      g.kind = kind_of(c);
-      g.ids[g.lanes++] = ids[i];
-      open_slots[g.kind].push_back(i);
-      if (g.lanes == kLanes) {
-        groups.push_back(g);
-        slot_of.insert(slot_of.end(), open_slots[g.kind].begin(), open_slots[g.kind].end());
-        open_slots[g.kind].clear();
-        g.lanes = 0;
-      }
-    }
-    for (int k = 0; k < 6; ++k)
-      if (open[k].lanes) {
-        groups.push_back(open[k]);
-        slot_of.insert(slot_of.end(), open_slots[k].begin(), open_slots[k].end());
-      }
-    // Map (group, lane) -> slot through the combo id order inside groups.
-    std::vector<size_t> group_base(groups.size() + 1, 0);
-    for (size_t g = 0; g < groups.size(); ++g)
-      group_base[g + 1] = group_base[g] + static_cast<size_t>(groups[g].lanes);
+    const IdGroups g = group_ids(req.strategy.grid, ids);
     std::vector<Metrics> out(ids.size());
     run_groups(
-        req, groups, resolve_threads(req.threads), [&](int, const Combo&, const Metrics&) {},
-        [&](size_t g, int lane, const Metrics& m) {
-          out[slot_of[group_base[g] + static_cast<size_t>(lane)]] = m;
+        req, g.groups, resolve_threads(req.threads), [&](int, const Combo&, const Metrics&) {},
+        [&](size_t gi, int lane, const Metrics& m) {
+          out[g.slot_of[g.group_base[gi] + static_cast<size_t>(lane)]] = m;
         });
     return out;
   }
@@ -158,12 +128,7 @@ class CpuBackend final : public Backend {
                            req.strategy.costs.per_unit()};
 
     // Few groups and a long window: split time too, so every thread has work.
-    size_t chunks = 1;
-    constexpr size_t kMinChunkBars = 2048;
-    if (groups.size() < static_cast<size_t>(threads) * 4 && w.bars >= 2 * kMinChunkBars) {
-      const size_t want = (static_cast<size_t>(threads) * 4 + groups.size() - 1) / groups.size();
-      chunks = std::clamp<size_t>(want, 1, w.bars / kMinChunkBars);
-    }
+    const size_t chunks = time_chunks(groups.size(), threads, w.bars);
     const size_t items = groups.size() * chunks;
     std::vector<Summary> summaries(chunks > 1 ? items * kLanes : 0);
 

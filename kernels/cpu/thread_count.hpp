@@ -1,8 +1,11 @@
-// Thread-count resolution shared by the CPU backend's parallel stages.
+// Thread-count resolution and the small work-sharing loop shared by the CPU backend's
+// parallel stages.
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <thread>
+#include <vector>
 
 namespace wfod::cpu {
 // 0 means all cores.
@@ -12,4 +15,19 @@ inline int resolve_threads(int requested) {
              ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
              : 1;
 }
+
+// Runs job(worker, item) for items [0, count) on `threads` threads (the caller is one).
+template <typename Job>
+void parallel_for(size_t count, int threads, const Job& job) {
+  std::atomic<size_t> next{0};
+  auto work = [&](int worker) {
+    for (size_t i; (i = next.fetch_add(1)) < count;) job(worker, i);
+  };
+  const int n = static_cast<int>(std::min<size_t>(static_cast<size_t>(threads), count));
+  std::vector<std::thread> pool;
+  for (int i = 1; i < n; ++i) pool.emplace_back(work, i);
+  work(0);
+  for (auto& t : pool) t.join();
+}
+
 }  // namespace wfod::cpu

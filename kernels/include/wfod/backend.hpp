@@ -24,6 +24,8 @@ struct RobustOptions;  // wfod/selection/robust_scores.hpp
 struct RobustScores;
 }  // namespace selection
 
+class PositionTracker;  // wfod/position_tracker.hpp
+
 enum class Precision { exact, fast };
 std::string_view to_string(Precision);
 Precision parse_precision(std::string_view);
@@ -96,9 +98,9 @@ struct StreamSpec {
 
 // What a stream holds, for logs and the memory plan.
 struct StreamStats {
-  size_t bars = 0;             // history bars from the anchor
+  size_t bars = 0;             // history bars from the anchor (advanced through)
   size_t chunk = 0;            // bars per cached chunk
-  size_t footprint_bytes = 0;  // cached summaries + indicator state + history buffers
+  size_t footprint_bytes = 0;  // everything it holds: caches, indicator state, bars
   double open_seconds = 0;     // time open_stream took (rebuild from the anchor)
   bool incremental = true;     // false: this backend re-sweeps the window on every advance
   // The last advance, split (where the backend measures it): host work before the device
@@ -114,6 +116,35 @@ class Stream {
   // history is shorter than warmup + W + 1 bars; the bars are kept either way.
   virtual SweepResult advance(std::span<const Bar> new_bars) = 0;
   virtual StreamStats stats() const = 0;
+  // The oldest bar (counted from the anchor) the stream can still replay from: the bar
+  // queries below accept ranges starting there. A stream holding the whole history: 0.
+  virtual size_t horizon() const { return 0; }
+
+  // Bar queries on the stream's own state, without the history from the anchor (a bounded
+  // stream keeps only the window and a margin). Streams that cannot answer them throw
+  // std::invalid_argument("... not supported by this stream"): the caller then uses the
+  // backend on the history. Bar indices count from the anchor; a combo is a point of the
+  // stream's grid (its id and parameters must match), invalid combos are refused.
+  //
+  // p_t (SPEC §2) of `combo` for t in [first, end), horizon() <= first <= end <= bars:
+  // exactly Backend::positions over the whole history at those bars.
+  virtual std::vector<int8_t> positions(const Combo& combo, size_t first, size_t end) const;
+  // Strategy returns s_t (SPEC §2: exit + body segment) of `combo` for t in [first, end),
+  // max(1, horizon()) <= first <= end <= bars.
+  virtual std::vector<double> returns(const Combo& combo, size_t first, size_t end) const;
+  // A tracker of `combo` positioned at the newest bar (it continues with append()), holding
+  // the positions of the last min(keep, bars - horizon()) bars and keeping `keep` from then on.
+  virtual PositionTracker tracker(const Combo& combo, size_t keep) const;
+
+  // The current window (the W bars ending at the newest bar, SPEC §3), as a request for it on
+  // the whole history would see it; std::invalid_argument while the history is too short.
+  // Metrics of the listed combos, in the order given: exactly Backend::evaluate (same spec,
+  // same threads). Throws std::invalid_argument on an invalid or unknown combo id.
+  virtual std::vector<Metrics> evaluate(std::span<const uint64_t> ids) const;
+  // Block Summaries of the window (docs/spec-10-selection.md §10.0; cuts as for
+  // Backend::block_summaries): exactly Backend::block_summaries. With evaluate() and
+  // returns(), what robust selection needs (selection::StreamWindow).
+  virtual std::vector<Summary> block_summaries(std::span<const size_t> cuts) const;
 };
 
 class Backend {
@@ -158,6 +189,9 @@ std::vector<std::string> backend_names();
 
 // SPEC §3 checks of a request's window; throws std::invalid_argument naming the problem.
 void check_window(const SweepRequest&);
+// The same checks for a window over a history of `bars` bars from the anchor (a stream
+// that keeps only a tail of them).
+void check_window(const WindowSpec&, size_t bars, const StrategySpec&);
 // SPEC §3 default warm-up: 3 x the grid's largest period.
 size_t default_warmup(const Grid&);
 

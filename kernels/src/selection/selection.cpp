@@ -10,27 +10,27 @@
 
 #include "wfod/segments.hpp"
 #include "wfod/selection/robust_scores.hpp"
+#include "wfod/selection/window_source.hpp"
 
 namespace wfod::selection {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-Ranked ranked_of(Backend& backend, const SweepRequest& req, uint64_t id,
-                 const std::optional<Ranked>& known) {
+Ranked ranked_of(WindowSource& src, uint64_t id, const std::optional<Ranked>& known) {
   if (known && known->combo.id == id) return *known;
   const uint64_t ids[1] = {id};
-  const Metrics m = backend.evaluate(req, ids).front();
-  return Ranked{req.strategy.grid.decode(id), m, objective_value(m, req.rank.objective)};
+  const Metrics m = src.evaluate(ids).front();
+  return Ranked{src.strategy().grid.decode(id), m, objective_value(m, src.rank().objective)};
 }
 
 // Records one valid combo's standing from its window metrics.
-void set_score(GridScores& g, uint64_t id, const Metrics& m, const SweepRequest& req) {
+void set_score(GridScores& g, uint64_t id, const Metrics& m, const WindowSource& src) {
   ++g.valid;
-  g.objective[id] = objective_value(m, req.rank.objective);
-  g.sharpe[id] = m.sharpe / std::sqrt(req.strategy.bars_per_year);  // per period
+  g.objective[id] = objective_value(m, src.rank().objective);
+  g.sharpe[id] = m.sharpe / std::sqrt(src.strategy().bars_per_year);  // per period
   g.state[id] = ComboState::unranked;
-  if (passes_constraints(m, req.rank)) {
+  if (passes_constraints(m, src.rank())) {
     g.state[id] = ComboState::ranked;
     ++g.ranked;
   }
@@ -38,14 +38,14 @@ void set_score(GridScores& g, uint64_t id, const Metrics& m, const SweepRequest&
 
 }  // namespace
 
-GridScores score_grid(Backend& backend, const SweepRequest& req, const BlockLayout& layout) {
+GridScores score_grid(WindowSource& src, const BlockLayout& layout) {
   GridScores g;
   g.layout = layout;
-  g.blocks = backend.block_summaries(req, layout.cuts);
-  const Grid& grid = req.strategy.grid;
+  g.blocks = src.block_summaries(layout.cuts);
+  const Grid& grid = src.strategy().grid;
   const uint64_t total = grid.size();
   const size_t stride = layout.total_blocks();
-  const double annual = req.strategy.bars_per_year;
+  const double annual = src.strategy().bars_per_year;
   g.objective.assign(total, kNaN);
   g.sharpe.assign(total, kNaN);
   g.state.assign(total, ComboState::invalid);
@@ -57,19 +57,19 @@ GridScores score_grid(Backend& backend, const SweepRequest& req, const BlockLayo
     if (s.nonpositive) {
       replay.push_back(id);
     } else {
-      set_score(g, id, finalize(s, annual), req);
+      set_score(g, id, finalize(s, annual), src);
     }
   }
   if (!replay.empty()) {
-    const std::vector<Metrics> exact = backend.evaluate(req, replay);
-    for (size_t i = 0; i < replay.size(); ++i) set_score(g, replay[i], exact[i], req);
+    const std::vector<Metrics> exact = src.evaluate(replay);
+    for (size_t i = 0; i < replay.size(); ++i) set_score(g, replay[i], exact[i], src);
   }
   return g;
 }
 
-GridScores score_grid_by_evaluate(Backend& backend, const SweepRequest& req) {
+GridScores score_grid_by_evaluate(WindowSource& src) {
   GridScores g;
-  const Grid& grid = req.strategy.grid;
+  const Grid& grid = src.strategy().grid;
   const uint64_t total = grid.size();
   g.objective.assign(total, kNaN);
   g.sharpe.assign(total, kNaN);
@@ -80,8 +80,8 @@ GridScores score_grid_by_evaluate(Backend& backend, const SweepRequest& req) {
   ids.reserve(kChunk);
   auto flush = [&] {
     if (ids.empty()) return;
-    const std::vector<Metrics> m = backend.evaluate(req, ids);
-    for (size_t i = 0; i < ids.size(); ++i) set_score(g, ids[i], m[i], req);
+    const std::vector<Metrics> m = src.evaluate(ids);
+    for (size_t i = 0; i < ids.size(); ++i) set_score(g, ids[i], m[i], src);
     ids.clear();
   };
   for (uint64_t id = 0; id < total; ++id) {
@@ -91,6 +91,16 @@ GridScores score_grid_by_evaluate(Backend& backend, const SweepRequest& req) {
   }
   flush();
   return g;
+}
+
+GridScores score_grid(Backend& backend, const SweepRequest& req, const BlockLayout& layout) {
+  BackendWindow src(backend, req);
+  return score_grid(src, layout);
+}
+
+GridScores score_grid_by_evaluate(Backend& backend, const SweepRequest& req) {
+  BackendWindow src(backend, req);
+  return score_grid_by_evaluate(src);
 }
 
 std::vector<double> window_returns(Backend& backend, const SweepRequest& req, const Combo& c) {
@@ -107,10 +117,71 @@ std::vector<double> window_returns(Backend& backend, const SweepRequest& req, co
   return out;
 }
 
-SelectionReport select(Backend& backend, const SweepRequest& req, const SweepResult& result,
+RobustScores host_robust_scores(WindowSource& src, const RobustOptions& options) {
+  RobustScores out;
+  GridScores g = options.pbo ? score_grid(src, options.layout) : score_grid_by_evaluate(src);
+  if (options.pbo) {
+    const BlockLayout& l = options.layout;
+    std::vector<uint8_t> take(g.state.size());
+    for (size_t i = 0; i < take.size(); ++i) take[i] = g.state[i] != ComboState::invalid;
+    out.pbo = cscv_pbo(g.blocks, take, l.total_blocks(), l.first_cscv_block(), l.blocks, src.rank(),
+                       src.strategy().bars_per_year, src.threads(), options.hist_bins);
+  }
+  out.objective = std::move(g.objective);
+  out.sharpe = std::move(g.sharpe);
+  out.state = std::move(g.state);
+  out.valid = g.valid;
+  out.ranked = g.ranked;
+  g.blocks = {};  // before the stencil: the summaries are the big part
+  if (options.plateau) {
+    const PlateauRequest& p = *options.plateau;
+    out.plateau = plateau_select(p.axis_sizes, p.radii, out.objective, out.state, p.stat,
+                                 &out.plateau_scores);
+  }
+  return out;
+}
+
+std::vector<Metrics> BackendWindow::evaluate(std::span<const uint64_t> ids) {
+  return backend_.evaluate(request_, ids);
+}
+std::vector<Summary> BackendWindow::block_summaries(std::span<const size_t> cuts) {
+  return backend_.block_summaries(request_, cuts);
+}
+std::vector<double> BackendWindow::window_returns(const Combo& combo) {
+  return selection::window_returns(backend_, request_, combo);
+}
+RobustScores BackendWindow::robust_scores(const RobustOptions& options) {
+  // A device backend does it all where the summaries are; when its plan does not fit the
+  // device it says so (std::invalid_argument) and the host pipeline (the default) runs.
+  try {
+    return backend_.robust_scores(request_, options);
+  } catch (const std::invalid_argument&) {
+    return backend_.Backend::robust_scores(request_, options);
+  }
+}
+
+WindowSpec StreamWindow::window() const {
+  return WindowSpec{stream_.stats().bars, spec_.window, spec_.warmup};
+}
+std::vector<Metrics> StreamWindow::evaluate(std::span<const uint64_t> ids) {
+  return stream_.evaluate(ids);
+}
+std::vector<Summary> StreamWindow::block_summaries(std::span<const size_t> cuts) {
+  return stream_.block_summaries(cuts);
+}
+std::vector<double> StreamWindow::window_returns(const Combo& combo) {
+  const WindowSpec w = window();
+  return stream_.returns(combo, w.first(), w.end);
+}
+RobustScores StreamWindow::robust_scores(const RobustOptions& options) {
+  return host_robust_scores(*this, options);
+}
+
+SelectionReport select(WindowSource& src, const SweepResult& result,
                        std::optional<uint64_t> current, const SelectionSpec& spec) {
   SelectionReport rep;
-  const Grid& grid = req.strategy.grid;
+  const Grid& grid = src.strategy().grid;
+  const WindowSpec window = src.window();
   if (!result.top.empty()) rep.raw = result.top.front();
 
   // PBO needs S blocks of at least one bar and a grid small enough for C(S, S/2) splits.
@@ -118,12 +189,12 @@ SelectionReport select(Backend& backend, const SweepRequest& req, const SweepRes
   RobustOptions options;
   if (S == 0) {
     rep.pbo_skipped = "pbo_blocks = 0";
-  } else if (S > req.window.bars) {
+  } else if (S > window.bars) {
     rep.pbo_skipped = "window shorter than pbo_blocks";
   } else if (result.evaluated > spec.pbo_max_combos) {
     rep.pbo_skipped = "more valid combos than pbo_max_combos";
   } else {
-    options.layout = cscv_layout(req.window, S);
+    options.layout = cscv_layout(window, S);
     options.pbo = true;
   }
   if (spec.plateau) {
@@ -134,15 +205,8 @@ SelectionReport select(Backend& backend, const SweepRequest& req, const SweepRes
     options.plateau = std::move(p);
   }
   // One grid pass: with PBO the block summaries score the grid and feed CSCV; without,
-  // evaluate() in chunks keeps memory small on large grids (no Summary per combo). A device
-  // backend does it all where the summaries are; when its plan does not fit the device it
-  // says so (std::invalid_argument) and the host pipeline (the default) runs instead.
-  RobustScores scores;
-  try {
-    scores = backend.robust_scores(req, options);
-  } catch (const std::invalid_argument&) {
-    scores = backend.Backend::robust_scores(req, options);
-  }
+  // evaluate() in chunks keeps memory small on large grids (no Summary per combo).
+  RobustScores scores = src.robust_scores(options);
   if (options.pbo) {
     rep.pbo_layout = options.layout;
     rep.pbo = std::move(scores.pbo);
@@ -155,7 +219,7 @@ SelectionReport select(Backend& backend, const SweepRequest& req, const SweepRes
   if (spec.plateau) {
     rep.plateau = scores.plateau;
     criterion = &scores.plateau_scores;
-    if (rep.plateau) rep.winner = ranked_of(backend, req, rep.plateau->id, rep.raw);
+    if (rep.plateau) rep.winner = ranked_of(src, rep.plateau->id, rep.raw);
   } else {
     rep.winner = rep.raw;
   }
@@ -168,7 +232,7 @@ SelectionReport select(Backend& backend, const SweepRequest& req, const SweepRes
     DsrInputs in;
     in.trials = scores.valid;
     in.sharpe_var = sample_variance(sharpes);
-    in.winner = return_moments(window_returns(backend, req, rep.winner->combo));
+    in.winner = return_moments(src.window_returns(rep.winner->combo));
     rep.dsr = deflated_sharpe(in);
     rep.dsr_passes = !spec.min_dsr || rep.dsr->dsr >= *spec.min_dsr;  // NaN fails
   }
@@ -186,8 +250,14 @@ SelectionReport select(Backend& backend, const SweepRequest& req, const SweepRes
   // Both sides scored from the same summaries, so a tie is a tie to the last bit.
   if (rep.winner) cand = Candidate{rep.winner->combo.id, (*criterion)[rep.winner->combo.id]};
   rep.decision = decide(cand, rep.current, spec, rep.dsr_passes);
-  if (rep.decision.id) rep.published = ranked_of(backend, req, *rep.decision.id, rep.winner);
+  if (rep.decision.id) rep.published = ranked_of(src, *rep.decision.id, rep.winner);
   return rep;
+}
+
+SelectionReport select(Backend& backend, const SweepRequest& req, const SweepResult& result,
+                       std::optional<uint64_t> current, const SelectionSpec& spec) {
+  BackendWindow src(backend, req);
+  return select(src, result, current, spec);
 }
 
 }  // namespace wfod::selection
@@ -198,29 +268,8 @@ namespace wfod {
 // without a device plan runs.
 selection::RobustScores Backend::robust_scores(const SweepRequest& req,
                                                const selection::RobustOptions& options) {
-  using namespace selection;
-  RobustScores out;
-  GridScores g =
-      options.pbo ? score_grid(*this, req, options.layout) : score_grid_by_evaluate(*this, req);
-  if (options.pbo) {
-    const BlockLayout& l = options.layout;
-    std::vector<uint8_t> take(g.state.size());
-    for (size_t i = 0; i < take.size(); ++i) take[i] = g.state[i] != ComboState::invalid;
-    out.pbo = cscv_pbo(g.blocks, take, l.total_blocks(), l.first_cscv_block(), l.blocks, req.rank,
-                       req.strategy.bars_per_year, req.threads, options.hist_bins);
-  }
-  out.objective = std::move(g.objective);
-  out.sharpe = std::move(g.sharpe);
-  out.state = std::move(g.state);
-  out.valid = g.valid;
-  out.ranked = g.ranked;
-  g.blocks = {};  // before the stencil: the summaries are the big part
-  if (options.plateau) {
-    const PlateauRequest& p = *options.plateau;
-    out.plateau = plateau_select(p.axis_sizes, p.radii, out.objective, out.state, p.stat,
-                                 &out.plateau_scores);
-  }
-  return out;
+  selection::BackendWindow src(*this, req);
+  return selection::host_robust_scores(src, options);
 }
 
 }  // namespace wfod

@@ -15,6 +15,7 @@
 #include "wfod/selection/pbo.hpp"
 #include "wfod/selection/plateau.hpp"
 #include "wfod/selection/selection_spec.hpp"
+#include "wfod/selection/window_source.hpp"
 
 namespace wfod::selection {
 
@@ -30,9 +31,11 @@ struct GridScores {
 };
 
 // One block_summaries() call with `layout`'s cuts (none: one block); combos whose equity
-// reaches zero are re-evaluated through backend.evaluate (spec-notes 5).
+// reaches zero are re-evaluated through evaluate (spec-notes 5).
+GridScores score_grid(WindowSource&, const BlockLayout& layout);
 GridScores score_grid(Backend&, const SweepRequest&, const BlockLayout& layout);
-// The same scores through Backend::evaluate in chunks of ids (no block summaries kept).
+// The same scores through evaluate in chunks of ids (no block summaries kept).
+GridScores score_grid_by_evaluate(WindowSource&);
 GridScores score_grid_by_evaluate(Backend&, const SweepRequest&);
 
 // Strategy returns s_t of one combo over the request's window.
@@ -54,8 +57,13 @@ struct SelectionReport {
   std::string pbo_skipped;  // why there is no PBO (empty when there is)
 };
 
-// `current`: the combo published before (by id in this grid), if any.
-SelectionReport select(Backend&, const SweepRequest&, const SweepResult&,
+// `current`: the combo published before (by id in this grid), if any. `result`: the sweep
+// (or stream advance) of the same window. On a stream's window, StreamWindow(stream, spec)
+// answers from the stream's bounded state: the same report to the bit as BackendWindow on
+// the history from the anchor, given the same `result`.
+SelectionReport select(WindowSource&, const SweepResult& result, std::optional<uint64_t> current,
+                       const SelectionSpec&);
+SelectionReport select(Backend&, const SweepRequest&, const SweepResult& result,
                        std::optional<uint64_t> current, const SelectionSpec&);
 
 }  // namespace wfod::selection
