@@ -110,6 +110,11 @@ class CpuBackend final : public Backend {
     return make_cpu_stream(spec, h);
   }
 
+  std::unique_ptr<Stream> restore_stream(const StreamSpec& spec,
+                                         std::span<const uint8_t> blob) override {
+    return restore_cpu_stream(spec, blob);
+  }
+
  private:
   using OnMetrics = std::function<void(int worker, const Combo&, const Metrics&)>;
   using OnSlot = std::function<void(size_t group, int lane, const Metrics&)>;

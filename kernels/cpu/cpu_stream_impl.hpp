@@ -1,10 +1,12 @@
 // The CPU backend's incremental stream: what it keeps per combo and per bar (cpu_stream.cpp
-// says how a run uses it). Split over cpu_stream.cpp (advancing and optimising) and
+// says how a run uses it). Split over cpu_stream.cpp (advancing and optimising),
 // cpu_stream_queries.cpp (positions, returns, trackers and the window's metrics and block
-// summaries, all from the stored states).
+// summaries, all from the stored states) and cpu_stream_checkpoint.cpp (checkpoints).
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -33,6 +35,10 @@ class CpuStream final : public Stream {
   std::vector<Metrics> evaluate(std::span<const uint64_t> ids) const override;
   std::vector<Summary> block_summaries(std::span<const size_t> cuts) const override;
 
+  // Checkpoints (cpu_stream_checkpoint.cpp).
+  std::vector<uint8_t> checkpoint() const override;
+  static std::unique_ptr<CpuStream> restore(const StreamSpec& spec, std::span<const uint8_t> blob);
+
  private:
   size_t slot(size_t combo, size_t chunk) const { return combo * ring_ + chunk % ring_; }
   size_t combos() const { return state_.size(); }
@@ -54,9 +60,10 @@ class CpuStream final : public Stream {
   // The window ending at the newest bar, checked as a sweep checks its request (SPEC §3).
   WindowSpec current_window() const;
   // The first bar whose indicator values, and whose bars, are kept (what extend() releases
-  // before): functions of the bar count alone.
+  // before): functions of the bar count alone, so a checkpoint can be checked against them.
   size_t rows_kept_from() const;
   size_t bars_kept_from(size_t bars) const;
+  void load(std::span<const uint8_t> blob);
 
   // p_t of combo `c` for t in [s - 2, end), from the stored state entering s, the first bar
   // of the ring chunk holding `first` (first >= horizon()): returns s and those positions

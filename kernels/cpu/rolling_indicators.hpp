@@ -16,6 +16,11 @@
 #include "wfod/bar.hpp"
 #include "wfod/grid.hpp"
 
+namespace wfod::detail {
+class BlobWriter;
+class BlobReader;
+}  // namespace wfod::detail
+
 namespace wfod::cpu {
 
 struct RollingRow {
@@ -75,6 +80,12 @@ class RollingIndicators {
   // [values_from, from.bars()), values_from >= from.stored_from(): this instance then
   // continues from where `from` is.
   void seed_from(const RollingIndicators& from, size_t values_from);
+  // Checkpoints (rolling_checkpoint.cpp): every row's state and its values of bars
+  // [values_from, bars()) (values_from >= stored_from()); load() reads them back into an
+  // instance built from the same grid that has seen no bar, validating every count against
+  // `bars` and `values_from` (std::invalid_argument on a mismatch).
+  void save(detail::BlobWriter& w, size_t values_from) const;
+  void load(detail::BlobReader& r, size_t bars, size_t values_from);
   // Bumped whenever offsets change (the matrix was re-laid out): cached LaneInputs are stale.
   uint64_t layout_version() const { return layout_version_; }
   // The matrix and every state's own storage, in bytes.

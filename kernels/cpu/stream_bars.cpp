@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "src/blob_io.hpp"
+
 namespace wfod::cpu {
 
 void StreamBars::check_order(std::span<const Bar> bars) const {
@@ -75,6 +77,32 @@ size_t StreamBars::footprint_bytes() const {
          (open_.capacity() + high_.capacity() + low_.capacity() + close_.capacity() +
           gap_.capacity() + body_.capacity()) *
              sizeof(double);
+}
+
+void StreamBars::save(detail::BlobWriter& w) const {
+  const size_t skip = kept_from_ - base_, n = close_.size() - skip;
+  w.put(static_cast<uint64_t>(kept_from_));
+  w.put(static_cast<uint64_t>(n));
+  w.put_array(std::span<const int64_t>(ts_).subspan(skip));
+  for (const auto* col : {&open_, &high_, &low_, &close_, &gap_, &body_})
+    w.put_array(std::span<const double>(*col).subspan(skip));
+}
+
+void StreamBars::load(detail::BlobReader& r, size_t bars, size_t kept_from) {
+  const uint64_t from = r.get<uint64_t>("bar tail start");
+  const uint64_t n = r.get<uint64_t>("bar tail length");
+  if (from != kept_from || n != bars - kept_from)
+    r.fail("bar tail holds bars [" + std::to_string(from) + ", " + std::to_string(from + n) +
+           "), expected [" + std::to_string(kept_from) + ", " + std::to_string(bars) + ")");
+  ts_ = r.get_array<int64_t>(static_cast<size_t>(n), "bar ts");
+  for (size_t i = 1; i < ts_.size(); ++i)
+    if (ts_[i] <= ts_[i - 1])
+      r.fail("bar ts " + std::to_string(ts_[i]) + " at bar " + std::to_string(kept_from + i) +
+             " is not after the previous bar's " + std::to_string(ts_[i - 1]));
+  for (auto* col : {&open_, &high_, &low_, &close_, &gap_, &body_})
+    *col = r.get_array<double>(static_cast<size_t>(n), "bar values");
+  base_ = kept_from_ = kept_from;
+  last_ts_ = ts_.empty() ? INT64_MIN : ts_.back();
 }
 
 }  // namespace wfod::cpu

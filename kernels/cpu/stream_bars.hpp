@@ -12,6 +12,11 @@
 #include "wfod/bar.hpp"
 #include "wfod/grid.hpp"
 
+namespace wfod::detail {
+class BlobWriter;
+class BlobReader;
+}  // namespace wfod::detail
+
 namespace wfod::cpu {
 
 class StreamBars {
@@ -40,6 +45,11 @@ class StreamBars {
     return {gap_.data(), body_.data(), close_.data(), cost, base_};
   }
   size_t footprint_bytes() const;
+
+  // Checkpoints: the kept bars and their returns; load() fills an empty instance and checks
+  // the bar range and the ts order (std::invalid_argument).
+  void save(detail::BlobWriter& w) const;
+  void load(detail::BlobReader& r, size_t bars, size_t kept_from);
 
  private:
   void push(int64_t ts, double open, double high, double low, double close);

@@ -24,6 +24,8 @@ namespace wfod::detail {
 
 inline constexpr double kUndefined = std::numeric_limits<double>::quiet_NaN();
 
+struct StateCodec;  // checkpoints (state_codec.hpp)
+
 // One input series as the states read it: the values of bars [base, end), addressed by the
 // absolute bar number. A span is the whole series (base 0), so batch callers pass theirs.
 struct SeriesTail {
@@ -49,6 +51,7 @@ class SmaState {
   }
 
  private:
+  friend struct StateCodec;
   long long n_, t_ = 0;
   SlidingMean mean_;
 };
@@ -73,6 +76,7 @@ class EmaState {
   void prepare(SeriesTail) {}  // no re-anchor
 
  private:
+  friend struct StateCodec;
   long long n_, t_ = 0;
   CompensatedSum seed_;
   ExactEma ema_;
@@ -109,6 +113,7 @@ class WmaState {
   }
 
  private:
+  friend struct StateCodec;
   // The re-anchor's sums over the window's first n-1 values (k = 1 .. n-1), which bar t
   // itself does not change.
   void anchor_prefix(SeriesTail x, long long t) {
@@ -163,6 +168,7 @@ class HmaState {
   size_t heap_bytes() const { return diff_.capacity() * sizeof(double); }
 
  private:
+  friend struct StateCodec;
   SeriesTail diff_tail() const { return {diff_.data(), diff_base_, diff_base_ + diff_.size()}; }
   // Keeps the last `keep` inner values (what the root WMA reads: itself and `root` before),
   // erasing the older ones once they outnumber the kept ones.
@@ -195,6 +201,7 @@ class StdState {
   void prepare(SeriesTail) {}
 
  private:
+  friend struct StateCodec;
   long long n_, t_ = 0;
   SlidingStd sd_;
 };
@@ -219,6 +226,7 @@ class ExtremeState {
   size_t heap_bytes() const { return window_.size() * sizeof(size_t); }
 
  private:
+  friend struct StateCodec;
   bool better(double a, double b) const { return upper_ ? a > b : a < b; }
   size_t n_, t_ = 0;
   bool upper_;
@@ -236,6 +244,7 @@ class VolState {
   void prepare(SeriesTail x) { mean_.prepare(x); }
 
  private:
+  friend struct StateCodec;
   StdState sd_;
   SmaState mean_;
   double dead_band_;

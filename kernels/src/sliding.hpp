@@ -12,6 +12,8 @@
 
 namespace wfod::detail {
 
+struct StateCodec;
+
 inline constexpr long long kSlidingReanchorBars = 256;  // = wfod::kReanchorBars
 
 class SlidingMean {
@@ -52,6 +54,7 @@ class SlidingMean {
   }
 
  private:
+  friend struct StateCodec;  // checkpoints (state_codec.hpp)
   WFOD_HD double at_bar(long long t) const { return x_[t - base_]; }
 
   const double* x_;
@@ -100,6 +103,7 @@ class SlidingStd {
   }
 
  private:
+  friend struct StateCodec;  // checkpoints (state_codec.hpp)
   WFOD_HD double at_bar(long long t) const { return x_[t - base_]; }
 
   const double* x_;

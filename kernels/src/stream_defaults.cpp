@@ -1,6 +1,6 @@
 // The defaults for what only some streams do (bar and window queries from their own state,
-// trackers): std::invalid_argument saying so, which callers answer by going through the
-// backend and the history instead.
+// trackers, checkpoints): std::invalid_argument saying so, which callers answer by going
+// through the backend and the history instead (or by replaying, for a checkpoint).
 #include <stdexcept>
 #include <string>
 
@@ -28,6 +28,11 @@ std::vector<Metrics> Stream::evaluate(std::span<const uint64_t>) const {
 }
 std::vector<Summary> Stream::block_summaries(std::span<const size_t>) const {
   unsupported("block_summaries()");
+}
+std::vector<uint8_t> Stream::checkpoint() const { unsupported("checkpoint()"); }
+
+std::unique_ptr<Stream> Backend::restore_stream(const StreamSpec&, std::span<const uint8_t>) {
+  throw std::invalid_argument("the " + std::string(name()) + " backend restores no streams");
 }
 
 }  // namespace wfod

@@ -145,6 +145,12 @@ class Stream {
   // Backend::block_summaries): exactly Backend::block_summaries. With evaluate() and
   // returns(), what robust selection needs (selection::StreamWindow).
   virtual std::vector<Summary> block_summaries(std::span<const size_t> cuts) const;
+
+  // Everything the stream holds, as bytes: restored by Backend::restore_stream(spec, blob),
+  // a stream whose every later advance() and query is bit-identical to this one's. The
+  // format is versioned and self-describing (magic, version, spec fingerprint, bar count,
+  // last ts, sizes; docs/engine.md); the caller adds its own file header and checksum.
+  virtual std::vector<uint8_t> checkpoint() const;
 };
 
 class Backend {
@@ -180,6 +186,11 @@ class Backend {
   // cached chunk summaries. Throws std::invalid_argument when the plan does not fit.
   // The backend must outlive the streams it opens.
   virtual std::unique_ptr<Stream> open_stream(const StreamSpec&, const HistoryView& history);
+  // The stream Stream::checkpoint() wrote, for the same spec. Validates every byte it reads
+  // (the blob comes from disk): std::invalid_argument naming the problem on a truncated,
+  // corrupted or foreign blob, another spec, format version or backend, or where this
+  // backend restores no streams (the default): the caller then opens and replays.
+  virtual std::unique_ptr<Stream> restore_stream(const StreamSpec&, std::span<const uint8_t> blob);
 };
 
 // "auto" picks cuda when built and a device is present, else cpu. Unknown or unavailable
