@@ -37,7 +37,7 @@ std::string non_empty(TableReader& t, std::string_view key, std::string value) {
 DaemonConfig read_daemon(const toml::table& table, std::string_view source) {
   TableReader t(table, "daemon", source,
                 {"state_dir", "backend", "precision", "threads", "log_level", "fsync",
-                 "busy_poll_us", "max_future_s", "stop_retry_s"});
+                 "busy_poll_us", "max_future_s", "stop_retry_s", "checkpoint_every_s"});
   DaemonConfig d;
   if (auto v = t.get_string("state_dir")) d.state_dir = non_empty(t, "state_dir", *v);
   // Availability (is there a GPU?) is a run-time question; here only the name is checked.
@@ -60,6 +60,9 @@ DaemonConfig read_daemon(const toml::table& table, std::string_view source) {
   if (auto v = t.get_integer("max_future_s", 0, kMaxFutureS)) d.max_future_s = static_cast<int>(*v);
   if (auto v = t.get_integer("stop_retry_s", 0, kMaxStopRetryS)) {
     d.stop_retry_s = static_cast<int>(*v);
+  }
+  if (auto v = t.get_integer("checkpoint_every_s", 0, kMaxCheckpointEveryS)) {
+    d.checkpoint_every_s = static_cast<int>(*v);
   }
   return d;
 }

@@ -144,6 +144,8 @@ void Daemon::add_stream(const config::StrategyConfig& s, const std::string& symb
   st.sched = StreamScheduler(s.every, s.window + st.warmup + 1);
   st.generation = ++generation_;
   st.fingerprint_crc = crc32(fingerprint(s));
+  // live_oos reads the winner's positions since the previous publication: a few runs apart.
+  st.slot->set_tracker_keep(s.window + st.warmup + 2 * s.every + 4096);
   streams_.insert_or_assign(PublicationKey{symbol, s.name}, std::move(st));
 }
 
@@ -209,6 +211,84 @@ void attach(zmq::socket_t& sock, std::string_view which, const std::string& endp
 }
 
 }  // namespace
+
+// Every stream opened on the persisted history now, while memory holds all of it, so the
+// history can then keep only the tail the streams need (the worker is not running yet).
+void Daemon::open_streams_at_start() {
+  for (auto& [key, stream] : streams_) {
+    SymbolState& sym = symbols_.at(key.first);
+    const HistorySnapshot snap = sym.history.snapshot();
+    if (snap.from() != 0) continue;
+    const auto t0 = Clock::now();
+    if (restore_checkpoint(key, stream, snap)) continue;
+    try {
+      stream.slot->open(*backend_, stream_spec_of(request_for(stream, snap.end)), snap.view());
+    } catch (const std::exception& e) {
+      spdlog::error("stream {}.{}: cannot open at start ({}); the first run tries again", key.first,
+                    key.second, e.what());
+      continue;
+    }
+    stream.taken = stream.slot->bars();
+    stream.bounded = stream.slot->bounded();
+    const StreamStats& st = stream.slot->stats();
+    spdlog::info(
+        "stream {}.{} opened backend={} replayed_bars={} bounded={} footprint_mb={:.1f} "
+        "open_s={:.3f}{}{}",
+        key.first, key.second, backend_name_, snap.end, stream.bounded,
+        static_cast<double>(st.footprint_bytes) / 1e6, ms_between(t0, Clock::now()) / 1e3,
+        stream.slot->fallback_reason().empty() ? "" : " fallback=", stream.slot->fallback_reason());
+  }
+  for (auto& [name, sym] : symbols_) {
+    update_history_needs(name);
+    sym.history.compact();
+    spdlog::info("symbol {}: {} bars from the anchor, {} in memory ({:.1f} MB)", name,
+                 sym.history.size(), sym.history.size() - sym.history.base(),
+                 static_cast<double>(sym.history.footprint_bytes()) / 1e6);
+  }
+}
+
+// A stream's checkpoint, if it matches the strategy and the bar log: the stream resumes
+// after the bars it covers (the first run advances it through the rest). Anything wrong is
+// said loudly and the caller replays from the anchor instead.
+bool Daemon::restore_checkpoint(const PublicationKey& key, Stream& stream,
+                                const HistorySnapshot& snap) {
+  const auto t0 = Clock::now();
+  auto loaded = checkpoints_->load(key.first, key.second);
+  std::string why;
+  if (!loaded.ok()) {
+    why = loaded.error().message;
+  } else if (!loaded.value()) {
+    spdlog::info("stream {}.{}: no checkpoint: replaying {} bars from the anchor", key.first,
+                 key.second, snap.end);
+    return false;
+  } else {
+    const Checkpoint& c = *loaded.value();
+    if (c.fingerprint != stream.fingerprint_crc) {
+      why = "it was written for another version of the strategy";
+    } else if (c.bars == 0 || c.bars > snap.end) {
+      why = "it covers " + std::to_string(c.bars) + " bars, the bar log holds " +
+            std::to_string(snap.end);
+    } else if (snap.block->bar(c.bars - 1).ts_ns != c.last_ts) {
+      why = "its last bar's ts does not match the bar log's bar " + std::to_string(c.bars - 1);
+    } else {
+      try {
+        stream.slot->restore(*backend_, stream_spec_of(request_for(stream, c.bars)), c.blob,
+                             c.bars);
+        stream.taken = c.bars;
+        stream.bounded = stream.slot->bounded();
+        spdlog::info("stream {}.{}: resumed from checkpoint at bar {} ({} bars since) in {:.3f} s",
+                     key.first, key.second, c.bars, snap.end - c.bars,
+                     ms_between(t0, Clock::now()) / 1e3);
+        return true;
+      } catch (const std::exception& e) {
+        why = e.what();
+      }
+    }
+  }
+  spdlog::warn("stream {}.{}: checkpoint {} not used ({}): replaying {} bars from the anchor",
+               key.first, key.second, checkpoints_->path(key.first, key.second), why, snap.end);
+  return false;
+}
 
 bool Daemon::open_sockets() {
   try {
@@ -335,6 +415,12 @@ bool Daemon::start_up() {
     return false;
   }
   live_.emplace(std::move(live).value());
+  auto checkpoints = CheckpointStore::open(cfg_.daemon.state_dir);
+  if (!checkpoints.ok()) {
+    spdlog::critical("stream checkpoints: {}", checkpoints.error().message);
+    return false;
+  }
+  checkpoints_.emplace(std::move(checkpoints).value());
   live_writer_.emplace(*live_, [](const PublicationKey& key, const IoError& e) {
     spdlog::error("stream {}.{}: live state not saved: {}; a restart publishes live_oos null",
                   key.first, key.second, e.message);
@@ -369,6 +455,7 @@ bool Daemon::start_up() {
     for (const std::string& sym : s.symbols) add_stream(s, sym);
   }
   for (auto& [key, stream] : streams_) restore_live_state(key, stream);
+  open_streams_at_start();
   std::vector<SequenceStore::Key> keys;
   for (const auto& [key, stream] : streams_) keys.push_back(key);
   if (Status s = seqs_->reserve_all(keys); !s.ok()) {

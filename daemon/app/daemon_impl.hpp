@@ -31,6 +31,7 @@
 #include "notify.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/daemon/bar_store.hpp"
+#include "wfod/daemon/checkpoint_store.hpp"
 #include "wfod/daemon/crc32.hpp"
 #include "wfod/daemon/fault_backend.hpp"
 #include "wfod/daemon/http_status.hpp"
@@ -103,6 +104,12 @@ struct Stream {
   std::optional<uint64_t> selected;
   uint64_t last_seq = 0;
   size_t last_end = 0;  // history size the previous publication covered
+  // What the slot reported after its last run (or its open at start-up): the bars its stream
+  // has taken, and whether it answers without the history from the anchor. The history's
+  // memory bound follows from these (Daemon::update_history_needs).
+  size_t taken = 0;
+  bool bounded = false;
+  bool live_missing_logged = false;
   std::optional<Json> last_params;
   uint32_t fingerprint_crc = 0;  // CRC32 of fingerprint(cfg): tags its saved live state
   // When the loop woke with the bars that made the next run due (latency_ms in health).
@@ -148,6 +155,11 @@ class Daemon {
   void request_sync_pass();
   void sync_pass();
 
+  SweepRequest request_for(const Stream& stream, size_t end) const;
+  void open_streams_at_start();
+  bool restore_checkpoint(const PublicationKey& key, Stream& stream, const HistorySnapshot& snap);
+  void save_checkpoints_at_stop();
+  void update_history_needs(const std::string& symbol);
   void start_job(const PublicationKey& key);
   void on_job_done(const PublicationKey& key, uint64_t generation, HistorySnapshot snap,
                    JobResult result);
@@ -188,6 +200,7 @@ class Daemon {
   std::optional<SequenceStore> seqs_;
   std::optional<LiveStateStore> live_;          // per-stream winners for live_oos across restarts
   std::optional<LiveStateWriter> live_writer_;  // saves them off the loop thread
+  std::optional<CheckpointStore> checkpoints_;  // exact stream states: a restart resumes
   std::map<std::string, SymbolState, std::less<>> symbols_;
   std::optional<Ingest> ingest_;        // the feed path: validator, staging, commits
   std::vector<SymbolState*> by_index_;  // Ingest's target index -> symbol

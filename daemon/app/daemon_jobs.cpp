@@ -5,33 +5,69 @@
 
 namespace wfod::daemon::loop {
 
+SweepRequest Daemon::request_for(const Stream& stream, size_t end) const {
+  SweepRequest req;
+  req.strategy = stream.spec;
+  req.window = WindowSpec{end, stream.cfg.window, stream.warmup};
+  req.rank = stream.cfg.rank;
+  req.precision = cfg_.daemon.precision;
+  req.threads = cfg_.daemon.threads;
+  return req;
+}
+
+void Daemon::update_history_needs(const std::string& symbol) {
+  SymbolState& sym = symbols_.at(symbol);
+  const size_t end = sym.history.size();
+  size_t keep = 0, needed = end, most_every = 1;
+  bool bounded = true;
+  for (auto it = streams_.lower_bound(PublicationKey{symbol, std::string()});
+       it != streams_.end() && it->first.first == symbol; ++it) {
+    const Stream& s = it->second;
+    bounded = bounded && s.bounded;
+    keep = std::max(keep, s.cfg.window + s.warmup + 2);
+    most_every = std::max<size_t>(most_every, s.cfg.every);
+    needed = std::min(needed, s.taken);                              // its next run's new bars
+    if (s.last_end >= 1) needed = std::min(needed, s.last_end - 1);  // live_oos's bars
+  }
+  if (!bounded) {
+    // A stream that needs the history from the anchor (cuda, the re-sweeping fallback, or
+    // one not opened yet): keep every bar.
+    sym.history.set_keep(0);
+    sym.history.set_needed_from(0);
+    return;
+  }
+  // Never more than a few runs' worth behind: a stream lagging further reopens from the bar
+  // log, a live_oos older than that is published null. Never bars not yet in the log.
+  const size_t cap = keep + 2 * most_every + 4096;
+  if (end > cap) needed = std::max(needed, end - cap);
+  needed = std::min<size_t>(needed, sym.store->records());
+  sym.history.set_keep(keep);
+  sym.history.set_needed_from(needed);
+}
+
 void Daemon::start_job(const PublicationKey& key) {
   Stream& stream = streams_.at(key);
   SymbolState& sym = symbols_.at(key.first);
   HistorySnapshot snap = sym.history.snapshot();
   const size_t bars = snap.end;
-
-  SweepRequest req;
-  req.strategy = stream.spec;
-  req.window = WindowSpec{bars, stream.cfg.window, stream.warmup};
-  req.rank = stream.cfg.rank;
-  req.precision = cfg_.daemon.precision;
-  req.threads = cfg_.daemon.threads;
-  JobInput in{snap, req, stream.winner, stream.before, stream.last_end, stream.slot,
-              stream.cfg.has_selection
-                  ? std::optional<selection::SelectionSpec>(stream.cfg.selection)
-                  : std::nullopt,
-              // after a restart nothing was selected yet: the restored winner is current
-              stream.selected ? stream.selected
-              : stream.winner ? std::optional<uint64_t>(stream.winner->id)
-                              : std::nullopt,
-              stream.due_at, Clock::now()};
+  const SweepRequest req = request_for(stream, bars);
+  JobInput in{
+      snap, sym.store->path(), req, stream.winner, stream.before, stream.last_end, stream.slot,
+      stream.cfg.has_selection ? std::optional<selection::SelectionSpec>(stream.cfg.selection)
+                               : std::nullopt,
+      // after a restart nothing was selected yet: the restored winner is current
+      stream.selected ? stream.selected
+      : stream.winner ? std::optional<uint64_t>(stream.winner->id)
+                      : std::nullopt,
+      stream.due_at, Clock::now()};
   const uint64_t generation = stream.generation;
   Backend* backend = backend_.get();  // kept alive after a fallback (retired_backends_)
   spdlog::debug("sweep start stream={}.{} history_bars={} window_bars={}", key.first, key.second,
                 bars, stream.cfg.window);
 
-  worker_.post([this, key, generation, in = std::move(in), backend]() mutable {
+  const CheckpointPlan plan{&*checkpoints_, stream.fingerprint_crc,
+                            std::chrono::seconds(cfg_.daemon.checkpoint_every_s)};
+  worker_.post([this, key, generation, in = std::move(in), backend, plan]() mutable {
     HistorySnapshot history = in.snap;
     JobResult out = run_job(*backend, in);
     const std::optional<Combo> next = next_live_winner(out);
@@ -39,6 +75,7 @@ void Daemon::start_job(const PublicationKey& key) {
       on_job_done(key, generation, history, std::move(out));
     });
     if (next) warm_live_tracker(in, *next);
+    checkpoint_if_due(key, in, plan);
   });
 }
 
@@ -75,6 +112,16 @@ void Daemon::on_job_done(const PublicationKey& key, uint64_t generation, History
     return;
   }
   Stream& stream = it->second;
+  if (result.slot_bars > 0) {  // the slot ran (an error before it leaves it as it was)
+    stream.taken = result.slot_bars;
+    stream.bounded = result.bounded;
+    update_history_needs(key.first);
+  }
+  if (!result.live_missing.empty() && !stream.live_missing_logged) {
+    stream.live_missing_logged = true;  // once per stream: it recurs while the cause lasts
+    spdlog::warn("stream {}.{}: live_oos published null: {}", key.first, key.second,
+                 result.live_missing);
+  }
   if (result.stream_opened) {
     const StreamStats& st = result.stream_stats;
     spdlog::info(

@@ -116,4 +116,20 @@ Metrics live_oos_metrics(const HistoryView& h, Fill fill, double cost_per_unit,
   return m.finish(bars_per_year);
 }
 
+Metrics live_oos_metrics_tail(const HistoryView& tail, Fill fill, double cost_per_unit,
+                              double bars_per_year, std::span<const int8_t> winner,
+                              int8_t before2) {
+  if (tail.size() < 1 || winner.size() != tail.size()) {
+    throw std::invalid_argument("live_oos_metrics_tail: " + std::to_string(winner.size()) +
+                                " positions for " + std::to_string(tail.size()) + " bars");
+  }
+  // Local bar i is bar first - 1 + i; winner[j] is p at bar first - 2 + j.
+  SequentialMetrics m;
+  for (size_t i = 1; i < tail.size(); ++i) {
+    const int8_t p2 = i == 1 ? before2 : winner[i - 1];
+    m.add(bar_segments(tail, fill, cost_per_unit, i, p2, winner[i]));
+  }
+  return m.finish(bars_per_year);
+}
+
 }  // namespace wfod::daemon

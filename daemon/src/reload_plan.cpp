@@ -22,6 +22,7 @@ ReloadPlan plan_reload(const config::Config& a, const config::Config& b) {
   compare(d0.log_level != d1.log_level, "daemon.log_level", true, p);
   compare(d0.max_future_s != d1.max_future_s, "daemon.max_future_s", true, p);
   compare(d0.stop_retry_s != d1.stop_retry_s, "daemon.stop_retry_s", true, p);
+  compare(d0.checkpoint_every_s != d1.checkpoint_every_s, "daemon.checkpoint_every_s", true, p);
   compare(d0.state_dir != d1.state_dir, "daemon.state_dir", false, p);
   compare(d0.backend != d1.backend, "daemon.backend", false, p);
   compare(d0.precision != d1.precision, "daemon.precision", false, p);

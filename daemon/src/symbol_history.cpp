@@ -63,11 +63,20 @@ void SymbolHistory::push_back(const Bar& b) {
   block_->append(b);
 }
 
-void SymbolHistory::grow() {
+size_t SymbolHistory::keep_from() const {
   const size_t end = size();
   // Keep the newest keep_ bars and everything a reader still needs; all when keep_ is 0.
-  size_t from = keep_ == 0 || end < keep_ ? base_ : end - keep_;
-  from = std::max(base_, std::min(from, needed_from_));
+  const size_t from = keep_ == 0 || end < keep_ ? base_ : end - keep_;
+  return std::max(base_, std::min(from, needed_from_));
+}
+
+void SymbolHistory::compact() {
+  if (block_ && keep_from() > base_) grow();
+}
+
+void SymbolHistory::grow() {
+  const size_t end = size();
+  const size_t from = keep_from();
   const size_t kept = end - from;
   // Twice what is kept: each bar is copied O(1) times on average, whatever the keep.
   const size_t capacity = std::max(kMinBlock, 2 * std::max(kept, keep_));

@@ -27,6 +27,7 @@ class CpuStream final : public Stream {
   SweepResult advance(std::span<const Bar> bars) override;
   StreamStats stats() const override;
   size_t horizon() const override;
+  bool bounded() const override { return true; }
 
   // Bar queries (cpu_stream_queries.cpp).
   std::vector<int8_t> positions(const Combo& combo, size_t first, size_t end) const override;

@@ -119,6 +119,10 @@ class Stream {
   // The oldest bar (counted from the anchor) the stream can still replay from: the bar
   // queries below accept ranges starting there. A stream holding the whole history: 0.
   virtual size_t horizon() const { return 0; }
+  // True when the stream answers every query below from its own bounded state, so its user
+  // may drop the history from the anchor (the daemon keeps only a tail in memory). False:
+  // the stream may hold the whole history and the queries may be unsupported.
+  virtual bool bounded() const { return false; }
 
   // Bar queries on the stream's own state, without the history from the anchor (a bounded
   // stream keeps only the window and a margin). Streams that cannot answer them throw

@@ -40,10 +40,15 @@ struct DaemonConfig {
   // before the daemon gives up on them and exits 4 (docs/operations.md "Exit codes"). Keep it
   // well below systemd's TimeoutStopSec (30 s in systemd/wfod.service).
   int stop_retry_s = 5;
+  // Each stream's exact state is checkpointed to <state_dir>/checkpoints after a run at most
+  // this often (and at every clean stop), so a restart resumes from it instead of replaying
+  // the history from the anchor. 0 = only at a clean stop.
+  int checkpoint_every_s = 300;
 };
 inline constexpr int kMaxBusyPollUs = 1'000'000;
 inline constexpr int kMaxFutureS = 31'536'000;  // a year
 inline constexpr int kMaxStopRetryS = 600;
+inline constexpr int kMaxCheckpointEveryS = 86'400;
 
 struct PublishConfig {
   std::string endpoint = "tcp://127.0.0.1:5560";

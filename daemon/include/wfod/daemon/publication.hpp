@@ -64,5 +64,10 @@ Json publication_json(const PublicationInput& in);
 Metrics live_oos_metrics(const HistoryView& h, Fill fill, double cost_per_unit,
                          double bars_per_year, std::span<const int8_t> winner,
                          std::span<const int8_t> before, size_t first, size_t end);
+// The same from the tail of the history only (a daemon that keeps no bars from the anchor):
+// `tail` holds bars [first - 1, end), `winner` p_t for t in [first - 2, end - 1) (0 for
+// t < 0), `before2` the previous winner's p_{first-2}. Equal to the call above.
+Metrics live_oos_metrics_tail(const HistoryView& tail, Fill fill, double cost_per_unit,
+                              double bars_per_year, std::span<const int8_t> winner, int8_t before2);
 
 }  // namespace wfod::daemon

@@ -79,12 +79,17 @@ class SymbolHistory {
   // Bytes held by the current block (older blocks live only while snapshots hold them).
   size_t footprint_bytes() const { return block_ ? block_->footprint_bytes() : 0; }
 
+  // Drops now what a block turnover would drop (after the needs fell a lot, e.g. once the
+  // streams are open at start-up); O(bars kept).
+  void compact();
+
   // Continues an existing history whose first `base` bars are not in memory (a restart
   // that loaded only the newest bars of the log).
   void start_at(size_t base);
 
  private:
   void grow();
+  size_t keep_from() const;  // the oldest bar to keep
 
   std::shared_ptr<HistoryBlock> block_;
   size_t base_ = 0;
