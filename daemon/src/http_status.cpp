@@ -3,9 +3,10 @@
 
 #include "wfod/daemon/http_status.hpp"
 
-#include <charconv>
 #include <cmath>
 #include <sstream>
+
+#include "wfod/config/endpoint.hpp"
 
 namespace wfod::daemon {
 
@@ -28,22 +29,8 @@ std::string text(int code, std::string_view reason, std::string_view body) {
 }  // namespace
 
 std::optional<std::pair<std::string, uint16_t>> parse_http_address(std::string_view text) {
-  const size_t colon = text.rfind(':');
-  if (colon == std::string_view::npos || colon == 0) return std::nullopt;
-  std::string_view host = text.substr(0, colon);
-  const std::string_view port_text = text.substr(colon + 1);
-  // "[::1]:9100": brackets around an IPv6 host.
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  unsigned port = 0;
-  const auto [end, ec] =
-      std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (ec != std::errc() || end != port_text.data() + port_text.size() || port == 0 ||
-      port > 65535 || host.empty()) {
-    return std::nullopt;
-  }
-  return std::make_pair(std::string(host), static_cast<uint16_t>(port));
+  // One rule for the loader's check and the listener: a config that loads, binds.
+  return config::parse_host_port(text);
 }
 
 std::string prometheus_metrics(const HealthInput& h) {

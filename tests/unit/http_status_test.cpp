@@ -60,6 +60,9 @@ TEST(HttpStatus, Address) {
   EXPECT_FALSE(parse_http_address("host:0"));
   EXPECT_FALSE(parse_http_address("host:70000"));
   EXPECT_FALSE(parse_http_address("host:9x"));
+  EXPECT_FALSE(parse_http_address("nonsense"));
+  EXPECT_FALSE(parse_http_address("*:9100"));  // not a listener address for the resolver
+  EXPECT_FALSE(parse_http_address("host: 9100"));
 }
 
 }  // namespace
