@@ -72,9 +72,9 @@ std::string non_empty(TableReader& t, std::string_view key, std::string value) {
 }
 
 DaemonConfig read_daemon(const toml::table& table, std::string_view source) {
-  TableReader t(
-      table, "daemon", source,
-      {"state_dir", "backend", "precision", "threads", "log_level", "fsync", "busy_poll_us"});
+  TableReader t(table, "daemon", source,
+                {"state_dir", "backend", "precision", "threads", "log_level", "fsync",
+                 "busy_poll_us", "on_corrupt_log"});
   DaemonConfig d;
   if (auto v = t.get_string("state_dir")) d.state_dir = non_empty(t, "state_dir", *v);
   // Availability (is there a GPU?) is a run-time question; here only the name is checked.
@@ -93,6 +93,9 @@ DaemonConfig read_daemon(const toml::table& table, std::string_view source) {
   }
   if (auto v = t.get_integer("busy_poll_us", 0, kMaxBusyPollUs)) {
     d.busy_poll_us = static_cast<int>(*v);
+  }
+  if (auto v = t.get_choice("on_corrupt_log", {"refuse", "quarantine"})) {
+    d.on_corrupt_log = *v == "quarantine" ? CorruptLogPolicy::quarantine : CorruptLogPolicy::refuse;
   }
   return d;
 }
@@ -163,7 +166,7 @@ void check_readable_file(TableReader& t, std::string_view key, const std::string
 SymbolConfig read_symbol(const toml::table& table, size_t index, std::string_view source,
                          const FileContext* files) {
   TableReader t(table, "symbol[" + std::to_string(index) + "]", source,
-                {"name", "bars_per_year", "backfill"});
+                {"name", "bars_per_year", "backfill", "stale_after_s"});
   SymbolConfig s;
   const auto name = t.get_string("name");
   if (!name) t.fail_missing("name");
@@ -174,6 +177,10 @@ SymbolConfig read_symbol(const toml::table& table, size_t index, std::string_vie
   if (auto v = t.get_number("bars_per_year")) {
     if (!(*v > 0)) t.fail("bars_per_year", "must be > 0");
     s.bars_per_year = *v;
+  }
+  if (auto v = t.get_number("stale_after_s")) {
+    if (!(*v >= 0)) t.fail("stale_after_s", "must be >= 0 (0 = off)");
+    s.stale_after_s = *v;
   }
   if (auto v = t.get_string("backfill")) {
     s.backfill = *v;

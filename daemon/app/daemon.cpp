@@ -45,20 +45,36 @@ std::string fingerprint(const config::StrategyConfig& s) {
 bool Daemon::open_symbol(const config::SymbolConfig& s) {
   BarStoreOptions options;
   options.fsync = cfg_.daemon.fsync;
+  options.on_corrupt = cfg_.daemon.on_corrupt_log;
   auto opened = BarStore::open(cfg_.daemon.state_dir, s.name, options);
   if (!opened.ok()) {
-    spdlog::critical("symbol {}: cannot open its bar log: {}", s.name, opened.error().message);
+    if (is_content_error(opened.error())) {
+      // PROTOCOL §4 on_corrupt_log = refuse: nothing is bound or published yet, and the
+      // file is as it was; the operator decides.
+      start_failure_exit_ = 3;
+      spdlog::critical("symbol {}: {}; stopping (exit 3)", s.name, opened.error().message);
+    } else {
+      spdlog::critical("symbol {}: cannot open its bar log: {}", s.name, opened.error().message);
+    }
     return false;
   }
   OpenedBarStore o = std::move(opened).value();
-  if (!o.report.clean()) {
+  SymbolState st;
+  if (o.report.corrupt) {
+    st.quarantined_bars = o.report.records_quarantined;
     spdlog::error(
-        "symbol {}: bar log {} had a bad tail: {}; {} bytes quarantined to {}, {} intact bars "
-        "kept",
+        "symbol {}: bar log {} was corrupt: {}; on_corrupt_log=quarantine moved {} bytes ({} "
+        "bars) to {}, running on the {} bars before them; health degraded until a restart "
+        "with the log repaired; no publication goes behind the last one published",
+        s.name, o.store.path(), o.report.reason, o.report.bytes_quarantined,
+        o.report.records_quarantined, o.report.quarantine_path, o.report.records_loaded);
+  } else if (!o.report.clean()) {
+    spdlog::error(
+        "symbol {}: bar log {} had a torn tail (a crash mid-append): {}; {} bytes quarantined "
+        "to {}, {} intact bars kept",
         s.name, o.store.path(), o.report.reason, o.report.bytes_quarantined,
         o.report.quarantine_path, o.report.records_loaded);
   }
-  SymbolState st;
   st.cfg = s;
   st.series = std::move(o.bars);
   st.last_seq = o.seqs.empty() ? 0 : o.seqs.back();
@@ -138,13 +154,24 @@ void Daemon::restore_live_state(const PublicationKey& key, Stream& stream) {
   const Grid& grid = stream.spec.grid;
   const size_t bars = symbols_.at(key.first).series.size();
   const char* why = nullptr;
-  if (st.fingerprint != stream.fingerprint_crc) {
-    why = "the strategy changed";
-  } else if (st.end > bars || st.winner >= grid.size() ||
-             (st.before && *st.before >= grid.size())) {
-    why = "it does not fit the persisted bars or the grid";
-  } else if (st.seq > seqs_->last(key.first, key.second)) {
+  if (st.seq > seqs_->last(key.first, key.second)) {
     why = "its seq is ahead of publications.seq";
+  } else {
+    // A publication that went out: whatever else changed, clients hold its parameters, so
+    // `get` keeps answering with it and no new one may end before its window.
+    last_[key] = LastPublication{st.seq, st.payload};
+    if (const auto ts = payload_window_last_ts(st.payload)) published_last_ts_[key] = *ts;
+    // `changed` (PROTOCOL §2) compares with that publication even if the stream starts over.
+    if (const Json saved = Json::parse(st.payload, nullptr, false);
+        saved.is_object() && saved.contains("params")) {
+      stream.last_params = saved["params"];
+    }
+    if (st.fingerprint != stream.fingerprint_crc) {
+      why = "the strategy changed";
+    } else if (st.end > bars || st.winner >= grid.size() ||
+               (st.before && *st.before >= grid.size())) {
+      why = "it does not fit the persisted bars or the grid";
+    }
   }
   if (why != nullptr) {
     spdlog::warn("stream {}.{}: saved live state not used ({}): live_oos starts over", key.first,
@@ -157,7 +184,6 @@ void Daemon::restore_live_state(const PublicationKey& key, Stream& stream) {
   stream.last_end = st.end;
   stream.last_params = params_json(grid, *stream.winner);
   stream.sched.resume(bars - st.end);
-  last_[key] = LastPublication{st.seq, st.payload};
   spdlog::info("stream {}.{}: resumed after publication seq={} at history_bars={} ({} bars since)",
                key.first, key.second, st.seq, st.end, bars - st.end);
 }
@@ -312,7 +338,7 @@ bool Daemon::start_up() {
 int Daemon::run() {
   if (!start_up()) {
     notify("STATUS=start-up failed");
-    return 1;
+    return start_failure_exit_;
   }
   const std::chrono::microseconds busy_poll(cfg_.daemon.busy_poll_us);
   worker_.start(busy_poll);

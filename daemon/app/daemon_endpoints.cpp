@@ -96,12 +96,16 @@ HealthInput Daemon::health() const {
   HealthInput h;
   h.backend = backend_name_;
   h.uptime_s = std::chrono::duration<double>(Clock::now() - started_).count();
+  const int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
   for (const auto& [name, sym] : symbols_) {
-    SymbolHealth s;
-    s.bars = sym.series.size();
-    if (sym.series.size() > 0) s.last_ts = sym.series.ts_ns.back();
+    std::optional<int64_t> last_ts;
+    if (sym.series.size() > 0) last_ts = sym.series.ts_ns.back();
+    const SymbolHealth s = symbol_health(sym.series.size(), last_ts, sym.quarantined_bars,
+                                         sym.cfg.stale_after_s, now_ns, h.uptime_s);
     h.symbols[name] = s;
-    if (!sym.store->healthy()) h.degraded = true;
+    if (!sym.store->healthy() || s.degraded()) h.degraded = true;
   }
   const feeds::FeedStats& st = ingest_->validator().stats();
   for (feeds::RejectReason reason : feeds::kAllRejectReasons) {

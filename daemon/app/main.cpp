@@ -39,7 +39,8 @@ constexpr const char* kUsage =
     "  --help, --version\n"
     "\n"
     "Signals: SIGTERM/SIGINT stop gracefully; SIGHUP reloads the configuration file.\n"
-    "Exit: 0 stopped by a signal, 1 start-up failed, 2 invalid configuration (also at start).\n";
+    "Exit: 0 stopped by a signal, 1 start-up failed, 2 invalid configuration (also at start),\n"
+    "3 a bar log failed its checks at start ([daemon] on_corrupt_log = \"refuse\").\n";
 
 // Logs go to stderr (journald reads it under systemd), coloured only where stderr is a
 // terminal: spdlog's automatic colour mode checks isatty, so the journal and redirected logs

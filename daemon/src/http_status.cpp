@@ -37,7 +37,8 @@ std::string prometheus_metrics(const HealthInput& h) {
   std::ostringstream o;
   o.precision(17);
   o << "# HELP wfod_up 1 while the daemon serves.\n# TYPE wfod_up gauge\nwfod_up 1\n";
-  o << "# HELP wfod_degraded 1 while a bar log holds bars it could not write.\n"
+  o << "# HELP wfod_degraded 1 while health is degraded: a bar log holds bars it could not "
+       "write, a symbol is stale, or a corrupt bar log was quarantined at start.\n"
        "# TYPE wfod_degraded gauge\nwfod_degraded "
     << (h.degraded ? 1 : 0) << "\n";
   o << "# HELP wfod_uptime_seconds Seconds since start.\n# TYPE wfod_uptime_seconds gauge\n"
@@ -55,6 +56,22 @@ std::string prometheus_metrics(const HealthInput& h) {
         << static_cast<double>(*s.last_ts) / 1e9 << "\n";
     }
   }
+  o << "# HELP wfod_last_bar_age_seconds Age of the symbol's last bar on the daemon's clock.\n"
+       "# TYPE wfod_last_bar_age_seconds gauge\n";
+  for (const auto& [name, s] : h.symbols) {
+    if (s.last_bar_age_s && std::isfinite(*s.last_bar_age_s)) {
+      o << "wfod_last_bar_age_seconds{symbol=\"" << name << "\"} " << *s.last_bar_age_s << "\n";
+    }
+  }
+  o << "# HELP wfod_symbol_stale 1 while the symbol's last bar is older than its stale_after_s.\n"
+       "# TYPE wfod_symbol_stale gauge\n";
+  for (const auto& [name, s] : h.symbols)
+    o << "wfod_symbol_stale{symbol=\"" << name << "\"} " << (s.stale ? 1 : 0) << "\n";
+  o << "# HELP wfod_quarantined_bars Bars of a corrupt bar log moved aside at start "
+       "([daemon] on_corrupt_log = \"quarantine\"); 0 after a restart with the log repaired.\n"
+       "# TYPE wfod_quarantined_bars gauge\n";
+  for (const auto& [name, s] : h.symbols)
+    o << "wfod_quarantined_bars{symbol=\"" << name << "\"} " << s.quarantined_bars << "\n";
   o << "# HELP wfod_feed_rejects_total Feed input rejected, by reason (PROTOCOL §1).\n"
        "# TYPE wfod_feed_rejects_total counter\n";
   for (const auto& [reason, n] : h.rejects) {

@@ -26,6 +26,19 @@ bool printable(std::string_view s) {
 
 }  // namespace
 
+SymbolHealth symbol_health(uint64_t bars, std::optional<int64_t> last_ts, uint64_t quarantined_bars,
+                           double stale_after_s, int64_t now_ns, double uptime_s) {
+  SymbolHealth h;
+  h.bars = bars;
+  h.last_ts = last_ts;
+  h.quarantined_bars = quarantined_bars;
+  if (last_ts) h.last_bar_age_s = static_cast<double>(now_ns - *last_ts) / 1e9;
+  if (stale_after_s > 0) {
+    h.stale = h.last_bar_age_s ? *h.last_bar_age_s > stale_after_s : uptime_s > stale_after_s;
+  }
+  return h;
+}
+
 Json health_json(const HealthInput& in) {
   Json j = Json::object();
   j["status"] = in.degraded ? "degraded" : "ok";
@@ -36,6 +49,11 @@ Json health_json(const HealthInput& in) {
     Json e = Json::object();
     e["bars"] = s.bars;
     e["last_ts"] = s.last_ts ? Json(*s.last_ts) : Json(nullptr);
+    e["last_bar_age_s"] = s.last_bar_age_s && std::isfinite(*s.last_bar_age_s)
+                              ? Json(*s.last_bar_age_s)
+                              : Json(nullptr);
+    e["quarantined_bars"] = s.quarantined_bars;
+    e["stale"] = s.stale;
     symbols[name] = std::move(e);
   }
   j["symbols"] = std::move(symbols);

@@ -99,6 +99,7 @@ TEST(ConfigExamples, FullExampleParsesEveryKey) {
   EXPECT_EQ(c.daemon.log_level, "info");
   EXPECT_EQ(c.daemon.fsync, FsyncPolicy::batch);
   EXPECT_EQ(c.daemon.busy_poll_us, 0);
+  EXPECT_EQ(c.daemon.on_corrupt_log, CorruptLogPolicy::refuse);
   EXPECT_EQ(c.publish.endpoint, "tcp://127.0.0.1:5560");
   EXPECT_EQ(c.publish.snapshot, "tcp://127.0.0.1:5561");
   EXPECT_EQ(c.publish.http, "127.0.0.1:9100");
@@ -113,6 +114,7 @@ TEST(ConfigExamples, FullExampleParsesEveryKey) {
   EXPECT_EQ(btc->bars_per_year, 525600);
   // Commented out in the shipped file: an installed example must not name a missing file.
   EXPECT_EQ(btc->backfill, "");
+  EXPECT_EQ(btc->stale_after_s, 0);
   EXPECT_EQ(c.find_symbol("ETHUSD")->backfill, "");
   EXPECT_EQ(c.find_symbol("NOPE"), nullptr);
 
@@ -225,6 +227,17 @@ TEST(Config, EndpointFormsZeroMqAccepts) {
   EXPECT_EQ(
       parse_config("[publish]\nsnapshot = \"tcp://127.0.0.1:65535\"\n", "t.toml").publish.snapshot,
       "tcp://127.0.0.1:65535");
+}
+
+TEST(Config, CorruptLogPolicyAndStaleness) {
+  EXPECT_EQ(parse_config("", "t.toml").daemon.on_corrupt_log, CorruptLogPolicy::refuse);
+  const Config c = parse_config(
+      "[daemon]\non_corrupt_log = \"quarantine\"\n"
+      "[[symbol]]\nname = \"A\"\nstale_after_s = 90\n[[symbol]]\nname = \"B\"\n",
+      "t.toml");
+  EXPECT_EQ(c.daemon.on_corrupt_log, CorruptLogPolicy::quarantine);
+  EXPECT_EQ(c.symbols[0].stale_after_s, 90);
+  EXPECT_EQ(c.symbols[1].stale_after_s, 0);  // off by default
 }
 
 TEST(Config, IntegersAcceptedWhereNumbersAre) {
@@ -575,6 +588,12 @@ std::vector<ErrorCase> error_cases() {
        "t.toml:2:8: key 'publish.http': ", "\"nonsense\": expected HOST:PORT with PORT 1..65535"},
       {"http_port_above_65535", "[publish]\nhttp = \"127.0.0.1:99999\"\n",
        "t.toml:2:8: key 'publish.http': ", "expected HOST:PORT"},
+      // Storage and health keys.
+      {"on_corrupt_log_unknown", "[daemon]\non_corrupt_log = \"ignore\"\n",
+       "t.toml:2:18: key 'daemon.on_corrupt_log': ",
+       "unknown value \"ignore\" (expected one of: refuse quarantine)"},
+      {"stale_after_negative", "[[symbol]]\nname = \"A\"\nstale_after_s = -1\n",
+       "t.toml:3:17: key 'symbol[0].stale_after_s': ", "must be >= 0 (0 = off)"},
       // TOML syntax.
       {"toml_syntax", "[daemon]\nthreads = \n", "t.toml:2:", "TOML syntax error"},
       {"toml_redefined", "[daemon]\nthreads = 1\nthreads = 2\n", "t.toml:3:", "TOML syntax error"},

@@ -24,8 +24,10 @@ HealthInput sample_health() {
   HealthInput h;
   h.backend = "cpu";
   h.uptime_s = 1.5;
-  h.symbols["BTCUSD"] = SymbolHealth{10, 1234};
-  h.symbols["ETHUSD"] = SymbolHealth{0, std::nullopt};
+  h.symbols["BTCUSD"].bars = 10;
+  h.symbols["BTCUSD"].last_ts = 1234;
+  h.symbols["ETHUSD"].bars = 0;
+  h.symbols["ETHUSD"].last_ts = std::nullopt;
   h.rejects["parse"] = 2;
   h.gaps = 1;
   h.coalesced = 4;
@@ -68,6 +70,35 @@ TEST(Snapshot, Health) {
   HealthInput d = sample_health();
   d.degraded = true;
   EXPECT_EQ(health_json(d)["status"], "degraded");
+}
+
+// PROTOCOL §3 per-symbol fields: the last bar's age, quarantined bars, and staleness.
+TEST(Snapshot, SymbolHealthAgeStalenessAndQuarantine) {
+  const int64_t now = 1'700'000'100'000'000'000;
+  const int64_t last = now - 90'000'000'000;  // 90 s old
+  SymbolHealth h = symbol_health(10, last, 0, 0, now, 500);
+  ASSERT_TRUE(h.last_bar_age_s.has_value());
+  EXPECT_DOUBLE_EQ(*h.last_bar_age_s, 90.0);
+  EXPECT_FALSE(h.stale);  // stale_after_s = 0: off
+  EXPECT_FALSE(h.degraded());
+  EXPECT_FALSE(symbol_health(10, last, 0, 120, now, 500).stale);
+  EXPECT_TRUE(symbol_health(10, last, 0, 60, now, 500).stale);
+  EXPECT_TRUE(symbol_health(10, last, 0, 60, now, 500).degraded());
+  // No bar at all: stale once the daemon ran stale_after_s without one.
+  EXPECT_FALSE(symbol_health(0, std::nullopt, 0, 60, now, 30).stale);
+  EXPECT_TRUE(symbol_health(0, std::nullopt, 0, 60, now, 61).stale);
+  EXPECT_FALSE(symbol_health(0, std::nullopt, 0, 60, now, 61).last_bar_age_s.has_value());
+  const SymbolHealth q = symbol_health(1500, last, 1500, 0, now, 1);
+  EXPECT_TRUE(q.degraded());
+
+  HealthInput in = sample_health();
+  in.symbols["BTCUSD"] = q;
+  const Json j = health_json(in);
+  EXPECT_EQ(j["symbols"]["BTCUSD"]["quarantined_bars"], 1500);
+  EXPECT_DOUBLE_EQ(j["symbols"]["BTCUSD"]["last_bar_age_s"].get<double>(), 90.0);
+  EXPECT_EQ(j["symbols"]["BTCUSD"]["stale"], false);
+  EXPECT_TRUE(j["symbols"]["ETHUSD"]["last_bar_age_s"].is_null());
+  EXPECT_EQ(j["symbols"]["ETHUSD"]["quarantined_bars"], 0);
 }
 
 TEST(Snapshot, MalformedRequestsGetOneErrorEach) {

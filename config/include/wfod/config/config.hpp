@@ -22,6 +22,9 @@ class ConfigError : public std::runtime_error {
 
 enum class FsyncPolicy { every, batch, none };
 enum class FeedFormat { json, binary };
+// [daemon] on_corrupt_log (PROTOCOL §4): what start-up does with a bar log that fails its
+// checks in a way a crash cannot explain (docs/operations.md "Torn or corrupt logs").
+enum class CorruptLogPolicy { refuse, quarantine };
 
 struct DaemonConfig {
   std::string state_dir = "/var/lib/wfod";
@@ -34,6 +37,7 @@ struct DaemonConfig {
   // keep polling for this long before they sleep, so the next bar or result needs no thread
   // wake-up (tens to hundreds of microseconds each). Costs up to two busy cores; 0 = off.
   int busy_poll_us = 0;
+  CorruptLogPolicy on_corrupt_log = CorruptLogPolicy::refuse;
 };
 inline constexpr int kMaxBusyPollUs = 1'000'000;
 
@@ -65,6 +69,8 @@ struct SymbolConfig {
   std::string name;
   double bars_per_year = 252;
   std::string backfill;  // empty = none; relative paths resolve against the config's folder
+  // Health is degraded while the last bar is older than this (PROTOCOL §3); 0 = off.
+  double stale_after_s = 0;
 };
 
 struct StrategyConfig {

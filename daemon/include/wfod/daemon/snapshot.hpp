@@ -28,12 +28,23 @@ using PublicationMap = std::map<PublicationKey, LastPublication, std::less<>>;
 
 struct SymbolHealth {
   uint64_t bars = 0;
-  std::optional<int64_t> last_ts;  // ns; null before the first bar
+  std::optional<int64_t> last_ts;        // ns; null before the first bar
+  std::optional<double> last_bar_age_s;  // now - last_ts on the daemon's clock; null: no bar
+  uint64_t quarantined_bars = 0;         // of a corrupt bar log moved aside at start
+  bool stale = false;                    // no bar for longer than [[symbol]] stale_after_s
+  // PROTOCOL §3: each makes the daemon degraded (until a restart, for the quarantine).
+  bool degraded() const { return stale || quarantined_bars > 0; }
 };
+
+// A symbol's health at `now_ns` (system clock, ns since the epoch). Stale when
+// stale_after_s > 0 and the last bar is older than that; a symbol that never had a bar is
+// stale once the daemon has run that long without one.
+SymbolHealth symbol_health(uint64_t bars, std::optional<int64_t> last_ts, uint64_t quarantined_bars,
+                           double stale_after_s, int64_t now_ns, double uptime_s);
 
 // What `["health"]` reports.
 struct HealthInput {
-  bool degraded = false;  // a bar store holds bars it could not write yet
+  bool degraded = false;  // storage failing, or a symbol degraded (SymbolHealth::degraded)
   std::string backend;
   double uptime_s = 0;
   std::map<std::string, SymbolHealth> symbols;
