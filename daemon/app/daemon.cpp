@@ -217,7 +217,9 @@ bool Daemon::open_sockets() {
     rep_->sock.set(zmq::sockopt::router_mandatory, 1);
     rep_->sock.set(zmq::sockopt::sndhwm, 1000);
     if (curve_) curve_->make_server(rep_->sock);
-    rep_->sock.set(zmq::sockopt::maxmsgsize, int64_t{1} << 20);
+    // Requests are tiny, but a frame up to this size still gets its "frame too large" reply;
+    // libzmq drops a peer that sends a larger one without a word (docs/protocol.md §3).
+    rep_->sock.set(zmq::sockopt::maxmsgsize, kMaxSnapshotReceiveBytes);
     rep_->sock.bind(cfg_.publish.snapshot);
     rep_->endpoint = rep_->sock.get(zmq::sockopt::last_endpoint);
     rep_->watch();
@@ -352,9 +354,17 @@ int Daemon::run() {
     const SymbolState& sym = symbols_.at(key.first);
     if (stream.sched.on_bars(sym.series.size(), 0)) {
       start_job(key);
+    } else if (sym.series.size() < stream.sched.min_bars()) {
+      spdlog::info(
+          "stream {}.{}: waiting for {} more bars: a run needs {} (window {} + warmup {} + 1), "
+          "the history has {}",
+          key.first, key.second, stream.sched.min_bars() - sym.series.size(),
+          stream.sched.min_bars(), stream.cfg.window, stream.warmup, sym.series.size());
     } else {
-      spdlog::info("stream {}.{}: waiting for {} bars (have {})", key.first, key.second,
-                   stream.sched.min_bars(), sym.series.size());
+      // Resumed after a restart: the every-k count goes on from the last publication.
+      spdlog::info("stream {}.{}: next run after {} more bars (every {}; {} since the last run)",
+                   key.first, key.second, stream.sched.bars_until_due(), stream.cfg.every,
+                   stream.sched.bars_since_run());
     }
   }
   notify("READY=1\nSTATUS=serving");

@@ -71,7 +71,9 @@ void Daemon::drain_snapshot() {
       if (delimited) first = 2;
       std::vector<std::string> frames;
       for (size_t i = first; i < parts.size(); ++i) frames.push_back(parts[i].to_string());
-      const std::string reply = snapshot_reply(frames, last_, [this] { return health(); });
+      const std::string reply = snapshot_reply(
+          frames, last_, [this](const PublicationKey& key) { return streams_.count(key) > 0; },
+          [this] { return health(); });
       try {
         bool sent = rep_->sock.send(parts[0], zmq::send_flags::sndmore | zmq::send_flags::dontwait)
                         .has_value();

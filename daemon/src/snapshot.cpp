@@ -75,18 +75,27 @@ Json health_json(const HealthInput& in) {
 }
 
 std::string snapshot_reply(std::span<const std::string> frames, const PublicationMap& last,
+                           const StreamFilter& configured,
                            const std::function<HealthInput()>& health) {
   try {
     if (frames.empty()) return error_reply("empty request");
     if (frames.size() > kMaxSnapshotFrames) return error_reply("too many frames");
     for (const std::string& f : frames) {
-      if (f.size() > kMaxSnapshotFrameBytes) return error_reply("frame too large");
+      if (f.size() > kMaxSnapshotFrameBytes) {
+        return error_reply("frame too large: " + std::to_string(f.size()) + " bytes, at most " +
+                           std::to_string(kMaxSnapshotFrameBytes));
+      }
       if (!printable(f)) return error_reply("frames must be printable ASCII");
     }
     const std::string& verb = frames[0];
     if (verb == "get") {
       if (frames.size() != 3) return error_reply("get takes SYMBOL and STRATEGY");
-      const auto it = last.find(PublicationKey{frames[1], frames[2]});
+      const PublicationKey key{frames[1], frames[2]};
+      // A removed or misspelt stream must not look like one that is merely waiting.
+      if (configured && !configured(key)) {
+        return error_reply("unknown stream " + key.first + "." + key.second);
+      }
+      const auto it = last.find(key);
       if (it == last.end()) return error_reply("no publication yet");
       return it->second.payload;
     }

@@ -34,8 +34,14 @@ HealthInput sample_health() {
   return h;
 }
 
+// The running configuration's streams: the two published ones and one still waiting.
+bool configured(const PublicationKey& key) {
+  return key == PublicationKey{"BTCUSD", "trend"} || key == PublicationKey{"ETHUSD", "trend"} ||
+         key == PublicationKey{"BTCUSD", "idle"};
+}
+
 std::string reply(std::vector<std::string> frames) {
-  return snapshot_reply(frames, sample(), [] { return sample_health(); });
+  return snapshot_reply(frames, sample(), configured, [] { return sample_health(); });
 }
 
 std::string error_of(const std::string& bytes) {
@@ -45,7 +51,25 @@ std::string error_of(const std::string& bytes) {
 
 TEST(Snapshot, GetReturnsTheExactPayload) {
   EXPECT_EQ(reply({"get", "BTCUSD", "trend"}), R"({"seq":3})");
-  EXPECT_EQ(error_of(reply({"get", "BTCUSD", "other"})), "no publication yet");
+  EXPECT_EQ(error_of(reply({"get", "BTCUSD", "idle"})), "no publication yet");
+}
+
+// A stream the configuration does not have (never had, or removed by a reload) says so,
+// instead of looking like one that will publish.
+TEST(Snapshot, GetOfAnUnconfiguredStreamNamesIt) {
+  EXPECT_EQ(error_of(reply({"get", "BTCUSD", "other"})), "unknown stream BTCUSD.other");
+  EXPECT_EQ(error_of(reply({"get", "BRK.B", "x"})), "unknown stream BRK.B.x");
+  // Configured is what counts: a publication kept after its stream left is not served.
+  const std::vector<std::string> frames = {"get", "ETHUSD", "trend"};
+  const auto only_btc = [](const PublicationKey& k) { return k.first == "BTCUSD"; };
+  EXPECT_EQ(error_of(snapshot_reply(frames, sample(), only_btc, {})),
+            "unknown stream ETHUSD.trend");
+}
+
+TEST(Snapshot, OversizedFrameSaysHowLarge) {
+  const std::string e = error_of(reply({"get", std::string(70000, 'A'), "trend"}));
+  EXPECT_NE(e.find("too large"), std::string::npos) << e;
+  EXPECT_NE(e.find("70000 bytes, at most 256"), std::string::npos) << e;
 }
 
 TEST(Snapshot, List) {
@@ -125,8 +149,8 @@ TEST(Snapshot, MalformedRequestsGetOneErrorEach) {
 
 TEST(Snapshot, HealthFailureIsStillAReply) {
   const std::vector<std::string> frames = {"health"};
-  const std::string r =
-      snapshot_reply(frames, {}, []() -> HealthInput { throw std::runtime_error("boom"); });
+  const std::string r = snapshot_reply(frames, {}, configured,
+                                       []() -> HealthInput { throw std::runtime_error("boom"); });
   EXPECT_NE(error_of(r).find("boom"), std::string::npos);
 }
 

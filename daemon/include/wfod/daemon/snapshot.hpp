@@ -17,6 +17,10 @@ namespace wfod::daemon {
 
 // Longest frame and most frames a request may have; anything larger is an error reply.
 inline constexpr size_t kMaxSnapshotFrameBytes = 256;
+// ZMQ_MAXMSGSIZE of the snapshot socket: frames up to this size are received and answered
+// with a "frame too large" error. libzmq closes the connection of a peer that sends a larger
+// frame, before the daemon sees any of it, so no reply can go back (docs/protocol.md §3).
+inline constexpr int64_t kMaxSnapshotReceiveBytes = int64_t{16} << 20;
 inline constexpr size_t kMaxSnapshotFrames = 3;
 
 struct LastPublication {
@@ -69,9 +73,16 @@ struct HealthInput {
 
 nlohmann::ordered_json health_json(const HealthInput& in);
 
+// Whether (symbol, strategy) is a stream of the running configuration; an empty filter
+// counts every stream as configured.
+using StreamFilter = std::function<bool(const PublicationKey& key)>;
+
 // Reply to one request: ["get", SYMBOL, STRATEGY], ["list"], ["health"]; anything else is
-// {"error": "..."}. `health` is only built when asked for.
+// {"error": "..."}. A get of a stream `configured` does not know is {"error": "unknown
+// stream SYMBOL.STRATEGY"}; of a configured one not yet published, {"error": "no
+// publication yet"}. `health` is only built when asked for.
 std::string snapshot_reply(std::span<const std::string> frames, const PublicationMap& last,
+                           const StreamFilter& configured,
                            const std::function<HealthInput()>& health);
 
 }  // namespace wfod::daemon
