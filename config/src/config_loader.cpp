@@ -1,6 +1,6 @@
 // TOML text or file -> Config (PROTOCOL §4): the [daemon], [publish], [[feed]] and [[symbol]]
 // tables, cross-checks between tables, and file reading with backfill paths made relative
-// to the config file and checked to exist. [[strategy]] tables are read by
+// to the config file and, when asked, checked. [[strategy]] tables are read by
 // strategy_config.cpp; endpoint syntax by endpoint.cpp.
 #include <sys/stat.h>
 #include <unistd.h>
@@ -186,8 +186,8 @@ SymbolConfig read_symbol(const toml::table& table, size_t index, std::string_vie
     s.backfill = *v;
     if (files != nullptr && !v->empty()) {
       resolve_beside(*files, s.backfill);
-      check_readable_file(t, "backfill", *v, s.backfill);
-      if (files->checks != nullptr) run_check(files->checks->backfill, s.backfill, t, "backfill");
+      if (files->checks->backfill_exists) check_readable_file(t, "backfill", *v, s.backfill);
+      run_check(files->checks->backfill, s.backfill, t, "backfill");
     }
   }
   return s;

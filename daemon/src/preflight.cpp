@@ -104,6 +104,7 @@ void check_backfill_parses(const std::string& path) { (void)feeds::read_csv(path
 config::Config load_checked_config(const std::string& path, StateDirUser user,
                                    std::vector<std::string>& notes) {
   config::FileChecks checks;
+  checks.backfill_exists = true;
   checks.backfill = check_backfill_parses;
   checks.state_dir = [user, &notes](const std::string& dir) {
     if (std::string note = check_state_dir(dir, user); !note.empty()) {

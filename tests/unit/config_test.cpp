@@ -293,14 +293,16 @@ TEST(Config, BackfillPathsResolveAgainstTheConfigFolder) {
   EXPECT_EQ(c.symbols[2].backfill, "");
 }
 
-// A backfill file that is not there is a config error at its key, as check-config must
-// report it (the daemon would otherwise fail at start, or run without the history).
+// A backfill file that is not there is a config error at its key when the daemon asks
+// (check-config and start-up: it would otherwise fail at start, or run without the history).
 TEST(Config, MissingBackfillIsAnErrorAtItsKey) {
   TempFolder t;
   const fs::path file = t.write("c.toml",
                                 "[[symbol]]\nname = \"A\"\n\n[[symbol]]\nname = \"B\"\n"
                                 "backfill = \"history/b.csv\"\n");
-  const std::string m = load_error(file);
+  FileChecks exists;
+  exists.backfill_exists = true;
+  const std::string m = load_error(file, exists);
   EXPECT_EQ(
       m.rfind(file.string() + ":6:12: key 'symbol[1].backfill': \"history/b.csv\" (resolved as " +
                   (t.dir / "history/b.csv").string() + "): No such file or directory",
@@ -310,7 +312,12 @@ TEST(Config, MissingBackfillIsAnErrorAtItsKey) {
   t.write("history/b.csv", "");
   fs::create_directories(t.dir / "dir.csv");
   t.write("d.toml", "[[symbol]]\nname = \"A\"\nbackfill = \"dir.csv\"\n");
-  EXPECT_NE(load_error(t.dir / "d.toml").find("not a regular file"), std::string::npos);
+  EXPECT_NE(load_error(t.dir / "d.toml", exists).find("not a regular file"), std::string::npos);
+  // Not asked (wfo, which may read --csv instead; a reload): resolved, not checked.
+  EXPECT_EQ(load_config((t.dir / "d.toml").string()).symbols[0].backfill,
+            (t.dir / "dir.csv").string());
+  fs::remove(t.dir / "history/b.csv");
+  EXPECT_EQ(load_config(file.string()).symbols[1].backfill, (t.dir / "history/b.csv").string());
   // parse_config names no files: nothing to resolve, nothing checked.
   EXPECT_EQ(parse_config("[[symbol]]\nname = \"A\"\nbackfill = \"nope.csv\"\n", "t.toml")
                 .symbols[0]

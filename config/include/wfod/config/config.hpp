@@ -101,11 +101,14 @@ struct Config {
   const StrategyConfig* find_strategy(std::string_view name) const;
 };
 
-// Checks of what a file's values name, beyond their syntax, for load_config: each gets the
-// resolved value and throws (any std::exception) saying what is wrong; load_config reports
-// it as a ConfigError at the key. Unset: not checked. The daemon sets them for
-// --check-config and start-up (wfod/daemon/preflight.hpp), not for a SIGHUP reload.
+// Checks of what a file's values name, beyond their syntax, for load_config. The daemon
+// sets them for --check-config and start-up (wfod/daemon/preflight.hpp); a SIGHUP reload
+// (which applies no backfill or state_dir change) and `wfo` (which may take its bars from
+// --csv instead of the backfill) leave them off. Each hook gets the resolved value and
+// throws (any std::exception) saying what is wrong; load_config reports it as a
+// ConfigError at the key.
 struct FileChecks {
+  bool backfill_exists = false;  // every backfill is a readable regular file (before the hook)
   std::function<void(const std::string& path)> backfill;  // [[symbol]] backfill, once it exists
   std::function<void(const std::string& dir)> state_dir;  // [daemon] state_dir (or its default)
 };
@@ -113,8 +116,7 @@ struct FileChecks {
 // Parses and validates. Throws ConfigError("FILE:LINE:COL: key 'x.y': message").
 Config parse_config(std::string_view toml_text, std::string_view source_name);
 // Reads and parses `path`; relative paths in it (backfill, [curve] files) resolve against
-// the file's folder. Every backfill file must exist and be a readable regular file; then
-// `checks` run.
+// the file's folder; then `checks` run.
 Config load_config(const std::string& path, const FileChecks& checks = {});
 
 }  // namespace wfod::config
