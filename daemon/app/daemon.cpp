@@ -47,20 +47,36 @@ std::string fingerprint(const config::StrategyConfig& s) {
 bool Daemon::open_symbol(const config::SymbolConfig& s) {
   BarStoreOptions options;
   options.fsync = cfg_.daemon.fsync;
+  options.on_corrupt = cfg_.daemon.on_corrupt_log;
   auto opened = BarStore::open(cfg_.daemon.state_dir, s.name, options);
   if (!opened.ok()) {
-    spdlog::critical("symbol {}: cannot open its bar log: {}", s.name, opened.error().message);
+    if (is_content_error(opened.error())) {
+      // PROTOCOL §4 on_corrupt_log = refuse: nothing is bound or published yet, and the
+      // file is as it was; the operator decides.
+      exit_code_ = kExitCorruptLog;
+      spdlog::critical("symbol {}: {}; stopping (exit 3)", s.name, opened.error().message);
+    } else {
+      spdlog::critical("symbol {}: cannot open its bar log: {}", s.name, opened.error().message);
+    }
     return false;
   }
   OpenedBarStore o = std::move(opened).value();
-  if (!o.report.clean()) {
+  SymbolState st;
+  if (o.report.corrupt) {
+    st.quarantined_bars = o.report.records_quarantined;
     spdlog::error(
-        "symbol {}: bar log {} had a bad tail: {}; {} bytes quarantined to {}, {} intact bars "
-        "kept",
+        "symbol {}: bar log {} was corrupt: {}; on_corrupt_log=quarantine moved {} bytes ({} "
+        "bars) to {}, running on the {} bars before them; health degraded until a restart "
+        "with the log repaired; no publication goes behind the last one published",
+        s.name, o.store.path(), o.report.reason, o.report.bytes_quarantined,
+        o.report.records_quarantined, o.report.quarantine_path, o.report.records_loaded);
+  } else if (!o.report.clean()) {
+    spdlog::error(
+        "symbol {}: bar log {} had a torn tail (a crash mid-append): {}; {} bytes quarantined "
+        "to {}, {} intact bars kept",
         s.name, o.store.path(), o.report.reason, o.report.bytes_quarantined,
         o.report.quarantine_path, o.report.records_loaded);
   }
-  SymbolState st;
   st.cfg = s;
   for (size_t t = 0; t < o.bars.size(); ++t)
     st.history.push_back(Bar{o.bars.ts_ns[t], o.bars.open[t], o.bars.high[t], o.bars.low[t],
@@ -161,13 +177,24 @@ void Daemon::restore_live_state(const PublicationKey& key, Stream& stream) {
   const Grid& grid = stream.spec.grid;
   const size_t bars = symbols_.at(key.first).history.size();
   const char* why = nullptr;
-  if (st.fingerprint != stream.fingerprint_crc) {
-    why = "the strategy changed";
-  } else if (st.end > bars || st.winner >= grid.size() ||
-             (st.before && *st.before >= grid.size())) {
-    why = "it does not fit the persisted bars or the grid";
-  } else if (st.seq > seqs_->last(key.first, key.second)) {
+  if (st.seq > seqs_->last(key.first, key.second)) {
     why = "its seq is ahead of publications.seq";
+  } else {
+    // A publication that went out: whatever else changed, clients hold its parameters, so
+    // `get` keeps answering with it and no new one may end before its window.
+    last_[key] = LastPublication{st.seq, st.payload};
+    if (const auto ts = payload_window_last_ts(st.payload)) published_last_ts_[key] = *ts;
+    // `changed` (PROTOCOL §2) compares with that publication even if the stream starts over.
+    if (const Json saved = Json::parse(st.payload, nullptr, false);
+        saved.is_object() && saved.contains("params")) {
+      stream.last_params = saved["params"];
+    }
+    if (st.fingerprint != stream.fingerprint_crc) {
+      why = "the strategy changed";
+    } else if (st.end > bars || st.winner >= grid.size() ||
+               (st.before && *st.before >= grid.size())) {
+      why = "it does not fit the persisted bars or the grid";
+    }
   }
   if (why != nullptr) {
     spdlog::warn("stream {}.{}: saved live state not used ({}): live_oos starts over", key.first,
@@ -180,7 +207,6 @@ void Daemon::restore_live_state(const PublicationKey& key, Stream& stream) {
   stream.last_end = st.end;
   stream.last_params = params_json(grid, *stream.winner);
   stream.sched.resume(bars - st.end);
-  last_[key] = LastPublication{st.seq, st.payload};
   spdlog::info("stream {}.{}: resumed after publication seq={} at history_bars={} ({} bars since)",
                key.first, key.second, st.seq, st.end, bars - st.end);
 }
@@ -319,7 +345,9 @@ bool Daemon::open_sockets() {
     rep_->sock.set(zmq::sockopt::router_mandatory, 1);
     rep_->sock.set(zmq::sockopt::sndhwm, 1000);
     if (curve_) curve_->make_server(rep_->sock);
-    rep_->sock.set(zmq::sockopt::maxmsgsize, int64_t{1} << 20);
+    // Requests are tiny, but a frame up to this size still gets its "frame too large" reply;
+    // libzmq drops a peer that sends a larger one without a word (docs/protocol.md §3).
+    rep_->sock.set(zmq::sockopt::maxmsgsize, kMaxSnapshotReceiveBytes);
     attach(rep_->sock, "snapshot", cfg_.publish.snapshot);
     rep_->endpoint = rep_->sock.get(zmq::sockopt::last_endpoint);
     rep_->watch();
@@ -483,9 +511,17 @@ int Daemon::run() {
     const SymbolState& sym = symbols_.at(key.first);
     if (stream.sched.on_bars(sym.history.size(), 0)) {
       start_job(key);
+    } else if (sym.history.size() < stream.sched.min_bars()) {
+      spdlog::info(
+          "stream {}.{}: waiting for {} more bars: a run needs {} (window {} + warmup {} + 1), "
+          "the history has {}",
+          key.first, key.second, stream.sched.min_bars() - sym.history.size(),
+          stream.sched.min_bars(), stream.cfg.window, stream.warmup, sym.history.size());
     } else {
-      spdlog::info("stream {}.{}: waiting for {} bars (have {})", key.first, key.second,
-                   stream.sched.min_bars(), sym.history.size());
+      // Resumed after a restart: the every-k count goes on from the last publication.
+      spdlog::info("stream {}.{}: next run after {} more bars (every {}; {} since the last run)",
+                   key.first, key.second, stream.sched.bars_until_due(), stream.cfg.every,
+                   stream.sched.bars_since_run());
     }
   }
   notify("READY=1\nSTATUS=serving");

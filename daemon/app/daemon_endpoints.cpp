@@ -71,7 +71,9 @@ void Daemon::drain_snapshot() {
       if (delimited) first = 2;
       std::vector<std::string> frames;
       for (size_t i = first; i < parts.size(); ++i) frames.push_back(parts[i].to_string());
-      const std::string reply = snapshot_reply(frames, last_, [this] { return health(); });
+      const std::string reply = snapshot_reply(
+          frames, last_, [this](const PublicationKey& key) { return streams_.count(key) > 0; },
+          [this] { return health(); });
       try {
         bool sent = rep_->sock.send(parts[0], zmq::send_flags::sndmore | zmq::send_flags::dontwait)
                         .has_value();
@@ -96,12 +98,16 @@ HealthInput Daemon::health() const {
   HealthInput h;
   h.backend = backend_name_;
   h.uptime_s = std::chrono::duration<double>(Clock::now() - started_).count();
+  const int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
   for (const auto& [name, sym] : symbols_) {
-    SymbolHealth s;
-    s.bars = sym.history.size();
-    if (sym.history.size() > 0) s.last_ts = sym.history.last_ts();
+    std::optional<int64_t> last_ts;
+    if (sym.history.size() > 0) last_ts = sym.history.last_ts();
+    const SymbolHealth s = symbol_health(sym.history.size(), last_ts, sym.quarantined_bars,
+                                         sym.cfg.stale_after_s, now_ns, h.uptime_s);
     h.symbols[name] = s;
-    if (!sym.store->healthy()) h.degraded = true;
+    if (!sym.store->healthy() || s.degraded()) h.degraded = true;
   }
   set_feed_counters(h, ingest_->validator().stats());
   h.publish_dropped = publish_dropped_;

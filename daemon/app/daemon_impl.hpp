@@ -88,6 +88,9 @@ struct SymbolState {
   // appends, jobs read snapshots (SymbolHistory says why that needs no lock).
   SymbolHistory history;
   uint64_t last_seq = 0;
+  // Bars of a corrupt log quarantined at start (on_corrupt_log = quarantine): health stays
+  // degraded until a restart finds the log clean.
+  uint64_t quarantined_bars = 0;
 };
 
 struct Stream {
@@ -112,6 +115,9 @@ struct Stream {
   bool live_missing_logged = false;
   std::optional<Json> last_params;
   uint32_t fingerprint_crc = 0;  // CRC32 of fingerprint(cfg): tags its saved live state
+  // Runs are withheld because their window ends before the last published one's (after a
+  // quarantine): logged when it starts and when it ends, not per run.
+  bool behind_published = false;
   // When the loop woke with the bars that made the next run due (latency_ms in health).
   Clock::time_point due_at = Clock::now();
   // The backend stream this (symbol, strategy) optimises through (worker thread only); a
@@ -223,6 +229,10 @@ class Daemon {
   feeds::RejectLogLimiter gap_log_{20, std::chrono::seconds(10)};
   std::map<PublicationKey, Stream, std::less<>> streams_;
   PublicationMap last_;
+  // Per stream, window.last_ts of its newest publication (also from before a restart, read
+  // back from the saved live state): no later publication may end before it, so a trading
+  // system never gets parameters fitted on older data than it already has.
+  std::map<PublicationKey, int64_t, std::less<>> published_last_ts_;
   uint64_t retired_coalesced_ = 0;  // of streams a reload removed
   uint64_t publish_dropped_ = 0;
   uint64_t snapshot_dropped_ = 0;

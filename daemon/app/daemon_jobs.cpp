@@ -170,6 +170,26 @@ void Daemon::publish(const PublicationKey& key, Stream& stream, const HistorySna
     return;
   }
   SymbolState& sym = symbols_.at(key.first);
+  const size_t end = r.end;  // the history may hold newer bars by now
+  // Never behind what clients already have: after a quarantine (or a bar log replaced by
+  // hand) the history may end before the last published window. Such runs are withheld
+  // until the window's last bar reaches that one's again (docs/operations.md).
+  if (const auto it = published_last_ts_.find(key);
+      it != published_last_ts_.end() && snap.ts_ns[end - 1] < it->second) {
+    if (!stream.behind_published) {
+      spdlog::warn(
+          "stream {}.{}: publications withheld: the window ends at ts {}, before the last "
+          "published window's {} (bars were lost); publishing resumes once it reaches that",
+          key.first, key.second, snap.ts_ns[end - 1], it->second);
+      stream.behind_published = true;
+    }
+    return;
+  }
+  if (stream.behind_published) {
+    spdlog::info("stream {}.{}: the window reaches the last published one again: publishing",
+                 key.first, key.second);
+    stream.behind_published = false;
+  }
   // PROTOCOL §2: only after the covered bars are persisted.
   if (!sym.store->healthy()) {
     if (Status s = sym.store->flush(); !s.ok() || !sym.store->healthy()) {
@@ -184,7 +204,6 @@ void Daemon::publish(const PublicationKey& key, Stream& stream, const HistorySna
                   key.second, seq.error().message);
     return;
   }
-  const size_t end = r.end;  // the history may hold newer bars by now
   const Ranked& best = r.selection ? *r.selection->publish : r.sweep.top.front();
   const Json params = params_json(stream.spec.grid, best.combo);
 
@@ -252,6 +271,7 @@ void Daemon::publish(const PublicationKey& key, Stream& stream, const HistorySna
   stream.last_end = end;
   stream.last_params = params;
   last_[key] = LastPublication{in.seq, payload};
+  published_last_ts_[key] = in.last_ts;
   // After the send: a crash in between leaves the previous state, so the next start's
   // live_oos refers to an older publication (still a true statement), never to one unsent.
   LiveState live{stream.fingerprint_crc, in.seq, end, best.combo.id, std::nullopt, payload};

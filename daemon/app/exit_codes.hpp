@@ -13,6 +13,8 @@ inline constexpr int kExitStartFailed = 1;
 // The configuration is invalid (--config / --check-config), or names a state_dir that
 // cannot be created. (3 is the corrupt-bar-log refusal, PROTOCOL §4 on_corrupt_log.)
 inline constexpr int kExitBadConfig = 2;
+inline constexpr int kExitCorruptLog =
+    3;  // a bar log failed its checks (on_corrupt_log = "refuse")
 // Stopped with accepted bars that could not be written: the disk still refused them after
 // [daemon] stop_retry_s of retries. The log names how many, per symbol.
 inline constexpr int kExitBarsLost = 4;

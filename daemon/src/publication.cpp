@@ -98,6 +98,14 @@ Json publication_json(const PublicationInput& in) {
   return j;
 }
 
+std::optional<int64_t> payload_window_last_ts(std::string_view payload) {
+  const Json j = Json::parse(payload, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("window") || !j["window"].is_object()) return std::nullopt;
+  const Json& ts = j["window"].value("last_ts", Json());
+  if (!ts.is_number_integer()) return std::nullopt;
+  return ts.get<int64_t>();
+}
+
 Metrics live_oos_metrics(const HistoryView& h, Fill fill, double cost_per_unit,
                          double bars_per_year, std::span<const int8_t> winner,
                          std::span<const int8_t> before, size_t first, size_t end) {

@@ -29,6 +29,7 @@ ReloadPlan plan_reload(const config::Config& a, const config::Config& b) {
   compare(d0.threads != d1.threads, "daemon.threads", false, p);
   compare(d0.fsync != d1.fsync, "daemon.fsync", false, p);
   compare(d0.busy_poll_us != d1.busy_poll_us, "daemon.busy_poll_us", false, p);
+  compare(d0.on_corrupt_log != d1.on_corrupt_log, "daemon.on_corrupt_log", false, p);
   compare(a.publish.http != b.publish.http, "publish.http", true, p);
   compare(a.publish.endpoint != b.publish.endpoint, "publish.endpoint", false, p);
   compare(a.publish.snapshot != b.publish.snapshot, "publish.snapshot", false, p);
@@ -61,6 +62,7 @@ ReloadPlan plan_reload(const config::Config& a, const config::Config& b) {
     }
     compare(it->second->bars_per_year != s.bars_per_year, k + ".bars_per_year", false, p);
     compare(it->second->backfill != s.backfill, k + ".backfill", false, p);
+    compare(it->second->stale_after_s != s.stale_after_s, k + ".stale_after_s", false, p);
     before.erase(it);
   }
   for (const auto& [name, s] : before) compare(true, "symbol[" + name + "] (removed)", false, p);

@@ -18,7 +18,8 @@ HealthInput sample() {
   HealthInput h;
   h.backend = "cpu";
   h.uptime_s = 2;
-  h.symbols["BTCUSD"] = SymbolHealth{10, 1'500'000'000'000'000'000};
+  h.symbols["BTCUSD"].bars = 10;
+  h.symbols["BTCUSD"].last_ts = 1'500'000'000'000'000'000;
   h.rejects["parse"] = 3;
   h.gaps = 1;
   h.coalesced = 2;
@@ -71,6 +72,21 @@ TEST(HttpStatus, FeedCountersCountMissingBarsAndEveryReason) {
   EXPECT_NE(m.find("\nwfod_feed_rejects_total{reason=\"future\"} 1\n"), std::string::npos);
 }
 
+TEST(HttpStatus, SymbolHealthMetrics) {
+  HealthInput h = sample();
+  h.symbols["BTCUSD"].last_bar_age_s = 12.5;
+  h.symbols["BTCUSD"].quarantined_bars = 1500;
+  h.symbols["ETHUSD"] = SymbolHealth{};
+  h.symbols["ETHUSD"].stale = true;
+  const std::string r = prometheus_metrics(h);
+  EXPECT_NE(r.find("wfod_quarantined_bars{symbol=\"BTCUSD\"} 1500\n"), std::string::npos) << r;
+  EXPECT_NE(r.find("wfod_quarantined_bars{symbol=\"ETHUSD\"} 0\n"), std::string::npos);
+  EXPECT_NE(r.find("wfod_last_bar_age_seconds{symbol=\"BTCUSD\"} 12.5\n"), std::string::npos);
+  EXPECT_EQ(r.find("wfod_last_bar_age_seconds{symbol=\"ETHUSD\"}"), std::string::npos);
+  EXPECT_NE(r.find("wfod_symbol_stale{symbol=\"ETHUSD\"} 1\n"), std::string::npos);
+  EXPECT_NE(r.find("wfod_symbol_stale{symbol=\"BTCUSD\"} 0\n"), std::string::npos);
+}
+
 TEST(HttpStatus, Healthz) {
   HealthInput h = sample();
   EXPECT_TRUE(starts_with(http_response("GET /healthz HTTP/1.0\r\n\r\n", h), "HTTP/1.1 200"));
@@ -97,6 +113,9 @@ TEST(HttpStatus, Address) {
   EXPECT_FALSE(parse_http_address("host:0"));
   EXPECT_FALSE(parse_http_address("host:70000"));
   EXPECT_FALSE(parse_http_address("host:9x"));
+  EXPECT_FALSE(parse_http_address("nonsense"));
+  EXPECT_FALSE(parse_http_address("*:9100"));  // not a listener address for the resolver
+  EXPECT_FALSE(parse_http_address("host: 9100"));
 }
 
 }  // namespace

@@ -89,6 +89,21 @@ TEST(Publication, KeysInProtocolOrderAndNullLiveOos) {
   EXPECT_EQ(j["top"][1]["params"]["fast"], 5);
 }
 
+// What a restart reads back from a saved payload: the window's last bar.
+TEST(Publication, WindowLastTsReadsBackFromThePayload) {
+  const Grid g = small_grid();
+  const SweepResult r = result_of(g);
+  PublicationInput in = input_of(g, r);
+  in.last_ts = 1'700'000'000'123'456'789;
+  EXPECT_EQ(payload_window_last_ts(publication_json(in).dump()), in.last_ts);
+  EXPECT_EQ(payload_window_last_ts(R"({"window":{"last_ts":-5}})"), -5);
+  EXPECT_FALSE(payload_window_last_ts(""));
+  EXPECT_FALSE(payload_window_last_ts("not json"));
+  EXPECT_FALSE(payload_window_last_ts(R"({"window":{"last_ts":1.5}})"));
+  EXPECT_FALSE(payload_window_last_ts(R"({"window":[1]})"));
+  EXPECT_FALSE(payload_window_last_ts(R"([1,2])"));
+}
+
 TEST(Publication, EveryMetricByNameNonFiniteAsNull) {
   const Grid g = small_grid();
   const SweepResult r = result_of(g);

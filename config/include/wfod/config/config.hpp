@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -21,6 +22,9 @@ class ConfigError : public std::runtime_error {
 
 enum class FsyncPolicy { every, batch, none };
 enum class FeedFormat { json, binary };
+// [daemon] on_corrupt_log (PROTOCOL §4): what start-up does with a bar log that fails its
+// checks in a way a crash cannot explain (docs/operations.md "Torn or corrupt logs").
+enum class CorruptLogPolicy { refuse, quarantine };
 
 struct DaemonConfig {
   std::string state_dir = "/var/lib/wfod";
@@ -44,6 +48,7 @@ struct DaemonConfig {
   // this often (and at every clean stop), so a restart resumes from it instead of replaying
   // the history from the anchor. 0 = only at a clean stop.
   int checkpoint_every_s = 300;
+  CorruptLogPolicy on_corrupt_log = CorruptLogPolicy::refuse;
 };
 inline constexpr int kMaxBusyPollUs = 1'000'000;
 inline constexpr int kMaxFutureS = 31'536'000;  // a year
@@ -78,6 +83,8 @@ struct SymbolConfig {
   std::string name;
   double bars_per_year = 252;
   std::string backfill;  // empty = none; relative paths resolve against the config's folder
+  // Health is degraded while the last bar is older than this (PROTOCOL §3); 0 = off.
+  double stale_after_s = 0;
 };
 
 struct StrategyConfig {
@@ -108,8 +115,22 @@ struct Config {
   const StrategyConfig* find_strategy(std::string_view name) const;
 };
 
+// Checks of what a file's values name, beyond their syntax, for load_config. The daemon
+// sets them for --check-config and start-up (wfod/daemon/preflight.hpp); a SIGHUP reload
+// (which applies no backfill or state_dir change) and `wfo` (which may take its bars from
+// --csv instead of the backfill) leave them off. Each hook gets the resolved value and
+// throws (any std::exception) saying what is wrong; load_config reports it as a
+// ConfigError at the key.
+struct FileChecks {
+  bool backfill_exists = false;  // every backfill is a readable regular file (before the hook)
+  std::function<void(const std::string& path)> backfill;  // [[symbol]] backfill, once it exists
+  std::function<void(const std::string& dir)> state_dir;  // [daemon] state_dir (or its default)
+};
+
 // Parses and validates. Throws ConfigError("FILE:LINE:COL: key 'x.y': message").
 Config parse_config(std::string_view toml_text, std::string_view source_name);
-Config load_config(const std::string& path);
+// Reads and parses `path`; relative paths in it (backfill, [curve] files) resolve against
+// the file's folder; then `checks` run.
+Config load_config(const std::string& path, const FileChecks& checks = {});
 
 }  // namespace wfod::config

@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "wfod/backend.hpp"
@@ -56,6 +57,11 @@ struct PublicationInput {
 
 // The PROTOCOL §2 payload object, keys in the documented order.
 Json publication_json(const PublicationInput& in);
+
+// window.last_ts of a published payload; nullopt when it has none (not JSON, no window).
+// A restart reads it back from the saved live state: the newest data a trading system has
+// parameters for, which no later publication may go behind (docs/operations.md).
+std::optional<int64_t> payload_window_last_ts(std::string_view payload);
 
 // SPEC §8 online: metrics of the previous winner over bars [first, end) of the history,
 // with its positions `winner` (p_t for t < end). At bar `first` the exit segment is held
