@@ -30,6 +30,7 @@
 #include "cpu/thread_count.hpp"
 #include "src/stream_history.hpp"
 #include "src/window_schedule.hpp"
+#include "src/worker_pool.hpp"
 
 namespace wfod::cpu {
 
@@ -50,10 +51,7 @@ void parallel_for(size_t count, int threads, const Job& job) {
     for (size_t i; (i = next.fetch_add(1)) < count;) job(worker, i);
   };
   const int n = static_cast<int>(std::min<size_t>(static_cast<size_t>(threads), count));
-  std::vector<std::thread> pool;
-  for (int i = 1; i < n; ++i) pool.emplace_back(work, i);
-  work(0);
-  for (auto& t : pool) t.join();
+  wfod::detail::run_workers(n, work);
 }
 
 class CpuStream final : public Stream {
