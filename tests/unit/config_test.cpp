@@ -454,6 +454,11 @@ std::vector<ErrorCase> error_cases() {
        "[[strategy]]\nname = \"s\"\nsymbols = [\"X\"]\nfamily = \"channel_breakout\"\n"
        "window = 10\n[strategy.grid]\nn = 5\nentry = \"cross\"\n",
        "t.toml:8:9: key 'strategy[0].grid.entry': ", "not a parameter of family channel_breakout"},
+      // A repeated axis value, reported at its key.
+      {"repeated_fast", strategy("fast = [5, 10, 5]\nslow = 20\n"),
+       "t.toml:7:8: key 'strategy[0].grid.fast': ", "lists 5 more than once"},
+      {"repeated_ma", strategy("fast = 5\nslow = 20\nma = \"sma,sma\"\n"),
+       "t.toml:9:6: key 'strategy[0].grid.ma': ", "lists sma more than once"},
       // TOML syntax.
       {"toml_syntax", "[daemon]\nthreads = \n", "t.toml:2:", "TOML syntax error"},
       {"toml_redefined", "[daemon]\nthreads = 1\nthreads = 2\n", "t.toml:3:", "TOML syntax error"},
