@@ -175,12 +175,12 @@ void Daemon::publish(const PublicationKey& key, Stream& stream, const HistorySna
   // hand) the history may end before the last published window. Such runs are withheld
   // until the window's last bar reaches that one's again (docs/operations.md).
   if (const auto it = published_last_ts_.find(key);
-      it != published_last_ts_.end() && snap.ts_ns[end - 1] < it->second) {
+      it != published_last_ts_.end() && snap.block->bar(end - 1).ts_ns < it->second) {
     if (!stream.behind_published) {
       spdlog::warn(
           "stream {}.{}: publications withheld: the window ends at ts {}, before the last "
           "published window's {} (bars were lost); publishing resumes once it reaches that",
-          key.first, key.second, snap.ts_ns[end - 1], it->second);
+          key.first, key.second, snap.block->bar(end - 1).ts_ns, it->second);
       stream.behind_published = true;
     }
     return;

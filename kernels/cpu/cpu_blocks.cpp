@@ -6,12 +6,12 @@
 
 #include <algorithm>
 #include <atomic>
-#include <thread>
 
 #include "cpu/indicator_cache.hpp"
 #include "cpu/lane_kernel.hpp"
 #include "cpu/lane_setup.hpp"
 #include "cpu/thread_count.hpp"
+#include "src/worker_pool.hpp"
 #include "wfod/segments.hpp"
 #include "wfod/selection/blocks.hpp"
 
@@ -77,10 +77,7 @@ std::vector<Summary> block_summaries(const SweepRequest& req, std::span<const si
       for (int j = 0; j < g.lanes; ++j) out[g.ids[j] * blocks + b] = lane_out[j];
     }
   };
-  std::vector<std::thread> pool;
-  for (int i = 1; i < threads; ++i) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  wfod::detail::run_workers(threads, [&](int) { worker(); });
   return out;
 }
 

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <thread>
 
+#include "src/worker_pool.hpp"
 #include "wfod/indicators.hpp"
 
 namespace wfod::cpu {
@@ -138,11 +138,10 @@ void RollingIndicators::append_columns(const HistoryView& h, double* out, int th
     }
   };
   const size_t parts = std::clamp<size_t>(static_cast<size_t>(threads), 1, rows / 512 + 1);
-  std::vector<std::thread> pool;
-  for (size_t p = 1; p < parts; ++p)
-    pool.emplace_back(slice, rows * p / parts, rows * (p + 1) / parts);
-  slice(0, rows / parts);
-  for (auto& t : pool) t.join();
+  wfod::detail::run_workers(static_cast<int>(parts), [&](int worker) {
+    const size_t p = static_cast<size_t>(worker);
+    slice(rows * p / parts, rows * (p + 1) / parts);
+  });
   end_ = new_end;
 }
 

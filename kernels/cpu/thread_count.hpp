@@ -5,7 +5,8 @@
 #include <algorithm>
 #include <atomic>
 #include <thread>
-#include <vector>
+
+#include "src/worker_pool.hpp"
 
 namespace wfod::cpu {
 // 0 means all cores.
@@ -24,10 +25,9 @@ void parallel_for(size_t count, int threads, const Job& job) {
     for (size_t i; (i = next.fetch_add(1)) < count;) job(worker, i);
   };
   const int n = static_cast<int>(std::min<size_t>(static_cast<size_t>(threads), count));
-  std::vector<std::thread> pool;
-  for (int i = 1; i < n; ++i) pool.emplace_back(work, i);
-  work(0);
-  for (auto& t : pool) t.join();
+  // Through the engine's one pool: a refused thread's share runs here, an exception in a
+  // worker comes back once all have joined.
+  wfod::detail::run_workers(n, work);
 }
 
 }  // namespace wfod::cpu

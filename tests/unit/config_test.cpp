@@ -615,6 +615,11 @@ std::vector<ErrorCase> error_cases() {
        "unknown value \"ignore\" (expected one of: refuse quarantine)"},
       {"stale_after_negative", "[[symbol]]\nname = \"A\"\nstale_after_s = -1\n",
        "t.toml:3:17: key 'symbol[0].stale_after_s': ", "must be >= 0 (0 = off)"},
+      // A repeated axis value, reported at its key.
+      {"repeated_fast", strategy("fast = [5, 10, 5]\nslow = 20\n"),
+       "t.toml:7:8: key 'strategy[0].grid.fast': ", "lists 5 more than once"},
+      {"repeated_ma", strategy("fast = 5\nslow = 20\nma = \"sma,sma\"\n"),
+       "t.toml:9:6: key 'strategy[0].grid.ma': ", "lists sma more than once"},
       // TOML syntax.
       {"toml_syntax", "[daemon]\nthreads = \n", "t.toml:2:", "TOML syntax error"},
       {"toml_redefined", "[daemon]\nthreads = 1\nthreads = 2\n", "t.toml:3:", "TOML syntax error"},

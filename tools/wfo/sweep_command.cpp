@@ -1,6 +1,7 @@
 // `wfo sweep`: one window (ending at the CSV's last bar) optimised over a whole grid,
 // printed as the top-K table or one JSON document.
 
+#include <cerrno>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -9,9 +10,11 @@
 #include "commands.hpp"
 #include "history.hpp"
 #include "json_output.hpp"
+#include "output.hpp"
 #include "progress_bar.hpp"
 #include "report.hpp"
 #include "report_writer.hpp"
+#include "run_plan.hpp"
 #include "selection_output.hpp"
 #include "strategy_from_flags.hpp"
 #include "table_output.hpp"
@@ -35,7 +38,10 @@ and prints the best --top combos (SPEC §6 metrics, SPEC §7 ranking).
 )";
 
 constexpr const char* kJsonShape = R"(
---json prints {"evaluated", "skipped", "ranked", "seconds", "backend",
+--json prints {"evaluated", "skipped", "ranked",
+  "unranked_by": {"min_trades", "max_drawdown", "min_exposure"} (valid combos failing each
+    SPEC §7 constraint; one failing several counts under each; backends cpu and cpu_ref),
+  "seconds", "backend",
   "window": {"bars", "first_ts", "last_ts", "first", "last"},
   "top": [{"id", "params": {...}, "metrics": {every SPEC §6 metric}}],
   "selection": {"objective", "raw", "plateau", "winner", "current", "published", "changed",
@@ -55,6 +61,7 @@ std::vector<FlagSpec> sweep_flags() {
   std::vector<FlagSpec> flags(common.begin(), common.end());
   flags.push_back({"window"});
   flags.push_back({"no-selection", false});
+  flags.push_back({"memory-budget"});
   return flags;
 }
 
@@ -62,12 +69,13 @@ std::vector<FlagSpec> sweep_flags() {
 
 int run_sweep(Args args) {
   if (wants_help(args)) {
-    std::printf("%s%s%s", kUsage, kStrategyFlagsHelp, kJsonShape);
+    print(std::string(kUsage) + kStrategyFlagsHelp + kJsonShape);
     return 0;
   }
   const auto flags = sweep_flags();
   ParsedArgs parsed = parse_args(args, flags);
   StrategySetup setup = strategy_from_flags(parsed);
+  for (const auto& w : setup.warnings) std::fprintf(stderr, "wfo: warning: %s\n", w.c_str());
   const bool json = parsed.has("json");
   const auto report_dir = parsed.text("report");
   if (report_dir) prepare_report_dir(*report_dir);
@@ -103,6 +111,21 @@ int run_sweep(Args args) {
   check_window(request);
 
   auto backend = make_backend(setup.backend);
+  PlanInputs plan_in;
+  plan_in.grid = setup.spec.grid;
+  plan_in.history_bars = n;
+  plan_in.window_bars = window;
+  plan_in.selection = !parsed.has("no-selection");
+  plan_in.selection_spec = setup.selection;
+  plan_in.report = report_dir.has_value();
+  plan_in.backend = std::string(backend->name());
+  plan_in.threads = setup.threads > 0 ? setup.threads : hardware_threads();
+  plan_in.budget_bytes = setup.memory_budget_mib << 20;
+  const RunPlan plan = plan_run(plan_in);
+  std::fprintf(stderr, "%s\n", plan_text(plan, plan_in).c_str());
+  check_plan(plan, plan_in);
+  request.memory_budget = plan.chunk_budget;
+
   ProgressBar progress("sweep");
   request.progress = progress.callback();
   SweepResult result = backend->sweep(request);
@@ -120,13 +143,13 @@ int run_sweep(Args args) {
     Json j = sweep_json(report);
     if (sel)
       j["selection"] = selection_json(*sel, setup.selection, setup.spec.grid, setup.rank.objective);
-    std::printf("%s\n", j.dump(2).c_str());
+    print(j.dump(2) + "\n");
   } else {
-    std::fputs(sweep_table(report).c_str(), stdout);
-    if (sel) std::fputs(selection_text(*sel, setup.selection, setup.spec.grid).c_str(), stdout);
+    print(sweep_table(report));
+    if (sel) print(selection_text(*sel, setup.selection, setup.spec.grid));
   }
   if (report_dir) {
-    std::fflush(stdout);
+    if (std::fflush(stdout) != 0) throw WriteError("standard output", errno);
     Json sel_json;
     if (sel)
       sel_json = selection_json(*sel, setup.selection, setup.spec.grid, setup.rank.objective);

@@ -46,6 +46,11 @@ struct WindowSpec {
   size_t first() const { return end - bars; }
 };
 
+// What a CPU sweep or evaluate() may hold at once in indicator rows and lane work when the
+// request names no budget: grids whose rows would exceed it are evaluated in chunks of
+// combos, each with only its own rows (results bit-identical to one chunk).
+inline constexpr size_t kDefaultMemoryBudget = size_t{256} << 20;
+
 struct SweepRequest {
   HistoryView history;  // bars from the anchor
   StrategySpec strategy;
@@ -54,6 +59,9 @@ struct SweepRequest {
   Precision precision = Precision::exact;
   int threads = 0;                       // 0 = all cores
   std::function<void(double)> progress;  // optional, called with the fraction done
+  // Bytes of indicator rows and lane work held at once (cpu, cpu_ref; 0 =
+  // kDefaultMemoryBudget). A budget below one combo's rows throws std::invalid_argument.
+  size_t memory_budget = 0;
 };
 
 // SPEC §9 fast-mode report: every valid combo evaluated with float32 signals and exactly,
@@ -79,8 +87,9 @@ struct SweepResult {
   uint64_t ranked = 0;      // valid combos that passed the constraints
   double seconds = 0;
   std::string backend;
-  Precision precision = Precision::exact;  // what the backend actually computed
-  std::optional<FastParity> fast_parity;   // with precision fast, where the backend has it
+  Precision precision = Precision::exact;      // what the backend actually computed
+  std::optional<FastParity> fast_parity;       // with precision fast, where the backend has it
+  std::optional<ConstraintTally> unranked_by;  // evaluated - ranked, by constraint (cpu, cpu_ref)
 };
 
 // Incremental re-optimisation (ARCHITECTURE.md open_stream/advance): one (history,
