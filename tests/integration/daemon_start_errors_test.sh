@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Start-up failures are clear errors with documented exit codes, never a crash:
 # - a state_dir that cannot be created (under /proc, through a regular file): exit 2, the
-#   message names the directory and the errno text;
+#   message names the key and why (the config check refuses it before any mkdir);
 # - a publish, snapshot or http endpoint another process holds: exit 1, the message names
 #   the socket and its endpoint ("cannot bind [publish] endpoint tcp://…: Address already
 #   in use").
@@ -31,16 +31,18 @@ expect_start_failure() {
 }
 
 # 1. state_dir under /proc: mkdir of a child gives ENOENT while its parent exists (this
-#    recursed until the stack overflowed, exit 139).
+#    recursed until the stack overflowed, exit 139). The config check now refuses it before
+#    any mkdir (the iterative make_dirs itself is unit-tested on /proc: MakeDirs).
 new_endpoints
 write_config "$TMP/proc.toml" /proc/wfod-test/state json "$SYMBOL" ""
-expect_start_failure proc 2 "/proc/wfod-test: No such file or directory"
-grep -qF "state_dir /proc/wfod-test/state" "$TMP/proc.log" || fail "proc: state_dir not named"
+expect_start_failure proc 2 "/proc is on the proc pseudo file system"
+grep -qF "key 'daemon.state_dir': \"/proc/wfod-test/state\"" "$TMP/proc.log" ||
+  fail "proc: state_dir not named"
 
 # 2. state_dir through a regular file.
 touch "$TMP/plain-file"
 write_config "$TMP/file.toml" "$TMP/plain-file/state" json "$SYMBOL" ""
-expect_start_failure file 2 "$TMP/plain-file/state: Not a directory"
+expect_start_failure file 2 "$TMP/plain-file exists and is not a directory"
 
 # 3-5. An endpoint held by another process: a PUB of wfod_send_frames, bound for 15 s.
 hold() {
@@ -79,7 +81,8 @@ release
 new_endpoints
 write_config "$TMP/feed.toml" "$TMP/state" json "$SYMBOL" ""
 sed -i "s|^endpoint = \"$FEED_EP\"|endpoint = \"tcp://127.0.0.1:notaport\"|" "$TMP/feed.toml"
-expect_start_failure feed 1 "cannot connect [feed] endpoint tcp://127.0.0.1:notaport: Invalid argument"
+# The config check refuses it before any socket exists (a config error: exit 2, at its key).
+expect_start_failure feed 2 "key 'feed[0].endpoint': \"tcp://127.0.0.1:notaport\": port 'notaport' is not 1..65535"
 
 # The same daemon starts once nothing holds its ports.
 new_endpoints
