@@ -322,12 +322,14 @@ int main(int argc, char** argv) {
     zmq::socket_t rpub(ctx, zmq::socket_type::pub);
     rpub.set(zmq::sockopt::sndhwm, 0);
     rpub.bind(r->paths.feed);
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // The daemon's SUB reconnects with a back-off: give it time before the first bar.
+    std::this_thread::sleep_for(std::chrono::milliseconds(2000));
     std::vector<Walk> w2 = walks;
     uint64_t exp2 = expected;
     ok = feed(ctx, rpub, r->paths, w2, topics, bars, bars + every, exp2) && ok;
     const int64_t want_ts = kBaseTs + static_cast<int64_t>(bars + every - 1) * kStepTs;
-    for (int i = 0; i < 30'000 && r->first.size() < streams; ++i) {
+    for (auto until = Clock::now() + std::chrono::seconds(180);
+         Clock::now() < until && r->first.size() < streams;) {
       for (size_t s = 0; s < nsym; ++s)
         for (const char* st : {"trend", "breakout"}) {
           const std::string key = sym_name(s) + "." + st;

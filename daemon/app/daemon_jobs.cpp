@@ -18,7 +18,7 @@ SweepRequest Daemon::request_for(const Stream& stream, size_t end) const {
 void Daemon::update_history_needs(const std::string& symbol) {
   SymbolState& sym = symbols_.at(symbol);
   const size_t end = sym.history.size();
-  size_t keep = 0, needed = end, most_every = 1;
+  size_t keep = 0, needed = end, live_from = end, most_every = 1;
   bool bounded = true;
   for (auto it = streams_.lower_bound(PublicationKey{symbol, std::string()});
        it != streams_.end() && it->first.first == symbol; ++it) {
@@ -26,8 +26,8 @@ void Daemon::update_history_needs(const std::string& symbol) {
     bounded = bounded && s.bounded;
     keep = std::max(keep, s.cfg.window + s.warmup + 2);
     most_every = std::max<size_t>(most_every, s.cfg.every);
-    needed = std::min(needed, s.taken);                              // its next run's new bars
-    if (s.last_end >= 1) needed = std::min(needed, s.last_end - 1);  // live_oos's bars
+    needed = std::min(needed, s.taken);  // its next run's new bars: never dropped
+    if (s.last_end >= 1) live_from = std::min(live_from, s.last_end - 1);  // live_oos's bars
   }
   if (!bounded) {
     // A stream that needs the history from the anchor (cuda, the re-sweeping fallback, or
@@ -36,10 +36,13 @@ void Daemon::update_history_needs(const std::string& symbol) {
     sym.history.set_needed_from(0);
     return;
   }
-  // Never more than a few runs' worth behind: a stream lagging further reopens from the bar
-  // log, a live_oos older than that is published null. Never bars not yet in the log.
+  // The bars since a stream's last publication (live_oos) only a few runs back: a live_oos
+  // older than that is published null rather than holding memory while publications are
+  // withheld. Bars a stream has not taken are always kept (its next run takes all of them,
+  // so how far it lags is bounded by one run's time), and bars not yet in the log too.
   const size_t cap = keep + 2 * most_every + 4096;
-  if (end > cap) needed = std::max(needed, end - cap);
+  if (end > cap) live_from = std::max(live_from, end - cap);
+  needed = std::min(needed, live_from);
   needed = std::min<size_t>(needed, sym.store->records());
   sym.history.set_keep(keep);
   sym.history.set_needed_from(needed);
