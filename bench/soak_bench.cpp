@@ -1,7 +1,8 @@
 // Soak (CPU): a real wfod with N symbols x 2 strategies (ma_cross, 2,000 combos, and
 // channel_breakout, both W = 10,000) fed one simulated year of minute bars per symbol as fast
 // as the daemon takes them (a bounded number of bars in flight, so nothing is dropped by a
-// queue). Prints the daemon's RSS every `report_every` bars per symbol, then stops it with
+// queue). Prints the daemon's RSS every `report_every` bars per symbol, waits until every
+// stream has caught up with the feed (published the last bar's window), then stops it with
 // SIGTERM, restarts it on the same state directory and, beside it, a daemon on a copy of that
 // directory without checkpoints (so it replays from the anchor); both get the same next bars,
 // and the bench prints each one's time to its first publications and whether every stream's
@@ -221,6 +222,27 @@ bool close(const json& a, const json& b) {
   return a == b;
 }
 
+// Waits until every stream's publication covers the window ending at `want_ts` (`get` over
+// the snapshot socket); returns them by stream ("SYM.strategy"), complete or not at the end.
+std::map<std::string, json> wait_published(zmq::context_t& ctx, const std::string& snap,
+                                           size_t nsym, int64_t want_ts, double seconds) {
+  std::map<std::string, json> got;
+  const size_t streams = 2 * nsym;
+  for (auto until = Clock::now() + std::chrono::duration<double>(seconds);
+       Clock::now() < until && got.size() < streams;) {
+    for (size_t s = 0; s < nsym; ++s)
+      for (const char* st : {"trend", "breakout"}) {
+        const std::string key = sym_name(s) + "." + st;
+        if (got.count(key)) continue;
+        auto g = request(ctx, snap, {"get", sym_name(s), st});
+        if (g && g->contains("window") && (*g)["window"]["last_ts"].get<int64_t>() == want_ts)
+          got[key] = *g;
+      }
+    if (got.size() < streams) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return got;
+}
+
 struct Restarted {
   pid_t pid = -1;
   Paths paths;
@@ -288,9 +310,20 @@ int main(int argc, char** argv) {
                 static_cast<double>(expected) / el, static_cast<unsigned long long>(pubs));
     std::fflush(stdout);
   }
-  // Let the last runs finish, then keep what every stream last published.
-  std::this_thread::sleep_for(std::chrono::seconds(3));
+  // The feed outran the optimiser (streams catch up from the bar log in few, long runs):
+  // wait until every stream has published the window ending at the last bar, the state a
+  // daemon keeping up with a live feed is in, before stopping it.
+  const auto fed_at = Clock::now();
+  const int64_t last_ts = kBaseTs + static_cast<int64_t>(bars - 1) * kStepTs;
+  const size_t caught_up = wait_published(ctx, p.snap, nsym, last_ts, 1800).size();
+  const double catch_up_s = std::chrono::duration<double>(Clock::now() - fed_at).count();
+  const double rss_caught_up = rss_mb(pid);
+  std::printf(
+      "every stream published the last bar's window %.1f s after the feed ended "
+      "(%zu of %zu streams); RSS then %.1f MB\n",
+      catch_up_s, caught_up, 2 * nsym, rss_caught_up);
   kill(pid, SIGTERM);
+  pub.close();  // the restarted daemons' feed binds the same path
   int status = 0;
   waitpid(pid, &status, 0);
   const bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
@@ -306,6 +339,10 @@ int main(int argc, char** argv) {
   bool ok = true;
   // One after the other, so neither's start competes with the other's for the cores.
   for (Restarted* r : {&a, &b}) {
+    // The feed is bound before the daemon starts, so its SUB connects to this socket.
+    zmq::socket_t rpub(ctx, zmq::socket_type::pub);
+    rpub.set(zmq::sockopt::sndhwm, 0);
+    rpub.bind(r->paths.feed);
     const auto restart_at = Clock::now();
     r->pid = start_daemon(wfod, r->paths,
                           (dir / (r == &a ? "wfod.restart.log" : "wfod.replay.log")).string());
@@ -319,27 +356,13 @@ int main(int argc, char** argv) {
     }
     // One more round of `every` bars for every symbol (the same bars for both daemons):
     // each stream runs once more.
-    zmq::socket_t rpub(ctx, zmq::socket_type::pub);
-    rpub.set(zmq::sockopt::sndhwm, 0);
-    rpub.bind(r->paths.feed);
-    // The daemon's SUB reconnects with a back-off: give it time before the first bar.
-    std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+    // A subscription reaches the PUB shortly after the connect: give it time.
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
     std::vector<Walk> w2 = walks;
     uint64_t exp2 = expected;
     ok = feed(ctx, rpub, r->paths, w2, topics, bars, bars + every, exp2) && ok;
     const int64_t want_ts = kBaseTs + static_cast<int64_t>(bars + every - 1) * kStepTs;
-    for (auto until = Clock::now() + std::chrono::seconds(180);
-         Clock::now() < until && r->first.size() < streams;) {
-      for (size_t s = 0; s < nsym; ++s)
-        for (const char* st : {"trend", "breakout"}) {
-          const std::string key = sym_name(s) + "." + st;
-          if (r->first.count(key)) continue;
-          auto g = request(ctx, r->paths.snap, {"get", sym_name(s), st});
-          if (g && g->contains("window") && (*g)["window"]["last_ts"].get<int64_t>() == want_ts)
-            r->first[key] = *g;
-        }
-      if (r->first.size() < streams) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    r->first = wait_published(ctx, r->paths.snap, nsym, want_ts, 600);
     if (r->first.size() == streams)
       r->first_all_s = std::chrono::duration<double>(Clock::now() - restart_at).count();
     kill(r->pid, SIGTERM);
@@ -357,7 +380,8 @@ int main(int argc, char** argv) {
   std::printf("restart replaying from the anchor: start -> every stream published: %.2f s\n",
               b.first_all_s);
   std::printf("publications equal (SPEC §9): %zu of %zu streams\n", same, streams);
-  const bool pass = ok && clean && same == streams && a.first.size() == streams;
+  const bool pass =
+      ok && clean && same == streams && a.first.size() == streams && caught_up == streams;
   if (std::getenv("WFOD_SOAK_KEEP") == nullptr && pass) fs::remove_all(dir);
   return pass ? 0 : 1;
 }

@@ -4,9 +4,11 @@
 
 #include "daemon.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "daemon_impl.hpp"
+#include "wfod/daemon/bar_log_reader.hpp"
 
 namespace wfod::daemon {
 namespace loop {
@@ -44,10 +46,26 @@ std::string fingerprint(const config::StrategyConfig& s) {
   return o.str();
 }
 
+// The bars of `symbol`'s log a start loads into memory: on the cpu backend, whose streams
+// resume from checkpoints or read older bars from the log, what the history holds at most
+// (update_history_needs); on others (their streams need the history from the anchor), all.
+size_t Daemon::bars_to_load(const std::string& symbol) const {
+  if (backend_name_ != "cpu") return 0;
+  size_t keep = 0, most_every = 1;
+  for (const config::StrategyConfig& s : cfg_.strategies) {
+    if (std::find(s.symbols.begin(), s.symbols.end(), symbol) == s.symbols.end()) continue;
+    const size_t warmup = s.warmup ? *s.warmup : default_warmup(s.spec.grid);
+    keep = std::max(keep, s.window + warmup + 2);
+    most_every = std::max<size_t>(most_every, s.every);
+  }
+  return keep == 0 ? 0 : keep + 2 * most_every + 4096;
+}
+
 bool Daemon::open_symbol(const config::SymbolConfig& s) {
   BarStoreOptions options;
   options.fsync = cfg_.daemon.fsync;
   options.on_corrupt = cfg_.daemon.on_corrupt_log;
+  options.load_newest = bars_to_load(s.name);
   auto opened = BarStore::open(cfg_.daemon.state_dir, s.name, options);
   if (!opened.ok()) {
     if (is_content_error(opened.error())) {
@@ -78,12 +96,14 @@ bool Daemon::open_symbol(const config::SymbolConfig& s) {
         o.report.quarantine_path, o.report.records_loaded);
   }
   st.cfg = s;
+  st.history.start_at(o.first);
   for (size_t t = 0; t < o.bars.size(); ++t)
     st.history.push_back(Bar{o.bars.ts_ns[t], o.bars.open[t], o.bars.high[t], o.bars.low[t],
                              o.bars.close[t], o.bars.volume[t], 0});
   st.last_seq = o.seqs.empty() ? 0 : o.seqs.back();
   st.store.emplace(std::move(o.store));
-  spdlog::info("symbol {}: {} persisted bars", s.name, st.history.size());
+  spdlog::info("symbol {}: {} persisted bars, the newest {} loaded", s.name, st.history.size(),
+               o.bars.size());
 
   if (!s.backfill.empty()) {
     feeds::CsvReadResult csv;
@@ -244,11 +264,12 @@ void Daemon::open_streams_at_start() {
   for (auto& [key, stream] : streams_) {
     SymbolState& sym = symbols_.at(key.first);
     const HistorySnapshot snap = sym.history.snapshot();
-    if (snap.from() != 0) continue;
     const auto t0 = Clock::now();
     if (restore_checkpoint(key, stream, snap)) continue;
     try {
-      stream.slot->open(*backend_, stream_spec_of(request_for(stream, snap.end)), snap.view());
+      // Bars older than memory holds come from the bar log.
+      stream.slot->open_from(*backend_, stream_spec_of(request_for(stream, snap.end)), snap,
+                             sym.store->path());
     } catch (const std::exception& e) {
       spdlog::error("stream {}.{}: cannot open at start ({}); the first run tries again", key.first,
                     key.second, e.what());
@@ -276,6 +297,16 @@ void Daemon::open_streams_at_start() {
 // A stream's checkpoint, if it matches the strategy and the bar log: the stream resumes
 // after the bars it covers (the first run advances it through the rest). Anything wrong is
 // said loudly and the caller replays from the anchor instead.
+// Bar t's ts, from memory or else from the bar log (nullopt when neither has it).
+std::optional<int64_t> Daemon::bar_ts(const std::string& symbol, size_t t) const {
+  const SymbolState& sym = symbols_.at(symbol);
+  if (t >= sym.history.size()) return std::nullopt;
+  if (t >= sym.history.base()) return sym.history.bar(t).ts_ns;
+  auto bar = read_bar_log(sym.store->path(), t, t + 1);
+  if (!bar.ok()) return std::nullopt;
+  return bar.value().ts_ns.at(0);
+}
+
 bool Daemon::restore_checkpoint(const PublicationKey& key, Stream& stream,
                                 const HistorySnapshot& snap) {
   const auto t0 = Clock::now();
@@ -294,7 +325,7 @@ bool Daemon::restore_checkpoint(const PublicationKey& key, Stream& stream,
     } else if (c.bars == 0 || c.bars > snap.end) {
       why = "it covers " + std::to_string(c.bars) + " bars, the bar log holds " +
             std::to_string(snap.end);
-    } else if (snap.block->bar(c.bars - 1).ts_ns != c.last_ts) {
+    } else if (bar_ts(key.first, c.bars - 1) != c.last_ts) {
       why = "its last bar's ts does not match the bar log's bar " + std::to_string(c.bars - 1);
     } else {
       try {

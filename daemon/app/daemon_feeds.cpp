@@ -102,6 +102,7 @@ void Daemon::after_batch() {
     SymbolState& sym = *by_index_[t.index];
     const std::string& name = sym.cfg.name;
     spdlog::debug("symbol {}: +{} bars, {} total", name, t.bars, sym.history.size());
+    sym.history.set_durable(sym.store->records());  // what the history may drop (its limit)
     for (auto it = streams_.lower_bound(PublicationKey{name, std::string()});
          it != streams_.end() && it->first.first == name; ++it) {
       auto& [key, stream] = *it;

@@ -166,6 +166,8 @@ class Daemon {
   bool restore_checkpoint(const PublicationKey& key, Stream& stream, const HistorySnapshot& snap);
   void save_checkpoints_at_stop();
   void update_history_needs(const std::string& symbol);
+  size_t bars_to_load(const std::string& symbol) const;
+  std::optional<int64_t> bar_ts(const std::string& symbol, size_t t) const;
   void start_job(const PublicationKey& key);
   void on_job_done(const PublicationKey& key, uint64_t generation, HistorySnapshot snap,
                    JobResult result);

@@ -26,26 +26,27 @@ void Daemon::update_history_needs(const std::string& symbol) {
     bounded = bounded && s.bounded;
     keep = std::max(keep, s.cfg.window + s.warmup + 2);
     most_every = std::max<size_t>(most_every, s.cfg.every);
-    needed = std::min(needed, s.taken);  // its next run's new bars: never dropped
+    needed = std::min(needed, s.taken);  // its next run's new bars (up to the cap below)
     if (s.last_end >= 1) live_from = std::min(live_from, s.last_end - 1);  // live_oos's bars
   }
+  sym.history.set_durable(sym.store->records());
   if (!bounded) {
     // A stream that needs the history from the anchor (cuda, the re-sweeping fallback, or
     // one not opened yet): keep every bar.
     sym.history.set_keep(0);
     sym.history.set_needed_from(0);
+    sym.history.set_limit(0);
     return;
   }
-  // The bars since a stream's last publication (live_oos) only a few runs back: a live_oos
-  // older than that is published null rather than holding memory while publications are
-  // withheld. Bars a stream has not taken are always kept (its next run takes all of them,
-  // so how far it lags is bounded by one run's time), and bars not yet in the log too.
-  const size_t cap = keep + 2 * most_every + 4096;
-  if (end > cap) live_from = std::max(live_from, end - cap);
-  needed = std::min(needed, live_from);
-  needed = std::min<size_t>(needed, sym.store->records());
+  // Memory holds at most the window plus a margin (the limit): the bars since a stream's last
+  // publication (live_oos) only a few runs back (an older live_oos is published null rather
+  // than holding memory while publications are withheld), and the bars a lagging stream has
+  // not taken only as far back: when the feed outruns the optimiser, its next run reads the
+  // older ones from the bar log (StreamSlot::run), so memory does not grow with the lag.
+  // Bars not yet in the log are always kept.
   sym.history.set_keep(keep);
-  sym.history.set_needed_from(needed);
+  sym.history.set_needed_from(std::min(needed, live_from));
+  sym.history.set_limit(keep + 2 * most_every + 4096);
 }
 
 void Daemon::start_job(const PublicationKey& key) {

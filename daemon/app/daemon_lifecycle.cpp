@@ -1,7 +1,10 @@
 // Signals, the systemd watchdog, SIGHUP reload (what applies live, what waits for a
 // restart) and the orderly shutdown.
 
+#include <stdexcept>
+
 #include "daemon_impl.hpp"
+#include "wfod/daemon/bar_log_reader.hpp"
 
 namespace wfod::daemon::loop {
 
@@ -140,14 +143,20 @@ void Daemon::save_checkpoints_at_stop() {
   for (auto& [key, stream] : streams_) {
     const StreamSlot& slot = *stream.slot;
     const SymbolState& sym = symbols_.at(key.first);
-    if (!slot.is_open() || slot.bars() == 0 || slot.bars() > sym.history.size() ||
-        slot.bars() <= sym.history.base())
-      continue;
+    if (!slot.is_open() || slot.bars() == 0 || slot.bars() > sym.history.size()) continue;
     try {
       auto blob = slot.checkpoint();
       if (!blob) continue;
-      Checkpoint c{stream.fingerprint_crc, slot.bars(), sym.history.bar(slot.bars() - 1).ts_ns,
-                   std::move(*blob)};
+      // The stream's newest bar: memory no longer holds it when the stream lags far behind.
+      int64_t last_ts = 0;
+      if (slot.bars() > sym.history.base()) {
+        last_ts = sym.history.bar(slot.bars() - 1).ts_ns;
+      } else {
+        auto bar = read_bar_log(sym.store->path(), slot.bars() - 1, slot.bars());
+        if (!bar.ok()) throw std::runtime_error(bar.error().message);
+        last_ts = bar.value().ts_ns.at(0);
+      }
+      Checkpoint c{stream.fingerprint_crc, slot.bars(), last_ts, std::move(*blob)};
       if (Status s = checkpoints_->save(key.first, key.second, c); !s.ok()) {
         spdlog::error("stream {}.{}: checkpoint not written: {}; the next start replays", key.first,
                       key.second, s.error().message);

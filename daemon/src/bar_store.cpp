@@ -156,7 +156,10 @@ using bar_log::kRecordSize;
 // What the bytes of a log hold: the intact prefix and, if the rest is bad, why, and whether
 // a crash can explain it.
 struct Scan {
-  size_t good_end = 0;  // bytes from 0 that are a valid header + whole valid records
+  size_t good_end = 0;   // bytes from 0 that are a valid header + whole valid records
+  uint64_t records = 0;  // valid records (good_end = header + 64 x records)
+  int64_t last_ts = 0;   // the last valid record's, when records > 0
+  uint64_t first = 0;    // index of bars[0]: only the newest records are decoded into bars
   Series bars;
   std::vector<uint64_t> seqs;
   std::string reason;
@@ -188,7 +191,7 @@ std::string display_symbol(const unsigned char* h) {
 // Refuses (IoError) only where quarantining would be wrong: a valid header that belongs to
 // another symbol or another format, i.e. a file someone put here, not a torn one.
 Result<Scan> scan_log(const std::vector<unsigned char>& bytes, std::string_view symbol,
-                      const std::string& path) {
+                      const std::string& path, size_t load_newest) {
   Scan scan;
   const size_t size = bytes.size();
   if (size == 0) return scan;
@@ -226,9 +229,7 @@ Result<Scan> scan_log(const std::vector<unsigned char>& bytes, std::string_view 
                           std::string(symbol) + "'; not touching it"};
   }
 
-  const size_t whole = (size - kHeaderSize) / kRecordSize;
-  scan.bars.reserve(whole);
-  scan.seqs.reserve(whole);
+  // Every record is checked; only the newest load_newest are kept (second pass below).
   size_t off = kHeaderSize;
   for (size_t i = 0; off < size; ++i, off += kRecordSize) {
     auto where = [&] { return "record " + std::to_string(i) + " at byte " + std::to_string(off); };
@@ -243,18 +244,27 @@ Result<Scan> scan_log(const std::vector<unsigned char>& bytes, std::string_view 
       scan.corrupt = scan.valid_after > 0;
       break;
     }
-    if (i > 0 && bar->ts_ns <= scan.bars.ts_ns.back()) {
+    if (i > 0 && bar->ts_ns <= scan.last_ts) {
       scan.reason = where() + ": ts " + std::to_string(bar->ts_ns) +
-                    " not after the previous record's " + std::to_string(scan.bars.ts_ns.back());
+                    " not after the previous record's " + std::to_string(scan.last_ts);
       scan.valid_after = valid_records_from(bytes, off + kRecordSize);
       scan.corrupt = true;  // it passes its CRC: written so, not torn
       break;
     }
-    scan.bars.push_back(*bar);
-    scan.seqs.push_back(bar->seq);
+    scan.last_ts = bar->ts_ns;
+    ++scan.records;
   }
   scan.good_end = std::min(off, size);
   scan.records_quarantined = (size - scan.good_end) / kRecordSize;
+  const uint64_t n = scan.records;
+  scan.first = load_newest > 0 && n > load_newest ? n - load_newest : 0;
+  scan.bars.reserve(n - scan.first);
+  scan.seqs.reserve(n - scan.first);
+  for (uint64_t i = scan.first; i < n; ++i) {
+    const auto bar = bar_log::decode_record(bytes.data() + kHeaderSize + i * kRecordSize);
+    scan.bars.push_back(*bar);  // checked above
+    scan.seqs.push_back(bar->seq);
+  }
   return scan;
 }
 
@@ -267,7 +277,7 @@ std::string corrupt_message(const std::string& path, const Scan& scan, size_t si
          "with [daemon] on_corrupt_log = \"quarantine\" to move bytes " +
          std::to_string(scan.good_end) + ".." + std::to_string(size) + " (" +
          std::to_string(scan.records_quarantined) + " bars) aside and run on the " +
-         std::to_string(scan.bars.size()) + " bars before them";
+         std::to_string(scan.records) + " bars before them";
 }
 
 int64_t unix_now_ns() {
@@ -466,7 +476,7 @@ Result<OpenedBarStore> BarStore::open(const std::string& state_dir, std::string_
 
   auto bytes = detail::read_all(impl->fd.get(), path);
   if (!bytes.ok()) return bytes.error();
-  auto scanned = scan_log(bytes.value(), symbol, path);
+  auto scanned = scan_log(bytes.value(), symbol, path, options.load_newest);
   if (!scanned.ok()) return scanned.error();
   Scan& scan = scanned.value();
   if (scan.corrupt && options.on_corrupt == config::CorruptLogPolicy::refuse) {
@@ -474,7 +484,7 @@ Result<OpenedBarStore> BarStore::open(const std::string& state_dir, std::string_
   }
 
   LoadReport report;
-  report.records_loaded = scan.bars.size();
+  report.records_loaded = scan.records;
   if (scan.good_end < bytes.value().size()) {
     auto q = quarantine_tail(ops, impl->fd.get(), path, impl->dir, bytes.value(), scan.good_end);
     if (!q.ok()) return q.error();
@@ -495,11 +505,11 @@ Result<OpenedBarStore> BarStore::open(const std::string& state_dir, std::string_
     scan.good_end = kHeaderSize;
   }
   impl->end = impl->synced_end = scan.good_end;
-  impl->records = scan.bars.size();
-  if (!scan.bars.ts_ns.empty()) impl->last_ts = scan.bars.ts_ns.back();
+  impl->records = scan.records;
+  if (scan.records > 0) impl->last_ts = scan.last_ts;
 
-  return OpenedBarStore{BarStore(std::move(impl)), std::move(scan.bars), std::move(scan.seqs),
-                        std::move(report)};
+  return OpenedBarStore{BarStore(std::move(impl)), scan.first, std::move(scan.bars),
+                        std::move(scan.seqs), std::move(report)};
 }
 
 AppendResult BarStore::append(const Bar& bar) {

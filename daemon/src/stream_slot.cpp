@@ -116,7 +116,9 @@ SweepResult StreamSlot::run(Backend& backend, const SweepRequest& request,
   if (request.window.end != snap.end)
     throw std::invalid_argument("stream runs optimise the window ending at the last bar");
   opened_now_ = false;
-  if (!stream_ || owner_ != &backend || bars_ > snap.end || bars_ < snap.from()) {
+  // A stream that is not bounded needs the bars from the anchor in memory (the daemon keeps
+  // them all for it); a bounded one catches up from the bar log below.
+  if (!stream_ || owner_ != &backend || bars_ > snap.end || (bars_ < snap.from() && !bounded())) {
     const auto t0 = std::chrono::steady_clock::now();
     open_from(backend, stream_spec_of(request), snap, bar_log);
     opened_now_ = true;
@@ -126,14 +128,37 @@ SweepResult StreamSlot::run(Backend& backend, const SweepRequest& request,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
   }
-  const std::vector<Bar> fresh = bars_of(snap.view(bars_));
   // The trackers follow the stream bar for bar; one that does not (it missed bars) goes.
   std::erase_if(trackers_, [&](const PositionTracker& t) { return t.bars() != bars_; });
+  // A stream that lags further than memory holds takes the bars it missed from the bar log.
+  if (bars_ < snap.from()) catch_up_from_log(snap.from(), bar_log);
+  // A long run of new bars goes in batches: the copies stay bounded however far it lags.
+  while (snap.end - bars_ > kReplayBatch) {
+    const std::vector<Bar> batch = bars_of(snap.block->view(bars_, bars_ + kReplayBatch));
+    for (PositionTracker& t : trackers_) t.append(batch);
+    bars_ += batch.size();
+    take(*stream_, batch);
+  }
+  const std::vector<Bar> fresh = bars_of(snap.view(bars_));
   for (PositionTracker& t : trackers_) t.append(fresh);
   bars_ = snap.end;  // taken even when the window is refused below (Stream::advance)
   SweepResult r = stream_->advance(fresh);
   stats_ = stream_->stats();
   return r;
+}
+
+void StreamSlot::catch_up_from_log(size_t end, const std::string& bar_log) {
+  while (bars_ < end) {
+    const size_t n = std::min(kReplayBatch, end - bars_);
+    auto bars = read_bar_log(bar_log, bars_, bars_ + n);
+    if (!bars.ok())
+      throw std::invalid_argument("cannot read the bars the stream has not taken: " +
+                                  bars.error().message);
+    const std::vector<Bar> batch = bars_of(HistoryView::of(bars.value()));
+    for (PositionTracker& t : trackers_) t.append(batch);
+    bars_ += n;
+    take(*stream_, batch);
+  }
 }
 
 std::unique_ptr<selection::WindowSource> StreamSlot::window_source() const {

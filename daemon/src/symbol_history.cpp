@@ -65,9 +65,14 @@ void SymbolHistory::push_back(const Bar& b) {
 
 size_t SymbolHistory::keep_from() const {
   const size_t end = size();
-  // Keep the newest keep_ bars and everything a reader still needs; all when keep_ is 0.
-  const size_t from = keep_ == 0 || end < keep_ ? base_ : end - keep_;
-  return std::max(base_, std::min(from, needed_from_));
+  // The newest keep_ bars (all when keep_ is 0) and everything a reader still needs, but at
+  // most limit_ bars, less every bar not yet in the log: the limit is applied here, against
+  // the current end, because the needs are refreshed only when a job ends.
+  size_t from = keep_ == 0 || end < keep_ ? base_ : end - keep_;
+  from = std::min(from, needed_from_);
+  if (limit_ > 0 && end > limit_) from = std::max(from, end - limit_);
+  from = std::min(from, durable_);
+  return std::max(base_, from);
 }
 
 void SymbolHistory::compact() {

@@ -74,6 +74,7 @@ CpuStream::CpuStream(const StreamSpec& spec, const HistoryView& history)
   chunk_start_.assign(combos * ring_, LaneState{});  // chunk 0 starts flat (p_{-1} = p_0 = 0)
   head_suffix_.assign(combos * subs_, Summary{});
   head_start_.assign(combos * subs_, LaneState{});
+  reserve_memory();
   for (size_t from = 0; from < history.size(); from += slice_) {
     bars_.append(history, from, std::min(history.size(), from + slice_));
     extend();
@@ -110,6 +111,16 @@ StreamStats CpuStream::stats() const {
 size_t CpuStream::horizon() const {
   const size_t cur = rolled_ / chunk_;
   return (cur + 1 > ring_ ? cur + 1 - ring_ : 0) * chunk_;
+}
+
+// The most the indicator rows and the bar columns ever hold: the ring's chunks, the chunk
+// being rolled, a slice being added and the indicators' look-back (twice that, so re-layouts
+// amortise). Reserved once, so the stream's memory is set by its window from the first bar
+// instead of creeping up with the largest advance it has seen.
+void CpuStream::reserve_memory() {
+  const size_t most = (ring_ + 1) * chunk_ + slice_ + rows_.lookback() + 1;
+  rows_.reserve_span(2 * most);
+  bars_.reserve(2 * most + 1024);
 }
 
 void CpuStream::make_groups() {

@@ -259,6 +259,7 @@ void CpuStream::load(std::span<const uint8_t> blob) {
   bars_.load(r, static_cast<size_t>(bars), bars_kept_from(static_cast<size_t>(bars)));
   if (bars_.last_ts() != last_ts) r.fail("the last kept bar's ts is not the header's last ts");
   rows_.load(r, static_cast<size_t>(bars), rows_kept_from());
+  reserve_memory();  // load() replaced the bar columns
   refresh_inputs();
   get_states(r, state_, "combo states");
   get_summaries(r, tail_, "tail summaries");

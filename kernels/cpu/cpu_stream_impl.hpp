@@ -46,6 +46,7 @@ class CpuStream final : public Stream {
   int kind_of_combo(size_t c) const { return groups_[c / kLanes].kind; }
 
   void make_groups();
+  void reserve_memory();
   void refresh_inputs();
   void extend();
   void roll_group(const BarTables& tables, size_t g, size_t end);

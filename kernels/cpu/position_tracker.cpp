@@ -17,6 +17,7 @@ namespace wfod {
 namespace {
 
 constexpr size_t kKeepAll = static_cast<size_t>(-1);
+constexpr size_t kSlice = 4096;  // bars decided at a time
 
 // The grid holding exactly `c` (every axis one value), so its rows are the combo's rows.
 Grid grid_of(const Combo& c) {
@@ -99,8 +100,8 @@ const std::vector<int8_t>& PositionTracker::extend(const HistoryView& h) {
   State& s = *state_;
   if (s.first != 0 || s.dropped)
     throw std::logic_error("PositionTracker::extend needs every position from the anchor");
-  if (h.size() > s.bars.end()) {
-    s.bars.append(h, s.bars.end(), h.size());
+  while (h.size() > s.bars.end()) {
+    s.bars.append(h, s.bars.end(), std::min(h.size(), s.bars.end() + kSlice));
     s.decide();
   }
   return s.positions;
@@ -109,8 +110,11 @@ const std::vector<int8_t>& PositionTracker::extend(const HistoryView& h) {
 void PositionTracker::append(std::span<const Bar> bars) {
   State& s = *state_;
   s.bars.check_order(bars);
-  s.bars.append(bars);
-  s.decide();
+  // In slices: the tracker's bars and rows stay O(slice + look-back) however many arrive.
+  for (size_t i = 0; i < bars.size(); i += kSlice) {
+    s.bars.append(bars.subspan(i, std::min(kSlice, bars.size() - i)));
+    s.decide();
+  }
 }
 
 void PositionTracker::set_keep(size_t bars) {

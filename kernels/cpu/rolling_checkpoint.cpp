@@ -31,7 +31,7 @@ void RollingIndicators::load(detail::BlobReader& r, size_t bars, size_t values_f
            ", " + std::to_string(end) + "), expected " + std::to_string(rows_.size()) + " over [" +
            std::to_string(values_from) + ", " + std::to_string(bars) + ")");
   const size_t kept = bars - values_from;
-  stride_ = std::max<size_t>(64, 2 * kept);
+  stride_ = std::max<size_t>({64, 2 * kept, min_stride_});
   matrix_.assign(rows_.size() * stride_, 0.0);
   for (RollingRow* row : rows_) {
     const uint8_t kind = r.get<uint8_t>("indicator row kind");

@@ -92,8 +92,18 @@ void RollingIndicators::reserve_for(size_t new_end) {
   if (new_end - base_ <= stride_) return;
   // Re-lay out: drop released bars, and at least double the room so appends amortise.
   const size_t new_base = std::max(base_, std::min(keep_from_, end_));
+  relayout(std::max<size_t>({64, 2 * (new_end - new_base), stride_, min_stride_}));
+}
+
+void RollingIndicators::reserve_span(size_t bars) {
+  min_stride_ = std::max(min_stride_, bars);
+  if (stride_ < min_stride_) relayout(min_stride_);
+}
+
+// Rows of new_stride values from the first bar still stored (released ones are dropped).
+void RollingIndicators::relayout(size_t new_stride) {
+  const size_t new_base = std::max(base_, std::min(keep_from_, end_));
   const size_t kept = end_ - new_base;
-  const size_t new_stride = std::max<size_t>({64, 2 * (new_end - new_base), stride_});
   std::vector<double> next(rows_.size() * new_stride);
   for (size_t r = 0; r < rows_.size(); ++r)
     std::copy_n(matrix_.begin() + static_cast<ptrdiff_t>(r * stride_ + (new_base - base_)), kept,

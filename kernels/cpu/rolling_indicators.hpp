@@ -52,6 +52,9 @@ class RollingIndicators {
   // sums due at bar h.size()), so the next append is O(1) per row; `h` is the history so far
   // (h.size() == bars()). Values are unchanged.
   void prepare_next(const HistoryView& h);
+  // Stores at least `bars` values per row from now on (a stream sizes its matrix once for
+  // the most it can hold, so its memory does not creep up with the size of its advances).
+  void reserve_span(size_t bars);
   // Bars before `bar` will not be read again; their storage may be reused.
   void release_before(size_t bar) { keep_from_ = bar > keep_from_ ? bar : keep_from_; }
   // First bar whose values are still stored (values of [stored_from(), bars()) are readable).
@@ -93,6 +96,7 @@ class RollingIndicators {
 
  private:
   void reserve_for(size_t new_end);
+  void relayout(size_t new_stride);
 
   std::map<std::pair<MaType, int>, RollingRow> mas_;
   std::map<std::pair<Source, int>, RollingRow> uppers_, lowers_;
@@ -100,6 +104,7 @@ class RollingIndicators {
   std::vector<RollingRow*> rows_;  // by index
   std::vector<double> matrix_;     // rows_.size() x stride_, bar t of row r at r*stride_ + t-base_
   size_t stride_ = 0, base_ = 0, end_ = 0, keep_from_ = 0;
+  size_t min_stride_ = 0;  // reserve_span()
   size_t lookback_ = 1;
   uint64_t layout_version_ = 0;
 };

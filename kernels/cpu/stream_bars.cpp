@@ -46,6 +46,11 @@ void StreamBars::append(std::span<const Bar> bars) {
   for (const Bar& b : bars) push(b.ts_ns, b.open, b.high, b.low, b.close);
 }
 
+void StreamBars::reserve(size_t bars) {
+  for (auto* v : {&open_, &high_, &low_, &close_, &gap_, &body_}) v->reserve(bars);
+  ts_.reserve(bars);
+}
+
 void StreamBars::release_before(size_t bar) {
   const size_t n = end();
   if (n == 0) return;

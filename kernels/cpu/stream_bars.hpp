@@ -32,6 +32,9 @@ class StreamBars {
   void append(const HistoryView& h, size_t from, size_t to);
   void append(std::span<const Bar> bars);  // after check_order
 
+  // Room for `bars` bars in every column from now on (a stream reserves the most it holds
+  // once, so its memory does not creep up with the size of its advances).
+  void reserve(size_t bars);
   // Bars before `bar` will not be read again (the newest bar is always kept).
   void release_before(size_t bar);
   size_t kept_from() const { return kept_from_; }  // first bar readable

@@ -120,5 +120,31 @@ TEST(StreamBounded, LargeBatchesAndLongOpensStayBounded) {
   }
 }
 
+// A stream's memory is set by its window when it opens, even on no bars: advances of any
+// size later (a daemon whose stream lags the feed takes ever larger batches) do not make it
+// creep up. Only data-dependent bits move (a Donchian deque's length), well under 2 %.
+TEST(StreamBounded, TheFootprintIsSetAtOpenNotByTheLargestAdvance) {
+  auto cpu = make_backend("cpu");
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(c.name);
+    auto stream = cpu->open_stream(c.spec, HistoryView::of(c.series).prefix(0));
+    const size_t at_open = stream->stats().footprint_bytes;
+    size_t end = 0, most = 0;
+    for (size_t batch : {50u, 3'000u, 40'000u, 1u, 70'000u}) {
+      const size_t next = std::min(kBars, end + batch);
+      try {
+        (void)stream->advance(test::bars_of(c.series, end, next));
+      } catch (const std::invalid_argument&) {
+        // a window not complete yet: the bars are taken anyway
+      }
+      end = next;
+      most = std::max(most, stream->stats().footprint_bytes);
+    }
+    std::printf("[ BOUNDED  ] %s: footprint %zu at open on no bars, at most %zu after %zu\n",
+                c.name, at_open, most, end);
+    EXPECT_LE(most, at_open + at_open / 50) << "the footprint grew with the size of advances";
+  }
+}
+
 }  // namespace
 }  // namespace wfod

@@ -181,6 +181,30 @@ TEST(Crc32, StandardCheckValue) {
   EXPECT_EQ(crc32_extend(crc32("12345"), "6789", 4), 0xCBF43926u);
 }
 
+// The eight-bytes-a-step loop equals the one-byte-a-step definition at every length and
+// alignment, and when a running value is continued at any split.
+TEST(Crc32, SlicedLoopEqualsTheBytewiseDefinition) {
+  auto bytewise = [](uint32_t crc, const unsigned char* p, size_t n) {
+    crc = ~crc;
+    for (size_t i = 0; i < n; ++i) {
+      crc ^= p[i];
+      for (int k = 0; k < 8; ++k) crc = (crc & 1u) ? 0xEDB88320u ^ (crc >> 1) : crc >> 1;
+    }
+    return ~crc;
+  };
+  std::mt19937_64 rng(3);
+  std::vector<unsigned char> buf(4096 + 16);
+  for (auto& b : buf) b = static_cast<unsigned char>(rng());
+  for (size_t offset = 0; offset < 8; ++offset)
+    for (size_t n : {0u, 1u, 7u, 8u, 9u, 15u, 16u, 63u, 64u, 65u, 1000u, 4096u}) {
+      SCOPED_TRACE(::testing::Message() << "offset " << offset << ", " << n << " bytes");
+      const unsigned char* p = buf.data() + offset;
+      EXPECT_EQ(crc32(p, n), bytewise(0, p, n));
+      const size_t split = n / 3;
+      EXPECT_EQ(crc32_extend(crc32(p, split), p + split, n - split), bytewise(0, p, n));
+    }
+}
+
 TEST(BarLogFormat, LayoutMatchesTheDocumentedOffsets) {
   auto h = bar_log::encode_header("BTC/USD:PERPETUAL-SWAP-X");  // 24 bytes: prefix kept
   EXPECT_EQ(std::memcmp(h.data(), "WFBS", 4), 0);
@@ -274,6 +298,47 @@ TEST(BarStore, RoundTripOfRandomBarsAcrossReopens) {
     EXPECT_EQ(fs::file_size(opened.store.path()), 32 + 64 * bars.size());
     EXPECT_TRUE(fs::exists(dir.path() + "/bars/BTC%2FUSD.wfb"));
   }
+}
+
+// load_newest: every record is still checked, only the newest are returned (a restart's
+// memory follows the strategies, not the log), and the store continues after the last one.
+TEST(BarStore, LoadNewestReturnsTheTailAndStillChecksEveryRecord) {
+  std::mt19937_64 rng(11);
+  const auto bars = random_bars(rng, 3000);
+  TempDir dir;
+  {
+    auto opened = open_ok(dir.path(), "ETH", {});
+    for (const Bar& b : bars) ASSERT_TRUE(opened.store.append(b).ok());
+    ASSERT_TRUE(opened.store.flush().ok());
+  }
+  BarStoreOptions options;
+  options.load_newest = 700;
+  {
+    auto opened = open_ok(dir.path(), "ETH", options);
+    EXPECT_TRUE(opened.report.clean());
+    EXPECT_EQ(opened.report.records_loaded, 3000u);
+    EXPECT_EQ(opened.first, 2300u);
+    expect_bars(opened, std::vector<Bar>(bars.begin() + 2300, bars.end()), 700);
+    EXPECT_EQ(opened.store.records(), 3000u);
+    EXPECT_EQ(opened.store.last_ts(), bars.back().ts_ns);
+    Bar next = bars.back();
+    next.ts_ns += 1;
+    ASSERT_TRUE(opened.store.append(next).ok());
+    ASSERT_TRUE(opened.store.flush().ok());
+    EXPECT_EQ(fs::file_size(opened.store.path()), 32u + 64u * 3001);
+  }
+  options.load_newest = 5000;  // more than the log holds: all of it
+  EXPECT_EQ(open_ok(dir.path(), "ETH", options).first, 0u);
+  // A flipped byte far before the tail is still found (refuse names it).
+  const std::string log = dir.path() + "/bars/ETH.wfb";
+  Bytes bytes = read_file(log);
+  bytes[32 + 10 * 64 + 3] ^= 0x01;
+  write_file(log, bytes.data(), bytes.size());
+  options.load_newest = 700;
+  auto refused = BarStore::open(dir.path(), "ETH", options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("record 10 at byte 672"), std::string::npos)
+      << refused.error().message;
 }
 
 TEST(BarStore, SpecialDoublesSurviveBitExact) {

@@ -1,7 +1,8 @@
 // StreamSlot (the daemon's per-stream optimisation state): every run equals a fresh sweep
 // of the same window as the history grows, a backend change reopens the stream, a stream
-// opened when memory holds only a tail reads the rest from the bar log, positions equal the
-// backend's, and a checkpoint restores a stream whose runs are bit-identical.
+// opened when memory holds only a tail reads the rest from the bar log, so does a stream that
+// lags further than memory holds (without reopening), positions equal the backend's, and a
+// checkpoint restores a stream whose runs are bit-identical.
 #include "wfod/daemon/stream_slot.hpp"
 
 #include <gtest/gtest.h>
@@ -109,6 +110,73 @@ TEST(StreamSlot, OpensFromTheBarLogWhenMemoryHoldsOnlyATail) {
   // Without the log the same open cannot be done: a clear error, not a wrong result.
   StreamSlot blind;
   EXPECT_THROW(blind.run(*cpu, req, snap, dir.path() + "/missing.wfb"), std::invalid_argument);
+}
+
+// A stream that lags further than memory holds (the feed outran the optimiser and the
+// history dropped bars it had not taken) catches up from the bar log without reopening, and
+// a warmed tracker follows it bar for bar.
+TEST(StreamSlot, ALaggingStreamCatchesUpFromTheBarLog) {
+  const Series s = test::random_walk(5000, 26);
+  test::TempDir dir("wfod_slot_lag");
+  auto opened = BarStore::open(dir.path(), "X");
+  ASSERT_TRUE(opened.ok());
+  BarStore& store = opened.value().store;
+  auto cpu = make_backend("cpu");
+  StreamSlot slot;
+  SymbolHistory h;
+  h.set_keep(300);
+  auto append_to = [&](size_t end) {
+    while (h.size() < end) {
+      ASSERT_TRUE(store.append(bar_of(s, h.size())).ok());
+      h.push_back(bar_of(s, h.size()));
+      h.set_needed_from(h.size());
+    }
+    ASSERT_TRUE(store.flush().ok());
+  };
+  append_to(400);
+  slot.run(*cpu, request_for(s, 400), h.snapshot(), store.path());
+  const Combo c = request_for(s, 400).strategy.grid.decode(7);
+  slot.warm(c, h.snapshot());
+  append_to(5000);
+  const HistorySnapshot snap = h.snapshot();
+  ASSERT_GT(snap.from(), 400u);  // memory no longer holds the bars the stream has not taken
+  const SweepRequest req = request_for(s, 5000);
+  const SweepResult got = slot.run(*cpu, req, snap, store.path());
+  EXPECT_FALSE(slot.opened_now());
+  EXPECT_EQ(slot.bars(), 5000u);
+  const SweepResult want = cpu->sweep(req);
+  ASSERT_EQ(test::ids_of(got.top), test::ids_of(want.top));
+  for (size_t i = 0; i < want.top.size(); ++i)
+    EXPECT_TRUE(test::metrics_near(got.top[i].metrics, want.top[i].metrics));
+  const std::vector<int8_t> all = cpu->positions(req.history, req.strategy, c);
+  EXPECT_EQ(slot.positions(c, 400, snap), std::vector<int8_t>(all.begin() + 400, all.end()));
+  // The bars it missed must come from somewhere: without the log, a clear error.
+  StreamSlot blind;
+  SymbolHistory whole;
+  blind.run(*cpu, request_for(s, 400), grow_to(whole, s, 400), "");
+  EXPECT_THROW(blind.run(*cpu, req, snap, dir.path() + "/missing.wfb"), std::invalid_argument);
+}
+
+// More new bars than one batch (a long lag held in memory) go through in batches, with the
+// same result as a fresh sweep.
+TEST(StreamSlot, AVeryLongRunOfNewBarsGoesInBatches) {
+  const Series s = test::random_walk(70'000, 27);
+  auto cpu = make_backend("cpu");
+  StreamSlot slot;
+  SymbolHistory h;
+  slot.run(*cpu, request_for(s, 400), grow_to(h, s, 400), "");
+  const Combo c = request_for(s, 400).strategy.grid.decode(3);
+  slot.warm(c, h.snapshot());
+  const HistorySnapshot snap = grow_to(h, s, 70'000);
+  const SweepRequest req = request_for(s, 70'000);
+  const SweepResult got = slot.run(*cpu, req, snap, "");
+  EXPECT_FALSE(slot.opened_now());
+  const SweepResult want = cpu->sweep(req);
+  ASSERT_EQ(test::ids_of(got.top), test::ids_of(want.top));
+  for (size_t i = 0; i < want.top.size(); ++i)
+    EXPECT_TRUE(test::metrics_near(got.top[i].metrics, want.top[i].metrics));
+  const std::vector<int8_t> all = cpu->positions(req.history, req.strategy, c);
+  EXPECT_EQ(slot.positions(c, 69'000, snap), std::vector<int8_t>(all.begin() + 69'000, all.end()));
 }
 
 TEST(StreamSlot, PositionsEqualTheBackendsOnBothKindsOfStream) {

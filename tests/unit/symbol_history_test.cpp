@@ -1,5 +1,5 @@
 // SymbolHistory: bounded memory whatever the uptime, stable snapshots while the loop appends,
-// and readers' needs honoured over the keep bound.
+// readers' needs honoured over the keep bound up to a limit, and bars not in the log kept.
 #include "wfod/daemon/symbol_history.hpp"
 
 #include <gtest/gtest.h>
@@ -48,6 +48,32 @@ TEST(SymbolHistory, MemoryIsBoundedByKeepNotByBars) {
   const HistoryView v = h.snapshot().view(h.size() - 3'000);
   for (size_t i = 0; i < v.size(); ++i)
     ASSERT_EQ(v.ts_ns[i], bar_at(h.size() - 3'000 + i).ts_ns) << i;
+}
+
+// A reader that lags (its need stays at an old bar while the feed runs on) holds memory
+// only up to the limit, measured from the newest bar; bars not yet durable stay regardless.
+TEST(SymbolHistory, TheLimitBoundsAStaleNeedButNeverDropsWhatIsNotInTheLog) {
+  SymbolHistory h;
+  h.set_keep(1'000);
+  h.set_limit(5'000);
+  h.set_needed_from(0);  // a stream that never finishes a run
+  size_t worst = 0;
+  for (size_t t = 0; t < 300'000; ++t) {
+    h.push_back(bar_at(t));
+    h.set_durable(h.size());
+    worst = std::max(worst, h.footprint_bytes());
+    ASSERT_GE(h.size() - h.base(), std::min<size_t>(h.size(), 1'000));
+  }
+  EXPECT_GT(h.base(), 0u);
+  EXPECT_LE(worst, 2u * 5'000 * 48);
+  // The log stops taking bars (a full disk): nothing after its end is dropped.
+  const size_t durable = h.size();
+  h.set_durable(durable);
+  for (size_t t = 300'000; t < 320'000; ++t) h.push_back(bar_at(t));
+  EXPECT_LE(h.base(), durable);
+  const HistoryView v = h.snapshot().view(durable);
+  ASSERT_EQ(v.size(), 20'000u);
+  for (size_t i = 0; i < v.size(); i += 999) EXPECT_EQ(v.ts_ns[i], bar_at(durable + i).ts_ns);
 }
 
 TEST(SymbolHistory, ReadersNeedOverridesKeep) {

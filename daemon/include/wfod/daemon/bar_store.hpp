@@ -70,6 +70,10 @@ struct BarStoreOptions {
   // A log that is corrupt, not torn (LoadReport::corrupt): refuse opens nothing and touches
   // nothing; quarantine moves the bad part aside as for a torn tail.
   config::CorruptLogPolicy on_corrupt = config::CorruptLogPolicy::refuse;
+  // open() checks every record but returns only the newest this many in
+  // OpenedBarStore::bars (0: all): a restart's memory and time then follow what the
+  // strategies need, not the log's length (older bars: read_bar_log).
+  size_t load_newest = 0;
 };
 
 // What open() found, for the daemon to log (loudly when bytes were quarantined).
@@ -182,7 +186,8 @@ inline bool is_content_error(const IoError& e) { return e.code == 0; }
 // open()'s result: the store, positioned after the intact records, and those records.
 struct OpenedBarStore {
   BarStore store;
-  Series bars;                 // from the anchor (the first bar ever accepted) on
+  uint64_t first = 0;          // bars[0] is this bar from the anchor (BarStoreOptions::load_newest)
+  Series bars;                 // the newest bars of the log, from `first` on
   std::vector<uint64_t> seqs;  // the publishers' seq of each bar (0 = none)
   LoadReport report;
 };

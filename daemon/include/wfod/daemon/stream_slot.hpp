@@ -34,14 +34,19 @@ class StreamSlot {
  public:
   // The window ending at snap.end, through the stream: opened on first use or when
   // `backend` changed (bars before snap.from() read from `bar_log`), else advanced by the
-  // bars since the last run. When the backend cannot hold the stream (its memory plan),
-  // falls back to the re-sweeping default stream and says why in fallback_reason().
-  // `request.history` is ignored; its window must end at snap.end.
+  // bars since the last run (those older than snap.from() read from `bar_log` too). When the
+  // backend cannot hold the stream (its memory plan), falls back to the re-sweeping default stream
+  // and says why in fallback_reason(). `request.history` is ignored; its window must end at
+  // snap.end.
   SweepResult run(Backend& backend, const SweepRequest& request, const HistorySnapshot& snap,
                   const std::string& bar_log);
 
   // Opens the stream on a whole history from the anchor (start-up), without running it.
   void open(Backend& backend, const StreamSpec& spec, const HistoryView& from_anchor);
+  // The same when memory holds bars [snap.from(), snap.end): the older ones are read from
+  // `bar_log`, a batch at a time.
+  void open_from(Backend& backend, const StreamSpec& spec, const HistorySnapshot& snap,
+                 const std::string& bar_log);
 
   // Resumes from a checkpoint the stream wrote after `bars` bars (Stream::checkpoint);
   // std::invalid_argument when the backend refuses it (the caller then opens and replays).
@@ -80,8 +85,8 @@ class StreamSlot {
 
  private:
   PositionTracker& tracker_for(const Combo& c, const HistorySnapshot& snap);
-  void open_from(Backend& backend, const StreamSpec& spec, const HistorySnapshot& snap,
-                 const std::string& bar_log);
+  // Advances the stream (and its trackers) through bars [bars(), end) read from the bar log.
+  void catch_up_from_log(size_t end, const std::string& bar_log);
 
   const Backend* owner_ = nullptr;
   std::unique_ptr<Stream> stream_;

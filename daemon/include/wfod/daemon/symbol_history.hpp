@@ -64,6 +64,11 @@ class SymbolHistory {
   // Readers still need bars from this absolute index on (e.g. a stream that has not taken
   // them yet); kept even when older than the newest keep() bars.
   void set_needed_from(size_t t) { needed_from_ = t; }
+  // Holds at most this many bars whatever readers need (0: no limit): a reader that lags
+  // further reads the older bars from the bar log. Bars not durable are kept regardless.
+  void set_limit(size_t bars) { limit_ = bars; }
+  // Bars [0, t) are in the bar log; newer ones are never dropped (default: all of them).
+  void set_durable(size_t t) { durable_ = t; }
 
   // Appends one bar (loop thread). The caller has checked its order (SPEC §1).
   void push_back(const Bar& b);
@@ -95,6 +100,8 @@ class SymbolHistory {
   size_t base_ = 0;
   size_t keep_ = 0;
   size_t needed_from_ = 0;
+  size_t limit_ = 0;
+  size_t durable_ = SIZE_MAX;
 };
 
 }  // namespace wfod::daemon
