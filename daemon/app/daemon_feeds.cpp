@@ -101,6 +101,7 @@ void Daemon::after_batch() {
   for (const IngestTouched& t : c.touched) {
     SymbolState& sym = *by_index_[t.index];
     const std::string& name = sym.cfg.name;
+    sym.accepted_bars += t.bars;
     spdlog::debug("symbol {}: +{} bars, {} total", name, t.bars, sym.history.size());
     for (auto it = streams_.lower_bound(PublicationKey{name, std::string()});
          it != streams_.end() && it->first.first == name; ++it) {

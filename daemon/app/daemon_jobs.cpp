@@ -115,6 +115,7 @@ void Daemon::on_job_done(const PublicationKey& key, uint64_t generation, History
     return;
   }
   Stream& stream = it->second;
+  if (result.error.empty()) optimisation_durations_[key.second].observe(result.elapsed_ms / 1e3);
   if (result.slot_bars > 0) {  // the slot ran (an error before it leaves it as it was)
     stream.taken = result.slot_bars;
     stream.bounded = result.bounded;
@@ -273,7 +274,8 @@ void Daemon::publish(const PublicationKey& key, Stream& stream, const HistorySna
   stream.last_seq = in.seq;
   stream.last_end = end;
   stream.last_params = params;
-  last_[key] = LastPublication{in.seq, payload};
+  last_[key] = LastPublication{in.seq, payload, in.published_ns};
+  ++stream.publications;
   published_last_ts_[key] = in.last_ts;
   // After the send: a crash in between leaves the previous state, so the next start's
   // live_oos refers to an older publication (still a true statement), never to one unsent.
