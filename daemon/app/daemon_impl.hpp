@@ -41,6 +41,7 @@
 #include "wfod/daemon/latency_stats.hpp"
 #include "wfod/daemon/live_state.hpp"
 #include "wfod/daemon/live_state_writer.hpp"
+#include "wfod/daemon/log_text.hpp"
 #include "wfod/daemon/publication.hpp"
 #include "wfod/daemon/publication_text.hpp"
 #include "wfod/daemon/reload_plan.hpp"
@@ -157,9 +158,10 @@ class Daemon {
   void run_busy_polling(std::chrono::microseconds busy_poll);
   void arm_feed(WatchedSocket& f);
   void drain_feed(WatchedSocket& f);
-  void on_message(std::span<const std::string_view> frames, feeds::PayloadFormat format);
-  void log_reject(const feeds::Reject& r, std::string_view where);
-  void log_gap(const feeds::SeqGap& g, std::string_view symbol);
+  void on_message(std::span<const std::string_view> frames, const WatchedSocket& feed);
+  // `feed`: the endpoint the message came from (PROTOCOL §1: each reject line names it).
+  void log_reject(const feeds::Reject& r, std::string_view where, std::string_view feed);
+  void log_gap(const feeds::SeqGap& g, std::string_view symbol, std::string_view feed);
   void after_batch();
   void arm_sync_timer();
   void request_sync_pass();

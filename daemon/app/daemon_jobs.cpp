@@ -263,10 +263,11 @@ void Daemon::publish(const PublicationKey& key, Stream& stream, const HistorySna
       ms_between(r.marks.finished, r.marks.taken), ms_between(r.marks.taken, r.marks.sent));
   // sweep_ms: the whole job (stream run, selection, live_oos); optimise_ms: the stream run.
   spdlog::info(
-      "published topic={} seq={} combo_id={} {}={:.4g} changed={} sweep_ms={:.1f} "
+      "published topic={} seq={} combo_id={} params={} {}={:.4g} changed={} sweep_ms={:.1f} "
       "optimise_ms={:.2f} history_bars={} evaluated={} skipped={}",
-      topic, in.seq, best.combo.id, to_string(stream.cfg.rank.objective), best.objective,
-      in.changed, r.elapsed_ms, r.optimise_ms, end, r.sweep.evaluated, r.sweep.skipped);
+      topic, in.seq, best.combo.id, params_log_text(params), to_string(stream.cfg.rank.objective),
+      best.objective, in.changed, r.elapsed_ms, r.optimise_ms, end, r.sweep.evaluated,
+      r.sweep.skipped);
   notify("STATUS=serving; last publication " + topic + " seq " + std::to_string(in.seq));
 
   stream.before = stream.winner;
