@@ -205,9 +205,11 @@ void Daemon::restore_live_state(const PublicationKey& key, Stream& stream) {
     last_[key] = LastPublication{st.seq, st.payload};
     if (const auto ts = payload_window_last_ts(st.payload)) published_last_ts_[key] = *ts;
     // `changed` (PROTOCOL §2) compares with that publication even if the stream starts over.
-    if (const Json saved = Json::parse(st.payload, nullptr, false);
-        saved.is_object() && saved.contains("params")) {
-      stream.last_params = saved["params"];
+    if (const Json saved = Json::parse(st.payload, nullptr, false); saved.is_object()) {
+      if (saved.contains("params")) stream.last_params = saved["params"];
+      // When it went out: /metrics' last publication time does not restart with the daemon.
+      if (const auto p = saved.find("published_ns"); p != saved.end() && p->is_number_integer())
+        last_[key].published_ns = p->get<int64_t>();
     }
     if (st.fingerprint != stream.fingerprint_crc) {
       why = "the strategy changed";

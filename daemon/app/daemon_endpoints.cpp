@@ -104,8 +104,12 @@ HealthInput Daemon::health() const {
   for (const auto& [name, sym] : symbols_) {
     std::optional<int64_t> last_ts;
     if (sym.history.size() > 0) last_ts = sym.history.last_ts();
-    const SymbolHealth s = symbol_health(sym.history.size(), last_ts, sym.quarantined_bars,
-                                         sym.cfg.stale_after_s, now_ns, h.uptime_s);
+    SymbolHealth s = symbol_health(sym.history.size(), last_ts, sym.quarantined_bars,
+                                   sym.cfg.stale_after_s, now_ns, h.uptime_s);
+    s.accepted_bars = sym.accepted_bars;
+    s.refused_bars = sym.store->stats().refused;
+    s.bar_interval_s = recent_bar_interval_s(sym.history);
+    s.stale_after_s = sym.cfg.stale_after_s;
     h.symbols[name] = s;
     if (!sym.store->healthy() || s.degraded()) h.degraded = true;
   }
@@ -128,6 +132,26 @@ HealthInput Daemon::health() const {
   h.coalesced = retired_coalesced_;
   for (const auto& [key, stream] : streams_) h.coalesced += stream.sched.coalesced();
   h.latency = latency_.json();
+
+  h.version = WFOD_VERSION;
+  const std::vector<std::string> built = backend_names();
+  h.build_backend = std::find(built.begin(), built.end(), "cuda") != built.end() ? "cuda" : "cpu";
+  h.requested_backend = cfg_.daemon.backend;
+  for (const auto& [key, stream] : streams_) {
+    StreamHealth& s = h.streams[key];
+    s.every_bars = stream.cfg.every;
+    s.publications = stream.publications;
+    if (const auto it = last_.find(key); it != last_.end() && it->second.published_ns > 0) {
+      s.last_published_ns = it->second.published_ns;
+    }
+    const size_t bars = symbols_.at(key.first).history.size();
+    if (stream.last_seq > 0 && stream.last_end <= bars)
+      s.bars_since_publication = bars - stream.last_end;
+    if (const auto d = optimisation_durations_.find(key.second);
+        d != optimisation_durations_.end()) {
+      h.optimisation_durations[key.second] = d->second;
+    }
+  }
   return h;
 }
 

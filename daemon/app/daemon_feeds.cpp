@@ -31,7 +31,7 @@ void Daemon::drain_feed(WatchedSocket& f) {
       ++received;
       frames.clear();
       for (const auto& p : parts) frames.push_back(p.to_string_view());
-      on_message(frames, f.format);
+      on_message(frames, f);
     }
   } catch (const zmq::error_t& e) {
     spdlog::error("feed {}: receive: {}", f.endpoint, e.what());
@@ -48,42 +48,45 @@ void Daemon::drain_feed(WatchedSocket& f) {
   }
 }
 
-void Daemon::log_reject(const feeds::Reject& r, std::string_view where) {
+void Daemon::log_reject(const feeds::Reject& r, std::string_view where, std::string_view feed) {
   const auto d = reject_log_.on_reject();
   if (!d.log) return;
   if (d.suppressed > 0) {
-    spdlog::warn("feed reject reason={} source={} detail=\"{}\" not_logged={}", to_string(r.reason),
-                 where, r.detail, d.suppressed);
+    spdlog::warn("feed reject reason={} source={} feed={} detail=\"{}\" not_logged={}",
+                 to_string(r.reason), where, feed, r.detail, d.suppressed);
   } else {
-    spdlog::warn("feed reject reason={} source={} detail=\"{}\"", to_string(r.reason), where,
-                 r.detail);
+    spdlog::warn("feed reject reason={} source={} feed={} detail=\"{}\"", to_string(r.reason),
+                 where, feed, r.detail);
   }
 }
 
-void Daemon::log_gap(const feeds::SeqGap& g, std::string_view symbol) {
+void Daemon::log_gap(const feeds::SeqGap& g, std::string_view symbol, std::string_view feed) {
   // Rate-limited like rejects: a publisher whose every bar is a gap (a seq alternating
   // 1, 1001, 1 ...) wrote one line per bar. Health `gaps` counts the missing bars anyway.
   const auto d = gap_log_.on_reject();
   if (!d.log) return;
   if (d.suppressed > 0) {
     spdlog::warn(
-        "feed gap symbol={} expected_seq={} got_seq={} missing={} backwards={} not_logged={}",
-        symbol, g.expected, g.got, g.missing, g.backwards, d.suppressed);
+        "feed gap symbol={} expected_seq={} got_seq={} missing={} backwards={} feed={} "
+        "not_logged={}",
+        symbol, g.expected, g.got, g.missing, g.backwards, feed, d.suppressed);
   } else {
-    spdlog::warn("feed gap symbol={} expected_seq={} got_seq={} missing={} backwards={}", symbol,
-                 g.expected, g.got, g.missing, g.backwards);
+    spdlog::warn("feed gap symbol={} expected_seq={} got_seq={} missing={} backwards={} feed={}",
+                 symbol, g.expected, g.got, g.missing, g.backwards, feed);
   }
 }
 
-void Daemon::on_message(std::span<const std::string_view> frames, feeds::PayloadFormat format) {
-  const IngestOutcome out = ingest_->on_message(frames, format);
+void Daemon::on_message(std::span<const std::string_view> frames, const WatchedSocket& feed) {
+  const IngestOutcome out = ingest_->on_message(frames, feed.format);
   if (out.reject) {
-    log_reject(*out.reject, out.symbol.empty() ? std::string_view("decode") : out.symbol);
+    log_reject(*out.reject, out.symbol.empty() ? std::string_view("decode") : out.symbol,
+               feed.endpoint);
     return;
   }
-  if (out.gap) log_gap(*out.gap, out.symbol);
+  if (out.gap) log_gap(*out.gap, out.symbol, feed.endpoint);
   if (out.refused) {
-    spdlog::error("symbol {}: bar not stored: {}", out.symbol, out.refused->message);
+    spdlog::error("symbol {}: bar not stored (feed {}): {}", out.symbol, feed.endpoint,
+                  out.refused->message);
   }
 }
 
@@ -101,6 +104,7 @@ void Daemon::after_batch() {
   for (const IngestTouched& t : c.touched) {
     SymbolState& sym = *by_index_[t.index];
     const std::string& name = sym.cfg.name;
+    sym.accepted_bars += t.bars;
     spdlog::debug("symbol {}: +{} bars, {} total", name, t.bars, sym.history.size());
     sym.history.set_durable(sym.store->records());  // what the history may drop (its limit)
     for (auto it = streams_.lower_bound(PublicationKey{name, std::string()});

@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <boost/asio.hpp>
 #include <chrono>
 #include <csignal>
@@ -30,6 +31,7 @@
 #include "job.hpp"
 #include "notify.hpp"
 #include "wfod/backend.hpp"
+#include "wfod/daemon/bar_interval.hpp"
 #include "wfod/daemon/bar_store.hpp"
 #include "wfod/daemon/checkpoint_store.hpp"
 #include "wfod/daemon/crc32.hpp"
@@ -39,6 +41,7 @@
 #include "wfod/daemon/latency_stats.hpp"
 #include "wfod/daemon/live_state.hpp"
 #include "wfod/daemon/live_state_writer.hpp"
+#include "wfod/daemon/log_text.hpp"
 #include "wfod/daemon/publication.hpp"
 #include "wfod/daemon/publication_text.hpp"
 #include "wfod/daemon/reload_plan.hpp"
@@ -91,6 +94,7 @@ struct SymbolState {
   // Bars of a corrupt log quarantined at start (on_corrupt_log = quarantine): health stays
   // degraded until a restart finds the log clean.
   uint64_t quarantined_bars = 0;
+  uint64_t accepted_bars = 0;  // feed bars taken since start (wfod_bars_accepted_total)
 };
 
 struct Stream {
@@ -113,6 +117,7 @@ struct Stream {
   size_t taken = 0;
   bool bounded = false;
   bool live_missing_logged = false;
+  uint64_t publications = 0;  // sent since this stream was started (/metrics)
   std::optional<Json> last_params;
   uint32_t fingerprint_crc = 0;  // CRC32 of fingerprint(cfg): tags its saved live state
   // Runs are withheld because their window ends before the last published one's (after a
@@ -153,9 +158,10 @@ class Daemon {
   void run_busy_polling(std::chrono::microseconds busy_poll);
   void arm_feed(WatchedSocket& f);
   void drain_feed(WatchedSocket& f);
-  void on_message(std::span<const std::string_view> frames, feeds::PayloadFormat format);
-  void log_reject(const feeds::Reject& r, std::string_view where);
-  void log_gap(const feeds::SeqGap& g, std::string_view symbol);
+  void on_message(std::span<const std::string_view> frames, const WatchedSocket& feed);
+  // `feed`: the endpoint the message came from (PROTOCOL §1: each reject line names it).
+  void log_reject(const feeds::Reject& r, std::string_view where, std::string_view feed);
+  void log_gap(const feeds::SeqGap& g, std::string_view symbol, std::string_view feed);
   void after_batch();
   void arm_sync_timer();
   void request_sync_pass();
@@ -245,6 +251,9 @@ class Daemon {
   int exit_code_ = kExitOk;
   Clock::time_point batch_received_ = Clock::now();  // the loop woke with the feed batch
   LatencyStats latency_;
+  // How long runs take, by strategy (wfod_optimisation_duration_seconds; metrics_text.hpp
+  // says why not by stream).
+  std::map<std::string, DurationHistogram, std::less<>> optimisation_durations_;
 
   std::optional<asio::ip::tcp::acceptor> http_;
   std::unique_ptr<CurveSecurity> curve_;  // [curve]: keys and the ZAP decisions

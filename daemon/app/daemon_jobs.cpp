@@ -116,6 +116,7 @@ void Daemon::on_job_done(const PublicationKey& key, uint64_t generation, History
     return;
   }
   Stream& stream = it->second;
+  if (result.error.empty()) optimisation_durations_[key.second].observe(result.elapsed_ms / 1e3);
   if (result.slot_bars > 0) {  // the slot ran (an error before it leaves it as it was)
     stream.taken = result.slot_bars;
     stream.bounded = result.bounded;
@@ -263,10 +264,11 @@ void Daemon::publish(const PublicationKey& key, Stream& stream, const HistorySna
       ms_between(r.marks.finished, r.marks.taken), ms_between(r.marks.taken, r.marks.sent));
   // sweep_ms: the whole job (stream run, selection, live_oos); optimise_ms: the stream run.
   spdlog::info(
-      "published topic={} seq={} combo_id={} {}={:.4g} changed={} sweep_ms={:.1f} "
+      "published topic={} seq={} combo_id={} params={} {}={:.4g} changed={} sweep_ms={:.1f} "
       "optimise_ms={:.2f} history_bars={} evaluated={} skipped={}",
-      topic, in.seq, best.combo.id, to_string(stream.cfg.rank.objective), best.objective,
-      in.changed, r.elapsed_ms, r.optimise_ms, end, r.sweep.evaluated, r.sweep.skipped);
+      topic, in.seq, best.combo.id, params_log_text(params), to_string(stream.cfg.rank.objective),
+      best.objective, in.changed, r.elapsed_ms, r.optimise_ms, end, r.sweep.evaluated,
+      r.sweep.skipped);
   notify("STATUS=serving; last publication " + topic + " seq " + std::to_string(in.seq));
 
   stream.before = stream.winner;
@@ -274,7 +276,8 @@ void Daemon::publish(const PublicationKey& key, Stream& stream, const HistorySna
   stream.last_seq = in.seq;
   stream.last_end = end;
   stream.last_params = params;
-  last_[key] = LastPublication{in.seq, payload};
+  last_[key] = LastPublication{in.seq, payload, in.published_ns};
+  ++stream.publications;
   published_last_ts_[key] = in.last_ts;
   // After the send: a crash in between leaves the previous state, so the next start's
   // live_oos refers to an older publication (still a true statement), never to one unsent.

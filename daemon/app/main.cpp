@@ -4,6 +4,10 @@
 #include <malloc.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
+#ifdef WFOD_HAVE_SYSTEMD
+#include <spdlog/sinks/systemd_sink.h>
+#endif
 
 #include <csignal>
 #include <cstdio>
@@ -18,6 +22,7 @@
 #include "keygen.hpp"
 #include "wfod/config/config.hpp"
 #include "wfod/daemon/demo_config.hpp"
+#include "wfod/daemon/log_target.hpp"
 #include "wfod/daemon/preflight.hpp"
 
 namespace {
@@ -43,12 +48,28 @@ constexpr const char* kUsage =
     "Exit: 0 stopped by a signal, 1 start-up failed, 2 invalid configuration (also at start),\n"
     "3 a bar log failed its checks at start ([daemon] on_corrupt_log = \"refuse\").\n";
 
-// Logs go to stderr (journald reads it under systemd), coloured only where stderr is a
-// terminal: spdlog's automatic colour mode checks isatty, so the journal and redirected logs
-// get no escape codes. The level comes from [daemon] log_level (start-up and SIGHUP).
+// Under systemd, with stderr connected to the journal (log_target.hpp), lines go to the
+// journal natively: each with its priority (warn -> warning, error -> err, critical -> crit)
+// and no timestamp of ours beside the journal's. Elsewhere they go to stderr with a
+// timestamp, coloured only where stderr is a terminal (spdlog's automatic mode checks
+// isatty, so redirected logs get no escape codes). A build without libsystemd writing to
+// the journal drops the timestamp but cannot set priorities. The level comes from
+// [daemon] log_level (start-up and SIGHUP).
 void set_up_logging() {
-  auto logger = spdlog::stderr_color_mt("wfod", spdlog::color_mode::automatic);
-  logger->set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  const bool journal = wfod::daemon::log_target(std::getenv("JOURNAL_STREAM"), STDERR_FILENO) ==
+                       wfod::daemon::LogTarget::journal;
+  std::shared_ptr<spdlog::logger> logger;
+#ifdef WFOD_HAVE_SYSTEMD
+  if (journal) {
+    // SYSLOG_IDENTIFIER=wfod; the message alone, the level travels as PRIORITY=.
+    logger = std::make_shared<spdlog::logger>(
+        "wfod", std::make_shared<spdlog::sinks::systemd_sink_mt>("wfod", false));
+  }
+#endif
+  if (!logger) {
+    logger = spdlog::stderr_color_mt("wfod", spdlog::color_mode::automatic);
+    logger->set_pattern(journal ? "%^%l%$ %v" : "%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  }
   spdlog::set_default_logger(std::move(logger));
 }
 

@@ -3,7 +3,7 @@
 # sweep:3, daemon/src/fault_backend.cpp) the third optimisation throws as a CUDA error would;
 # the daemon must log it, switch to the cpu backend, run that optimisation again and go on
 # publishing, and report the change in health (backend, backend_fallbacks, backend_error) and
-# /metrics (wfod_backend{name="cpu"}, wfod_backend_fallbacks_total). Exit 0/1/77.
+# /metrics (wfod_backend_info{backend="cpu",...}, wfod_backend_fallbacks_total). Exit 0/1/77.
 #
 # usage: daemon_backend_fallback_test.sh WFOD WFO_REPLAY WFO_SUB CSV
 set -u
@@ -59,7 +59,8 @@ exec 3<>"/dev/tcp/127.0.0.1/$HTTP_PORT" || fail "no http"
 printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3
 METRICS=$(timeout 5 cat <&3)
 exec 3<&-
-grep -q '^wfod_backend{name="cpu"} 1' <<<"$METRICS" || fail "no wfod_backend{name=\"cpu\"} 1"
+grep -q '^wfod_backend_info{backend="cpu",requested="cpu"} 1' <<<"$METRICS" ||
+  fail "no wfod_backend_info{backend=\"cpu\",requested=\"cpu\"} 1"
 grep -q '^wfod_backend_fallbacks_total 1' <<<"$METRICS" || fail "no wfod_backend_fallbacks_total 1"
 echo "optimisation 3 failed on 'cpu+fault', ran again on cpu; publishing went on to seq 4 with backend=cpu"
 echo "PASS"

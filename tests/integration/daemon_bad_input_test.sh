@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Malformed feed input (PROTOCOL §1, SPEC §1): wfod_send_frames sends a battery of bad messages
 # on a json and a binary feed; health must count each reject reason exactly, the daemon must
-# stay alive, and `bars` must equal the good bars only. Exit 0 pass, 1 fail, 77 skipped.
+# stay alive, and `bars` must equal the good bars only; each reject's log line names the feed
+# endpoint it came from (PROTOCOL §1). Exit 0 pass, 1 fail, 77 skipped.
 #
 # usage: daemon_bad_input_test.sh WFOD WFO_REPLAY WFO_SUB SEND_FRAMES
 set -u
@@ -75,4 +76,13 @@ jq -e --argjson e "$EXPECT" '. as $h | $e | to_entries | all(($h.rejects[.key] /
 [[ "$(jq -r ".symbols[\"$SYMBOL\"].last_ts" <<<"$H")" == "$(ts "$GOOD")" ]] ||
   fail "last_ts is not bar $GOOD's"
 kill -0 "$DAEMON_PID" 2>/dev/null || fail "wfod died"
+# Two feeds: each line says which one sent the bad input.
+grep -qF "feed reject reason=parse source=decode feed=$FEED_EP detail=" "$TMP/daemon.log" ||
+  fail "the json feed's parse reject does not name $FEED_EP"
+grep -qF "feed reject reason=size source=decode feed=$BIN_EP detail=" "$TMP/daemon.log" ||
+  fail "the binary feed's size reject does not name $BIN_EP"
+grep -qF "feed reject reason=value source=$SYMBOL feed=$BIN_EP detail=" "$TMP/daemon.log" ||
+  fail "the binary feed's value reject does not name $BIN_EP"
+[[ "$(grep -c "feed reject" "$TMP/daemon.log")" == "$(grep -c "feed reject .* feed=tcp://" "$TMP/daemon.log")" ]] ||
+  fail "a reject line names no feed"
 echo "PASS"

@@ -49,8 +49,8 @@ grep -qx "wfod_feed_gaps_total $((N - 1))" <<<"$METRICS" ||
 LINES=$(grep -c "feed gap" "$TMP/daemon.log")
 # 20 lines per 10 s window; the send takes well under 30 s.
 ((LINES >= 1 && LINES <= 60)) || fail "$LINES 'feed gap' log lines for $((N - 1)) gaps"
-grep -q "feed gap symbol=$SYMBOL expected_seq=2 got_seq=1001 missing=999" "$TMP/daemon.log" ||
-  fail "the first gap is not logged with its size"
+grep -q "feed gap symbol=$SYMBOL expected_seq=2 got_seq=1001 missing=999 backwards=false feed=$FEED_EP" \
+  "$TMP/daemon.log" || fail "the first gap is not logged with its size and feed endpoint"
 grep -q "backwards=true" "$TMP/daemon.log" || fail "no backwards gap logged"
 BYTES=$(stat -c %s "$TMP/daemon.log")
 ((BYTES < 65536)) || fail "daemon log is $BYTES bytes"

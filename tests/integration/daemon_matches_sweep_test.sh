@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The daemon's winner equals the offline sweep's: wfod (no backfill, cpu) is fed the first 600
 # bars of the GOOG CSV; each publication must name the same top combo, with the same metrics,
-# as `wfo sweep --json` on the same bars (same grid, window, warmup, costs). Exit 0/1/77.
+# as `wfo sweep --json` on the same bars (same grid, window, warmup, costs); its `published`
+# log line carries the same params, compactly (params={fast=5,slow=40,...}). Exit 0/1/77.
 #
 # usage: daemon_matches_sweep_test.sh WFOD WFO_REPLAY WFO_SUB WFO CSV
 set -u
@@ -61,7 +62,10 @@ while IFS= read -r pub; do
       end')
   seq=$(jq -r '.seq' <<<"$pub")
   [[ -z "$verdict" ]] || fail "publication seq $seq (bars to row $row): $verdict"
-  echo "seq $seq: window ends at row $row, id $(jq -r .id <<<"$pub") == sweep top[0]"
+  params=$(jq -r '"{" + (.params | to_entries | map("\(.key)=\(.value)") | join(",")) + "}"' <<<"$pub")
+  grep -qF "published topic=params.$SYMBOL.$STRATEGY seq=$seq combo_id=$(jq -r .id <<<"$pub") params=$params " \
+    "$TMP/daemon.log" || fail "no published line for seq $seq with params=$params"
+  echo "seq $seq: window ends at row $row, id $(jq -r .id <<<"$pub") == sweep top[0], logged $params"
   CHECKED=$((CHECKED + 1))
 done < <(jq -c -s 'unique_by(.seq) | .[]' "$TMP/pubs.jsonl")
 [[ "$CHECKED" -ge 2 ]] || fail "checked only $CHECKED publications"

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <utility>
 
+#include "wfod/daemon/metrics_text.hpp"
 #include "wfod/daemon/snapshot.hpp"
 
 namespace wfod::daemon {
@@ -18,9 +19,6 @@ inline constexpr size_t kMaxHttpRequestBytes = 8192;
 
 // "host:port" -> (host, port); nullopt when malformed or port is 0 / > 65535.
 std::optional<std::pair<std::string, uint16_t>> parse_http_address(std::string_view text);
-
-// Prometheus text exposition (version 0.0.4) of the health counters.
-std::string prometheus_metrics(const HealthInput& h);
 
 // A whole HTTP/1.0-style response (Connection: close) to a request head: GET /metrics,
 // GET /healthz (200 "ok" or 503 "degraded"); 404 for other paths, 405 for other methods,

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <utility>
 
+#include "wfod/daemon/duration_histogram.hpp"
 #include "wfod/feeds/bar_validator.hpp"
 
 namespace wfod::daemon {
@@ -27,7 +28,8 @@ inline constexpr size_t kMaxSnapshotFrames = 3;
 
 struct LastPublication {
   uint64_t seq = 0;
-  std::string payload;  // the exact bytes sent on the PUB socket
+  std::string payload;       // the exact bytes sent on the PUB socket
+  int64_t published_ns = 0;  // the payload's published_ns (0: unknown)
 };
 using PublicationKey = std::pair<std::string, std::string>;  // (symbol, strategy)
 using PublicationMap = std::map<PublicationKey, LastPublication, std::less<>>;
@@ -38,6 +40,11 @@ struct SymbolHealth {
   std::optional<double> last_bar_age_s;  // now - last_ts on the daemon's clock; null: no bar
   uint64_t quarantined_bars = 0;         // of a corrupt bar log moved aside at start
   bool stale = false;                    // no bar for longer than [[symbol]] stale_after_s
+  // For /metrics only (not in the health reply):
+  uint64_t accepted_bars = 0;            // feed bars taken into the history since start
+  uint64_t refused_bars = 0;             // validated, but the bar log's queue was full: lost
+  std::optional<double> bar_interval_s;  // median gap of the newest bars (bar_interval.hpp)
+  double stale_after_s = 0;              // [[symbol]] stale_after_s (0: off)
   // PROTOCOL §3: each makes the daemon degraded (until a restart, for the quarantine).
   bool degraded() const { return stale || quarantined_bars > 0; }
 };
@@ -47,6 +54,16 @@ struct SymbolHealth {
 // stale once the daemon has run that long without one.
 SymbolHealth symbol_health(uint64_t bars, std::optional<int64_t> last_ts, uint64_t quarantined_bars,
                            double stale_after_s, int64_t now_ns, double uptime_s);
+
+// One stream's publication schedule and record, for /metrics (wfod_stream_*).
+struct StreamHealth {
+  uint64_t every_bars = 1;    // [[strategy]] every
+  uint64_t publications = 0;  // sent since this stream was started (a counter)
+  // published_ns of its newest publication, also one from before a restart; null: none yet.
+  std::optional<int64_t> last_published_ns;
+  // Bars the symbol took since the newest publication's window ended; null: none yet.
+  std::optional<uint64_t> bars_since_publication;
+};
 
 // What `["health"]` reports.
 struct HealthInput {
@@ -75,6 +92,14 @@ struct HealthInput {
   uint64_t curve_denied = 0;       // CURVE handshakes the ZAP handler refused
   // Per-stage timings of the latest publications (LatencyStats::json); null: not reported.
   nlohmann::ordered_json latency;
+  // For /metrics only (not in the health reply): the build, the backend asked for, the
+  // streams and the optimisation durations by strategy (metrics_text.hpp says why not by
+  // stream).
+  std::string version;            // as `wfod --version` prints it
+  std::string build_backend;      // "cuda" for a build with the CUDA backend, else "cpu"
+  std::string requested_backend;  // [daemon] backend: auto | cpu | cuda
+  std::map<PublicationKey, StreamHealth> streams;
+  std::map<std::string, DurationHistogram> optimisation_durations;
 };
 
 nlohmann::ordered_json health_json(const HealthInput& in);
