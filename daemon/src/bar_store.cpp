@@ -173,7 +173,7 @@ struct Scan {
 };
 
 // Records after `from` (on the record grid) that pass their CRC.
-uint64_t valid_records_from(const std::vector<unsigned char>& bytes, size_t from) {
+uint64_t valid_records_from(std::span<const unsigned char> bytes, size_t from) {
   uint64_t n = 0;
   for (size_t off = from; off + kRecordSize <= bytes.size(); off += kRecordSize) {
     if (bar_log::decode_record(bytes.data() + off)) ++n;
@@ -190,7 +190,7 @@ std::string display_symbol(const unsigned char* h) {
 
 // Refuses (IoError) only where quarantining would be wrong: a valid header that belongs to
 // another symbol or another format, i.e. a file someone put here, not a torn one.
-Result<Scan> scan_log(const std::vector<unsigned char>& bytes, std::string_view symbol,
+Result<Scan> scan_log(std::span<const unsigned char> bytes, std::string_view symbol,
                       const std::string& path, size_t load_newest) {
   Scan scan;
   const size_t size = bytes.size();
@@ -297,7 +297,7 @@ Status truncate_to(FileOps& ops, int fd, off_t length, std::string_view path) {
 // before cutting them off the log: a crash in between leaves the tail in both places (the
 // next load quarantines it again), never in neither.
 Result<std::string> quarantine_tail(FileOps& ops, int fd, const std::string& path,
-                                    const std::string& dir, const std::vector<unsigned char>& bytes,
+                                    const std::string& dir, std::span<const unsigned char> bytes,
                                     size_t from) {
   const int64_t now = unix_now_ns();
   std::string qpath;
@@ -474,21 +474,23 @@ Result<OpenedBarStore> BarStore::open(const std::string& state_dir, std::string_
     return errno_error("lock", path, errno);
   }
 
-  auto bytes = detail::read_all(impl->fd.get(), path);
-  if (!bytes.ok()) return bytes.error();
-  auto scanned = scan_log(bytes.value(), symbol, path, options.load_newest);
+  auto mapped = detail::map_file(impl->fd.get(), path);
+  if (!mapped.ok()) return mapped.error();
+  // Read only until quarantine_tail truncates the file (reading past the new end faults).
+  const std::span<const unsigned char> bytes = mapped.value().bytes();
+  auto scanned = scan_log(bytes, symbol, path, options.load_newest);
   if (!scanned.ok()) return scanned.error();
   Scan& scan = scanned.value();
   if (scan.corrupt && options.on_corrupt == config::CorruptLogPolicy::refuse) {
-    return IoError{0, corrupt_message(path, scan, bytes.value().size())};
+    return IoError{0, corrupt_message(path, scan, bytes.size())};
   }
 
   LoadReport report;
   report.records_loaded = scan.records;
-  if (scan.good_end < bytes.value().size()) {
-    auto q = quarantine_tail(ops, impl->fd.get(), path, impl->dir, bytes.value(), scan.good_end);
+  if (scan.good_end < bytes.size()) {
+    auto q = quarantine_tail(ops, impl->fd.get(), path, impl->dir, bytes, scan.good_end);
     if (!q.ok()) return q.error();
-    report.bytes_quarantined = bytes.value().size() - scan.good_end;
+    report.bytes_quarantined = bytes.size() - scan.good_end;
     report.quarantine_path = std::move(q.value());
     report.reason = std::move(scan.reason);
     report.corrupt = scan.corrupt;

@@ -3,6 +3,7 @@
 #include "wfod/daemon/file_ops.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -113,6 +114,23 @@ Result<std::vector<unsigned char>> read_all(int fd, const std::string& path) {
   }
   bytes.resize(done);
   return bytes;
+}
+
+MappedFile::~MappedFile() {
+  if (data_ != nullptr) ::munmap(const_cast<unsigned char*>(data_), size_);
+}
+
+Result<MappedFile> map_file(int fd, const std::string& path) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return errno_error("stat", path, errno);
+  MappedFile m;
+  if (st.st_size == 0) return m;  // nothing to map (mmap refuses a length of 0)
+  void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE,
+                   fd, 0);
+  if (p == MAP_FAILED) return errno_error("mmap", path, errno);
+  m.data_ = static_cast<const unsigned char*>(p);
+  m.size_ = static_cast<size_t>(st.st_size);
+  return m;
 }
 
 }  // namespace detail
