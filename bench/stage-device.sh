@@ -8,7 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build/device}
 if [ "$B" = build/device ]; then
-  cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release -DWFOD_CUDA=ON -DWFOD_TESTS=ON >/dev/null
+  # The `device` preset: Release, CUDA on, sm_90 + compute_90 only (the H200's), not the
+  # five architectures of a default build.
+  cmake --preset device >/dev/null
 fi
 cmake --build "$B" -j "$(nproc)" --target wfod_parity_tests wfod_unit_tests gpu_bench stream_bench selection_bench wfo wfod daemon_latency soak_bench
 rm -rf .device && mkdir -p .device/bin .device/lib .device/data

@@ -16,6 +16,11 @@ cmake --preset ci
 cmake --build --preset ci -j "$jobs"
 ctest --preset ci -j "$jobs"
 
+# The .deb from the ci build above (cpack: no second compile): dpkg -i, --version,
+# check-config, systemd-analyze verify, dpkg -r / -P (skipped, with the reason, unless root).
+echo "== package check (tools/check-package.sh)"
+bash tools/check-package.sh build/ci
+
 if [ "${WFOD_SKIP_ASAN:-0}" != "1" ]; then
   echo "== ASan + UBSan build and tests"
   cmake --preset asan

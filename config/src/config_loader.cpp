@@ -17,6 +17,7 @@
 #include "strategy_config.hpp"
 #include "toml_reader.hpp"
 #include "wfod/config/config.hpp"
+#include "wfod/config/credentials.hpp"
 #include "wfod/config/endpoint.hpp"
 
 namespace wfod::config {
@@ -217,7 +218,8 @@ void reject_duplicate_names(const std::vector<Item>& items,
   }
 }
 
-void check_not_world_readable(const std::string& file, std::string_view what) {
+void check_not_world_readable(const std::string& file, std::string_view what,
+                              std::string_view hint = "") {
   struct stat st {};
   if (::stat(file.c_str(), &st) != 0) {
     throw ConfigError(file + ": cannot stat: " + std::strerror(errno) + " (it " +
@@ -227,7 +229,7 @@ void check_not_world_readable(const std::string& file, std::string_view what) {
     char mode[8];
     std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
     throw ConfigError(file + ": is world-readable (mode " + mode + ") and " + std::string(what) +
-                      "; refusing it: chmod o-rwx " + file);
+                      "; refusing it: chmod o-rwx " + file + std::string(hint));
   }
 }
 
@@ -325,16 +327,30 @@ Config load_config(const std::string& path, const FileChecks& checks) {
   if (std::ferror(file.get())) throw ConfigError(path + ": cannot read: " + std::strerror(errno));
 
   // Relative paths (backfill here, checked as they are read; the [curve] files below) mean
-  // "next to this file", wherever wfod runs from.
+  // "next to this file", wherever wfod runs from; a relative [curve] file is first looked
+  // up among systemd's credentials (LoadCredential=), when wfod runs with them.
   const FileContext files{std::filesystem::path(path).parent_path(), &checks};
   Config config = parse(text, path, &files);
-  resolve_beside(files, config.curve.key_file);
-  resolve_beside(files, config.curve.clients_file);
-  for (FeedConfig& f : config.feeds) resolve_beside(files, f.curve_server_key_file);
+  const std::string credentials = credentials_directory();
+  const std::string folder = files.folder.string();
+  for (std::string* curve_file : {&config.curve.key_file, &config.curve.clients_file}) {
+    *curve_file = resolve_curve_file(*curve_file, folder, credentials);
+  }
+  for (FeedConfig& f : config.feeds) {
+    f.curve_server_key_file = resolve_curve_file(f.curve_server_key_file, folder, credentials);
+  }
   if (config.curve.enabled()) {
     // A secret key readable by everyone is no secret, and neither is a config that says
-    // where it lives: refuse both rather than run with a key that may be compromised.
-    check_not_world_readable(path, "names a secret key file ([curve] key_file)");
+    // where it lives: refuse both rather than run with a key that may be compromised. A key
+    // handed over as a credential is readable by this service alone, wherever that is
+    // written, and under DynamicUser= the config must be readable by a user it cannot be
+    // given to (docs/spec-notes.md 24): then only the key's own mode is checked.
+    if (!inside_directory(config.curve.key_file, credentials)) {
+      check_not_world_readable(path, "names a secret key file ([curve] key_file)",
+                               " (under systemd's DynamicUser=, whose user must read the "
+                               "config, hand the key over with LoadCredential= instead: "
+                               "docs/operations.md \"CURVE keys under systemd\")");
+    }
     check_not_world_readable(config.curve.key_file, "is a CURVE secret key ([curve] key_file)");
   }
   return config;

@@ -440,7 +440,15 @@ bool Daemon::start_up() {
     return false;
   }
   try {
-    backend_ = make_backend(cfg_.daemon.backend);
+    // What "auto" / "cuda" found and why (the device's compute capability against the
+    // architectures built in): one line either way, a fall back to cpu at warn level.
+    BackendChoice choice = choose_backend(cfg_.daemon.backend);
+    if (choice.cuda_fallback) {
+      spdlog::warn("{}", choice.detail);
+    } else if (!choice.detail.empty()) {
+      spdlog::info("{}", choice.detail);
+    }
+    backend_ = std::move(choice.backend);
   } catch (const std::exception& e) {
     spdlog::critical("backend {}: {}", cfg_.daemon.backend, e.what());
     return false;

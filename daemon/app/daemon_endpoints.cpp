@@ -2,6 +2,7 @@
 // requests (PROTOCOL §3) with the health they report, and the HTTP status endpoint.
 
 #include "daemon_impl.hpp"
+#include "wfod/version.hpp"
 
 namespace wfod::daemon::loop {
 
@@ -133,7 +134,7 @@ HealthInput Daemon::health() const {
   for (const auto& [key, stream] : streams_) h.coalesced += stream.sched.coalesced();
   h.latency = latency_.json();
 
-  h.version = WFOD_VERSION;
+  h.version = wfod::kVersion;
   const std::vector<std::string> built = backend_names();
   h.build_backend = std::find(built.begin(), built.end(), "cuda") != built.end() ? "cuda" : "cpu";
   h.requested_backend = cfg_.daemon.backend;

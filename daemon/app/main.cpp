@@ -20,10 +20,12 @@
 
 #include "daemon.hpp"
 #include "keygen.hpp"
+#include "wfod/backend.hpp"
 #include "wfod/config/config.hpp"
 #include "wfod/daemon/demo_config.hpp"
 #include "wfod/daemon/log_target.hpp"
 #include "wfod/daemon/preflight.hpp"
+#include "wfod/version.hpp"
 
 namespace {
 
@@ -42,7 +44,7 @@ constexpr const char* kUsage =
     "  (no argument)        run the built-in demo configuration (config/examples/demo.toml):\n"
     "                       state in ./wfod-state, GOOG backfill from ./data or the source\n"
     "                       tree's data/, publishing on tcp://127.0.0.1:5560 / :5561\n"
-    "  --help, --version\n"
+    "  --help, --version    this text; the version and the backends built in (exit 0)\n"
     "\n"
     "Signals: SIGTERM/SIGINT stop gracefully; SIGHUP reloads the configuration file.\n"
     "Exit: 0 stopped by a signal, 1 start-up failed, 2 invalid configuration (also at start),\n"
@@ -124,7 +126,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (arg == "--version") {
-      std::printf("wfod %s\n", WFOD_VERSION);
+      std::printf("wfod %s\nbackends: %s\n", wfod::kVersionText, wfod::backends_summary().c_str());
       return 0;
     }
     if ((arg == "--config" || arg == "--check-config") && argc == 3) {

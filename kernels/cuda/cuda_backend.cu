@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 
@@ -25,6 +27,7 @@
 #include "cuda/selection_pipeline.cuh"
 #include "cuda/sweep_kernels.cuh"
 #include "src/compensated.hpp"
+#include "wfod/cuda_arch.hpp"
 #include "wfod/segments.hpp"
 #include "wfod/selection/blocks.hpp"
 #include "wfod/selection/robust_scores.hpp"
@@ -535,19 +538,80 @@ class CudaBackend final : public Backend {
 
 }  // namespace
 
-bool device_available(std::string* why) {
+namespace {
+
+// An empty kernel, compiled for the same architectures as every other: whether the device
+// can load it says whether this binary carries code it can run (SASS, or PTX the driver can
+// compile: a driver older than the toolkit cannot, cudaErrorUnsupportedPtxVersion).
+__global__ void probe_kernel() {}
+
+// WFOD_TEST_CUDA_CC="M.m", when set and well formed.
+std::optional<ComputeCapability> test_compute_capability() {
+  const char* v = std::getenv(kTestComputeCapabilityEnv);
+  ComputeCapability cc;
+  char dot = 0;
+  if (v == nullptr || std::sscanf(v, "%d%c%d", &cc.major, &dot, &cc.minor) != 3 || dot != '.') {
+    return std::nullopt;
+  }
+  return cc;
+}
+
+}  // namespace
+
+DeviceCheck check_device() {
+  DeviceCheck out;
   int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
+  cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
-    if (why) *why = std::string("no usable CUDA driver/device: ") + cudaGetErrorString(e);
-    cudaGetLastError();  // clear the sticky-free error state for later calls
-    return false;
+    out.text = std::string("no usable CUDA driver/device: ") + cudaGetErrorString(e);
+    cudaGetLastError();  // clear the error state for later calls
+    return out;
   }
   if (count == 0) {
-    if (why) *why = "no CUDA device present";
-    return false;
+    out.text = "no CUDA device present";
+    return out;
   }
-  return true;
+  int device = 0;
+  cudaDeviceProp prop{};
+  e = cudaGetDevice(&device);
+  if (e == cudaSuccess) e = cudaGetDeviceProperties(&prop, device);
+  if (e != cudaSuccess) {
+    out.text = "device " + std::to_string(device) + ": " + cudaGetErrorString(e);
+    cudaGetLastError();
+    return out;
+  }
+  out.present = true;
+  ComputeCapability cc{prop.major, prop.minor};
+  std::string fake;
+  if (const auto forced = test_compute_capability()) {
+    cc = *forced;
+    fake = std::string(" (") + kTestComputeCapabilityEnv + ", test only)";
+  }
+  const std::string who = "device=\"" + std::string(prop.name) +
+                          "\" cc=" + std::to_string(cc.major) + "." + std::to_string(cc.minor) +
+                          fake;
+  const CudaFit fit = can_run(cc, compiled_cuda_archs());
+  if (!fit.ok) {
+    out.text = who + ", " + fit.why;
+    return out;
+  }
+  cudaFuncAttributes attributes{};
+  e = cudaFuncGetAttributes(&attributes, probe_kernel);
+  if (e != cudaSuccess) {
+    out.text = who + ", this build's code does not load on it: " + cudaGetErrorName(e) + " (" +
+               cudaGetErrorString(e) + "); it has " + describe(compiled_cuda_archs());
+    cudaGetLastError();
+    return out;
+  }
+  out.usable = true;
+  out.text = who + " code=" + fit.code;
+  return out;
+}
+
+bool device_available(std::string* why) {
+  const DeviceCheck check = check_device();
+  if (!check.usable && why != nullptr) *why = check.text;
+  return check.usable;
 }
 
 std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<CudaBackend>(); }

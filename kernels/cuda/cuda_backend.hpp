@@ -9,7 +9,25 @@
 
 namespace wfod::cuda {
 
-// True when a CUDA device can be used; otherwise *why says what is missing.
+// The device the backend would use (the current one, 0 unless CUDA_VISIBLE_DEVICES says
+// otherwise) and whether this binary can run on it: the device's compute capability against
+// the architectures compiled in (wfod/cuda_arch.hpp), then a load of one of our kernels,
+// so a GPU the build has no code for is refused here, never found out by failing launches.
+struct DeviceCheck {
+  bool present = false;  // a driver and a device answered
+  bool usable = false;   // ... and this build's code loads on it
+  // usable: `device="NVIDIA H200" cc=9.0 code=sm_90`; otherwise why not, e.g.
+  // `device="Tesla P4" cc=6.1, this build has sm_75 ... + compute_90 PTX: ...` or
+  // `no CUDA device present`.
+  std::string text;
+};
+DeviceCheck check_device();
+
+// Tests only: a compute capability "M.m" that check_device() uses instead of the device's,
+// to see a refusal on a GPU the build supports. Named in the text when it is set.
+inline constexpr const char* kTestComputeCapabilityEnv = "WFOD_TEST_CUDA_CC";
+
+// check_device().usable; otherwise *why says what is missing.
 bool device_available(std::string* why);
 std::unique_ptr<Backend> make_cuda_backend();
 

@@ -26,6 +26,18 @@ using lean::Lean;
 constexpr int kThreads = 256;
 constexpr unsigned kFull = 0xffffffffu;
 
+// The warp's largest value, in every lane (all 32 active; exact, unsigned). One instruction
+// from sm_80 on; Turing (sm_75, in the default architecture list) has no __reduce_max_sync
+// and takes five xor-shuffles.
+__device__ __forceinline__ uint32_t warp_max(uint32_t v) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_max_sync(kFull, v);
+#else
+  for (int off = 16; off > 0; off >>= 1) v = max(v, __shfl_xor_sync(kFull, v, off));
+  return v;
+#endif
+}
+
 unsigned blocks_for(unsigned long long threads, int per_block = kThreads) {
   return static_cast<unsigned>((threads + per_block - 1) / per_block);
 }
@@ -243,7 +255,7 @@ __global__ void __launch_bounds__(kWalkThreads, walk_ints<M, Checked>() ? 4 : 6)
         if (!Checked || lean::lean_passes(fold, rk)) key = lean::screen_key(y);
       }
       // The warp's best screen (cscv_resolve_kernel finds the exact winner from these).
-      const uint32_t best = __reduce_max_sync(kFull, key);
+      const uint32_t best = warp_max(key);
       if (lane == 0) part_best[static_cast<size_t>(s) * part.walk_warps + warp_col] = best;
     } else {
       const uint32_t J = splits - 1 - s;  // H is split J's OOS half
@@ -388,7 +400,7 @@ __global__ void __launch_bounds__(kThreads)
   const uint32_t* row = part_best + static_cast<size_t>(s) * walk_warps;
   uint32_t best = 0;
   for (uint32_t b = lane; b < walk_warps; b += 32) best = max(best, row[b]);
-  best = __reduce_max_sync(kFull, best);
+  best = warp_max(best);
   unsigned long long best_key = 0;
   uint32_t best_k = 0xffffffffu;
   if (best != 0) {

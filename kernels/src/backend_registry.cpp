@@ -5,6 +5,7 @@
 #include "cpu/cpu_backend.hpp"
 #include "cpu_ref/cpu_ref_backend.hpp"
 #include "wfod/backend.hpp"
+#include "wfod/cuda_arch.hpp"
 #ifdef WFOD_HAVE_CUDA
 #include "cuda/cuda_backend.hpp"
 #endif
@@ -27,22 +28,39 @@ std::vector<std::string> backend_names() {
   return names;
 }
 
-std::unique_ptr<Backend> make_backend(std::string_view name) {
-  if (name == "cpu_ref") return make_cpu_ref_backend();
-  if (name == "cpu") return make_cpu_backend();
+BackendChoice choose_backend(std::string_view name) {
+  if (name == "cpu_ref") return {make_cpu_ref_backend(), "", false};
+  if (name == "cpu") return {make_cpu_backend(), "", false};
   if (name == "cuda" || name == "auto") {
 #ifdef WFOD_HAVE_CUDA
-    std::string why;
-    if (cuda::device_available(&why)) return cuda::make_cuda_backend();
-    if (name == "cuda") throw std::invalid_argument("cuda backend unavailable: " + why);
+    const cuda::DeviceCheck device = cuda::check_device();
+    if (device.usable) return {cuda::make_cuda_backend(), "backend=cuda " + device.text, false};
+    if (name == "cuda") throw std::invalid_argument("cuda backend unavailable: " + device.text);
+    // "refused": a GPU is there but this build cannot run on it; "unavailable": no GPU.
+    return {
+        make_cpu_backend(),
+        (device.present ? "cuda refused: " : "cuda unavailable: ") + device.text + "; backend=cpu",
+        true};
 #else
     if (name == "cuda")
       throw std::invalid_argument("cuda backend not built (configure with -DWFOD_CUDA=ON)");
+    return {make_cpu_backend(), "", false};
 #endif
-    return make_cpu_backend();
   }
   throw std::invalid_argument("unknown backend '" + std::string(name) +
                               "' (expected auto|cpu|cpu_ref|cuda)");
+}
+
+std::unique_ptr<Backend> make_backend(std::string_view name) {
+  return choose_backend(name).backend;
+}
+
+std::string backends_summary() {
+  std::string out;
+  for (const std::string& n : backend_names()) out += (out.empty() ? "" : " ") + n;
+  const CudaArchs& archs = compiled_cuda_archs();
+  if (!archs.empty()) out += " (" + describe(archs) + ")";
+  return out;
 }
 
 size_t default_warmup(const Grid& grid) { return 3 * static_cast<size_t>(grid.max_period()); }

@@ -18,6 +18,7 @@
 #include "wfod/daemon/curve_keys.hpp"
 #include "wfod/feeds/bar_codec.hpp"
 #include "wfod/feeds/csv_reader.hpp"
+#include "wfod/version.hpp"
 
 namespace {
 
@@ -47,6 +48,7 @@ Publishes each bar of FILE (SPEC §1 CSV) as [bars.SYM, payload] on a ZeroMQ PUB
                       daemon's feed names its public half in curve_server_key_file
   --linger-ms MS      time to flush queued bars at exit. Default 1000
   --quiet             no summary line
+  --help, --version   this text, or the version (exit 0)
 Exit: 0 sent, 1 runtime error (file, socket), 2 usage error.
 )";
 
@@ -196,6 +198,10 @@ int main(int argc, char** argv) {
   std::vector<std::string_view> args(argv + 1, argv + argc);
   if (wfod::cli::wants_help(args)) {
     std::fputs(kUsage.data(), stdout);
+    return 0;
+  }
+  if (wfod::cli::wants_version(args)) {
+    std::printf("%s %s\n", "wfo-replay", wfod::kVersionText);
     return 0;
   }
   Options options;

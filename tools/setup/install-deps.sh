@@ -16,6 +16,9 @@ packages=(
   # structured bindings (C++20) used in the engine; libclang-rt-16-dev ships libFuzzer and
   # the sanitizer runtimes (libclang_rt.fuzzer-x86_64.a); llvm gives llvm-symbolizer.
   clang-16 libclang-rt-16-dev llvm
+  # tools/check-package.sh (the .deb): dpkg-shlibdeps (dpkg-dev) and file for cpack's
+  # dependency list, systemd-analyze (systemd) to verify the installed units.
+  dpkg-dev file systemd
 )
 
 # Metrics checks (ctest daemon_metrics, dashboards): promtool for `check metrics`, `check

@@ -20,6 +20,7 @@
 #include "wfod/daemon/curve_keys.hpp"
 #include "wfod/feeds/bar_codec.hpp"
 #include "wfod/feeds/csv_reader.hpp"
+#include "wfod/version.hpp"
 
 namespace {
 
@@ -62,6 +63,7 @@ bars.* topics (PROTOCOL §1 feeds) print as decoded bars.
   --list, --health, --get   send one request to --snapshot, print the reply, exit
   CURVE: --curve-key FILE --curve-server-key FILE   connect with CURVE (daemon [curve]):
                     this client's keypair (wfod --keygen) and the daemon's public key file
+  --help, --version this text, or the version (exit 0)
 Exit: 0 done, 1 runtime error, 2 usage error, 3 timeout, 4 the reply was {"error": ...}.
 )";
 
@@ -312,6 +314,10 @@ int main(int argc, char** argv) {
   std::vector<std::string_view> args(argv + 1, argv + argc);
   if (wfod::cli::wants_help(args)) {
     std::fputs(kUsage.data(), stdout);
+    return 0;
+  }
+  if (wfod::cli::wants_version(args)) {
+    std::printf("%s %s\n", "wfo-sub", wfod::kVersionText);
     return 0;
   }
   Options options;

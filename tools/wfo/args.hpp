@@ -148,6 +148,14 @@ inline bool wants_help(std::span<const std::string_view> args) {
   return false;
 }
 
+// True when the command line asks for the version ("--version" anywhere).
+inline bool wants_version(std::span<const std::string_view> args) {
+  for (auto a : args) {
+    if (a == "--version") return true;
+  }
+  return false;
+}
+
 // Parses `args` (without the program and command names) against `flags`.
 inline ParsedArgs parse_args(std::span<const std::string_view> args,
                              std::span<const FlagSpec> flags) {

@@ -16,8 +16,10 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "output.hpp"
+#include "wfod/backend.hpp"
 #include "wfod/config/config.hpp"
 #include "wfod/feeds/csv_reader.hpp"
+#include "wfod/version.hpp"
 #include "wfod/worker_threads.hpp"
 
 namespace wfod::cli {
@@ -31,6 +33,8 @@ commands:
   walk         walk-forward analysis: per-fold winners, out-of-sample metrics, WFE
   indicators   one SPEC §4 indicator for every bar, as timestamp,value CSV
   bench        the ma_cross SMA throughput benchmark, 1 thread vs all threads
+
+wfo --version prints the version and the backends built in.
 
 exit codes: 0 ok; 2 usage or input error (bad flags, data or config, a grid in which no
 combo is valid, a run whose plan exceeds --memory-budget); 1 out of memory, a failed write
@@ -56,6 +60,10 @@ int run(std::span<const std::string_view> argv) {
     return 2;
   }
   std::string_view name = argv.front();
+  if (name == "--version") {
+    print("wfo " + std::string(kVersionText) + "\nbackends: " + backends_summary() + "\n");
+    return 0;
+  }
   if (name == "--help" || name == "-h" || name == "help") {
     if (name == "help" && argv.size() > 1) {
       const std::array<std::string_view, 1> help = {"--help"};

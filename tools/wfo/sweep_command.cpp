@@ -110,7 +110,10 @@ int run_sweep(Args args) {
   request.threads = setup.threads;
   check_window(request);
 
-  auto backend = make_backend(setup.backend);
+  // What --backend auto|cuda found (the GPU and the code that runs on it, or why not).
+  BackendChoice choice = choose_backend(setup.backend);
+  if (!choice.detail.empty()) std::fprintf(stderr, "wfo: %s\n", choice.detail.c_str());
+  auto backend = std::move(choice.backend);
   PlanInputs plan_in;
   plan_in.grid = setup.spec.grid;
   plan_in.history_bars = n;

@@ -121,7 +121,10 @@ int run_walk(Args args) {
                      " bars");
   }
 
-  auto backend = make_backend(setup.backend);
+  // What --backend auto|cuda found (the GPU and the code that runs on it, or why not).
+  BackendChoice choice = choose_backend(setup.backend);
+  if (!choice.detail.empty()) std::fprintf(stderr, "wfo: %s\n", choice.detail.c_str());
+  auto backend = std::move(choice.backend);
   const size_t folds = count_folds(history.size(), walk);
   PlanInputs plan_in;
   plan_in.grid = setup.spec.grid;

@@ -206,10 +206,27 @@ class Backend {
   virtual std::unique_ptr<Stream> restore_stream(const StreamSpec&, std::span<const uint8_t> blob);
 };
 
-// "auto" picks cuda when built and a device is present, else cpu. Unknown or unavailable
-// names throw std::invalid_argument saying which backends exist.
+// "auto" picks cuda when built and a device this build can run on is present, else cpu.
+// Unknown or unavailable names throw std::invalid_argument saying which backends exist or
+// why cuda cannot run (no device, or a device the build has no code for).
 std::unique_ptr<Backend> make_backend(std::string_view name);
 std::vector<std::string> backend_names();
+
+// make_backend's choice with the reason, for the start-up log: `detail` is one line, e.g.
+// `backend=cuda device="NVIDIA H200" cc=9.0 code=sm_90`, `cuda refused: device="Tesla P4"
+// cc=6.1, this build has sm_75 ... + compute_90 PTX: ...; backend=cpu` (a GPU this build has
+// no code for) or `cuda unavailable: no CUDA device present; backend=cpu`. Empty when no GPU
+// question arose (cpu, cpu_ref, or "auto" in a build without the cuda backend).
+struct BackendChoice {
+  std::unique_ptr<Backend> backend;
+  std::string detail;
+  bool cuda_fallback = false;  // "auto" wanted cuda and runs on cpu
+};
+BackendChoice choose_backend(std::string_view name);
+
+// The backends this binary holds, for --version: "cpu_ref cpu" or "cpu_ref cpu cuda (sm_75
+// ... + compute_90 PTX)".
+std::string backends_summary();
 
 // SPEC §3 checks of a request's window; throws std::invalid_argument naming the problem.
 void check_window(const SweepRequest&);
