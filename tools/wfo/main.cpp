@@ -31,6 +31,7 @@ commands:
   walk         walk-forward analysis: per-fold winners, out-of-sample metrics, WFE
   indicators   one SPEC §4 indicator for every bar, as timestamp,value CSV
   bench        the ma_cross SMA throughput benchmark, 1 thread vs all threads
+  positions    p_t of one combo of a grid for every bar, as CSV (what wfod's signals carry)
 
 exit codes: 0 ok; 2 usage or input error (bad flags, data or config, a grid in which no
 combo is valid, a run whose plan exceeds --memory-budget); 1 out of memory, a failed write
@@ -42,8 +43,11 @@ struct Command {
   int (*run)(Args);
 };
 
-constexpr Command kCommands[] = {
-    {"sweep", run_sweep}, {"walk", run_walk}, {"indicators", run_indicators}, {"bench", run_bench}};
+constexpr Command kCommands[] = {{"sweep", run_sweep},
+                                 {"walk", run_walk},
+                                 {"indicators", run_indicators},
+                                 {"bench", run_bench},
+                                 {"positions", run_positions}};
 
 int error(const std::string& message) {
   std::fprintf(stderr, "wfo: error: %s\n", message.c_str());
@@ -72,7 +76,7 @@ int run(std::span<const std::string_view> argv) {
   }
   if (command == nullptr) {
     return error("unknown command '" + std::string(name) +
-                 "' (sweep | walk | indicators | bench; wfo --help)");
+                 "' (sweep | walk | indicators | bench | positions; wfo --help)");
   }
   try {
     return command->run(argv.subspan(1));
