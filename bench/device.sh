@@ -50,6 +50,19 @@ if [ "${WFOD_SOAK:-0}" = "1" ]; then
   [ "${WFOD_SOAK_ONLY:-0}" = "1" ] && exit 0
 fi
 
+# Which backend a start chooses and why (issue 17 item 2): the real device, then a faked
+# older capability (WFOD_TEST_CUDA_CC, test only) that this sm_90 build must refuse.
+echo "== backend choice"
+A="sweep --csv /work/shared/data/goog_d1_2004-2013.csv --family ma_cross --window 500 --fast 5:20:5 --slow 30:60:10 --json"
+{
+  "$S/bin/wfod" --version
+  "$S/bin/wfo" $A --backend auto 2>&1 >/dev/null | grep 'wfo: '
+  WFOD_TEST_CUDA_CC=8.6 "$S/bin/wfo" $A --backend auto 2>&1 >/dev/null | grep 'wfo: '
+  WFOD_TEST_CUDA_CC=8.6 "$S/bin/wfo" $A --backend cuda >/dev/null 2>&1; echo "cuda on cc 8.6: exit $?"
+  WFOD_TEST_CUDA_CC=12.0 "$S/bin/wfo" $A --backend auto 2>&1 >/dev/null | grep 'wfo: '
+} > "$OUT/backend_choice.txt" 2>&1
+cat "$OUT/backend_choice.txt"
+
 # Streams (issue 5): every advance vs a fresh sweep on the device, then the advance benchmark
 # (1M combos, W = 10k, k = 1) with and without the CUDA graph. WFOD_STREAM_ONLY=1: just this.
 echo "== stream parity (cuda and cpu)"

@@ -110,7 +110,7 @@ DaemonConfig read_daemon(const toml::table& table, std::string_view source) {
 }
 
 PublishConfig read_publish(const toml::table& table, std::string_view source) {
-  TableReader t(table, "publish", source, {"endpoint", "snapshot", "http", "sndhwm"});
+  TableReader t(table, "publish", source, {"endpoint", "snapshot", "http", "sndhwm", "signals"});
   PublishConfig p;
   if (auto v = t.get_string("endpoint"))
     p.endpoint = endpoint(t, "endpoint", *v, EndpointUse::bind);
@@ -126,6 +126,7 @@ PublishConfig read_publish(const toml::table& table, std::string_view source) {
   if (auto v = t.get_integer("sndhwm", 0, std::numeric_limits<int>::max())) {
     p.sndhwm = static_cast<int>(*v);
   }
+  if (auto v = t.get_bool("signals")) p.signals = *v;
   return p;
 }
 

@@ -182,6 +182,8 @@ void Daemon::add_stream(const config::StrategyConfig& s, const std::string& symb
   st.fingerprint_crc = crc32(fingerprint(s));
   // live_oos reads the winner's positions since the previous publication: a few runs apart.
   st.slot->set_tracker_keep(s.window + st.warmup + 2 * s.every + 4096);
+  // Signals go to the bars accepted from now on (a restart or a reload does not repeat any).
+  st.signals.start_at(sym.history.size());
   streams_.insert_or_assign(PublicationKey{symbol, s.name}, std::move(st));
 }
 
@@ -525,6 +527,7 @@ bool Daemon::start_up() {
   }
   for (auto& [key, stream] : streams_) restore_live_state(key, stream);
   open_streams_at_start();
+  follow_at_start();
   std::vector<SequenceStore::Key> keys;
   for (const auto& [key, stream] : streams_) keys.push_back(key);
   if (Status s = seqs_->reserve_all(keys); !s.ok()) {

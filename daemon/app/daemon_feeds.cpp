@@ -118,6 +118,7 @@ void Daemon::after_batch() {
         spdlog::info("stream {}.{}: run due while one is in flight: coalesced ({} so far)",
                      key.first, key.second, stream.sched.coalesced());
       }
+      signals_ready(key, stream);  // after start_job: a run due now holds its last bar
     }
   }
   if (ingest_->has_unsynced() || ingest_->unhealthy() > 0) arm_sync_timer();
@@ -163,7 +164,9 @@ void Daemon::sync_pass() {
     auto it = streams_.find(a.key);
     if (it == streams_.end() || it->second.generation != a.generation) continue;
     publish(a.key, it->second, a.snap, a.result);
+    it->second.signals.release(a.result.end);
   }
+  signals_ready_all();  // the bars this pass synced, and those the results released
   if (ingest_->has_unsynced() || ingest_->unhealthy() > 0) arm_sync_timer();
 }
 

@@ -47,6 +47,7 @@
 #include "wfod/daemon/reload_plan.hpp"
 #include "wfod/daemon/scheduler.hpp"
 #include "wfod/daemon/sequence_store.hpp"
+#include "wfod/daemon/signal_follower.hpp"
 #include "wfod/daemon/snapshot.hpp"
 #include "wfod/daemon/symbol_history.hpp"
 #include "wfod/feeds/bar_codec.hpp"
@@ -128,6 +129,9 @@ struct Stream {
   // The backend stream this (symbol, strategy) optimises through (worker thread only); a
   // reload that replaces the stream starts a new one.
   std::shared_ptr<StreamSlot> slot = std::make_shared<StreamSlot>();
+  // Per-bar signals (PROTOCOL §2a, daemon_signals.cpp): the published combo's tracker, kept
+  // on the loop thread, and the runs whose publication the next signals wait for.
+  SignalFollower signals;
 };
 
 // One HTTP status request: read the head (bounded in size and time), answer, close.
@@ -180,6 +184,20 @@ class Daemon {
   void publish(const PublicationKey& key, Stream& stream, const HistorySnapshot& snap,
                JobResult& r);
   void fall_back_to_cpu(const std::string& error);
+
+  // Signals (PROTOCOL §2a; daemon_signals.cpp). Bars [0, n) of a symbol that are persisted.
+  size_t persisted_bars(const SymbolState& sym) const;
+  // Bars [first, end) from memory, the older ones from the bar log.
+  std::vector<Bar> bars_between(const SymbolState& sym, size_t first, size_t end) const;
+  // The stream's signals up to bar `end` (exclusive), with the combo it follows now.
+  void send_signals(const PublicationKey& key, Stream& stream, size_t end);
+  // Every signal that may go now: persisted bars no run holds.
+  void signals_ready(const PublicationKey& key, Stream& stream);
+  void signals_ready_all();
+  // At start-up (the worker stopped): streams resumed with a published winner follow it.
+  void follow_at_start();
+  // After a publication: follow its combo from its window's last bar (`r.follow`).
+  void follow_published(const PublicationKey& key, Stream& stream, JobResult& r, uint64_t seq);
 
   // at_start: a failure stops the start-up; on SIGHUP it is logged and HTTP stays off.
   bool open_http(bool at_start);
@@ -242,7 +260,7 @@ class Daemon {
   // system never gets parameters fitted on older data than it already has.
   std::map<PublicationKey, int64_t, std::less<>> published_last_ts_;
   uint64_t retired_coalesced_ = 0;  // of streams a reload removed
-  uint64_t publish_dropped_ = 0;
+  uint64_t publish_dropped_ = 0;    // messages the PUB refused whole: publications and signals
   uint64_t snapshot_dropped_ = 0;
   uint64_t generation_ = 0;
   bool stopping_ = false;

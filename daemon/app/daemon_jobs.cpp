@@ -28,6 +28,7 @@ void Daemon::update_history_needs(const std::string& symbol) {
     most_every = std::max<size_t>(most_every, s.cfg.every);
     needed = std::min(needed, s.taken);  // its next run's new bars (up to the cap below)
     if (s.last_end >= 1) live_from = std::min(live_from, s.last_end - 1);  // live_oos's bars
+    if (s.signals.following()) needed = std::min(needed, s.signals.needs_from());
   }
   sym.history.set_durable(sym.store->records());
   if (!bounded) {
@@ -65,6 +66,7 @@ void Daemon::start_job(const PublicationKey& key) {
                       : std::nullopt,
       stream.due_at, Clock::now()};
   const uint64_t generation = stream.generation;
+  stream.signals.hold(bars);          // bar bars - 1's signal waits for this run's publication
   Backend* backend = backend_.get();  // kept alive after a fallback (retired_backends_)
   spdlog::debug("sweep start stream={}.{} history_bars={} window_bars={}", key.first, key.second,
                 bars, stream.cfg.window);
@@ -75,6 +77,9 @@ void Daemon::start_job(const PublicationKey& key) {
     HistorySnapshot history = in.snap;
     JobResult out = run_job(*backend, in);
     const std::optional<Combo> next = next_live_winner(out);
+    // Before the post: the publication carries the combo's position, and the loop follows
+    // it for signals from the window's last bar on.
+    if (next) follow_winner(in, out, *next);
     asio::post(io_, [this, key, generation, history, out = std::move(out)]() mutable {
       on_job_done(key, generation, history, std::move(out));
     });
@@ -142,6 +147,7 @@ void Daemon::on_job_done(const PublicationKey& key, uint64_t generation, History
   if (result.backend_failed && backend_name_ != "cpu") {
     fall_back_to_cpu(result.error);
     if (backend_name_ == "cpu") {
+      stream.signals.release(result.end);
       start_job(key);  // the same run again, on the CPU; the scheduler still counts it running
       return;
     }
@@ -157,13 +163,18 @@ void Daemon::on_job_done(const PublicationKey& key, uint64_t generation, History
         key.first, key.second, stream.cfg.window, result.sweep.evaluated, result.elapsed_ms);
   } else if (cfg_.daemon.fsync != config::FsyncPolicy::none &&
              symbols_.at(key.first).store->has_unsynced()) {
-    // PROTOCOL §2: the covered bars must be persisted first; the next sync pass publishes.
+    // PROTOCOL §2: the covered bars must be persisted first; the next sync pass publishes
+    // (and releases the signals this run holds).
     awaiting_sync_.push_back({key, generation, snap, std::move(result)});
     request_sync_pass();
+    if (stream.sched.on_job_done()) start_job(key);
+    return;
   } else {
     publish(key, stream, snap, result);
   }
-  if (stream.sched.on_job_done()) start_job(key);
+  stream.signals.release(result.end);  // decided: published, withheld or nothing to publish
+  if (stream.sched.on_job_done()) start_job(key);  // holds its own window's last bar first
+  signals_ready(key, stream);
 }
 
 void Daemon::publish(const PublicationKey& key, Stream& stream, const HistorySnapshot& snap,
@@ -235,8 +246,13 @@ void Daemon::publish(const PublicationKey& key, Stream& stream, const HistorySna
   if (r.live && stream.last_seq > 0) {
     in.live_oos = LiveOos{stream.last_seq, end - stream.last_end, *r.live};
   }
+  // p_{end-1} of the published combo (PROTOCOL §2), from the tracker the worker forked.
+  if (r.follow && r.follow->bars() == end) in.position = r.follow->last();
   const std::string payload = publication_text(in);  // = publication_json(in).dump()
   const std::string topic = "params." + key.first + "." + key.second;
+  // PROTOCOL §2a: the bars before this window's last one keep the combo they had; their
+  // signals (persisted, since the window's bars are) go before the publication.
+  send_signals(key, stream, end - 1);
   try {
     // Never blocks: a PUB drops per subscriber at its high-water mark; a refusal of the
     // whole message (EAGAIN) is counted.
@@ -271,6 +287,7 @@ void Daemon::publish(const PublicationKey& key, Stream& stream, const HistorySna
       r.sweep.skipped);
   notify("STATUS=serving; last publication " + topic + " seq " + std::to_string(in.seq));
 
+  follow_published(key, stream, r, in.seq);  // bar end - 1's signal on: the new combo
   stream.before = stream.winner;
   stream.winner = best.combo;
   stream.last_seq = in.seq;

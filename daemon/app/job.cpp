@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "wfod/daemon/publication.hpp"
+#include "wfod/daemon/signal_follower.hpp"
 
 namespace wfod::daemon {
 
@@ -102,6 +103,28 @@ std::optional<Combo> next_live_winner(const JobResult& out) {
   }
   if (out.sweep.top.empty()) return std::nullopt;
   return out.sweep.top.front().combo;
+}
+
+void follow_winner(JobInput& in, JobResult& out, const Combo& combo) {
+  try {
+    if (in.slot && in.slot->is_open() && in.slot->bars() == in.snap.end) {
+      out.follow = in.slot->follow(combo, in.snap, kSignalTrackerKeep);
+    } else if (in.snap.from() == 0) {
+      PositionTracker t(in.request.strategy, combo);
+      t.set_keep(kSignalTrackerKeep);
+      const HistoryView h = in.snap.view();
+      std::vector<Bar> bars(h.size());
+      for (size_t i = 0; i < h.size(); ++i)
+        bars[i] = Bar{h.ts_ns[i], h.open[i], h.high[i], h.low[i], h.close[i], 0, 0};
+      t.append(bars);
+      out.follow = std::move(t);
+    } else {
+      out.follow_missing =
+          "the stream is not open and the history from the anchor is not in memory";
+    }
+  } catch (const std::exception& e) {
+    out.follow_missing = e.what();
+  }
 }
 
 void warm_live_tracker(const JobInput& in, const Combo& combo) {

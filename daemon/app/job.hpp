@@ -54,6 +54,11 @@ struct JobResult {
   StreamStats stream_stats;
   std::string stream_fallback;
   std::optional<SelectionOutcome> selection;  // with JobInput::selection
+  // The combo to be published, as a tracker at the window's end (follow_winner): its last()
+  // is the publication's position, and the loop follows it for signals (PROTOCOL §2, §2a).
+  // Empty when there is nothing to publish, or with the reason in follow_missing.
+  std::optional<PositionTracker> follow;
+  std::string follow_missing;
   // received and queued from the input, started and finished here; the loop adds the rest.
   LatencyStats::Marks marks;
 };
@@ -63,6 +68,10 @@ JobResult run_job(Backend& backend, JobInput& in);
 
 // The combo the loop will publish from `out` (and then the next run's live_oos winner).
 std::optional<Combo> next_live_winner(const JobResult& out);
+// Before the result is posted: sets out.follow to `combo`'s tracker at the window's end
+// (O(look-back) when the slot already tracks the combo, which it does for an unchanged
+// winner), or out.follow_missing to why it could not.
+void follow_winner(JobInput& in, JobResult& out, const Combo& combo);
 // After the result is on its way: brings the slot's position tracker for `combo` up to the
 // job's bars, so the next job's live_oos does not build it from the anchor (O(history) when
 // the winner just changed) between a bar and its publication.

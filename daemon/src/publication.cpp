@@ -94,6 +94,11 @@ Json publication_json(const PublicationInput& in) {
   } else {
     j["live_oos"] = nullptr;
   }
+  if (in.position) {
+    j["position"] = {{"value", *in.position}, {"ts", in.last_ts}};
+  } else {
+    j["position"] = nullptr;
+  }
   if (in.selection) j["selection"] = *in.selection;  // additive (robust selection)
   return j;
 }

@@ -232,6 +232,15 @@ std::string publication_text(const PublicationInput& in) {
   } else {
     w.null();
   }
+  w.key("position");
+  if (in.position) {
+    w.open_object();
+    w.field("value", *in.position);
+    w.field("ts", in.last_ts);
+    w.close_object();
+  } else {
+    w.null();
+  }
   if (in.selection) {
     w.key("selection");
     w.raw(*in.selection);

@@ -34,6 +34,7 @@ ReloadPlan plan_reload(const config::Config& a, const config::Config& b) {
   compare(a.publish.endpoint != b.publish.endpoint, "publish.endpoint", false, p);
   compare(a.publish.snapshot != b.publish.snapshot, "publish.snapshot", false, p);
   compare(a.publish.sndhwm != b.publish.sndhwm, "publish.sndhwm", false, p);
+  compare(a.publish.signals != b.publish.signals, "publish.signals", false, p);
   compare(a.curve.key_file != b.curve.key_file, "curve.key_file", false, p);
   compare(a.curve.clients_file != b.curve.clients_file, "curve.clients_file", false, p);
   const size_t nf = std::max(a.feeds.size(), b.feeds.size());

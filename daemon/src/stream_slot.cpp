@@ -205,6 +205,16 @@ std::vector<int8_t> StreamSlot::positions(const Combo& c, size_t first,
   return t.positions(first, bars_);
 }
 
+PositionTracker StreamSlot::follow(const Combo& c, const HistorySnapshot& snap, size_t keep) {
+  if (!stream_) throw std::logic_error("StreamSlot::follow before the stream is open");
+  const auto it = std::find_if(trackers_.begin(), trackers_.end(), [&](const PositionTracker& t) {
+    return t.combo().id == c.id && t.bars() == bars_;
+  });
+  if (it != trackers_.end()) return it->fork(keep);
+  if (bounded()) return stream_->tracker(c, keep);
+  return tracker_for(c, snap).fork(keep);
+}
+
 void StreamSlot::warm(const Combo& c, const HistorySnapshot& snap) {
   if (stream_) (void)tracker_for(c, snap);
 }

@@ -122,6 +122,17 @@ void PositionTracker::set_keep(size_t bars) {
   state_->trim();
 }
 
+PositionTracker PositionTracker::fork(size_t keep) const {
+  const State& s = *state_;
+  // The seed reads the rows at the newest bar and the look-back's bars, which decide()
+  // keeps (release_before), exactly what a stream hands over (TrackerSeed).
+  StrategySpec spec;
+  spec.fill = s.bars.fill();
+  const size_t end = s.bars.end(), kept = std::max<size_t>(keep, 1);
+  const size_t first = std::max(s.first, end > kept ? end - kept : 0);
+  return cpu::TrackerSeed::make(spec, s.combo, s.rows, s.bars, first, positions(first, end), keep);
+}
+
 std::vector<int8_t> PositionTracker::positions(size_t first, size_t end) const {
   const State& s = *state_;
   if (first < s.first || first > end || end > s.bars.end())

@@ -22,6 +22,7 @@ namespace wfod::cpu {
 class StreamBars {
  public:
   explicit StreamBars(Fill fill) : fill_(fill) {}
+  Fill fill() const { return fill_; }
 
   // Throws std::invalid_argument (naming the bar) unless every ts of `bars` increases
   // strictly from the last kept bar's (SPEC §1): appends are all or nothing.

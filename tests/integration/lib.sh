@@ -30,8 +30,9 @@ cleanup() {
       wait "$pid" 2>/dev/null
     fi
   done
-  rm -rf "$TMP"
+  [[ -n "${KEEP_TMP:-}" ]] || rm -rf "$TMP"
 }
+# KEEP_TMP=1 keeps the temp dir (configs, logs, captures) for a look after a failure.
 trap cleanup EXIT
 
 fail() {

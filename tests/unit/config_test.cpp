@@ -105,6 +105,7 @@ TEST(ConfigExamples, FullExampleParsesEveryKey) {
   EXPECT_EQ(c.publish.endpoint, "tcp://127.0.0.1:5560");
   EXPECT_EQ(c.publish.snapshot, "tcp://127.0.0.1:5561");
   EXPECT_EQ(c.publish.http, "127.0.0.1:5562");
+  EXPECT_TRUE(c.publish.signals);
   ASSERT_EQ(c.feeds.size(), 2u);
   EXPECT_EQ(c.feeds[0].endpoint, "tcp://127.0.0.1:5555");
   EXPECT_EQ(c.feeds[0].format, FeedFormat::json);
@@ -176,6 +177,7 @@ TEST(Config, EmptyFileIsAllDefaults) {
   EXPECT_EQ(c.daemon.stop_retry_s, 5);
   EXPECT_EQ(c.publish.endpoint, "tcp://127.0.0.1:5560");
   EXPECT_EQ(c.publish.http, "127.0.0.1:5562");  // PROTOCOL v1.1
+  EXPECT_TRUE(c.publish.signals);               // PROTOCOL v1.1 §2a: on unless turned off
   EXPECT_TRUE(c.feeds.empty());
   EXPECT_TRUE(c.symbols.empty());
   EXPECT_TRUE(c.strategies.empty());
@@ -205,8 +207,9 @@ TEST(Config, OtherDaemonValues) {
   const Config c = parse_config(
       "[daemon]\nbackend = \"cpu_ref\"\nprecision = \"fast\"\nthreads = 3\n"
       "log_level = \"debug\"\nfsync = \"every\"\nbusy_poll_us = 500\nmax_future_s = 0\n"
-      "stop_retry_s = 0\n[publish]\nhttp = \"\"\n",
+      "stop_retry_s = 0\n[publish]\nhttp = \"\"\nsignals = false\n",
       "t.toml");
+  EXPECT_FALSE(c.publish.signals);
   EXPECT_EQ(c.daemon.busy_poll_us, 500);
   EXPECT_EQ(c.daemon.max_future_s, 0);
   EXPECT_EQ(c.daemon.stop_retry_s, 0);
@@ -609,6 +612,8 @@ std::vector<ErrorCase> error_cases() {
        "t.toml:2:8: key 'publish.http': ", "\"nonsense\": expected HOST:PORT with PORT 1..65535"},
       {"http_port_above_65535", "[publish]\nhttp = \"127.0.0.1:99999\"\n",
        "t.toml:2:8: key 'publish.http': ", "expected HOST:PORT"},
+      {"signals_not_bool", "[publish]\nsignals = \"yes\"\n",
+       "t.toml:2:11: key 'publish.signals': ", "expected a boolean, got string"},
       // Storage and health keys.
       {"on_corrupt_log_unknown", "[daemon]\non_corrupt_log = \"ignore\"\n",
        "t.toml:2:18: key 'daemon.on_corrupt_log': ",

@@ -53,5 +53,53 @@ TEST(PositionTracker, EqualsBackendPositionsForEveryKindAsBarsArrive) {
   }
 }
 
+// A fork (what the daemon's worker hands the loop for signals) goes on exactly as the
+// tracker it came from would: forked at random bars, both extended by the same random
+// batches, every position equals Backend::positions over the whole history.
+TEST(PositionTracker, AForkContinuesExactlyAsTheOriginal) {
+  const Series s = test::random_walk(700, 77);
+  const HistoryView h = HistoryView::of(s);
+  auto cpu = make_backend("cpu");
+  std::mt19937_64 rng(11);
+  auto bars = [&](size_t first, size_t end) {
+    std::vector<Bar> out;
+    for (size_t t = first; t < end; ++t)
+      out.push_back(Bar{h.ts_ns[t], h.open[t], h.high[t], h.low[t], h.close[t], 0, 0});
+    return out;
+  };
+  for (Family family : {Family::ma_cross, Family::channel_breakout}) {
+    StrategySpec spec;
+    spec.grid = every_kind_grid(family);
+    spec.fill = family == Family::ma_cross ? Fill::close : Fill::next_open;
+    for (uint64_t id = 0; id < spec.grid.size(); ++id) {
+      const Combo c = spec.grid.decode(id);
+      if (!c.valid()) continue;
+      SCOPED_TRACE("combo " + std::to_string(id));
+      const std::vector<int8_t> want = cpu->positions(h, spec, c);
+      PositionTracker original(spec, c);
+      const size_t at = std::uniform_int_distribution<size_t>(0, 400)(rng);
+      original.append(bars(0, at));
+      const size_t keep = std::uniform_int_distribution<size_t>(1, 50)(rng);
+      PositionTracker fork = original.fork(keep);
+      ASSERT_EQ(fork.bars(), at);
+      ASSERT_EQ(fork.last(), original.last());
+      ASSERT_EQ(fork.first_kept(), at > keep ? at - keep : 0);
+      for (size_t end = at; end < s.size();) {
+        const size_t next =
+            std::min(s.size(), end + std::uniform_int_distribution<size_t>(1, 90)(rng));
+        const std::vector<Bar> batch = bars(end, next);
+        original.append(batch);
+        fork.append(batch);
+        const std::vector<int8_t> got = fork.positions(end, next);
+        ASSERT_EQ(got, std::vector<int8_t>(want.begin() + static_cast<ptrdiff_t>(end),
+                                           want.begin() + static_cast<ptrdiff_t>(next)))
+            << "forked at " << at << ", bars [" << end << ", " << next << ")";
+        ASSERT_EQ(original.positions(end, next), got);
+        end = next;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace wfod

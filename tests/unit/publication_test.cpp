@@ -66,10 +66,11 @@ TEST(Publication, KeysInProtocolOrderAndNullLiveOos) {
   std::vector<std::string> keys;
   for (const auto& [k, v] : j.items()) keys.push_back(k);
   const std::vector<std::string> expected = {
-      "schema",  "symbol",         "strategy", "seq", "published_ns", "window",  "params",
-      "id",      "metrics",        "changed",  "top", "evaluated",    "skipped", "elapsed_ms",
-      "backend", "config_version", "live_oos"};
+      "schema",  "symbol",         "strategy", "seq",     "published_ns", "window",  "params",
+      "id",      "metrics",        "changed",  "top",     "evaluated",    "skipped", "elapsed_ms",
+      "backend", "config_version", "live_oos", "position"};
   EXPECT_EQ(keys, expected);
+  EXPECT_TRUE(j["position"].is_null());  // no positions given
   EXPECT_EQ(j["schema"], 1);
   EXPECT_EQ(j["seq"], 7);
   EXPECT_EQ(j["window"]["bars"], 100);
@@ -140,6 +141,9 @@ TEST(Publication, LiveOosAndVolParams) {
   EXPECT_EQ(j["live_oos"]["seq"], 6);
   EXPECT_EQ(j["live_oos"]["bars"], 4);
   EXPECT_EQ(j["live_oos"]["metrics"].size(), std::size(kMetricNames));
+  EXPECT_TRUE(j["position"].is_null());
+  in.position = -1;
+  EXPECT_EQ(publication_json(in)["position"], Json({{"value", -1}, {"ts", in.last_ts}}));
 }
 
 TEST(Publication, NoWinnerIsAnError) {

@@ -94,6 +94,7 @@ TEST(PublicationText, SameBytesAsTheJsonTree) {
     in.backend = rng() % 2 ? "cuda" : "cpu";
     in.config_version = std::string(64, 'f');
     if (rng() % 2) in.live_oos = LiveOos{rng() % 1000, rng() % 50, random_metrics(rng)};
+    if (rng() % 3) in.position = static_cast<int>(rng() % 3) - 1;
     const Ranked held{g.decode(0), random_metrics(rng), 1.5};
     if (rng() % 3 == 0) {
       in.published = &held;

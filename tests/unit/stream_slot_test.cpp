@@ -207,6 +207,41 @@ TEST(StreamSlot, PositionsEqualTheBackendsOnBothKindsOfStream) {
   }
 }
 
+// follow() (the tracker the worker hands the loop for signals): at the newest bar, p_{end-1}
+// as its last, and it goes on exactly, whether forked from a tracked combo, seeded from a
+// bounded stream or replayed from the anchor (cpu_ref's re-sweeping stream).
+TEST(StreamSlot, FollowGivesAnIndependentTrackerAtTheNewestBar) {
+  const Series s = test::random_walk(900, 27);
+  for (const char* name : {"cpu", "cpu_ref"}) {
+    SCOPED_TRACE(name);
+    auto backend = make_backend(name);
+    auto cpu = make_backend("cpu");
+    StreamSlot slot;
+    SymbolHistory h;
+    const Grid& g = request_for(s, 900).strategy.grid;
+    const SweepRequest all = request_for(s, 900);
+    size_t end = 400;
+    for (uint64_t id : {3, 3, 11, 0}) {
+      const HistorySnapshot snap = grow_to(h, s, end);
+      slot.run(*backend, request_for(s, end), snap, "");
+      const Combo c = g.decode(id);
+      if (id == 11) slot.warm(c, snap);  // tracked: forked
+      PositionTracker t = slot.follow(c, snap, 4);
+      const std::vector<int8_t> want = cpu->positions(all.history, all.strategy, c);
+      ASSERT_EQ(t.bars(), end);
+      EXPECT_EQ(t.last(), want[end - 1]) << "id " << id << " end " << end;
+      std::vector<Bar> more;
+      for (size_t i = end; i < end + 60; ++i) more.push_back(bar_of(s, i));
+      t.append(more);
+      EXPECT_EQ(t.positions(end - 1, end + 60),
+                std::vector<int8_t>(want.begin() + static_cast<long>(end - 1),
+                                    want.begin() + static_cast<long>(end + 60)))
+          << "id " << id << " end " << end;
+      end += 73;
+    }
+  }
+}
+
 TEST(StreamSlot, ACheckpointRestoresAStreamWithBitIdenticalRuns) {
   const Series s = test::random_walk(900, 26);
   auto cpu = make_backend("cpu");

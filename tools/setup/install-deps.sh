@@ -27,6 +27,10 @@ packages=(
 # prometheus.service the tests do not use. Without it those tests skip, saying so.
 packages+=(prometheus)
 
+# The Python client (clients/python) and its tests: pyzmq from Debian, for the system
+# python3 (/usr/bin/python3). Without it those tests skip, saying so.
+packages+=(python3-zmq)
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,6 +1,7 @@
 // wfo-sub: the client side of PROTOCOL §2-§3. Subscribes to parameter updates, takes a
 // snapshot the zguide clone way (subscribe, then "get", then only updates newer than it),
 // and sends one-shot "list" / "health" / "get" requests. Also prints bars.* feeds.
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -52,7 +53,9 @@ seq (the zguide clone pattern): its topic frame must be exactly params.S.N, sinc
 subscription is a prefix and params.BRK.B is a prefix of params.BRK.B.x.
 bars.* topics (PROTOCOL §1 feeds) print as decoded bars.
   --endpoint EP     the daemon's PUB endpoint ([publish] endpoint), e.g. tcp://127.0.0.1:5560
-  --topic PREFIX    subscription prefix. Default "params."; not with --snapshot
+  --topic PREFIX    subscription prefix, or several separated by commas (params.,signal.:
+                    publications and per-bar signals, in arrival order). Default "params.";
+                    not with --snapshot
   --snapshot EP     the daemon's REP endpoint ([publish] snapshot), e.g. tcp://127.0.0.1:5561
   --symbol S, --strategy N   the stream to snapshot (params.S.N)
   --count N         stop after N updates (exit 0)
@@ -162,6 +165,17 @@ std::string params_line(std::string_view topic, const json& j) {
   return line;
 }
 
+// One line for a signal.* payload (PROTOCOL §2a): topic, bar time, position, combo, params_seq.
+std::string signal_line(std::string_view topic, const json& j) {
+  std::string line(topic);
+  if (j.contains("ts") && j["ts"].is_number_integer())
+    line += " ts=" + wfod::feeds::format_timestamp(j["ts"].get<int64_t>());
+  line += " position=" + (j.contains("position") ? brief(j["position"]) : std::string("?"));
+  line += " id=" + (j.contains("id") ? brief(j["id"]) : std::string("?"));
+  line += " params_seq=" + (j.contains("params_seq") ? brief(j["params_seq"]) : std::string("?"));
+  return line;
+}
+
 // A bars.* message, decoded whichever format it is in.
 std::optional<wfod::Bar> decode_bar(std::string_view payload) {
   const auto format = payload.size() == wfod::feeds::kBinaryPayloadBytes &&
@@ -223,7 +237,16 @@ int run_stream(const Options& o) {
   const std::string stream_topic = "params." + o.symbol + "." + o.strategy;
   zmq::socket_t sub(ctx, zmq::socket_type::sub);
   sub.set(zmq::sockopt::linger, 0);
-  sub.set(zmq::sockopt::subscribe, clone ? stream_topic : o.topic);
+  if (clone) {
+    sub.set(zmq::sockopt::subscribe, stream_topic);
+  } else {
+    // Several prefixes, comma-separated (a topic never holds a comma: SPEC §1's symbols).
+    for (size_t at = 0; at <= o.topic.size();) {
+      const size_t comma = std::min(o.topic.find(',', at), o.topic.size());
+      sub.set(zmq::sockopt::subscribe, o.topic.substr(at, comma - at));
+      at = comma + 1;
+    }
+  }
   apply_curve(sub, o);
   sub.connect(o.endpoint);
 
@@ -298,6 +321,8 @@ int run_stream(const Options& o) {
     }
     if (o.json_out) {
       std::printf("%s\n", payload.c_str());
+    } else if (topic.starts_with("signal.")) {
+      std::printf("%s\n", signal_line(topic, j).c_str());
     } else {
       std::printf("%s\n", params_line(topic, j).c_str());
     }

@@ -13,5 +13,6 @@ int run_sweep(Args);
 int run_walk(Args);
 int run_indicators(Args);
 int run_bench(Args);
+int run_positions(Args);
 
 }  // namespace wfod::cli

@@ -33,6 +33,7 @@ commands:
   walk         walk-forward analysis: per-fold winners, out-of-sample metrics, WFE
   indicators   one SPEC §4 indicator for every bar, as timestamp,value CSV
   bench        the ma_cross SMA throughput benchmark, 1 thread vs all threads
+  positions    p_t of one combo of a grid for every bar, as CSV (what wfod's signals carry)
 
 wfo --version prints the version and the backends built in.
 
@@ -46,8 +47,11 @@ struct Command {
   int (*run)(Args);
 };
 
-constexpr Command kCommands[] = {
-    {"sweep", run_sweep}, {"walk", run_walk}, {"indicators", run_indicators}, {"bench", run_bench}};
+constexpr Command kCommands[] = {{"sweep", run_sweep},
+                                 {"walk", run_walk},
+                                 {"indicators", run_indicators},
+                                 {"bench", run_bench},
+                                 {"positions", run_positions}};
 
 int error(const std::string& message) {
   std::fprintf(stderr, "wfo: error: %s\n", message.c_str());
@@ -80,7 +84,7 @@ int run(std::span<const std::string_view> argv) {
   }
   if (command == nullptr) {
     return error("unknown command '" + std::string(name) +
-                 "' (sweep | walk | indicators | bench; wfo --help)");
+                 "' (sweep | walk | indicators | bench | positions; wfo --help)");
   }
   try {
     return command->run(argv.subspan(1));

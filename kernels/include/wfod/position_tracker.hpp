@@ -47,6 +47,11 @@ class PositionTracker {
   int8_t last() const;
   const Combo& combo() const;
 
+  // An independent copy at the same bar: it holds the last min(keep, kept) positions and
+  // keeps `keep` from then on; both continue alike through append(). O(look-back), so the
+  // daemon's worker can hand the published combo's tracker to the loop thread (signals).
+  PositionTracker fork(size_t keep) const;
+
  private:
   friend struct cpu::TrackerSeed;
   struct State;

@@ -59,7 +59,8 @@ struct PublishConfig {
   std::string endpoint = "tcp://127.0.0.1:5560";
   std::string snapshot = "tcp://127.0.0.1:5561";
   std::string http = "127.0.0.1:5562";  // PROTOCOL v1.1 (9100 is node_exporter's)
-  int sndhwm = 10000;  // ZMQ_SNDHWM of the PUB: messages queued per subscriber; 0 = no limit
+  int sndhwm = 10000;   // ZMQ_SNDHWM of the PUB: messages queued per subscriber; 0 = no limit
+  bool signals = true;  // per-bar signal.<SYMBOL>.<STRATEGY> messages (PROTOCOL §2a)
 };
 
 struct FeedConfig {

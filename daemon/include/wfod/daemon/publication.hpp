@@ -47,6 +47,9 @@ struct PublicationInput {
   std::string backend;
   std::string config_version;
   std::optional<LiveOos> live_oos;  // nullopt -> null (first publication of the stream)
+  // The published combo's p_T at the window's last bar T (SPEC §2), as "position": {"value",
+  // "ts": last_ts}; nullopt -> null (its positions could not be computed, logged).
+  std::optional<int> position;
   // Robust selection (docs/spec-10-selection.md; wfod/daemon/selection_step.hpp). When
   // `published` is set it is the payload's params/id/metrics instead of top[0] (hysteresis
   // may hold a combo that is not the arg-max); `selection` becomes the trailing "selection"

@@ -82,6 +82,12 @@ class StreamSlot {
   void warm(const Combo& c, const HistorySnapshot& snap);
   // Positions each tracker keeps (>= the bars between two publications plus two).
   void set_tracker_keep(size_t bars) { tracker_keep_ = bars; }
+  // A tracker of `c` at the newest bar, independent of the slot, holding its last `keep`
+  // positions: what the loop thread follows for signals (PROTOCOL §2a). Forked from the
+  // combo's tracker when the slot keeps one (O(look-back)), else seeded from a bounded
+  // stream (O(chunk)), else the combo is replayed from the anchor once and its tracker kept
+  // for live_oos too. Throws like positions().
+  PositionTracker follow(const Combo& c, const HistorySnapshot& snap, size_t keep);
 
  private:
   PositionTracker& tracker_for(const Combo& c, const HistorySnapshot& snap);
