@@ -23,7 +23,9 @@ constexpr const char* kUsage =
 Prints "timestamp,value" for every bar of the CSV: the indicator of SPEC §4 at that bar
 (value empty while undefined; %.17g otherwise).
 
-  --csv FILE         bars (timestamp,open,high,low,close,volume)
+  --csv FILE         bars: a header naming timestamp (or date, datetime, time,
+                     close_time), open, high, low, close, volume in any case; ',' ';'
+                     or tab; ISO-8601 dates or epoch s/ms/us/ns (README "Your data")
   --name NAME        sma | ema | wma | hma | std (population) | hh | ll (Donchian channel
                      of the previous N bars)
   --period N         lookback, >= 1

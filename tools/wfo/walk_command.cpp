@@ -111,6 +111,10 @@ int run_walk(Args args) {
   walk.warmup = setup.warmup.value_or(default_warmup(setup.spec.grid));
 
   feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows);
+  if (auto w = intraday_annualisation_warning(setup.csv_path, csv.series, setup.spec.bars_per_year,
+                                              setup.bars_per_year_given)) {
+    std::fprintf(stderr, "wfo: warning: %s\n", w->c_str());
+  }
   const HistoryView history = HistoryView::of(csv.series);
   if (count_folds(history.size(), walk) == 0) {
     const size_t needed = walk.warmup + 1 + walk.is_bars + walk.oos_bars;
