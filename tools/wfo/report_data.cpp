@@ -13,6 +13,7 @@
 
 #include "params.hpp"
 #include "text_table.hpp"
+#include "walk_efficiency.hpp"
 #include "wfod/feeds/csv_reader.hpp"
 #include "wfod/segments.hpp"
 
@@ -696,6 +697,9 @@ Json walk_report_json(const WalkReport& r, const RunInputs& in,
   summary["oos"] = metrics_json(res.oos);
   summary["oos_objective"] = real(objective_value(res.oos, r.rank.objective));
   summary["wfe"] = real(res.wfe);
+  summary["is_cagr_pooled"] = real(pooled_is_cagr(res, r.spec.bars_per_year));
+  const std::optional<double> aggregate = aggregate_wfe(res, r.spec.bars_per_year);
+  summary["wfe_aggregate"] = aggregate ? real(*aggregate) : Json(nullptr);
   summary["buy_hold_return"] = curve.size() ? real(curve.buy_hold.back() - 1) : Json(nullptr);
   summary["seconds"] = real(res.seconds);
   if (!res.folds.empty()) {

@@ -49,7 +49,10 @@ constexpr const char* kJsonShape = R"(
     "evaluated", "skipped",
     "selection": {as wfo sweep's, on the fold's IS window; "current" is the previous
       fold's winner, so hysteresis acts between folds}}],
-  "oos": {metrics of the concatenated OOS series}, "wfe", "seconds", "backend"}
+  "oos": {metrics of the concatenated OOS series},
+  "wfe" (mean of the folds' OOS/IS CAGR ratios, over folds with IS CAGR > 0),
+  "wfe_aggregate" (the OOS series' CAGR / the folds' pooled IS CAGR; null unless that is
+    > 0), "seconds", "backend"}
 
 example:
   wfo walk --csv orcl.csv --family channel_breakout --n 10:100:10 --side long_short,long_only \
