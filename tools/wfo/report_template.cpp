@@ -53,6 +53,7 @@ constexpr std::string_view kTemplate = R"WFOHTML(<!DOCTYPE html>
   .kpi .k { color: var(--muted); font-size: 12px; }
   .kpi .v { font-size: 20px; font-weight: 640; font-variant-numeric: tabular-nums; }
   .kpi .v.pos { color: var(--good); } .kpi .v.neg { color: var(--bad); }
+  .findings { margin: 12px 0 0; padding-left: 20px; color: var(--bad); font-weight: 560; }
   .glossary dt { font-weight: 600; margin-top: 8px; } .glossary dd { margin: 2px 0 0 0; color: var(--muted); }
   .chart { width: 100%; position: relative; min-height: 40px; }
   .chart svg { display: block; width: 100%; height: auto; overflow: visible; }
@@ -431,7 +432,10 @@ constexpr std::string_view kTemplate = R"WFOHTML(<!DOCTYPE html>
       k += kpi('Top trades', grp(w.trades));
       k += kpi('Ranked (of ' + grp(S.evaluated) + ' valid)', grp(S.ranked));
     }
-    html += '<section class="card"><div class="kpis">' + k + '</div></section>';
+    html += '<section class="card"><div class="kpis">' + k + '</div>' +
+      ((S.findings || []).length ? '<ul class="findings" id="findings">' + S.findings.map(function (f) {
+        return '<li>' + esc(f) + '</li>';
+      }).join('') + '</ul>' : '') + '</section>';
 
     // Equity
     var eqTitle = WALK ? 'Out-of-sample equity vs buy-and-hold'
