@@ -113,6 +113,9 @@ bool Daemon::open_symbol(const config::SymbolConfig& s) {
       spdlog::critical("symbol {}: backfill: {}", s.name, e.what());
       return false;
     }
+    for (const std::string& note : csv.notes) {
+      spdlog::info("symbol {}: backfill {}: {}", s.name, s.backfill, note);
+    }
     // Only bars newer than the last persisted one: a restart re-reads the same file, and
     // the overlap must not be appended twice (bars are identified by ts).
     const std::optional<int64_t> last = st.store->last_ts();

@@ -1,5 +1,6 @@
-// CSV history reader (SPEC §1): header timestamp,open,high,low,close,volume in any order,
-// one bar per line, every row validated. The file is read whole and parsed in place with
+// CSV history reader (SPEC §1): a header naming timestamp, open, high, low, close, volume
+// in any order (csv_header.cpp: names, aliases, delimiter), one bar per line, every row
+// validated. The file is read whole and parsed in place with
 // string_views, so a 45k-row minute file takes milliseconds.
 #include "wfod/feeds/csv_reader.hpp"
 
@@ -15,40 +16,22 @@
 #include <utility>
 #include <vector>
 
+#include "csv_header.hpp"
+
 namespace wfod::feeds {
 namespace {
 
-enum Column { kTimestamp, kOpen, kHigh, kLow, kClose, kVolume, kColumnCount };
-constexpr std::array<std::string_view, kColumnCount> kColumnNames = {
-    "timestamp", "open", "high", "low", "close", "volume"};
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
-           return lower(x) == lower(y);
-         });
-}
-
-// Splits on ',' into `out` (reused between lines to avoid allocating per row).
-void split_fields(std::string_view line, std::vector<std::string_view>& out) {
-  out.clear();
-  size_t start = 0;
-  for (;;) {
-    const size_t comma = line.find(',', start);
-    if (comma == std::string_view::npos) {
-      out.push_back(trim(line.substr(start)));
-      return;
-    }
-    out.push_back(trim(line.substr(start, comma - start)));
-    start = comma + 1;
-  }
-}
+using csv::Column;
+using csv::kClose;
+using csv::kColumnCount;
+using csv::kColumnNames;
+using csv::kHigh;
+using csv::kLow;
+using csv::kOpen;
+using csv::kTimestamp;
+using csv::kVolume;
+using csv::split_fields;
+using csv::trim;
 
 // Walks the text line by line, counting physical lines; strips the '\r' of CRLF endings.
 class LineCursor {
@@ -99,13 +82,16 @@ std::optional<BadRow> parse_number(std::string_view text, Column col, double& va
   if (ec == std::errc::result_out_of_range) {
     return field_error("number", col, "number out of range", text);
   }
-  if (ec != std::errc() || ptr != end) return field_error("number", col, "not a number", text);
+  if (ec != std::errc() || ptr != end) {
+    // A ';'-separated export from a locale that writes 1,5 for 1.5.
+    return field_error("number", col, "not a number", text,
+                       text.find(',') != std::string_view::npos
+                           ? "decimal commas are not supported: write 1.5, not 1,5"
+                           : "");
+  }
   if (!std::isfinite(value)) return field_error("number", col, "not a finite number", text);
   return std::nullopt;
 }
-
-// Column index of each required column in the file's header.
-using ColumnMap = std::array<size_t, kColumnCount>;
 
 class CsvParser {
  public:
@@ -126,6 +112,7 @@ class CsvParser {
     if (!have_header) throw CsvError(std::string(source_) + ": empty file (no header)");
 
     CsvReadResult result;
+    result.notes = header_.notes;
     // One bar per remaining line, at most; reserving avoids regrowing six columns.
     result.series.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
     Bar bar;
@@ -167,64 +154,51 @@ class CsvParser {
 
   void read_header(std::string_view line, size_t line_number) {
     reject_quotes(line, line_number);
-    split_fields(line, fields_);
-    column_count_ = fields_.size();
-    for (size_t c = 0; c < kColumnCount; ++c) {
-      std::optional<size_t> found;
-      for (size_t i = 0; i < fields_.size(); ++i) {
-        if (!iequals(fields_[i], kColumnNames[c])) continue;
-        if (found) {
-          throw CsvError(location(line_number) + "duplicate column '" +
-                         std::string(kColumnNames[c]) + "'");
-        }
-        found = i;
-      }
-      if (!found) {
-        throw CsvError(location(line_number) + "missing column '" + std::string(kColumnNames[c]) +
-                       "'");
-      }
-      columns_[c] = *found;
-    }
+    header_ = csv::read_header(line, location(line_number));
   }
 
   std::optional<BadRow> parse_row(std::string_view line, size_t line_number, Bar& bar) {
     reject_quotes(line, line_number);
-    split_fields(line, fields_);
-    if (fields_.size() != column_count_) {
-      return BadRow{"field_count", "wrong number of fields: expected " +
-                                       std::to_string(column_count_) + ", got " +
-                                       std::to_string(fields_.size())};
+    split_fields(line, header_.delimiter, fields_);
+    if (fields_.size() != header_.field_count) {
+      return BadRow{"field_count",
+                    "wrong number of fields: expected " + std::to_string(header_.field_count) +
+                        ", got " + std::to_string(fields_.size()) + " (" +
+                        csv::delimiter_name(header_.delimiter) + "-separated, as the header)"};
     }
-    const std::string_view ts_text = fields_[columns_[kTimestamp]];
-    if (!parse_timestamp(ts_text, bar.ts_ns)) {
+    const std::string_view ts_text = fields_[header_.columns[kTimestamp]];
+    if (!parse_timestamp(ts_text, bar.ts_ns) && !parse_epoch_timestamp(ts_text, bar.ts_ns)) {
       return field_error("timestamp", kTimestamp, "not a timestamp", ts_text,
-                         "expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS[.fraction][Z|+HH:MM|-HH:MM]");
+                         "expected YYYY-MM-DD, YYYY-MM-DDTHH:MM:SS[.fraction][Z|+HH:MM|-HH:MM] "
+                         "or whole epoch seconds, milliseconds, microseconds or nanoseconds "
+                         "(from 1973-03-03, 100000000 s)");
     }
     double* const values[] = {nullptr, &bar.open, &bar.high, &bar.low, &bar.close, &bar.volume};
     for (size_t c = kOpen; c < kColumnCount; ++c) {
-      if (auto bad = parse_number(fields_[columns_[c]], Column(c), *values[c])) return bad;
+      if (auto bad = parse_number(fields_[header_.columns[c]], Column(c), *values[c])) return bad;
     }
     for (size_t c = kOpen; c <= kClose; ++c) {
       if (!(*values[c] > 0)) {
         return field_error("price_not_positive", Column(c), "price must be > 0",
-                           fields_[columns_[c]]);
+                           fields_[header_.columns[c]]);
       }
     }
     // Built only for a bad row: the good-row path allocates nothing.
     const auto open_close = [&] {
-      return "open " + std::string(fields_[columns_[kOpen]]) + ", close " +
-             std::string(fields_[columns_[kClose]]);
+      return "open " + std::string(fields_[header_.columns[kOpen]]) + ", close " +
+             std::string(fields_[header_.columns[kClose]]);
     };
     if (bar.low > std::min(bar.open, bar.close)) {
       return field_error("ohlc_inconsistent", kLow, "low above min(open, close)",
-                         fields_[columns_[kLow]], open_close());
+                         fields_[header_.columns[kLow]], open_close());
     }
     if (bar.high < std::max(bar.open, bar.close)) {
       return field_error("ohlc_inconsistent", kHigh, "high below max(open, close)",
-                         fields_[columns_[kHigh]], open_close());
+                         fields_[header_.columns[kHigh]], open_close());
     }
     if (bar.volume < 0) {
-      return field_error("volume", kVolume, "volume must be >= 0", fields_[columns_[kVolume]]);
+      return field_error("volume", kVolume, "volume must be >= 0",
+                         fields_[header_.columns[kVolume]]);
     }
     return std::nullopt;
   }
@@ -232,7 +206,7 @@ class CsvParser {
   // SPEC §1: time strictly increases, compared with the last accepted bar.
   std::optional<BadRow> check_order(const Bar& bar) const {
     if (!last_ts_ns_ || bar.ts_ns > *last_ts_ns_) return std::nullopt;
-    const std::string_view ts_text = fields_[columns_[kTimestamp]];
+    const std::string_view ts_text = fields_[header_.columns[kTimestamp]];
     const std::string previous = "the previous bar is at " + format_timestamp(*last_ts_ns_);
     if (bar.ts_ns == *last_ts_ns_) {
       return field_error("duplicate", kTimestamp, "duplicate timestamp", ts_text, previous);
@@ -242,8 +216,7 @@ class CsvParser {
 
   std::string_view source_;
   CsvReadOptions options_;
-  ColumnMap columns_{};
-  size_t column_count_ = 0;
+  csv::Header header_;
   std::vector<std::string_view> fields_;
   std::optional<int64_t> last_ts_ns_;
 };

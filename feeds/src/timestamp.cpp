@@ -1,6 +1,7 @@
 // Timestamp text <-> int64 ns since the Unix epoch, UTC (SPEC §1): the ISO-8601 subset
 // that CSV history files and JSON feeds use. Civil-date arithmetic is proleptic Gregorian,
 // done in integers so that every valid text has exactly one value and round-trips.
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -148,6 +149,33 @@ bool parse_timestamp(std::string_view text, int64_t& ts_ns) {
       __builtin_add_overflow(ns, fraction, &ns)) {
     return false;
   }
+  ts_ns = ns;
+  return true;
+}
+
+bool parse_epoch_timestamp(std::string_view text, int64_t& ts_ns) {
+  // Whole digits only; 20 digits would not fit uint64 either way.
+  if (text.empty() || text.size() > 19) return false;
+  uint64_t v = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  // The unit from the magnitude: each unit's range is 1e8.. of it, three decades wide.
+  int64_t scale = 0;
+  if (v < 100'000'000ULL) return false;  // before 1973 in seconds, or a YYYYMMDD date
+  if (v < 100'000'000'000ULL) {
+    scale = kNsPerSecond;
+  } else if (v < 100'000'000'000'000ULL) {
+    scale = 1'000'000;
+  } else if (v < 100'000'000'000'000'000ULL) {
+    scale = 1'000;
+  } else {
+    scale = 1;
+  }
+  if (v > static_cast<uint64_t>(INT64_MAX)) return false;
+  int64_t ns = 0;
+  if (__builtin_mul_overflow(static_cast<int64_t>(v), scale, &ns)) return false;
   ts_ns = ns;
   return true;
 }

@@ -1,7 +1,10 @@
-// Loading a CSV history for a command: read_csv, a stderr note of skipped rows, and the
-// "no bars" check, so every command reports input problems the same way.
+// Loading a CSV history for a command: read_csv, stderr notes (skipped rows, columns not
+// used, intraday bars annualised as daily), and the "no bars" check, so every command
+// reports input problems the same way.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "wfod/feeds/csv_reader.hpp"
@@ -10,5 +13,19 @@ namespace wfod::cli {
 
 // Throws feeds::CsvError (file:line messages) or UsageError when the file holds no bars.
 feeds::CsvReadResult load_history(const std::string& path, bool skip_bad_rows);
+
+// SPEC §6's default A, meant for daily bars.
+inline constexpr double kDailyBarsPerYear = 252;
+
+// The median gap between consecutive bars' timestamps; none below two bars.
+std::optional<int64_t> median_bar_interval_ns(const Series& series);
+
+// The warning for bars closer than a day apart (by the median interval) annualised with
+// the daily default: none when --bars-per-year (or a config's bars_per_year other than
+// 252) was given.
+std::optional<std::string> intraday_annualisation_warning(const std::string& path,
+                                                          const Series& series,
+                                                          double bars_per_year,
+                                                          bool bars_per_year_given);
 
 }  // namespace wfod::cli

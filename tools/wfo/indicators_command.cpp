@@ -3,7 +3,9 @@
 
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,13 +25,29 @@ constexpr const char* kUsage =
 Prints "timestamp,value" for every bar of the CSV: the indicator of SPEC §4 at that bar
 (value empty while undefined; %.17g otherwise).
 
-  --csv FILE         bars (timestamp,open,high,low,close,volume)
+  --csv FILE         bars: a header naming timestamp (or date, datetime, time,
+                     close_time), open, high, low, close, volume in any case; ',' ';'
+                     or tab; ISO-8601 dates or epoch s/ms/us/ns (README "Your data")
   --name NAME        sma | ema | wma | hma | std (population) | hh | ll (Donchian channel
                      of the previous N bars)
-  --period N         lookback, >= 1
+  --period N         lookback, >= 1 (hma: >= 2; HMA(1) is undefined)
   --source close|high_low   what hh/ll read (close); only for hh and ll
   --skip-bad-rows    skip and count malformed rows instead of failing
 )";
+
+// The indicator's definition (SPEC §4) leaves it undefined at every bar for this period:
+// then the command refuses, rather than print a column of empty values as if the data were
+// short. Every other indicator is defined from period 1 (SMA/WMA/EMA(1) are the close,
+// STD(1) is 0, HH/LL(1) the previous bar's); only HMA needs 2.
+std::optional<std::string> undefined_everywhere(IndicatorKind kind, int64_t period) {
+  if (kind == IndicatorKind::hma && period < 2) {
+    return "--period " + std::to_string(period) +
+           ": HMA(1) is undefined at every bar: HMA(n) is WMA(floor(sqrt(n))) of "
+           "2*WMA(floor(n/2)) - WMA(n), and floor(1/2) = 0 leaves no bar to average; hma "
+           "needs --period >= 2";
+  }
+  return std::nullopt;
+}
 
 constexpr std::array kFlags = {FlagSpec{"csv"}, FlagSpec{"name"}, FlagSpec{"period"},
                                FlagSpec{"source"}, FlagSpec{"skip-bad-rows", false}};
@@ -54,6 +72,7 @@ int run_indicators(Args args) {
   }
   auto period = parsed.integer("period", 1, 1'000'000'000);
   if (!period) throw UsageError("--period N is required");
+  if (auto why = undefined_everywhere(kind, *period)) throw UsageError(*why);
   Source source = Source::close;
   if (auto s = parsed.text("source")) {
     if (kind != IndicatorKind::hh && kind != IndicatorKind::ll) {

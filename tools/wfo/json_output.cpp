@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "params.hpp"
+#include "walk_efficiency.hpp"
 #include "wfod/feeds/csv_reader.hpp"
 
 namespace wfod::cli {
@@ -138,7 +139,9 @@ Json walk_json(const WalkReport& r) {
   }
   j["folds"] = std::move(folds);
   j["oos"] = metrics_json(r.result.oos);
-  j["wfe"] = real(r.result.wfe);
+  j["wfe"] = real(r.result.wfe);  // SPEC §8: the mean of the folds' ratios
+  const std::optional<double> aggregate = aggregate_wfe(r.result, r.spec.bars_per_year);
+  j["wfe_aggregate"] = aggregate ? real(*aggregate) : Json(nullptr);
   j["seconds"] = real(r.result.seconds);
   j["backend"] = r.backend;
   return j;

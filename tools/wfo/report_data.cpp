@@ -12,7 +12,9 @@
 #include <stdexcept>
 
 #include "params.hpp"
+#include "report_findings.hpp"
 #include "text_table.hpp"
+#include "walk_efficiency.hpp"
 #include "wfod/feeds/csv_reader.hpp"
 #include "wfod/segments.hpp"
 
@@ -696,8 +698,12 @@ Json walk_report_json(const WalkReport& r, const RunInputs& in,
   summary["oos"] = metrics_json(res.oos);
   summary["oos_objective"] = real(objective_value(res.oos, r.rank.objective));
   summary["wfe"] = real(res.wfe);
+  summary["is_cagr_pooled"] = real(pooled_is_cagr(res, r.spec.bars_per_year));
+  const std::optional<double> aggregate = aggregate_wfe(res, r.spec.bars_per_year);
+  summary["wfe_aggregate"] = aggregate ? real(*aggregate) : Json(nullptr);
   summary["buy_hold_return"] = curve.size() ? real(curve.buy_hold.back() - 1) : Json(nullptr);
   summary["seconds"] = real(res.seconds);
+  summary["findings"] = walk_findings(r);
   if (!res.folds.empty()) {
     summary["oos_window"] =
         span_ms(r.history, res.folds.front().oos_first, res.folds.back().oos_last);
@@ -745,6 +751,7 @@ Json sweep_report_json(const SweepReport& r, const RunInputs& in,
   summary["precision"] = std::string(to_string(res.precision));
   summary["winner"] = res.top.empty() ? Json(nullptr) : metrics_json(res.top.front().metrics);
   summary["winner_objective"] = res.top.empty() ? Json(nullptr) : real(res.top.front().objective);
+  summary["findings"] = sweep_findings(r);
   summary["buy_hold_return"] =
       curve.size()
           ? real(curve.buy_hold.back() - 1)

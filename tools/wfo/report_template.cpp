@@ -53,6 +53,8 @@ constexpr std::string_view kTemplate = R"WFOHTML(<!DOCTYPE html>
   .kpi .k { color: var(--muted); font-size: 12px; }
   .kpi .v { font-size: 20px; font-weight: 640; font-variant-numeric: tabular-nums; }
   .kpi .v.pos { color: var(--good); } .kpi .v.neg { color: var(--bad); }
+  .findings { margin: 12px 0 0; padding-left: 20px; color: var(--bad); font-weight: 560; }
+  .glossary dt { font-weight: 600; margin-top: 8px; } .glossary dd { margin: 2px 0 0 0; color: var(--muted); }
   .chart { width: 100%; position: relative; min-height: 40px; }
   .chart svg { display: block; width: 100%; height: auto; overflow: visible; }
   svg text { font-size: 11px; fill: var(--muted); font-variant-numeric: tabular-nums; }
@@ -414,7 +416,9 @@ constexpr std::string_view kTemplate = R"WFOHTML(<!DOCTYPE html>
       k += kpi('OOS CAGR', spct(m.cagr), signCls(m.cagr));
       k += kpi('OOS Sharpe', fmt(m.sharpe, 2), signCls(m.sharpe));
       k += kpi('OOS max drawdown', pct(m.max_drawdown));
-      k += kpi('WFE (OOS/IS CAGR)', fmt(S.wfe, 2), signCls(S.wfe));
+      k += kpi('WFE, mean of fold ratios', fmt(S.wfe, 2), signCls(S.wfe));
+      k += kpi('WFE, aggregate', S.wfe_aggregate == null ? 'n/a' : fmt(S.wfe_aggregate, 2),
+        signCls(S.wfe_aggregate));
       k += kpi('OOS trades', grp(m.trades));
       k += kpi('Exposure', pct(m.exposure, 0));
     } else {
@@ -428,7 +432,10 @@ constexpr std::string_view kTemplate = R"WFOHTML(<!DOCTYPE html>
       k += kpi('Top trades', grp(w.trades));
       k += kpi('Ranked (of ' + grp(S.evaluated) + ' valid)', grp(S.ranked));
     }
-    html += '<section class="card"><div class="kpis">' + k + '</div></section>';
+    html += '<section class="card"><div class="kpis">' + k + '</div>' +
+      ((S.findings || []).length ? '<ul class="findings" id="findings">' + S.findings.map(function (f) {
+        return '<li>' + esc(f) + '</li>';
+      }).join('') + '</ul>' : '') + '</section>';
 
     // Equity
     var eqTitle = WALK ? 'Out-of-sample equity vs buy-and-hold'
@@ -455,7 +462,9 @@ constexpr std::string_view kTemplate = R"WFOHTML(<!DOCTYPE html>
       var names = D.params.varying.length ? D.params.varying : D.params.names.slice(0, 1);
       html += card('sec-folds', 'Folds', 'One row per fold: the in-sample window it optimised on, ' +
         'the out-of-sample bars its winner traded, the winner, and ' + esc(OBJ) + ' in and out of ' +
-        'sample. WFE = OOS CAGR / IS CAGR (only where IS CAGR > 0). ' +
+        'sample. A fold\'s WFE = its OOS CAGR / its IS CAGR (only where IS CAGR > 0); the headline ' +
+        '"WFE, mean of fold ratios" averages these, "WFE, aggregate" divides the whole OOS CAGR by ' +
+        'the pooled IS CAGR (see "Reading this report"). ' +
         (HM ? 'Click a row to show its heatmap below.' : ''),
         '<div class="scroll"><table class="data" id="table-folds"></table></div>');
       html += '<div class="row">' +
@@ -515,6 +524,22 @@ constexpr std::string_view kTemplate = R"WFOHTML(<!DOCTYPE html>
       '<div class="chart" id="chart-histogram"></div></div>' : '';
     html += card('sec-landscape', 'Objective landscape', lsub, notes +
       (hmCol ? '<div class="row" style="margin:0">' + hmCol + histCol + '</div>' : histCol));
+
+    // Glossary: the headline figures defined exactly.
+    if (WALK) {
+      html += card('sec-glossary', 'Reading this report', '',
+        '<dl class="glossary">' +
+        '<dt>WFE, mean of fold ratios</dt><dd>For each fold whose winner has an in-sample CAGR above 0, ' +
+        'its out-of-sample CAGR divided by that in-sample CAGR; the mean over those folds (0 if none). ' +
+        'One fold with a large ratio can carry it: a walk that lost money can still read near 1.</dd>' +
+        '<dt>WFE, aggregate</dt><dd>The CAGR of the stitched out-of-sample series (the "OOS CAGR" ' +
+        'above) divided by the pooled in-sample CAGR: every fold\'s winner\'s in-sample total return ' +
+        'R<sub>f</sub> compounded in turn and annualised over the sum of the folds\' in-sample bars ' +
+        'W<sub>f</sub>, (&prod;(1 + R<sub>f</sub>))<sup>A / &sum;W<sub>f</sub></sup> &minus; 1 with ' +
+        'A = bars per year; a fold without a winner counts flat. Here the pooled in-sample CAGR is ' +
+        esc(spct(S.is_cagr_pooled)) + (S.wfe_aggregate == null ? ', not above 0, so the ratio is n/a.' : '.') +
+        '</dd></dl>');
+    }
 
     // Inputs
     html += card('sec-inputs', 'Inputs', 'Everything needed to reproduce this report.',

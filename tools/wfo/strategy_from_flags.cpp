@@ -218,6 +218,7 @@ StrategySetup strategy_from_flags(const ParsedArgs& args) {
   if (auto v = args.real("cost-bps", 0)) s.spec.costs.commission_bps = *v;
   if (auto v = args.real("slippage-bps", 0)) s.spec.costs.slippage_bps = *v;
   if (auto v = args.real("bars-per-year", 1e-9)) s.spec.bars_per_year = *v;
+  s.bars_per_year_given = args.has("bars-per-year");
   s.spec.fill = parse_enum_flag(args, "fill", s.spec.fill, parse_fill);
 
   s.rank.objective = parse_enum_flag(args, "objective", s.rank.objective, parse_objective);
@@ -265,7 +266,9 @@ Ranking (SPEC §7):
   --min-trades N (1)   --max-drawdown X (1)   --min-exposure X (none)   --top K (10)
 
 Data and engine:
-  --csv FILE         bars (timestamp,open,high,low,close,volume)
+  --csv FILE         bars: a header naming timestamp (or date, datetime, time,
+                     close_time), open, high, low, close, volume in any case; ',' ';'
+                     or tab; ISO-8601 dates or epoch s/ms/us/ns (README "Your data")
   --skip-bad-rows    skip and count malformed rows instead of failing
   --backend auto|cpu|cpu_ref|cuda   (auto)
   --threads N        0 = all hardware threads (0); more than the machine has is lowered

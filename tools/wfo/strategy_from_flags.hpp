@@ -28,6 +28,7 @@ struct StrategySetup {
   int threads = 0;
   Precision precision = Precision::exact;
   bool skip_bad_rows = false;
+  bool bars_per_year_given = false;    // --bars-per-year on the command line
   std::string strategy_name;           // from --config, for headers; empty otherwise
   selection::SelectionSpec selection;  // the config's [strategy.selection]; else defaults
   size_t memory_budget_mib = kDefaultMemoryBudgetMib;  // --memory-budget (run_plan.hpp)

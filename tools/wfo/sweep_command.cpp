@@ -81,6 +81,10 @@ int run_sweep(Args args) {
   if (report_dir) prepare_report_dir(*report_dir);
 
   feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows);
+  if (auto w = intraday_annualisation_warning(setup.csv_path, csv.series, setup.spec.bars_per_year,
+                                              setup.bars_per_year_given)) {
+    std::fprintf(stderr, "wfo: warning: %s\n", w->c_str());
+  }
   const HistoryView history = HistoryView::of(csv.series);
   const size_t n = history.size();
   const size_t warmup = setup.warmup.value_or(default_warmup(setup.spec.grid));

@@ -8,6 +8,7 @@
 
 #include "params.hpp"
 #include "text_table.hpp"
+#include "walk_efficiency.hpp"
 
 namespace wfod::cli {
 
@@ -194,7 +195,9 @@ std::string walk_table(const WalkReport& r) {
   s.add_row({"trades", std::to_string(m.trades)});
   s.add_row({"win_rate", fixed(m.win_rate, 3)});
   s.add_row({"exposure", fixed(m.exposure, 3)});
-  s.add_row({"WFE", fixed(res.wfe, 3)});
+  s.add_row({"WFE, mean of fold ratios", fixed(res.wfe, 3)});
+  const std::optional<double> aggregate = aggregate_wfe(res, r.spec.bars_per_year);
+  s.add_row({"WFE, aggregate", aggregate ? fixed(*aggregate, 3) : "n/a (pooled IS cagr <= 0)"});
   out += s.render();
   out += format("%.3f s on %s\n", res.seconds, r.backend.c_str());
   return out;

@@ -49,7 +49,10 @@ constexpr const char* kJsonShape = R"(
     "evaluated", "skipped",
     "selection": {as wfo sweep's, on the fold's IS window; "current" is the previous
       fold's winner, so hysteresis acts between folds}}],
-  "oos": {metrics of the concatenated OOS series}, "wfe", "seconds", "backend"}
+  "oos": {metrics of the concatenated OOS series},
+  "wfe" (mean of the folds' OOS/IS CAGR ratios, over folds with IS CAGR > 0),
+  "wfe_aggregate" (the OOS series' CAGR / the folds' pooled IS CAGR; null unless that is
+    > 0), "seconds", "backend"}
 
 example:
   wfo walk --csv orcl.csv --family channel_breakout --n 10:100:10 --side long_short,long_only \
@@ -111,6 +114,10 @@ int run_walk(Args args) {
   walk.warmup = setup.warmup.value_or(default_warmup(setup.spec.grid));
 
   feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows);
+  if (auto w = intraday_annualisation_warning(setup.csv_path, csv.series, setup.spec.bars_per_year,
+                                              setup.bars_per_year_given)) {
+    std::fprintf(stderr, "wfo: warning: %s\n", w->c_str());
+  }
   const HistoryView history = HistoryView::of(csv.series);
   if (count_folds(history.size(), walk) == 0) {
     const size_t needed = walk.warmup + 1 + walk.is_bars + walk.oos_bars;

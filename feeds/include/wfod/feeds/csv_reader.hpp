@@ -1,6 +1,8 @@
-// CSV history files (SPEC §1 validation): header timestamp,open,high,low,close,volume,
-// ISO-8601 or date timestamps. Bad rows are errors naming file, line and field, or, when
-// asked, skipped and counted by reason. Never a silent guess.
+// CSV history files (SPEC §1 validation): a header naming timestamp, open, high, low,
+// close, volume (any case and order, with the aliases of common exports: Date, Datetime,
+// time, close_time, open_time; Adj Close noted and not used), ',' ';' or tab delimited,
+// ISO-8601, date or epoch (s, ms, us, ns) timestamps. Bad rows are errors naming file, line and
+// field, or, when asked, skipped and counted by reason. Never a silent guess.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "wfod/bar.hpp"
 
@@ -26,6 +29,9 @@ struct CsvReadResult {
   Series series;
   size_t rows_read = 0;                             // data rows seen (header excluded)
   std::map<std::string, size_t> skipped_by_reason;  // only with skip_bad_rows
+  // Once-per-file remarks for the user, e.g. "column 'Adj Close' is not used: ...": wfo
+  // prints them on stderr, the daemon's backfill logs them.
+  std::vector<std::string> notes;
 };
 
 // Reads a whole file. Throws CsvError ("FILE:LINE: field 'close': ...") on the first bad
@@ -39,6 +45,13 @@ CsvReadResult parse_csv(std::string_view text, std::string_view source_name,
 // "YYYY-MM-DDTHH:MM:SS[.fraction][Z|+HH:MM|-HH:MM]" (a space may replace the T; no zone =
 // UTC). Returns false on anything else.
 bool parse_timestamp(std::string_view text, int64_t& ts_ns);
+// A whole epoch number -> ns since the Unix epoch, its unit told by its magnitude, so
+// every accepted number has one reading: [1e8, 1e11) seconds, [1e11, 1e14) milliseconds,
+// [1e14, 1e17) microseconds, [1e17, 2^63) nanoseconds. Each range starts at
+// 1973-03-03T09:46:40Z; all end at 2262-04-11 (the int64 ns limit). Smaller numbers (and
+// YYYYMMDD dates, which are below 1e8) are refused, as are signs, fractions and values
+// beyond the int64 ns range. Returns false on anything else.
+bool parse_epoch_timestamp(std::string_view text, int64_t& ts_ns);
 // ns -> "YYYY-MM-DDTHH:MM:SS[.fffffffff]Z" (fraction only when non-zero).
 std::string format_timestamp(int64_t ts_ns);
 
