@@ -12,6 +12,7 @@
 #include "cpu/lane_kernel.hpp"
 #include "cpu/lane_setup.hpp"
 #include "cpu/thread_count.hpp"
+#include "src/huge_pages.hpp"
 #include "wfod/segments.hpp"
 #include "wfod/selection/blocks.hpp"
 
@@ -44,7 +45,8 @@ std::vector<Summary> block_summaries(const SweepRequest& req, std::span<const si
   selection::check_cuts(req, cuts);
   const Grid& grid = req.strategy.grid;
   const size_t blocks = cuts.size() + 1;
-  std::vector<Summary> out(grid.size() * blocks);
+  std::vector<Summary> out;  // tens of MB: huge pages spare most first-touch faults
+  resize_on_huge_pages(out, grid.size() * blocks);
   const std::vector<Group> groups = group_valid_combos(grid);
   if (groups.empty()) return out;
 
