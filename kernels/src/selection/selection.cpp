@@ -3,6 +3,7 @@
 // scores plus one positions() call for the winner's returns (DSR moments).
 #include "wfod/selection/selection.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -42,6 +43,12 @@ GridScores score_grid(Backend& backend, const SweepRequest& req, const BlockLayo
   GridScores g;
   g.layout = layout;
   g.blocks = backend.block_summaries(req, layout.cuts);
+  score_blocks(backend, req, g);
+  return g;
+}
+
+void score_blocks(Backend& backend, const SweepRequest& req, GridScores& g) {
+  const BlockLayout& layout = g.layout;
   const Grid& grid = req.strategy.grid;
   const uint64_t total = grid.size();
   const size_t stride = layout.total_blocks();
@@ -64,7 +71,6 @@ GridScores score_grid(Backend& backend, const SweepRequest& req, const BlockLayo
     const std::vector<Metrics> exact = backend.evaluate(req, replay);
     for (size_t i = 0; i < replay.size(); ++i) set_score(g, replay[i], exact[i], req);
   }
-  return g;
 }
 
 GridScores score_grid_by_evaluate(Backend& backend, const SweepRequest& req) {
@@ -199,15 +205,33 @@ namespace wfod {
 selection::RobustScores Backend::robust_scores(const SweepRequest& req,
                                                const selection::RobustOptions& options) {
   using namespace selection;
+  using Clock = std::chrono::steady_clock;
+  auto ms_since = [](Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  };
   RobustScores out;
-  GridScores g =
-      options.pbo ? score_grid(*this, req, options.layout) : score_grid_by_evaluate(*this, req);
+  RobustTiming timing;
+  auto t = Clock::now();
+  GridScores g;
   if (options.pbo) {
+    g.layout = options.layout;
+    g.blocks = block_summaries(req, options.layout.cuts);
+    timing.blocks_ms = ms_since(t);
+    t = Clock::now();
+    score_blocks(*this, req, g);
+    timing.scores_ms = ms_since(t);
+  } else {
+    g = score_grid_by_evaluate(*this, req);
+    timing.blocks_ms = ms_since(t);
+  }
+  if (options.pbo) {
+    t = Clock::now();
     const BlockLayout& l = options.layout;
     std::vector<uint8_t> take(g.state.size());
     for (size_t i = 0; i < take.size(); ++i) take[i] = g.state[i] != ComboState::invalid;
     out.pbo = cscv_pbo(g.blocks, take, l.total_blocks(), l.first_cscv_block(), l.blocks, req.rank,
                        req.strategy.bars_per_year, req.threads, options.hist_bins);
+    timing.cscv_ms = ms_since(t);
   }
   out.objective = std::move(g.objective);
   out.sharpe = std::move(g.sharpe);
@@ -216,10 +240,13 @@ selection::RobustScores Backend::robust_scores(const SweepRequest& req,
   out.ranked = g.ranked;
   g.blocks = {};  // before the stencil: the summaries are the big part
   if (options.plateau) {
+    t = Clock::now();
     const PlateauRequest& p = *options.plateau;
     out.plateau = plateau_select(p.axis_sizes, p.radii, out.objective, out.state, p.stat,
                                  &out.plateau_scores);
+    timing.plateau_ms = ms_since(t);
   }
+  out.timing = timing;
   return out;
 }
 

@@ -32,6 +32,8 @@ struct GridScores {
 // One block_summaries() call with `layout`'s cuts (none: one block); combos whose equity
 // reaches zero are re-evaluated through backend.evaluate (spec-notes 5).
 GridScores score_grid(Backend&, const SweepRequest&, const BlockLayout& layout);
+// score_grid's second half: the scores from g.blocks (block_summaries with g.layout's cuts).
+void score_blocks(Backend&, const SweepRequest&, GridScores& g);
 // The same scores through Backend::evaluate in chunks of ids (no block summaries kept).
 GridScores score_grid_by_evaluate(Backend&, const SweepRequest&);
 
