@@ -117,10 +117,10 @@ int main(int argc, char** argv) {
     // Host pipeline: its own phase timings, from the call just timed.
     path = std::string("host, CSCV kernels ") + to_string(selection::cscv::walk_kernels().isa);
     const selection::RobustTiming t = robust.timing.value_or(selection::RobustTiming{});
-    blocks_ms.push_back(t.blocks_ms);
-    score_ms.push_back(t.scores_ms);
-    cscv_ms.push_back(t.cscv_ms);
-    plateau_ms.push_back(t.plateau_ms);
+    blocks_ms.push_back(t.blocks_seconds * 1e3);
+    score_ms.push_back(t.scores_seconds * 1e3);
+    cscv_ms.push_back(t.cscv_seconds * 1e3);
+    plateau_ms.push_back(t.plateau_seconds * 1e3);
   }
 
   char date[32];

@@ -12,6 +12,7 @@
 #include "progress_bar.hpp"
 #include "report.hpp"
 #include "report_writer.hpp"
+#include "run_timing.hpp"
 #include "selection_output.hpp"
 #include "strategy_from_flags.hpp"
 #include "table_output.hpp"
@@ -35,7 +36,7 @@ and prints the best --top combos (SPEC §6 metrics, SPEC §7 ranking).
 )";
 
 constexpr const char* kJsonShape = R"(
---json prints {"evaluated", "skipped", "ranked", "seconds", "backend",
+--json prints {"evaluated", "skipped", "ranked", "seconds" (the sweep alone), "backend",
   "window": {"bars", "first_ts", "last_ts", "first", "last"},
   "top": [{"id", "params": {...}, "metrics": {every SPEC §6 metric}}],
   "selection": {"objective", "raw", "plateau", "winner", "current", "published", "changed",
@@ -43,7 +44,11 @@ constexpr const char* kJsonShape = R"(
     "sharpe_var", "bars", "skew", "kurt", "min_dsr", "passes"}, "pbo": {"pbo", "blocks",
     "block_bars", "remainder_bars", "splits", "splits_with_winner", "combos",
     "excluded_nonpositive", "logit": {quantiles}, "histogram", "degradation", "prob_oos_loss"}}
-  (robust selection, docs/spec-10-selection.md; absent with --no-selection)
+  (robust selection, docs/spec-10-selection.md; absent with --no-selection),
+  "timing": {"total_seconds", "load_seconds", "sweep_seconds", "selection_seconds",
+    "selection": {"calls", "robust_seconds", "blocks_seconds", "scores_seconds",
+    "cscv_seconds", "plateau_seconds", "other_seconds"}}
+  (wall time of the whole run and its parts; selection null with --no-selection)}
 
 example:
   wfo sweep --csv goog.csv --family ma_cross --fast 5:50:1 --slow 20:200:5 --ma sma,ema \
@@ -61,6 +66,7 @@ std::vector<FlagSpec> sweep_flags() {
 }  // namespace
 
 int run_sweep(Args args) {
+  const Stopwatch run_time;
   if (wants_help(args)) {
     std::printf("%s%s%s", kUsage, kStrategyFlagsHelp, kJsonShape);
     return 0;
@@ -72,7 +78,10 @@ int run_sweep(Args args) {
   const auto report_dir = parsed.text("report");
   if (report_dir) prepare_report_dir(*report_dir);
 
+  Stopwatch load_time;
   feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows);
+  RunTiming timing;
+  timing.load = load_time.seconds();
   const HistoryView history = HistoryView::of(csv.series);
   const size_t n = history.size();
   const size_t warmup = setup.warmup.value_or(default_warmup(setup.spec.grid));
@@ -105,14 +114,18 @@ int run_sweep(Args args) {
   auto backend = make_backend(setup.backend);
   ProgressBar progress("sweep");
   request.progress = progress.callback();
+  Stopwatch sweep_time;
   SweepResult result = backend->sweep(request);
+  timing.sweep = sweep_time.seconds();
   progress.finish();
   // Robust selection of this window; a one-off sweep has no current combo.
   std::optional<selection::SelectionReport> sel;
   if (!parsed.has("no-selection")) {
     request.progress = nullptr;
     sel = selection::select(*backend, request, result, std::nullopt, setup.selection);
+    timing.selection.emplace().add(sel->timing);
   }
+  timing.total = run_time.seconds();
 
   SweepReport report{setup.csv_path, setup.strategy_name, history,           setup.spec,
                      setup.rank,     request.window,      std::move(result), setup.precision};
@@ -120,10 +133,12 @@ int run_sweep(Args args) {
     Json j = sweep_json(report);
     if (sel)
       j["selection"] = selection_json(*sel, setup.selection, setup.spec.grid, setup.rank.objective);
+    j["timing"] = timing_json(timing);
     std::printf("%s\n", j.dump(2).c_str());
   } else {
     std::fputs(sweep_table(report).c_str(), stdout);
     if (sel) std::fputs(selection_text(*sel, setup.selection, setup.spec.grid).c_str(), stdout);
+    std::fputs(timing_text(timing).c_str(), stdout);
   }
   if (report_dir) {
     std::fflush(stdout);

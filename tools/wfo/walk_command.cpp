@@ -12,6 +12,7 @@
 #include "progress_bar.hpp"
 #include "report.hpp"
 #include "report_writer.hpp"
+#include "run_timing.hpp"
 #include "selection_output.hpp"
 #include "strategy_from_flags.hpp"
 #include "table_output.hpp"
@@ -46,7 +47,12 @@ constexpr const char* kJsonShape = R"(
     "evaluated", "skipped",
     "selection": {as wfo sweep's, on the fold's IS window; "current" is the previous
       fold's winner, so hysteresis acts between folds}}],
-  "oos": {metrics of the concatenated OOS series}, "wfe", "seconds", "backend"}
+  "oos": {metrics of the concatenated OOS series}, "wfe",
+  "seconds" (walk_seconds below: the folds' sweeps, selections and OOS replays), "backend",
+  "timing": {"total_seconds", "load_seconds", "walk_seconds", "selection_seconds",
+    "selection": {"calls" (folds), "robust_seconds", "blocks_seconds", "scores_seconds",
+    "cscv_seconds", "plateau_seconds", "other_seconds"}}
+  (wall time of the whole run and its parts; selection null with --no-selection)}
 
 example:
   wfo walk --csv orcl.csv --family channel_breakout --n 10:100:10 --side long_short,long_only \
@@ -67,6 +73,7 @@ std::vector<FlagSpec> walk_flags() {
 }  // namespace
 
 int run_walk(Args args) {
+  const Stopwatch run_time;
   if (wants_help(args)) {
     std::printf("%s%s%s", kUsage, kStrategyFlagsHelp, kJsonShape);
     return 0;
@@ -105,7 +112,11 @@ int run_walk(Args args) {
   }
   walk.warmup = setup.warmup.value_or(default_warmup(setup.spec.grid));
 
+  Stopwatch load_time;
   feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows);
+  RunTiming timing;
+  timing.walk = true;
+  timing.load = load_time.seconds();
   const HistoryView history = HistoryView::of(csv.series);
   if (count_folds(history.size(), walk) == 0) {
     const size_t needed = walk.warmup + 1 + walk.is_bars + walk.oos_bars;
@@ -122,6 +133,7 @@ int run_walk(Args args) {
   std::vector<selection::SelectionReport> fold_selection;
   FoldSelector select;
   if (!parsed.has("no-selection")) {
+    timing.selection.emplace();
     select = [&](const SweepRequest& req, const SweepResult& sweep,
                  const std::optional<Ranked>& previous) -> std::optional<Ranked> {
       SweepRequest quiet = req;
@@ -129,12 +141,15 @@ int run_walk(Args args) {
       std::optional<uint64_t> current;
       if (previous) current = previous->combo.id;
       fold_selection.push_back(selection::select(*backend, quiet, sweep, current, setup.selection));
+      timing.selection->add(fold_selection.back().timing);
       return fold_selection.back().published;
     };
   }
   WalkResult result = walk_forward(*backend, history, setup.spec, setup.rank, walk, setup.precision,
                                    setup.threads, progress.callback(), select);
+  timing.sweep = result.seconds;  // walk_forward's own clock: the same number as "seconds"
   progress.finish();
+  timing.total = run_time.seconds();
 
   WalkReport report{
       setup.csv_path,    setup.strategy_name,         history, setup.spec, setup.rank, walk,
@@ -145,6 +160,7 @@ int run_walk(Args args) {
       j["folds"][f]["selection"] =
           selection_json(fold_selection[f], setup.selection, setup.spec.grid, setup.rank.objective);
     }
+    j["timing"] = timing_json(timing);
     std::printf("%s\n", j.dump(2).c_str());
   } else {
     std::fputs(walk_table(report).c_str(), stdout);
@@ -153,6 +169,7 @@ int run_walk(Args args) {
       std::fputs(selection_text(fold_selection[f], setup.selection, setup.spec.grid).c_str(),
                  stdout);
     }
+    std::fputs(timing_text(timing).c_str(), stdout);
   }
   if (report_dir) {
     std::fflush(stdout);

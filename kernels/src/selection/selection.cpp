@@ -115,6 +115,8 @@ std::vector<double> window_returns(Backend& backend, const SweepRequest& req, co
 
 SelectionReport select(Backend& backend, const SweepRequest& req, const SweepResult& result,
                        std::optional<uint64_t> current, const SelectionSpec& spec) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
   SelectionReport rep;
   const Grid& grid = req.strategy.grid;
   if (!result.top.empty()) rep.raw = result.top.front();
@@ -144,11 +146,14 @@ SelectionReport select(Backend& backend, const SweepRequest& req, const SweepRes
   // backend does it all where the summaries are; when its plan does not fit the device it
   // says so (std::invalid_argument) and the host pipeline (the default) runs instead.
   RobustScores scores;
+  const auto robust_start = Clock::now();
   try {
     scores = backend.robust_scores(req, options);
   } catch (const std::invalid_argument&) {
     scores = backend.Backend::robust_scores(req, options);
   }
+  rep.timing.robust_seconds = std::chrono::duration<double>(Clock::now() - robust_start).count();
+  rep.timing.parts = scores.timing;
   if (options.pbo) {
     rep.pbo_layout = options.layout;
     rep.pbo = std::move(scores.pbo);
@@ -193,6 +198,7 @@ SelectionReport select(Backend& backend, const SweepRequest& req, const SweepRes
   if (rep.winner) cand = Candidate{rep.winner->combo.id, (*criterion)[rep.winner->combo.id]};
   rep.decision = decide(cand, rep.current, spec, rep.dsr_passes);
   if (rep.decision.id) rep.published = ranked_of(backend, req, *rep.decision.id, rep.winner);
+  rep.timing.total_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return rep;
 }
 
@@ -206,8 +212,8 @@ selection::RobustScores Backend::robust_scores(const SweepRequest& req,
                                                const selection::RobustOptions& options) {
   using namespace selection;
   using Clock = std::chrono::steady_clock;
-  auto ms_since = [](Clock::time_point t) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  auto seconds_since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
   };
   RobustScores out;
   RobustTiming timing;
@@ -216,13 +222,13 @@ selection::RobustScores Backend::robust_scores(const SweepRequest& req,
   if (options.pbo) {
     g.layout = options.layout;
     g.blocks = block_summaries(req, options.layout.cuts);
-    timing.blocks_ms = ms_since(t);
+    timing.blocks_seconds = seconds_since(t);
     t = Clock::now();
     score_blocks(*this, req, g);
-    timing.scores_ms = ms_since(t);
+    timing.scores_seconds = seconds_since(t);
   } else {
     g = score_grid_by_evaluate(*this, req);
-    timing.blocks_ms = ms_since(t);
+    timing.blocks_seconds = seconds_since(t);
   }
   if (options.pbo) {
     t = Clock::now();
@@ -231,7 +237,7 @@ selection::RobustScores Backend::robust_scores(const SweepRequest& req,
     for (size_t i = 0; i < take.size(); ++i) take[i] = g.state[i] != ComboState::invalid;
     out.pbo = cscv_pbo(g.blocks, take, l.total_blocks(), l.first_cscv_block(), l.blocks, req.rank,
                        req.strategy.bars_per_year, req.threads, options.hist_bins);
-    timing.cscv_ms = ms_since(t);
+    timing.cscv_seconds = seconds_since(t);
   }
   out.objective = std::move(g.objective);
   out.sharpe = std::move(g.sharpe);
@@ -244,7 +250,7 @@ selection::RobustScores Backend::robust_scores(const SweepRequest& req,
     const PlateauRequest& p = *options.plateau;
     out.plateau = plateau_select(p.axis_sizes, p.radii, out.objective, out.state, p.stat,
                                  &out.plateau_scores);
-    timing.plateau_ms = ms_since(t);
+    timing.plateau_seconds = seconds_since(t);
   }
   out.timing = timing;
   return out;

@@ -32,13 +32,13 @@ struct RobustOptions {
   std::optional<PlateauRequest> plateau;  // run plateau_select on the scores
 };
 
-// Wall time of robust_scores' parts, where the backend measures them (the host pipeline of
-// Backend::robust_scores does; a device pipeline that overlaps its parts need not).
+// Wall time of robust_scores' parts, in seconds, where the backend measures them (the host
+// pipeline of Backend::robust_scores does; a device pipeline that overlaps its parts need not).
 struct RobustTiming {
-  double blocks_ms = 0;   // block Summaries; without PBO the evaluate() pass that scores
-  double scores_ms = 0;   // window scores from the block Summaries (joins, replays)
-  double cscv_ms = 0;     // PBO by CSCV
-  double plateau_ms = 0;  // the plateau stencil
+  double blocks_seconds = 0;   // block Summaries; without PBO the evaluate() pass that scores
+  double scores_seconds = 0;   // window scores from the block Summaries (joins, replays)
+  double cscv_seconds = 0;     // PBO by CSCV
+  double plateau_seconds = 0;  // the plateau stencil
 };
 
 struct RobustScores {
