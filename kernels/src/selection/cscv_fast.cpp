@@ -265,8 +265,12 @@ std::optional<PboResult> cscv_pbo_fast(std::span<const Summary> summaries,
     std::vector<uint8_t> pass;
     resize_on_huge_pages(y, 2 * max_leaves * n);
     resize_on_huge_pages(pass, 2 * max_leaves * n, uint8_t{1});  // unchecked slots: never written
-    std::vector<uint32_t> a_masks(max_leaves), best_keys(2 * max_leaves), cand, undecided;
-    const WalkOut out{y.data(), pass.data(), n, best_keys.data(), a_masks.data()};
+    std::vector<uint32_t> a_masks(max_leaves), chunk_keys(2 * max_leaves), cand, undecided;
+    // Best passing key per half and chunk: a split's candidates are searched only in the
+    // chunks whose best key reaches the candidate floor.
+    const size_t nc = chunks.size();
+    std::vector<uint32_t> best_keys(2 * max_leaves * nc);
+    const WalkOut out{y.data(), pass.data(), n, chunk_keys.data(), a_masks.data()};
     uint64_t exact = 0;
     auto exact_objective = [&](size_t slot, uint32_t mask) {
       ++exact;
@@ -275,10 +279,11 @@ std::optional<PboResult> cscv_pbo_fast(std::span<const Summary> summaries,
     };
     auto id_of = [&](size_t slot) { return ids[lay.order[slot]]; };
 
-    // Split `split`: IS screens yi (pass flags pi, best passing key `key`) over the blocks of
-    // mask_is, OOS screens yo.
-    auto decide = [&](uint64_t split, const float* yi, const uint8_t* pi, uint32_t key,
+    // Split `split`: IS screens yi (pass flags pi, best passing key per chunk `keys`) over
+    // the blocks of mask_is, OOS screens yo.
+    auto decide = [&](uint64_t split, const float* yi, const uint8_t* pi, const uint32_t* keys,
                       const float* yo, uint32_t mask_is, uint32_t mask_oos) {
+      const uint32_t key = *std::max_element(keys, keys + nc);
       if (key == 0) return;  // nothing ranked in sample: no selection in this split
       size_t best = n;
       double best_obj = 0;
@@ -288,7 +293,14 @@ std::optional<PboResult> cscv_pbo_fast(std::span<const Summary> summaries,
         best_obj = exact_objective(best, mask_is);
       } else {
         cand.clear();
-        kernels.candidates(yi, pi, n, candidate_floor(screen_of_key(key)), cand);
+        const float floor = candidate_floor(screen_of_key(key));
+        const uint32_t floor_key = screen_key(floor);
+        for (size_t c = 0; c < nc; ++c) {
+          if (keys[c] < floor_key) continue;
+          const size_t from = cand.size(), s0 = chunks[c].s0;
+          kernels.candidates(yi + s0, pi + s0, chunks[c].len, floor, cand);
+          for (size_t i = from; i < cand.size(); ++i) cand[i] += static_cast<uint32_t>(s0);
+        }
         for (uint32_t s : cand) {
           const double x = exact_objective(s, mask_is);
           if (best == n || ranks_before(x, id_of(s), best_obj, id_of(best))) {
@@ -317,16 +329,18 @@ std::optional<PboResult> cscv_pbo_fast(std::span<const Summary> summaries,
 
     for (size_t t; (t = next.fetch_add(1)) < units.size();) {
       const Unit& u = units[t];
-      std::fill(best_keys.begin(), best_keys.end(), 0u);
-      for (const Chunk& c : chunks)
-        kernels.walk_unit(wb, wr, {u.a_mask, u.depth}, c.s0, c.len, c.checked, out, scratch);
+      for (size_t c = 0; c < nc; ++c) {
+        kernels.walk_unit(wb, wr, {u.a_mask, u.depth}, chunks[c].s0, chunks[c].len,
+                          chunks[c].checked, out, scratch);
+        for (size_t i = 0; i < 2 * u.leaves; ++i) best_keys[i * nc + c] = chunk_keys[i];
+      }
       for (size_t l = 0; l < u.leaves; ++l) {
         const uint32_t a = a_masks[l], b = all & ~a;
         const uint64_t sa = split_index(a), sb = splits - 1 - sa;  // complement: reverse order
         const float* ya = &y[2 * l * n];
         const uint8_t* pa = &pass[2 * l * n];
-        decide(sa, ya, pa, best_keys[2 * l], ya + n, a, b);
-        decide(sb, ya + n, pa + n, best_keys[2 * l + 1], ya, b, a);
+        decide(sa, ya, pa, &best_keys[2 * l * nc], ya + n, a, b);
+        decide(sb, ya + n, pa + n, &best_keys[(2 * l + 1) * nc], ya, b, a);
       }
     }
     exact_count += exact;

@@ -54,8 +54,8 @@ struct WalkUnit {
 // Where the walk writes the unit's leaves, in walk order: leaf l's half-A screens at
 // y[2l * stride + s], half B's at y[(2l + 1) * stride + s] (likewise pass: 1 when the
 // half passes the constraints; written by checked walks only), the highest screen_key of a
-// passing slot of each half folded into best[2l] and best[2l + 1] (max, so the caller
-// zeroes them before a unit's first chunk), its half-A mask at a_masks[l].
+// passing slot of the call's chunk at best[2l] and best[2l + 1], its half-A mask at
+// a_masks[l].
 struct WalkOut {
   float* y = nullptr;
   uint8_t* pass = nullptr;

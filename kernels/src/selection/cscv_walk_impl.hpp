@@ -238,7 +238,7 @@ class Walker {
     }
   }
 
-  // The half's fold through M more blocks, its screens and pass flags, then its best key.
+  // The half's fold through M more blocks, its screens and pass flags, and its best key.
   template <int M>
   void half_t(const Fold& base, const int* rest, float* __restrict y, uint8_t* __restrict pass,
               uint32_t& best) const {
@@ -320,7 +320,7 @@ class Walker {
         }
       }
     }
-    best = std::max(best, top);
+    best = top;
   }
 
   const WalkBlocks& b_;
