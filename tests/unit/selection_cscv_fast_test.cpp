@@ -6,6 +6,7 @@
 // decisions rest on.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -238,6 +239,8 @@ TEST(CscvFast, EqualsPlainOverSeveralChunksAndBothGroups) {
   expect_fast_equals_plain(d, {Objective::sharpe, 6, 1.0, std::nullopt}, {1, 2}, &stats);
   EXPECT_GT(stats.checked, 0u);
   EXPECT_LT(stats.checked, 1300u);
+  EXPECT_GT(stats.guarded, 0u);  // flat blocks, NaN and extreme sums: all four groups
+  EXPECT_LT(stats.guarded, 1300u);
   expect_fast_equals_plain(d, {Objective::sortino, 4, 0.1, 0.25}, {2}, &stats);
   EXPECT_TRUE(stats.drawdown);
 }
@@ -341,6 +344,50 @@ TEST(CscvScreens, LieInTheirBand) {
     }
   }
   EXPECT_GT(checked, 200000u);  // the rest fail a guard (and are replaced)
+}
+
+// A participant whose guard is proven for every half-set (the walk then skips the guard) keeps
+// it on every half-set: brute force over the half-sets, with blocks of every scale, flat
+// blocks, strong drifts, NaN and infinite sums.
+TEST(CscvScreens, GuardProvenForAllHalfSetsHoldsOnEach) {
+  std::mt19937_64 rng(29);
+  std::uniform_real_distribution<double> unit(0, 1);
+  size_t proven = 0, not_proven = 0;
+  for (int i = 0; i < 600; ++i) {
+    const int S = 2 * (1 + static_cast<int>(unit(rng) * 6));  // 2..12
+    const double bars = std::floor(1 + 400 * unit(rng)), annual = std::sqrt(252.0);
+    const double scale = std::ldexp(1.0, static_cast<int>(unit(rng) * 80) - 60);
+    double sum[20], sq[20];
+    for (int b = 0; b < S; ++b) {
+      const double drift = i % 3 == 0 ? 0.5 : 0.01;  // strong drifts approach the K bound
+      sum[b] = (unit(rng) - 0.5 + drift) * scale * bars / S;
+      sq[b] = unit(rng) < 0.05 ? 0.0 : sum[b] * sum[b] / (bars / S) * (1 + 3 * unit(rng));
+      if (i % 97 == 0 && b == 1) sum[b] = kNaN;
+      if (i % 89 == 0 && b == 0) sq[b] = kInf;
+    }
+    for (Screen sc : {Screen::sharpe, Screen::sortino}) {
+      if (!moment_guard_always_holds(sc, sum, sq, S, bars, annual)) {
+        ++not_proven;
+        continue;
+      }
+      ++proven;
+      for (uint32_t mask = 0; mask < (1u << S); ++mask) {
+        if (std::popcount(mask) != S / 2) continue;
+        double s = 0, q = 0;
+        bool first = true;
+        for (int b = 0; b < S; ++b) {
+          if (!((mask >> b) & 1u)) continue;
+          s = first ? sum[b] : s + sum[b];
+          q = first ? sq[b] : q + sq[b];
+          first = false;
+        }
+        ASSERT_TRUE(moment_screen(sc, s, q, bars, annual).ok)
+            << "S " << S << " mask " << mask << " i " << i;
+      }
+    }
+  }
+  EXPECT_GT(proven, 200u);
+  EXPECT_GT(not_proven, 50u);
 }
 
 TEST(CscvScreens, KeysOrderAsRanksBefore) {

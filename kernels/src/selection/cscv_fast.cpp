@@ -107,10 +107,10 @@ void units_at(int S, int depth, int b, int na, int nb, uint32_t mask, std::vecto
   units_at(S, depth, b + 1, na, nb + 1, mask, out);
 }
 
-// The participants' blocks in the walk's layout and order: slots [0, unchecked) pass the
-// constraints on every half-set, the rest are checked; each group in id order.
+// The participants' blocks in the walk's layout and slot order (slot -> participant): first
+// the `unchecked` slots, whose constraints hold on every half-set.
 struct Layout {
-  std::vector<uint32_t> order;  // slot -> participant
+  std::vector<uint32_t> order;
   size_t unchecked = 0;
   std::vector<double> m0, m1, growth, peak, trough, drawdown;
   std::vector<int32_t> runs, head, tail, held;
@@ -167,19 +167,35 @@ std::optional<PboResult> cscv_pbo_fast(std::span<const Summary> summaries,
     for (int b = 0; b < S; ++b)
       if (!(row_of(p)[b].drawdown <= 1.0)) wr.drawdown = true;
 
-  Layout lay;
-  lay.order.reserve(n);
-  std::vector<uint32_t> checked;
-  for (size_t p = 0; p < n; ++p) {
-    if (!wr.drawdown && always_passes(row_of(p), S, wr.min_trades, wr.min_held)) {
-      lay.order.push_back(static_cast<uint32_t>(p));
-    } else {
-      checked.push_back(static_cast<uint32_t>(p));
-    }
-  }
-  lay.unchecked = lay.order.size();
-  lay.order.insert(lay.order.end(), checked.begin(), checked.end());
+  // Slots in four groups, each in id order: unchecked then checked (the trade and exposure
+  // minimums may fail on some half-set), each unguarded then guarded (the screen's guard may
+  // fail on some half-set). The walk takes each group in its own chunks.
   const bool moments = wr.screen != Screen::total_return;
+  Layout lay;
+  std::vector<uint32_t> group[4];
+  for (size_t p = 0; p < n; ++p) {
+    const Summary* row = row_of(p);
+    const bool check = wr.drawdown || !always_passes(row, S, wr.min_trades, wr.min_held);
+    bool guard = moments;
+    if (moments && wr.screens) {
+      double sum[20], sq[20];
+      for (int b = 0; b < S; ++b) {
+        sum[b] = row[b].sum;
+        sq[b] = wr.screen == Screen::sharpe ? row[b].sum_sq : row[b].down_sq;
+      }
+      guard = !moment_guard_always_holds(wr.screen, sum, sq, S, wr.bars, wr.annual);
+    }
+    group[(check ? 2 : 0) + (guard ? 1 : 0)].push_back(static_cast<uint32_t>(p));
+  }
+  lay.order.reserve(n);
+  std::vector<WalkChunk> chunks;
+  for (int gi = 0; gi < 4; ++gi) {
+    const size_t from = lay.order.size();
+    lay.order.insert(lay.order.end(), group[gi].begin(), group[gi].end());
+    for (size_t at = from; at < lay.order.size(); at += kChunk)
+      chunks.push_back({at, std::min(kChunk, lay.order.size() - at), gi >= 2, (gi & 1) != 0});
+  }
+  lay.unchecked = group[0].size() + group[1].size();
   const bool growth = wr.screen == Screen::total_return || wr.drawdown;
   const bool ints = lay.unchecked < n;
   const size_t cells = static_cast<size_t>(S) * n;
@@ -227,17 +243,6 @@ std::optional<PboResult> cscv_pbo_fast(std::span<const Summary> summaries,
   wb.tail = lay.tail.data();
   wb.held = lay.held.data();
 
-  // Chunks never mix the unchecked and the checked group.
-  struct Chunk {
-    size_t s0, len;
-    bool checked;
-  };
-  std::vector<Chunk> chunks;
-  for (size_t s = 0; s < lay.unchecked; s += kChunk)
-    chunks.push_back({s, std::min(kChunk, lay.unchecked - s), false});
-  for (size_t s = lay.unchecked; s < n; s += kChunk)
-    chunks.push_back({s, std::min(kChunk, n - s), true});
-
   // Units: deep enough that a unit's screens fit the buffer and every worker has several.
   int workers =
       threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -272,10 +277,26 @@ std::optional<PboResult> cscv_pbo_fast(std::span<const Summary> summaries,
     std::vector<uint32_t> best_keys(2 * max_leaves * nc);
     const WalkOut out{y.data(), pass.data(), n, chunk_keys.data(), a_masks.data()};
     uint64_t exact = 0;
+    // A half's exact objective, from the walk's own fields: the left fold of its blocks'
+    // sums (or growths) in time order, bit for bit combine()'s, then lean_objective's
+    // operations (cscv_exact.hpp, cscv_screen.hpp).
     auto exact_objective = [&](size_t slot, uint32_t mask) {
       ++exact;
-      return lean_objective(fold_blocks(row_of(lay.order[slot]), mask), rank.objective,
-                            bars_per_year);
+      const size_t first = static_cast<size_t>(std::countr_zero(mask));
+      const size_t at = first * n + slot;
+      if (!moments) {
+        double g = lay.growth[at];
+        for (uint32_t m = mask & (mask - 1); m != 0; m &= m - 1)
+          g *= lay.growth[static_cast<size_t>(std::countr_zero(m)) * n + slot];
+        return g - 1.0;
+      }
+      double sum = lay.m0[at], sq = lay.m1[at];
+      for (uint32_t m = mask & (mask - 1); m != 0; m &= m - 1) {
+        const size_t b = static_cast<size_t>(std::countr_zero(m)) * n + slot;
+        sum += lay.m0[b];
+        sq += lay.m1[b];
+      }
+      return exact_moment_objective(wr.screen, sum, sq, wr.bars, wr.annual);
     };
     auto id_of = [&](size_t slot) { return ids[lay.order[slot]]; };
 
@@ -330,8 +351,7 @@ std::optional<PboResult> cscv_pbo_fast(std::span<const Summary> summaries,
     for (size_t t; (t = next.fetch_add(1)) < units.size();) {
       const Unit& u = units[t];
       for (size_t c = 0; c < nc; ++c) {
-        kernels.walk_unit(wb, wr, {u.a_mask, u.depth}, chunks[c].s0, chunks[c].len,
-                          chunks[c].checked, out, scratch);
+        kernels.walk_unit(wb, wr, {u.a_mask, u.depth}, chunks[c], out, scratch);
         for (size_t i = 0; i < 2 * u.leaves; ++i) best_keys[i * nc + c] = chunk_keys[i];
       }
       for (size_t l = 0; l < u.leaves; ++l) {
@@ -352,6 +372,7 @@ std::optional<PboResult> cscv_pbo_fast(std::span<const Summary> summaries,
 
   if (stats) {
     stats->checked = n - lay.unchecked;
+    stats->guarded = group[1].size() + group[3].size();
     stats->drawdown = wr.drawdown;
     stats->units = units.size();
     stats->exact = exact_count;

@@ -13,10 +13,11 @@
 namespace wfod::selection::cscv {
 
 // What a run did (for tests and the bench): how many participants the walk had to check
-// (constraints that may fail on some half-set), whether it folded drawdowns, and how many
-// exact objectives the decisions needed.
+// (constraints that may fail on some half-set) or to guard, whether it folded drawdowns, and
+// how many exact objectives the decisions needed.
 struct FastStats {
   uint64_t checked = 0;
+  uint64_t guarded = 0;  // participants whose screen guard may fail on some half-set
   bool drawdown = false;
   uint64_t units = 0;
   uint64_t exact = 0;

@@ -72,6 +72,42 @@ inline MomentScreen moment_screen(Screen screen, double sum, double sq, double b
   const double d = screen == Screen::sharpe ? nq - sum * sum : nq;
   return {static_cast<float>(num) / std::sqrt(static_cast<float>(d)), ok};
 }
+// The same screen without the guard, for participants whose guard holds on every half-set
+// (moment_guard_always_holds).
+inline float moment_screen_unguarded(Screen screen, double sum, double sq, double bars,
+                                     double annual) {
+  const double nq = bars * sq;
+  const double d = screen == Screen::sharpe ? nq - sum * sum : nq;
+  return static_cast<float>(sum * annual) / std::sqrt(static_cast<float>(d));
+}
+
+// Whether moment_screen's guard holds on every half-set H of h = S/2 of a participant's S
+// blocks (sums sum_b, sq_b), with margins: over every H, nQ_H >= n * (the h smallest sq_b),
+// nQ_H <= n * (the h largest), |S_H| <= the h largest |sum_b|; the tests below ask for
+// 2^10 more than the guard on each bound (K <= 2 instead of 2^20), far above these sums' and
+// products' own rounding, so the guard's computed tests hold too.
+inline bool moment_guard_always_holds(Screen screen, const double* sum, const double* sq, int S,
+                                      double bars, double annual) {
+  double low[20], high[20], mag[20];
+  for (int b = 0; b < S; ++b) {
+    if (!std::isfinite(sum[b]) || !std::isfinite(sq[b])) return false;  // (and sorts need order)
+    low[b] = high[b] = sq[b];
+    mag[b] = std::fabs(sum[b]);
+  }
+  std::sort(low, low + S);
+  std::sort(high, high + S, [](double x, double y) { return x > y; });
+  std::sort(mag, mag + S, [](double x, double y) { return x > y; });
+  double q_low = 0, q_high = 0, s_max = 0;
+  for (int i = 0; i < S / 2; ++i) {
+    q_low += low[i];
+    q_high += high[i];
+    s_max += mag[i];
+  }
+  const double nq_low = bars * q_low, nq_high = bars * q_high;
+  const bool range = nq_low >= 0x1p-70 && nq_high <= 0x1p90;  // NaN fails
+  if (screen == Screen::sharpe) return range && s_max * s_max <= 0.5 * nq_low;
+  return range && s_max * annual <= 0x1p50;
+}
 // Whether moment_screen's premise on `annual` holds (else every screen is an exact value).
 inline bool screens_apply(double annual) { return annual >= 0 && annual <= 0x1p40; }
 

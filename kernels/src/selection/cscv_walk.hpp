@@ -64,6 +64,14 @@ struct WalkOut {
   uint32_t* a_masks = nullptr;
 };
 
+// A run of slots the walk takes in one call: its participants either all pass the
+// constraints on every half-set (unchecked) or are checked, and either all keep the screen's
+// guard on every half-set (moment_guard_always_holds) or are guarded.
+struct WalkChunk {
+  size_t s0 = 0, len = 0;
+  bool checked = false, guarded = false;
+};
+
 // Per-thread fold levels, grown on first use.
 struct WalkScratch {
   std::vector<double> d;
@@ -78,10 +86,10 @@ struct ScreenCount {
 // One instruction set's kernels.
 struct WalkKernels {
   CpuIsa isa;
-  // Walks unit `u` for slots [s0, s0 + len): every leaf's two screens (exact objectives rounded
-  // to float where a screen's guard fails), best keys and, when `checked`, pass flags.
-  void (*walk_unit)(const WalkBlocks&, const WalkRanking&, const WalkUnit&, size_t s0, size_t len,
-                    bool checked, const WalkOut&, WalkScratch&);
+  // Walks unit `u` for the chunk's slots: every leaf's two screens (exact objectives rounded
+  // to float where a screen's guard fails), best keys and, when checked, pass flags.
+  void (*walk_unit)(const WalkBlocks&, const WalkRanking&, const WalkUnit&, const WalkChunk&,
+                    const WalkOut&, WalkScratch&);
   // Appends to `out` the slots whose pass flag is set and whose screen is >= floor.
   void (*candidates)(const float* y, const uint8_t* pass, size_t n, float floor,
                      std::vector<uint32_t>& out);

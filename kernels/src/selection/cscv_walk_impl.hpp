@@ -13,7 +13,7 @@ inline double fold_max(double a, double b) { return a < b ? b : a; }
 // A branch that fills a half ends at a leaf, whose two halves are folded from their last
 // stored level through their remaining blocks in registers, in the same loop that screens
 // them: one stored level per leaf.
-template <Screen Sc, bool DD, bool Chk>
+template <Screen Sc, bool DD, bool Chk, bool Guard>
 class Walker {
   static constexpr bool kMoments = Sc != Screen::total_return;
   static constexpr bool kGrowth = Sc == Screen::total_return || DD;
@@ -28,9 +28,10 @@ class Walker {
   };
 
  public:
-  Walker(const WalkBlocks& blocks, const WalkRanking& rank, size_t s0, size_t len,
+  Walker(const WalkBlocks& blocks, const WalkRanking& rank, const WalkChunk& chunk,
          const WalkOut& out, WalkScratch& scratch)
-      : b_(blocks), r_(rank), s0_(s0), len_(len), h_(blocks.S / 2), out_(out) {
+      : b_(blocks), r_(rank), s0_(chunk.s0), len_(chunk.len), h_(blocks.S / 2), out_(out) {
+    const size_t len = len_;
     const size_t levels = 2 * static_cast<size_t>(h_ + 1);
     if (scratch.d.size() < levels * kDoubleFields * len)
       scratch.d.resize(levels * kDoubleFields * len);
@@ -41,14 +42,18 @@ class Walker {
   }
 
   void run(const WalkUnit& u) {
-    int na = 0, nb = 0;
+    // The prefix: each half's blocks among 0..depth-1 folded in one pass (only the deepest
+    // level is read below it).
+    int a[kMaxHalf], b[kMaxHalf], na = 0, nb = 0;
     for (int c = 0; c < u.depth; ++c) {
       if ((u.a_mask >> c) & 1u) {
-        extend(0, na++, c);
+        a[na++] = c;
       } else {
-        extend(1, nb++, c);
+        b[nb++] = c;
       }
     }
+    prefix(0, a, na);
+    prefix(1, b, nb);
     if (na == h_ || nb == h_) {  // the prefix fills a half: one leaf, the rest to the other
       int rest[kMaxHalf], m = 0;
       uint32_t a_mask = u.a_mask;
@@ -100,6 +105,108 @@ class Walker {
                 kIntFields +
             static_cast<size_t>(field)) *
                len_;
+  }
+
+  // Level m of `side` = the left fold of blocks c[0..m).
+  void prefix(int side, const int* c, int m) {
+    if (m == 0) return;
+    const Fold first = block(c[0]);
+    switch (m - 1) {
+#define WFOD_CSCV_PREFIX(M)                             \
+  case M:                                               \
+    level_[side][m] = fold_t<M>(first, c + 1, side, m); \
+    return;
+      WFOD_CSCV_PREFIX(0)
+      WFOD_CSCV_PREFIX(1)
+      WFOD_CSCV_PREFIX(2)
+      WFOD_CSCV_PREFIX(3)
+      WFOD_CSCV_PREFIX(4)
+      WFOD_CSCV_PREFIX(5)
+      WFOD_CSCV_PREFIX(6)
+      WFOD_CSCV_PREFIX(7)
+      WFOD_CSCV_PREFIX(8)
+      WFOD_CSCV_PREFIX(9)
+#undef WFOD_CSCV_PREFIX
+      default:
+        break;
+    }
+  }
+
+  // `base` joined with blocks rest[0..M), into level `level` of `side` (base itself when M is
+  // 0); combine()'s operations per field, as extend() and half_t().
+  template <int M>
+  Fold fold_t(const Fold& base, const int* rest, int side, int level) {
+    if constexpr (M == 0) {
+      return base;
+    } else {
+      Fold blk[M];
+      const double* trough[M] = {};
+      const int32_t* head[M] = {};
+      for (int j = 0; j < M; ++j) {
+        blk[j] = block(rest[j]);
+        const size_t o = static_cast<size_t>(rest[j]) * b_.slots + s0_;
+        if constexpr (DD) trough[j] = b_.trough + o;
+        if constexpr (Chk) head[j] = b_.head + o;
+      }
+      Fold to;
+      for (int f = 0; f < kDoubleFields; ++f) to.d[f] = dlevel(side, level, f);
+      if constexpr (Chk)
+        for (int f = 0; f < kIntFields; ++f) to.i[f] = ilevel(side, level, f);
+      double* __restrict q0 = dlevel(side, level, kM0);
+      double* __restrict q1 = dlevel(side, level, kM1);
+      double* __restrict qg = dlevel(side, level, kGrowthField);
+      double* __restrict qp = dlevel(side, level, kPeak);
+      double* __restrict qd = dlevel(side, level, kDrawdown);
+      int32_t* __restrict qt = Chk ? ilevel(side, level, kTrades) : nullptr;
+      int32_t* __restrict qh = Chk ? ilevel(side, level, kHeld) : nullptr;
+      const size_t n = len_;
+#pragma GCC ivdep
+      for (size_t k = 0; k < n; ++k) {
+        if constexpr (kMoments) {
+          double s = base.d[kM0][k], q = base.d[kM1][k];
+          for (int j = 0; j < M; ++j) {
+            s += blk[j].d[kM0][k];
+            q += blk[j].d[kM1][k];
+          }
+          q0[k] = s;
+          q1[k] = q;
+        }
+        if constexpr (kGrowth) {
+          double g = base.d[kGrowthField][k], peak = 0, dd = 0;
+          if constexpr (DD) {
+            peak = base.d[kPeak][k];
+            dd = base.d[kDrawdown][k];
+          }
+          for (int j = 0; j < M; ++j) {
+            const double gl = g;
+            g = gl * blk[j].d[kGrowthField][k];
+            if constexpr (DD) {
+              const double pl = peak;
+              peak = fold_max(pl, gl * blk[j].d[kPeak][k]);
+              dd = fold_max(fold_max(dd, blk[j].d[kDrawdown][k]), 1.0 - gl * trough[j][k] / pl);
+            }
+          }
+          qg[k] = g;
+          if constexpr (DD) {
+            qp[k] = peak;
+            qd[k] = dd;
+          }
+        }
+        if constexpr (Chk) {
+          int32_t t = base.i[kTrades][k], tail = base.i[kTail][k], held = base.i[kHeld][k];
+          for (int j = 0; j < M; ++j) {
+            const int32_t hd = head[j][k];
+            t += blk[j].i[kTrades][k] - ((tail == hd) & (hd != 0));
+            tail = blk[j].i[kTail][k];
+            held += blk[j].i[kHeld][k];
+          }
+          qt[k] = t;
+          qh[k] = held;
+        }
+      }
+      if constexpr (Chk) to.i[kTail] = blk[M - 1].i[kTail];  // the fold's tail: the last block's
+      return to;
+    }
   }
 
   // Level `count` + 1 of `side` = level `count` joined with block c (or block c itself).
@@ -265,9 +372,13 @@ class Walker {
           s += blk[j].d[kM0][k];
           q += blk[j].d[kM1][k];
         }
-        const MomentScreen ms = moment_screen(Sc, s, q, bars, annual);
-        yk = ms.y;
-        bad |= ms.ok ? 0 : 1;
+        if constexpr (Guard) {
+          const MomentScreen ms = moment_screen(Sc, s, q, bars, annual);
+          yk = ms.y;
+          bad |= ms.ok ? 0 : 1;
+        } else {
+          yk = moment_screen_unguarded(Sc, s, q, bars, annual);
+        }
       }
       double dd = 0;
       if constexpr (kGrowth) {
@@ -313,7 +424,7 @@ class Walker {
             s += blk[j].d[kM0][k];
             q += blk[j].d[kM1][k];
           }
-          if (!r_.screens || !moment_screen(Sc, s, q, bars, annual).ok)
+          if (!r_.screens || (Guard && !moment_screen(Sc, s, q, bars, annual).ok))
             y[k] = static_cast<float>(exact_moment_objective(Sc, s, q, bars, annual));
           const uint32_t pass_mask = Chk ? 0u - static_cast<uint32_t>(pass[k]) : ~0u;
           top = std::max(top, screen_key(y[k]) & pass_mask);
@@ -335,27 +446,34 @@ class Walker {
 };
 
 template <Screen Sc>
-void walk_screen(const WalkBlocks& blocks, const WalkRanking& rank, const WalkUnit& u, size_t s0,
-                 size_t len, bool checked, const WalkOut& out, WalkScratch& scratch) {
+void walk_screen(const WalkBlocks& blocks, const WalkRanking& rank, const WalkUnit& u,
+                 const WalkChunk& c, const WalkOut& out, WalkScratch& scratch) {
+  // Total returns have no guard: one variant for them.
+  constexpr bool kAlwaysGuard = Sc == Screen::total_return;
   if (rank.drawdown) {
-    Walker<Sc, true, true>(blocks, rank, s0, len, out, scratch).run(u);
-  } else if (checked) {
-    Walker<Sc, false, true>(blocks, rank, s0, len, out, scratch).run(u);
+    Walker<Sc, true, true, true>(blocks, rank, c, out, scratch).run(u);
+  } else if (c.checked) {
+    if (c.guarded || kAlwaysGuard) {
+      Walker<Sc, false, true, true>(blocks, rank, c, out, scratch).run(u);
+    } else {
+      Walker<Sc, false, true, false>(blocks, rank, c, out, scratch).run(u);
+    }
+  } else if (c.guarded || kAlwaysGuard) {
+    Walker<Sc, false, false, true>(blocks, rank, c, out, scratch).run(u);
   } else {
-    Walker<Sc, false, false>(blocks, rank, s0, len, out, scratch).run(u);
+    Walker<Sc, false, false, false>(blocks, rank, c, out, scratch).run(u);
   }
 }
 
 inline void walk_unit(const WalkBlocks& blocks, const WalkRanking& rank, const WalkUnit& u,
-                      size_t s0, size_t len, bool checked, const WalkOut& out,
-                      WalkScratch& scratch) {
+                      const WalkChunk& c, const WalkOut& out, WalkScratch& scratch) {
   switch (rank.screen) {
     case Screen::sharpe:
-      return walk_screen<Screen::sharpe>(blocks, rank, u, s0, len, checked, out, scratch);
+      return walk_screen<Screen::sharpe>(blocks, rank, u, c, out, scratch);
     case Screen::sortino:
-      return walk_screen<Screen::sortino>(blocks, rank, u, s0, len, checked, out, scratch);
+      return walk_screen<Screen::sortino>(blocks, rank, u, c, out, scratch);
     case Screen::total_return:
-      return walk_screen<Screen::total_return>(blocks, rank, u, s0, len, checked, out, scratch);
+      return walk_screen<Screen::total_return>(blocks, rank, u, c, out, scratch);
   }
 }
 
