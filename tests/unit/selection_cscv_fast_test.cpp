@@ -411,12 +411,15 @@ TEST(CscvScreens, ThresholdsAreTight) {
   std::mt19937_64 rng(23);
   std::uniform_real_distribution<double> unit(0, 1);
   const float inf = std::numeric_limits<float>::infinity();
-  for (int i = 0; i < 2000; ++i) {
+  // Edges (zero, infinities, float range ends, subnormals, the band's absolute term), then
+  // random magnitudes over 2^-150 .. 2^150.
+  const double edges[] = {0.0,   kInf,   -kInf,   0x1.fffffep127, -0x1.fffffep127, 1e39,  -1e39,
+                          1e-45, -1e-45, 0x1p-96, -0x1p-96,       0x1p-120,        1e-300};
+  constexpr int kEdges = sizeof edges / sizeof edges[0];
+  for (int i = 0; i < 20000; ++i) {
     const double t =
-        i == 0   ? 0.0
-        : i == 1 ? kInf
-        : i == 2 ? -kInf
-                 : (unit(rng) - 0.5) * std::ldexp(1.0, static_cast<int>(unit(rng) * 300) - 150);
+        i < kEdges ? edges[i]
+                   : (unit(rng) - 0.5) * std::ldexp(1.0, static_cast<int>(unit(rng) * 300) - 150);
     const CountThresholds c = count_thresholds(t);
     if (std::isfinite(c.under)) {
       EXPECT_LT(band_hi(c.under), t);

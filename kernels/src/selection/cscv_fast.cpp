@@ -23,7 +23,7 @@ namespace wfod::selection::cscv {
 namespace {
 
 // Participants per walk call: the fold stacks of a chunk stay in the core's caches.
-constexpr size_t kChunk = 64;
+constexpr size_t kChunk = 2048;
 // Screens buffered per worker and unit (floats): units are cut small enough to fit.
 constexpr size_t kUnitFloats = size_t{1} << 21;
 

@@ -136,35 +136,69 @@ inline float float_of_order(int32_t o) {
 inline constexpr int32_t kMaxFiniteOrder = 0x7f7fffff;  // FLT_MAX
 
 // The last finite float at which `pred` (true on a prefix of the finite floats, in order)
-// holds; -inf when it holds nowhere.
+// holds; -inf when it holds nowhere. `guess` (any float; NaN for none) starts a galloping
+// search: a guess within a few floats of the answer costs a few evaluations of pred.
 template <class Pred>
-float last_finite_where(Pred pred) {
-  int32_t lo = -kMaxFiniteOrder, hi = kMaxFiniteOrder;
-  if (!pred(float_of_order(lo))) return -std::numeric_limits<float>::infinity();
-  while (lo < hi) {  // pred(lo) holds
-    const int32_t mid = lo + static_cast<int32_t>((static_cast<int64_t>(hi) - lo + 1) / 2);
-    if (pred(float_of_order(mid))) {
+float last_finite_where(Pred pred, float guess) {
+  int64_t lo = -kMaxFiniteOrder, hi = kMaxFiniteOrder;  // the answer lies in [lo, hi] or none
+  if (guess == guess) {
+    const int64_t g = float_order(
+        std::clamp(guess, -std::numeric_limits<float>::max(), std::numeric_limits<float>::max()));
+    int64_t step = 1;
+    if (pred(float_of_order(static_cast<int32_t>(g)))) {
+      lo = g;  // gallop up until pred fails
+      while (lo < kMaxFiniteOrder) {
+        const int64_t next = std::min<int64_t>(kMaxFiniteOrder, lo + step);
+        if (!pred(float_of_order(static_cast<int32_t>(next)))) {
+          hi = next - 1;
+          break;
+        }
+        lo = next;
+        step *= 2;
+      }
+      if (lo == kMaxFiniteOrder) return float_of_order(kMaxFiniteOrder);
+    } else {
+      hi = g - 1;  // gallop down until pred holds
+      for (;;) {
+        const int64_t next = std::max<int64_t>(-kMaxFiniteOrder, hi - step + 1);
+        if (pred(float_of_order(static_cast<int32_t>(next)))) {
+          lo = next;
+          break;
+        }
+        if (next == -kMaxFiniteOrder) return -std::numeric_limits<float>::infinity();
+        hi = next - 1;
+        step *= 2;
+      }
+    }
+  } else if (!pred(float_of_order(-kMaxFiniteOrder))) {
+    return -std::numeric_limits<float>::infinity();
+  }
+  while (lo < hi) {  // pred(lo) holds; the answer is in [lo, hi]
+    const int64_t mid = lo + (hi - lo + 1) / 2;
+    if (pred(float_of_order(static_cast<int32_t>(mid)))) {
       lo = mid;
     } else {
       hi = mid - 1;
     }
   }
-  return float_of_order(lo);
+  return float_of_order(static_cast<int32_t>(lo));
 }
 // The first finite float at which `pred` (true on a suffix) holds; +inf when nowhere.
 template <class Pred>
-float first_finite_where(Pred pred) {
-  int32_t lo = -kMaxFiniteOrder, hi = kMaxFiniteOrder;
-  if (!pred(float_of_order(hi))) return std::numeric_limits<float>::infinity();
-  while (lo < hi) {  // pred(hi) holds
-    const int32_t mid = lo + static_cast<int32_t>((static_cast<int64_t>(hi) - lo) / 2);
-    if (pred(float_of_order(mid))) {
-      hi = mid;
-    } else {
-      lo = mid + 1;
-    }
-  }
-  return float_of_order(hi);
+float first_finite_where(Pred pred, float guess) {
+  const float last_not = last_finite_where([&pred](float y) { return !pred(y); }, guess);
+  if (last_not == std::numeric_limits<float>::max()) return std::numeric_limits<float>::infinity();
+  if (last_not == -std::numeric_limits<float>::infinity())
+    return -std::numeric_limits<float>::max();
+  return std::nextafter(last_not, std::numeric_limits<float>::infinity());
+}
+
+// The float y whose band end y +- (rel |y| + abs) is t, solved on the side of its sign
+// (hi: +, lo: -): the galloping searches' starting guess.
+inline float band_inverse(double t, bool hi) {
+  const double a = hi ? t - kBandAbs : t + kBandAbs;
+  return static_cast<float>(a >= 0 ? a / (hi ? 1 + kBandRel : 1 - kBandRel)
+                                   : a / (hi ? 1 - kBandRel : 1 + kBandRel));
 }
 
 // Counting against an exact, non-NaN target t: a finite y <= under has its exact objective
@@ -174,8 +208,8 @@ struct CountThresholds {
   float under, above;
 };
 inline CountThresholds count_thresholds(double t) {
-  return {last_finite_where([t](float y) { return band_hi(y) < t; }),
-          first_finite_where([t](float y) { return band_lo(y) > t; })};
+  return {last_finite_where([t](float y) { return band_hi(y) < t; }, band_inverse(t, true)),
+          first_finite_where([t](float y) { return band_lo(y) > t; }, band_inverse(t, false))};
 }
 
 // The IS winner lies among the participants whose screen is >= the returned float (NaN never
@@ -188,7 +222,8 @@ inline float candidate_floor(float best) {
   const double floor =
       best == kInf ? static_cast<double>(std::numeric_limits<float>::max()) : band_lo(best);
   if (floor <= -static_cast<double>(std::numeric_limits<float>::max())) return -kInf;
-  return first_finite_where([floor](float y) { return band_hi(y) >= floor; });
+  return first_finite_where([floor](float y) { return band_hi(y) >= floor; },
+                            band_inverse(floor, true));
 }
 
 }  // namespace wfod::selection::cscv
