@@ -79,6 +79,22 @@ TEST(RunTiming, NoSelection) {
   EXPECT_TRUE(timing_json(t)["selection"].is_null());
 }
 
+// Before PBO runs on the plain CSCV walk for a large grid, the command says so (stderr).
+TEST(RunTiming, NoteBeforeThePlainCscvWalk) {
+  selection::SelectionSpec spec;  // S = 16, pbo_max_combos 20,000
+  EXPECT_EQ(plain_cscv_note(spec, Objective::sharpe, 20000, 10000), "");
+  EXPECT_EQ(plain_cscv_note(spec, Objective::total_return, 20000, 10000), "");
+  const std::string note = plain_cscv_note(spec, Objective::calmar, 20000, 10000);
+  EXPECT_NE(note.find("objective calmar runs the plain CSCV walk"), std::string::npos) << note;
+  EXPECT_NE(note.find("20000 combos x 12870 splits"), std::string::npos) << note;
+  EXPECT_NE(plain_cscv_note(spec, Objective::profit_factor, 5000, 10000), "");
+  EXPECT_EQ(plain_cscv_note(spec, Objective::cagr, 500, 10000), "");    // seconds at most
+  EXPECT_EQ(plain_cscv_note(spec, Objective::cagr, 20001, 10000), "");  // PBO skipped
+  EXPECT_EQ(plain_cscv_note(spec, Objective::cagr, 20000, 10), "");     // window < S
+  spec.pbo_blocks = 0;
+  EXPECT_EQ(plain_cscv_note(spec, Objective::cagr, 20000, 10000), "");  // PBO off
+}
+
 // select() times itself: the whole call, the robust_scores part and (host pipeline) its parts,
 // which lie inside it.
 TEST(RunTiming, SelectMeasuresItselfAndTheHostPipelineParts) {

@@ -22,6 +22,27 @@ void SelectionTimes::add(const selection::SelectionTiming& t) {
   parts->plateau_seconds += t.parts->plateau_seconds;
 }
 
+std::string plain_cscv_note(const selection::SelectionSpec& spec, Objective objective,
+                            uint64_t valid_combos, size_t window_bars) {
+  const size_t S = spec.pbo_blocks;
+  if (S == 0 || S > window_bars || valid_combos > spec.pbo_max_combos) return "";
+  if (selection::cscv_screened(objective)) return "";
+  uint64_t splits = 1;  // C(S, S/2)
+  for (uint64_t k = 1; k <= S / 2; ++k) splits = splits * (S / 2 + k) / k;
+  constexpr uint64_t kNoticeable = 10'000'000;  // joins: about a second on the plain walk
+  if (valid_combos * splits < kNoticeable) return "";
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "note: PBO with objective %s runs the plain CSCV walk (only sharpe, sortino and "
+                "total_return have the fast one): %llu combos x %llu splits of exact joins, "
+                "many times the sweep's time; "
+                "--no-selection, or pbo_blocks = 0 in [strategy.selection], skips it\n",
+                std::string(to_string(objective)).c_str(),
+                static_cast<unsigned long long>(valid_combos),
+                static_cast<unsigned long long>(splits));
+  return buf;
+}
+
 std::string timing_text(const RunTiming& t) {
   char buf[512];
   std::snprintf(buf, sizeof buf, "time: %.3f s total = load %.3f + %s %.3f", t.total, t.load,

@@ -42,6 +42,12 @@ struct RunTiming {
   std::optional<SelectionTimes> selection;  // none with --no-selection
 };
 
+// A warning for stderr before robust selection runs PBO on the plain CSCV walk for a large
+// grid (objectives without screens: cagr, calmar, profit_factor), empty otherwise: that walk
+// costs C(S, S/2) x valid combos exact joins, ~100x a sweep at 20,000 combos.
+std::string plain_cscv_note(const selection::SelectionSpec&, Objective, uint64_t valid_combos,
+                            size_t window_bars);
+
 // One line: "time: 8.321 s total = load 0.004 + sweep 0.012 + selection 8.305 (blocks 0.020,
 // scores 0.001, CSCV 8.270, plateau 0.000, other 0.014)"; a walk: "... + walk 12.296 (of which
 // selection 11.800 over 8 folds: blocks ...)"; with --no-selection "(no selection)".

@@ -121,6 +121,10 @@ int run_sweep(Args args) {
   // Robust selection of this window; a one-off sweep has no current combo.
   std::optional<selection::SelectionReport> sel;
   if (!parsed.has("no-selection")) {
+    std::fputs(plain_cscv_note(setup.selection, setup.rank.objective, result.evaluated,
+                               request.window.bars)
+                   .c_str(),
+               stderr);
     request.progress = nullptr;
     sel = selection::select(*backend, request, result, std::nullopt, setup.selection);
     timing.selection.emplace().add(sel->timing);

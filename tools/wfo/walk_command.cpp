@@ -133,6 +133,11 @@ int run_walk(Args args) {
   std::vector<selection::SelectionReport> fold_selection;
   FoldSelector select;
   if (!parsed.has("no-selection")) {
+    uint64_t valid = 0;
+    for (uint64_t id = 0; id < setup.spec.grid.size(); ++id)
+      valid += setup.spec.grid.decode(id).valid();
+    std::fputs(plain_cscv_note(setup.selection, setup.rank.objective, valid, walk.is_bars).c_str(),
+               stderr);
     timing.selection.emplace();
     select = [&](const SweepRequest& req, const SweepResult& sweep,
                  const std::optional<Ranked>& previous) -> std::optional<Ranked> {

@@ -126,6 +126,10 @@ std::vector<uint64_t> participants(std::span<const Summary> summaries,
 
 }  // namespace cscv
 
+bool cscv_screened(Objective o) {
+  return o == Objective::sharpe || o == Objective::sortino || o == Objective::total_return;
+}
+
 PboResult cscv_pbo(std::span<const Summary> summaries, std::span<const uint8_t> take, size_t stride,
                    size_t first_block, size_t blocks, const RankSpec& rank, double bars_per_year,
                    int threads, size_t hist_bins) {

@@ -61,6 +61,10 @@ PboResult cscv_pbo(std::span<const Summary> summaries, std::span<const uint8_t> 
                    size_t first_block, size_t blocks, const RankSpec&, double bars_per_year,
                    int threads = 0, size_t hist_bins = 20);
 
+// Whether cscv_pbo can take the screened walk for this objective (it also needs CSCV blocks
+// of equal bar counts); the other objectives always take the plain one.
+bool cscv_screened(Objective);
+
 // The plain walk, the oracle of the screened one: every split's IS winner and OOS rank from
 // exact objectives of joined Summaries, one participant after another.
 PboResult cscv_pbo_plain(std::span<const Summary> summaries, std::span<const uint8_t> take,
