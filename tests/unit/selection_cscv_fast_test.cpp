@@ -243,6 +243,11 @@ TEST(CscvFast, EqualsPlainOverSeveralChunksAndBothGroups) {
   EXPECT_LT(stats.guarded, 1300u);
   expect_fast_equals_plain(d, {Objective::sortino, 4, 0.1, 0.25}, {2}, &stats);
   EXPECT_TRUE(stats.drawdown);
+  // Enough participants that the setup (groups, layout) runs on several threads too.
+  const Data big = random_data(9000, 4, 20, 37, true);
+  expect_fast_equals_plain(big, {Objective::sharpe, 3, 1.0, std::nullopt}, {1, 3}, &stats);
+  EXPECT_GT(stats.checked, 0u);
+  EXPECT_GT(stats.guarded, 0u);
 }
 
 // Every combo's block 0 NaN: every split with block 0 in sample ranks only NaN objectives (the

@@ -89,6 +89,18 @@ bool always_passes(const Summary* row, int S, int32_t min_trades, int32_t min_he
   return std::max(closed_low, trades[h - 1]) >= min_trades && held_low >= min_held;
 }
 
+// f(begin, end) over [0, count) cut into `workers` contiguous parts, one thread each (the
+// caller's the first); parts below a few thousand items are not worth a thread.
+template <class F>
+void parallel_for(size_t count, int workers, F&& f) {
+  const size_t parts = std::clamp<size_t>(count / 4096, 1, static_cast<size_t>(workers));
+  std::vector<std::thread> pool;
+  for (size_t w = 1; w < parts; ++w)
+    pool.emplace_back([&f, count, parts, w] { f(count * w / parts, count * (w + 1) / parts); });
+  f(0, count / parts);
+  for (auto& t : pool) t.join();
+}
+
 struct Unit {
   uint32_t a_mask;
   int depth;
@@ -171,22 +183,28 @@ std::optional<PboResult> cscv_pbo_fast(std::span<const Summary> summaries,
   // minimums may fail on some half-set), each unguarded then guarded (the screen's guard may
   // fail on some half-set). The walk takes each group in its own chunks.
   const bool moments = wr.screen != Screen::total_return;
+  int workers =
+      threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<uint8_t> tag(n);  // group of each participant, found in parallel
+  parallel_for(n, workers, [&](size_t p0, size_t p1) {
+    for (size_t p = p0; p < p1; ++p) {
+      const Summary* row = row_of(p);
+      const bool check = wr.drawdown || !always_passes(row, S, wr.min_trades, wr.min_held);
+      bool guard = moments;
+      if (moments && wr.screens) {
+        double sum[20], sq[20];
+        for (int b = 0; b < S; ++b) {
+          sum[b] = row[b].sum;
+          sq[b] = wr.screen == Screen::sharpe ? row[b].sum_sq : row[b].down_sq;
+        }
+        guard = !moment_guard_always_holds(wr.screen, sum, sq, S, wr.bars, wr.annual);
+      }
+      tag[p] = static_cast<uint8_t>((check ? 2 : 0) + (guard ? 1 : 0));
+    }
+  });
   Layout lay;
   std::vector<uint32_t> group[4];
-  for (size_t p = 0; p < n; ++p) {
-    const Summary* row = row_of(p);
-    const bool check = wr.drawdown || !always_passes(row, S, wr.min_trades, wr.min_held);
-    bool guard = moments;
-    if (moments && wr.screens) {
-      double sum[20], sq[20];
-      for (int b = 0; b < S; ++b) {
-        sum[b] = row[b].sum;
-        sq[b] = wr.screen == Screen::sharpe ? row[b].sum_sq : row[b].down_sq;
-      }
-      guard = !moment_guard_always_holds(wr.screen, sum, sq, S, wr.bars, wr.annual);
-    }
-    group[(check ? 2 : 0) + (guard ? 1 : 0)].push_back(static_cast<uint32_t>(p));
-  }
+  for (size_t p = 0; p < n; ++p) group[tag[p]].push_back(static_cast<uint32_t>(p));
   lay.order.reserve(n);
   std::vector<WalkChunk> chunks;
   for (int gi = 0; gi < 4; ++gi) {
@@ -206,7 +224,8 @@ std::optional<PboResult> cscv_pbo_fast(std::span<const Summary> summaries,
     if (wr.drawdown) resize_on_huge_pages(*v, cells);
   for (auto* v : {&lay.runs, &lay.head, &lay.tail, &lay.held})
     if (ints) resize_on_huge_pages(*v, cells);
-  for (size_t s = 0; s < n; ++s) {
+  // Each slot's blocks into the walk's arrays (block-major), in parallel over slots.
+  auto fill_slot = [&](size_t s) {
     const Summary* row = row_of(lay.order[s]);
     for (int b = 0; b < S; ++b) {
       const Summary& x = row[b];
@@ -228,7 +247,10 @@ std::optional<PboResult> cscv_pbo_fast(std::span<const Summary> summaries,
         lay.held[at] = static_cast<int32_t>(x.long_bars + x.short_bars);
       }
     }
-  }
+  };
+  parallel_for(n, workers, [&](size_t s0, size_t s1) {
+    for (size_t s = s0; s < s1; ++s) fill_slot(s);
+  });
   WalkBlocks& wb = lay.blocks;
   wb.S = S;
   wb.slots = n;
@@ -244,8 +266,6 @@ std::optional<PboResult> cscv_pbo_fast(std::span<const Summary> summaries,
   wb.held = lay.held.data();
 
   // Units: deep enough that a unit's screens fit the buffer and every worker has several.
-  int workers =
-      threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<Unit> units;
   size_t max_leaves = 0;
   for (int depth = 1; depth <= S; ++depth) {
