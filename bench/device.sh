@@ -41,6 +41,15 @@ if [ "${WFOD_SELECTION:-0}" = "1" ]; then
   [ "${WFOD_SELECTION_ONLY:-0}" = "1" ] && exit 0
 fi
 
+# The CPU soak (bench/soak_bench: memory and restart time vs uptime), with WFOD_SOAK=1 on
+# the device host's cores: WFOD_SOAK_ARGS = symbols bars report_every every.
+if [ "${WFOD_SOAK:-0}" = "1" ]; then
+  echo "== soak_bench ${WFOD_SOAK_ARGS:-10 525600 50000 60} (cpu backend, $(nproc) cores)"
+  WFOD_SOAK_KEEP=1 "$S/bin/soak_bench" "$S/bin/wfod" ${WFOD_SOAK_ARGS:-10 525600 50000 60} 2>&1 |
+    tee "$OUT/soak_bench.txt"
+  [ "${WFOD_SOAK_ONLY:-0}" = "1" ] && exit 0
+fi
+
 # Streams (issue 5): every advance vs a fresh sweep on the device, then the advance benchmark
 # (1M combos, W = 10k, k = 1) with and without the CUDA graph. WFOD_STREAM_ONLY=1: just this.
 echo "== stream parity (cuda and cpu)"

@@ -28,7 +28,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using wfod::Bar;
-using wfod::Series;
 using wfod::config::FsyncPolicy;
 using wfod::daemon::BarStore;
 using wfod::daemon::BarStoreOptions;
@@ -87,7 +86,7 @@ double run_once(const std::vector<Message>& messages, const std::vector<std::str
   BarStoreOptions options;
   options.fsync = fsync;
   std::vector<std::unique_ptr<BarStore>> stores;
-  std::vector<Series> series(symbols.size());
+  std::vector<wfod::daemon::SymbolHistory> series(symbols.size());
   std::vector<IngestTarget> targets;
   stores.reserve(symbols.size());
   for (size_t i = 0; i < symbols.size(); ++i) {

@@ -2,15 +2,20 @@
 # Builds the CUDA-enabled binaries here (nvcc is on this machine) and stages what the GPU
 # machine needs in .device/ (git-ignored): binaries, the shared libraries Debian provides
 # that the device image lacks, and the shared real data. Then bench/device.sh runs there.
+# usage: stage-device.sh [BUILD_DIR]: a CUDA-enabled Release build directory to take the
+# binaries from (e.g. build/ci after tools/run-tests.sh); default build/device, built here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release -DWFOD_CUDA=ON -DWFOD_TESTS=ON >/dev/null
-cmake --build build/device -j "$(nproc)" --target wfod_parity_tests wfod_unit_tests gpu_bench stream_bench selection_bench wfo wfod daemon_latency
+B=${1:-build/device}
+if [ "$B" = build/device ]; then
+  cmake -S . -B build/device -G Ninja -DCMAKE_BUILD_TYPE=Release -DWFOD_CUDA=ON -DWFOD_TESTS=ON >/dev/null
+fi
+cmake --build "$B" -j "$(nproc)" --target wfod_parity_tests wfod_unit_tests gpu_bench stream_bench selection_bench wfo wfod daemon_latency soak_bench
 rm -rf .device && mkdir -p .device/bin .device/lib .device/data
-cp build/device/tests/wfod_parity_tests build/device/tests/wfod_unit_tests \
-   build/device/bench/gpu_bench build/device/bench/stream_bench build/device/bench/selection_bench \
-   build/device/tools/wfo \
-   build/device/daemon/wfod build/device/bench/daemon_latency .device/bin/
+cp "$B"/tests/wfod_parity_tests "$B"/tests/wfod_unit_tests \
+   "$B"/bench/gpu_bench "$B"/bench/stream_bench "$B"/bench/selection_bench \
+   "$B"/tools/wfo "$B"/bench/soak_bench \
+   "$B"/daemon/wfod "$B"/bench/daemon_latency .device/bin/
 # Everything but the C/C++ runtime itself (the device image has glibc and libstdc++).
 for lib in $(ldd .device/bin/* | awk '/=> \//{print $3}' | sort -u |
              grep -vE '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|libresolv)\.so'); do

@@ -2,8 +2,10 @@
 // strictly increasing ts, quarantine of a bad tail; SPEC §1 "nothing already accepted is
 // lost or altered"). The input is the log file's bytes, written to a scratch state_dir
 // before each open. Beyond "no crash, no leak, no UB" it asserts:
-// - a refused open (another symbol, version or record size) leaves the file untouched and
-//   quarantines nothing;
+// Each input is opened under both [daemon] on_corrupt_log policies.
+// - a refused open (another symbol, version or record size; corruption under refuse)
+//   leaves the file untouched and quarantines nothing;
+// - refuse never loads a log it reports corrupt; a torn tail loads under both;
 // - otherwise the loaded bars have strictly increasing ts, the file is now exactly the
 //   header plus one record per loaded bar, and those bytes are the input's own prefix when
 //   its header was intact (records are never rewritten);
@@ -117,22 +119,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
   const fs::path bars_dir = state_dir() / "bars";
   const fs::path log = bars_dir / bar_log::file_name(kSymbol);
-  write_file(log, input);
-
-  BarStoreOptions options;
-  options.fsync = wfod::config::FsyncPolicy::none;
-  {
-    Result<OpenedBarStore> opened = BarStore::open(state_dir().string(), kSymbol, options);
-    size_t files = 0;
-    const std::string quarantined = quarantined_bytes(bars_dir, files);
-    WFOD_FUZZ_CHECK(files <= 1, "at most one quarantine file per open");
-    if (opened.ok()) {
-      check_loaded(opened.value(), input, log, quarantined);
-    } else {
-      WFOD_FUZZ_CHECK(read_file(log) == input, "a refused log is not touched");
-      WFOD_FUZZ_CHECK(files == 0, "a refused log quarantines nothing");
-    }
-  }  // the store (and its flock) goes before the files do
-  for (const auto& entry : fs::directory_iterator(bars_dir)) fs::remove(entry.path());
+  for (const auto policy :
+       {wfod::config::CorruptLogPolicy::refuse, wfod::config::CorruptLogPolicy::quarantine}) {
+    write_file(log, input);
+    BarStoreOptions options;
+    options.fsync = wfod::config::FsyncPolicy::none;
+    options.on_corrupt = policy;
+    {
+      Result<OpenedBarStore> opened = BarStore::open(state_dir().string(), kSymbol, options);
+      size_t files = 0;
+      const std::string quarantined = quarantined_bytes(bars_dir, files);
+      WFOD_FUZZ_CHECK(files <= 1, "at most one quarantine file per open");
+      if (opened.ok()) {
+        check_loaded(opened.value(), input, log, quarantined);
+        WFOD_FUZZ_CHECK(
+            policy == wfod::config::CorruptLogPolicy::quarantine || !opened.value().report.corrupt,
+            "refuse never loads a corrupt log");
+      } else {
+        WFOD_FUZZ_CHECK(read_file(log) == input, "a refused log is not touched");
+        WFOD_FUZZ_CHECK(files == 0, "a refused log quarantines nothing");
+      }
+    }  // the store (and its flock) goes before the files do
+    for (const auto& entry : fs::directory_iterator(bars_dir)) fs::remove(entry.path());
+  }
   return 0;
 }

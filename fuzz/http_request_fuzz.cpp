@@ -24,7 +24,8 @@ HealthInput health_for(size_t size) {
   h.degraded = size % 2 == 1;
   h.backend = "cpu";
   h.uptime_s = 3.25;
-  h.symbols["GOOG"] = SymbolHealth{2300, 1'380'585'600'000'000'000};
+  h.symbols["GOOG"].bars = 2300;
+  h.symbols["GOOG"].last_ts = 1'380'585'600'000'000'000;
   h.symbols["BTC/USD"] = SymbolHealth{};
   h.rejects = {{"parse", 3}};
   return h;

@@ -2,8 +2,9 @@
 // request's frames separated by '\n' (a byte the handler refuses inside a frame anyway).
 // Beyond "no crash, no leak, no UB" it asserts that every request gets exactly one reply
 // and that the reply is well-formed JSON of the shape its request calls for:
-// - ["get", SYM, STRAT] of a stored stream: the stored payload, byte for byte; of any
-//   other stream: {"error": "no publication yet"};
+// - ["get", SYM, STRAT] of a stored stream: the stored payload, byte for byte; of a
+//   configured one without a publication: {"error": "no publication yet"}; of any other:
+//   {"error": "unknown stream SYM.STRAT"};
 // - ["list"]: {"streams": [...]} with one entry per stored stream and its seq;
 // - ["health"]: an object whose "status" is "ok" or "degraded";
 // - anything else: an object holding exactly one key, "error", with a string value.
@@ -41,7 +42,8 @@ HealthInput health_for(size_t size) {
   h.degraded = size % 2 == 1;
   h.backend = "cpu";
   h.uptime_s = size % 3 == 0 ? std::numeric_limits<double>::quiet_NaN() : 12.5;
-  h.symbols["GOOG"] = SymbolHealth{2300, 1'380'585'600'000'000'000};
+  h.symbols["GOOG"].bars = 2300;
+  h.symbols["GOOG"].last_ts = 1'380'585'600'000'000'000;
   h.symbols["BTC/USD"] = SymbolHealth{};
   h.rejects = {{"parse", 3}, {"value", 1}};
   h.gaps = 1;
@@ -60,6 +62,11 @@ std::vector<std::string> split_frames(std::string_view bytes) {
   }
 }
 
+// The configuration: the stored streams and one that has not published yet.
+bool configured(const PublicationKey& key) {
+  return stored().count(key) == 1 || key == PublicationKey{"GOOG", "idle"};
+}
+
 bool is_error_reply(const Json& j) {
   return j.is_object() && j.size() == 1 && j.contains("error") && j["error"].is_string();
 }
@@ -73,6 +80,10 @@ void check_reply(const std::vector<std::string>& frames, const std::string& repl
     const bool known_get = frames.size() == 3 && frames[0] == "get" &&
                            stored().count(PublicationKey{frames[1], frames[2]}) == 1;
     WFOD_FUZZ_CHECK(!known_get, "a stored stream is always served");
+    if (frames.size() == 3 && frames[0] == "get" && j["error"] == "no publication yet") {
+      WFOD_FUZZ_CHECK(configured(PublicationKey{frames[1], frames[2]}),
+                      "only a configured stream is waiting for its first publication");
+    }
     return;
   }
   WFOD_FUZZ_CHECK(!frames.empty(), "an empty request is an error");
@@ -105,7 +116,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   const std::vector<std::string> frames =
       size == 0 ? std::vector<std::string>{} : split_frames(bytes);
-  const std::string reply = snapshot_reply(frames, stored(), [size] { return health_for(size); });
+  const std::string reply =
+      snapshot_reply(frames, stored(), configured, [size] { return health_for(size); });
   check_reply(frames, reply);
   return 0;
 }

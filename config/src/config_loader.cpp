@@ -1,7 +1,9 @@
 // TOML text or file -> Config (PROTOCOL §4): the [daemon], [publish], [[feed]] and [[symbol]]
 // tables, cross-checks between tables, and file reading with backfill paths made relative
-// to the config file. [[strategy]] tables are read by strategy_config.cpp.
+// to the config file and, when asked, checked. [[strategy]] tables are read by
+// strategy_config.cpp; endpoint syntax by endpoint.cpp.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -15,11 +17,46 @@
 #include "strategy_config.hpp"
 #include "toml_reader.hpp"
 #include "wfod/config/config.hpp"
+#include "wfod/config/endpoint.hpp"
 
 namespace wfod::config {
 namespace {
 
 using detail::TableReader;
+
+// What load_config adds to parse_config: the file's folder (relative paths) and the checks
+// of the files the values name.
+struct FileContext {
+  std::filesystem::path folder;
+  const FileChecks* checks = nullptr;
+};
+
+// A relative path written in the file means "next to this file", wherever wfod runs from.
+void resolve_beside(const FileContext& files, std::string& p) {
+  if (!p.empty() && std::filesystem::path(p).is_relative() && !files.folder.empty()) {
+    p = (files.folder / p).lexically_normal().string();
+  }
+}
+
+// Runs one FileChecks hook, turning what it throws into an error at `key`.
+template <class Hook>
+void run_check(const Hook& hook, const std::string& value, TableReader& t, std::string_view key) {
+  if (!hook) return;
+  try {
+    hook(value);
+  } catch (const ConfigError&) {
+    throw;
+  } catch (const std::exception& e) {
+    t.fail(key, e.what());
+  }
+}
+
+std::string endpoint(TableReader& t, std::string_view key, std::string value, EndpointUse use) {
+  if (const std::string problem = endpoint_problem(value, use); !problem.empty()) {
+    t.fail(key, "\"" + value + "\": " + problem);
+  }
+  return value;
+}
 
 // SPEC §1: 1-32 bytes of [A-Za-z0-9._:/-].
 bool valid_symbol_name(std::string_view name) {
@@ -37,7 +74,8 @@ std::string non_empty(TableReader& t, std::string_view key, std::string value) {
 DaemonConfig read_daemon(const toml::table& table, std::string_view source) {
   TableReader t(
       table, "daemon", source,
-      {"state_dir", "backend", "precision", "threads", "log_level", "fsync", "busy_poll_us"});
+      {"state_dir", "backend", "precision", "threads", "log_level", "fsync", "busy_poll_us",
+       "max_future_s", "stop_retry_s", "checkpoint_every_s", "on_corrupt_log"});
   DaemonConfig d;
   if (auto v = t.get_string("state_dir")) d.state_dir = non_empty(t, "state_dir", *v);
   // Availability (is there a GPU?) is a run-time question; here only the name is checked.
@@ -57,15 +95,33 @@ DaemonConfig read_daemon(const toml::table& table, std::string_view source) {
   if (auto v = t.get_integer("busy_poll_us", 0, kMaxBusyPollUs)) {
     d.busy_poll_us = static_cast<int>(*v);
   }
+  if (auto v = t.get_integer("max_future_s", 0, kMaxFutureS)) d.max_future_s = static_cast<int>(*v);
+  if (auto v = t.get_integer("stop_retry_s", 0, kMaxStopRetryS)) {
+    d.stop_retry_s = static_cast<int>(*v);
+  }
+  if (auto v = t.get_integer("checkpoint_every_s", 0, kMaxCheckpointEveryS)) {
+    d.checkpoint_every_s = static_cast<int>(*v);
+  }
+  if (auto v = t.get_choice("on_corrupt_log", {"refuse", "quarantine"})) {
+    d.on_corrupt_log = *v == "quarantine" ? CorruptLogPolicy::quarantine : CorruptLogPolicy::refuse;
+  }
   return d;
 }
 
 PublishConfig read_publish(const toml::table& table, std::string_view source) {
   TableReader t(table, "publish", source, {"endpoint", "snapshot", "http", "sndhwm"});
   PublishConfig p;
-  if (auto v = t.get_string("endpoint")) p.endpoint = non_empty(t, "endpoint", *v);
-  if (auto v = t.get_string("snapshot")) p.snapshot = non_empty(t, "snapshot", *v);
-  if (auto v = t.get_string("http")) p.http = *v;  // "" turns the HTTP endpoint off
+  if (auto v = t.get_string("endpoint"))
+    p.endpoint = endpoint(t, "endpoint", *v, EndpointUse::bind);
+  if (auto v = t.get_string("snapshot"))
+    p.snapshot = endpoint(t, "snapshot", *v, EndpointUse::bind);
+  if (auto v = t.get_string("http")) {
+    // "" turns the HTTP endpoint off; anything else must be a listener address.
+    if (!v->empty() && !parse_host_port(*v)) {
+      t.fail("http", "\"" + *v + "\": expected HOST:PORT with PORT 1..65535 (\"\" turns it off)");
+    }
+    p.http = *v;
+  }
   if (auto v = t.get_integer("sndhwm", 0, std::numeric_limits<int>::max())) {
     p.sndhwm = static_cast<int>(*v);
   }
@@ -88,9 +144,9 @@ FeedConfig read_feed(const toml::table& table, size_t index, std::string_view so
   TableReader t(table, "feed[" + std::to_string(index) + "]", source,
                 {"endpoint", "format", "rcvhwm", "curve_server_key_file"});
   FeedConfig f;
-  const auto endpoint = t.get_string("endpoint");
-  if (!endpoint) t.fail_missing("endpoint");
-  f.endpoint = non_empty(t, "endpoint", *endpoint);
+  const auto found = t.get_string("endpoint");
+  if (!found) t.fail_missing("endpoint");
+  f.endpoint = endpoint(t, "endpoint", *found, EndpointUse::connect);
   if (auto v = t.get_choice("format", {"json", "binary"})) {
     f.format = *v == "binary" ? FeedFormat::binary : FeedFormat::json;
   }
@@ -103,9 +159,22 @@ FeedConfig read_feed(const toml::table& table, size_t index, std::string_view so
   return f;
 }
 
-SymbolConfig read_symbol(const toml::table& table, size_t index, std::string_view source) {
+// A file the daemon reads at start: it must exist, be a regular file and be readable, or the
+// config is invalid now rather than the daemon failing later. `written` is the file's text.
+void check_readable_file(TableReader& t, std::string_view key, const std::string& written,
+                         const std::string& resolved) {
+  const std::string where =
+      "\"" + written + "\"" + (written == resolved ? "" : " (resolved as " + resolved + ")");
+  struct stat st {};
+  if (::stat(resolved.c_str(), &st) != 0) t.fail(key, where + ": " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) t.fail(key, where + ": not a regular file");
+  if (::access(resolved.c_str(), R_OK) != 0) t.fail(key, where + ": " + std::strerror(errno));
+}
+
+SymbolConfig read_symbol(const toml::table& table, size_t index, std::string_view source,
+                         const FileContext* files) {
   TableReader t(table, "symbol[" + std::to_string(index) + "]", source,
-                {"name", "bars_per_year", "backfill"});
+                {"name", "bars_per_year", "backfill", "stale_after_s"});
   SymbolConfig s;
   const auto name = t.get_string("name");
   if (!name) t.fail_missing("name");
@@ -117,7 +186,18 @@ SymbolConfig read_symbol(const toml::table& table, size_t index, std::string_vie
     if (!(*v > 0)) t.fail("bars_per_year", "must be > 0");
     s.bars_per_year = *v;
   }
-  if (auto v = t.get_string("backfill")) s.backfill = *v;
+  if (auto v = t.get_number("stale_after_s")) {
+    if (!(*v >= 0)) t.fail("stale_after_s", "must be >= 0 (0 = off)");
+    s.stale_after_s = *v;
+  }
+  if (auto v = t.get_string("backfill")) {
+    s.backfill = *v;
+    if (files != nullptr && !v->empty()) {
+      resolve_beside(*files, s.backfill);
+      if (files->checks->backfill_exists) check_readable_file(t, "backfill", *v, s.backfill);
+      run_check(files->checks->backfill, s.backfill, t, "backfill");
+    }
+  }
   return s;
 }
 
@@ -151,9 +231,30 @@ void check_not_world_readable(const std::string& file, std::string_view what) {
   }
 }
 
-}  // namespace
+// The [daemon] state_dir hook, reported at the key, or at [daemon] / the file's start when
+// the default is in force.
+void check_state_dir(const toml::table& root, const Config& config, const FileContext& files,
+                     std::string_view source) {
+  if (files.checks == nullptr || !files.checks->state_dir) return;
+  try {
+    files.checks->state_dir(config.daemon.state_dir);
+  } catch (const ConfigError&) {
+    throw;
+  } catch (const std::exception& e) {
+    toml::source_position where{1, 1};
+    if (const toml::node* daemon = root.get("daemon")) {
+      where = daemon->source().begin;
+      if (const toml::node* dir =
+              daemon->as_table() ? daemon->as_table()->get("state_dir") : nullptr) {
+        where = dir->source().begin;
+      }
+    }
+    detail::fail_at(source, where, "daemon.state_dir",
+                    "\"" + config.daemon.state_dir + "\": " + e.what());
+  }
+}
 
-Config parse_config(std::string_view toml_text, std::string_view source_name) {
+Config parse(std::string_view toml_text, std::string_view source_name, const FileContext* files) {
   toml::table root;
   try {
     root = toml::parse(toml_text, source_name);
@@ -189,7 +290,7 @@ Config parse_config(std::string_view toml_text, std::string_view source_name) {
   }
   const auto symbols = t.get_table_array("symbol");
   for (size_t i = 0; i < symbols.size(); ++i) {
-    config.symbols.push_back(read_symbol(*symbols[i], i, source_name));
+    config.symbols.push_back(read_symbol(*symbols[i], i, source_name, files));
   }
   reject_duplicate_names(config.symbols, symbols, "symbol", source_name);
 
@@ -201,10 +302,17 @@ Config parse_config(std::string_view toml_text, std::string_view source_name) {
         detail::read_strategy(*strategies[i], i, source_name, symbol_names));
   }
   reject_duplicate_names(config.strategies, strategies, "strategy", source_name);
+  if (files != nullptr) check_state_dir(root, config, *files, source_name);
   return config;
 }
 
-Config load_config(const std::string& path) {
+}  // namespace
+
+Config parse_config(std::string_view toml_text, std::string_view source_name) {
+  return parse(toml_text, source_name, nullptr);
+}
+
+Config load_config(const std::string& path, const FileChecks& checks) {
   struct Closer {
     void operator()(std::FILE* f) const { std::fclose(f); }
   };
@@ -216,18 +324,13 @@ Config load_config(const std::string& path) {
   while ((n = std::fread(buf, 1, sizeof buf, file.get())) > 0) text.append(buf, n);
   if (std::ferror(file.get())) throw ConfigError(path + ": cannot read: " + std::strerror(errno));
 
-  Config config = parse_config(text, path);
-  // A backfill path written in the file means "next to this file", wherever wfod runs from.
-  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
-  auto beside = [&folder](std::string& p) {
-    if (!p.empty() && std::filesystem::path(p).is_relative() && !folder.empty()) {
-      p = (folder / p).lexically_normal().string();
-    }
-  };
-  for (SymbolConfig& s : config.symbols) beside(s.backfill);
-  beside(config.curve.key_file);
-  beside(config.curve.clients_file);
-  for (FeedConfig& f : config.feeds) beside(f.curve_server_key_file);
+  // Relative paths (backfill here, checked as they are read; the [curve] files below) mean
+  // "next to this file", wherever wfod runs from.
+  const FileContext files{std::filesystem::path(path).parent_path(), &checks};
+  Config config = parse(text, path, &files);
+  resolve_beside(files, config.curve.key_file);
+  resolve_beside(files, config.curve.clients_file);
+  for (FeedConfig& f : config.feeds) resolve_beside(files, f.curve_server_key_file);
   if (config.curve.enabled()) {
     // A secret key readable by everyone is no secret, and neither is a config that says
     // where it lives: refuse both rather than run with a key that may be compromised.

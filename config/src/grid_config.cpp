@@ -214,6 +214,8 @@ Grid read_grid(const toml::table& table, std::string path, std::string_view sour
     g.vol_threshold = read_real_axis(grid, "vol_threshold", required("vol_threshold"));
   }
 
+  // A repeated value is reported at its key (Grid::validate would name only the table).
+  if (auto r = g.repeated_value()) grid.fail(r->axis, r->message());
   try {
     g.validate();
   } catch (const std::invalid_argument& e) {

@@ -4,6 +4,8 @@
 
 #include "daemon.hpp"
 
+#include <stdexcept>
+
 #include "daemon_impl.hpp"
 
 namespace wfod::daemon {
@@ -45,25 +47,43 @@ std::string fingerprint(const config::StrategyConfig& s) {
 bool Daemon::open_symbol(const config::SymbolConfig& s) {
   BarStoreOptions options;
   options.fsync = cfg_.daemon.fsync;
+  options.on_corrupt = cfg_.daemon.on_corrupt_log;
   auto opened = BarStore::open(cfg_.daemon.state_dir, s.name, options);
   if (!opened.ok()) {
-    spdlog::critical("symbol {}: cannot open its bar log: {}", s.name, opened.error().message);
+    if (is_content_error(opened.error())) {
+      // PROTOCOL §4 on_corrupt_log = refuse: nothing is bound or published yet, and the
+      // file is as it was; the operator decides.
+      exit_code_ = kExitCorruptLog;
+      spdlog::critical("symbol {}: {}; stopping (exit 3)", s.name, opened.error().message);
+    } else {
+      spdlog::critical("symbol {}: cannot open its bar log: {}", s.name, opened.error().message);
+    }
     return false;
   }
   OpenedBarStore o = std::move(opened).value();
-  if (!o.report.clean()) {
+  SymbolState st;
+  if (o.report.corrupt) {
+    st.quarantined_bars = o.report.records_quarantined;
     spdlog::error(
-        "symbol {}: bar log {} had a bad tail: {}; {} bytes quarantined to {}, {} intact bars "
-        "kept",
+        "symbol {}: bar log {} was corrupt: {}; on_corrupt_log=quarantine moved {} bytes ({} "
+        "bars) to {}, running on the {} bars before them; health degraded until a restart "
+        "with the log repaired; no publication goes behind the last one published",
+        s.name, o.store.path(), o.report.reason, o.report.bytes_quarantined,
+        o.report.records_quarantined, o.report.quarantine_path, o.report.records_loaded);
+  } else if (!o.report.clean()) {
+    spdlog::error(
+        "symbol {}: bar log {} had a torn tail (a crash mid-append): {}; {} bytes quarantined "
+        "to {}, {} intact bars kept",
         s.name, o.store.path(), o.report.reason, o.report.bytes_quarantined,
         o.report.quarantine_path, o.report.records_loaded);
   }
-  SymbolState st;
   st.cfg = s;
-  st.series = std::move(o.bars);
+  for (size_t t = 0; t < o.bars.size(); ++t)
+    st.history.push_back(Bar{o.bars.ts_ns[t], o.bars.open[t], o.bars.high[t], o.bars.low[t],
+                             o.bars.close[t], o.bars.volume[t], 0});
   st.last_seq = o.seqs.empty() ? 0 : o.seqs.back();
   st.store.emplace(std::move(o.store));
-  spdlog::info("symbol {}: {} persisted bars", s.name, st.series.size());
+  spdlog::info("symbol {}: {} persisted bars", s.name, st.history.size());
 
   if (!s.backfill.empty()) {
     feeds::CsvReadResult csv;
@@ -76,7 +96,12 @@ bool Daemon::open_symbol(const config::SymbolConfig& s) {
     // Only bars newer than the last persisted one: a restart re-reads the same file, and
     // the overlap must not be appended twice (bars are identified by ts).
     const std::optional<int64_t> last = st.store->last_ts();
-    size_t appended = 0, overlap = 0;
+    size_t appended = 0, overlap = 0, future = 0;
+    std::optional<int64_t> first_future;
+    // Rows stamped in the future are skipped like feed bars (PROTOCOL §1 `future`): one would
+    // hold the symbol, every later feed bar being out_of_order against it.
+    const int64_t now_ns = feeds::BarValidator::system_now_ns();
+    const int64_t max_ahead_ns = int64_t{cfg_.daemon.max_future_s} * 1'000'000'000;
     for (size_t i = 0; i < csv.series.size(); ++i) {
       Bar b;
       b.ts_ns = csv.series.ts_ns[i];
@@ -89,8 +114,13 @@ bool Daemon::open_symbol(const config::SymbolConfig& s) {
         ++overlap;
         continue;
       }
-      if (st.series.size() > 0 && b.ts_ns <= st.series.ts_ns.back()) {
+      if (st.history.size() > 0 && b.ts_ns <= st.history.last_ts()) {
         ++overlap;  // not strictly increasing in the file: keep what we have
+        continue;
+      }
+      if (max_ahead_ns > 0 && b.ts_ns > now_ns && b.ts_ns - now_ns > max_ahead_ns) {
+        if (!first_future) first_future = b.ts_ns;
+        ++future;
         continue;
       }
       const AppendResult r = st.store->append(b);
@@ -99,7 +129,7 @@ bool Daemon::open_symbol(const config::SymbolConfig& s) {
                          r.error ? r.error->message : "");
         return false;
       }
-      st.series.push_back(b);
+      st.history.push_back(b);
       ++appended;
     }
     if (Status f = st.store->flush(); !f.ok()) {
@@ -108,6 +138,13 @@ bool Daemon::open_symbol(const config::SymbolConfig& s) {
     }
     spdlog::info("symbol {}: backfill {}: {} bars appended, {} already persisted", s.name,
                  s.backfill, appended, overlap);
+    if (future > 0) {
+      spdlog::error(
+          "symbol {}: backfill {}: {} rows stamped more than max_future_s={} after the clock "
+          "skipped (not persisted), the first at {}",
+          s.name, s.backfill, future, cfg_.daemon.max_future_s,
+          feeds::format_timestamp(*first_future));
+    }
   }
   symbols_.emplace(s.name, std::move(st));
   return true;
@@ -123,6 +160,8 @@ void Daemon::add_stream(const config::StrategyConfig& s, const std::string& symb
   st.sched = StreamScheduler(s.every, s.window + st.warmup + 1);
   st.generation = ++generation_;
   st.fingerprint_crc = crc32(fingerprint(s));
+  // live_oos reads the winner's positions since the previous publication: a few runs apart.
+  st.slot->set_tracker_keep(s.window + st.warmup + 2 * s.every + 4096);
   streams_.insert_or_assign(PublicationKey{symbol, s.name}, std::move(st));
 }
 
@@ -136,15 +175,26 @@ void Daemon::restore_live_state(const PublicationKey& key, Stream& stream) {
   if (!loaded.value()) return;
   const LiveState& st = *loaded.value();
   const Grid& grid = stream.spec.grid;
-  const size_t bars = symbols_.at(key.first).series.size();
+  const size_t bars = symbols_.at(key.first).history.size();
   const char* why = nullptr;
-  if (st.fingerprint != stream.fingerprint_crc) {
-    why = "the strategy changed";
-  } else if (st.end > bars || st.winner >= grid.size() ||
-             (st.before && *st.before >= grid.size())) {
-    why = "it does not fit the persisted bars or the grid";
-  } else if (st.seq > seqs_->last(key.first, key.second)) {
+  if (st.seq > seqs_->last(key.first, key.second)) {
     why = "its seq is ahead of publications.seq";
+  } else {
+    // A publication that went out: whatever else changed, clients hold its parameters, so
+    // `get` keeps answering with it and no new one may end before its window.
+    last_[key] = LastPublication{st.seq, st.payload};
+    if (const auto ts = payload_window_last_ts(st.payload)) published_last_ts_[key] = *ts;
+    // `changed` (PROTOCOL §2) compares with that publication even if the stream starts over.
+    if (const Json saved = Json::parse(st.payload, nullptr, false);
+        saved.is_object() && saved.contains("params")) {
+      stream.last_params = saved["params"];
+    }
+    if (st.fingerprint != stream.fingerprint_crc) {
+      why = "the strategy changed";
+    } else if (st.end > bars || st.winner >= grid.size() ||
+               (st.before && *st.before >= grid.size())) {
+      why = "it does not fit the persisted bars or the grid";
+    }
   }
   if (why != nullptr) {
     spdlog::warn("stream {}.{}: saved live state not used ({}): live_oos starts over", key.first,
@@ -157,9 +207,113 @@ void Daemon::restore_live_state(const PublicationKey& key, Stream& stream) {
   stream.last_end = st.end;
   stream.last_params = params_json(grid, *stream.winner);
   stream.sched.resume(bars - st.end);
-  last_[key] = LastPublication{st.seq, st.payload};
   spdlog::info("stream {}.{}: resumed after publication seq={} at history_bars={} ({} bars since)",
                key.first, key.second, st.seq, st.end, bars - st.end);
+}
+
+namespace {
+
+// A bind or connect that failed, already worded for the operator: which socket, its
+// endpoint, the errno text.
+struct EndpointError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Binds or connects `sock`; a failure names the socket ("publish", "snapshot", "feed") and
+// the endpoint, e.g. "cannot bind [publish] endpoint tcp://127.0.0.1:5560: Address already
+// in use". Two sockets failing the same way must not log the same line.
+void attach(zmq::socket_t& sock, std::string_view which, const std::string& endpoint) {
+  const bool bind = which != "feed";
+  try {
+    if (bind) {
+      sock.bind(endpoint);
+    } else {
+      sock.connect(endpoint);
+    }
+  } catch (const zmq::error_t& e) {
+    throw EndpointError("cannot " + std::string(bind ? "bind" : "connect") + " [" +
+                        std::string(which) + "] endpoint " + endpoint + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+// Every stream opened on the persisted history now, while memory holds all of it, so the
+// history can then keep only the tail the streams need (the worker is not running yet).
+void Daemon::open_streams_at_start() {
+  for (auto& [key, stream] : streams_) {
+    SymbolState& sym = symbols_.at(key.first);
+    const HistorySnapshot snap = sym.history.snapshot();
+    if (snap.from() != 0) continue;
+    const auto t0 = Clock::now();
+    if (restore_checkpoint(key, stream, snap)) continue;
+    try {
+      stream.slot->open(*backend_, stream_spec_of(request_for(stream, snap.end)), snap.view());
+    } catch (const std::exception& e) {
+      spdlog::error("stream {}.{}: cannot open at start ({}); the first run tries again", key.first,
+                    key.second, e.what());
+      continue;
+    }
+    stream.taken = stream.slot->bars();
+    stream.bounded = stream.slot->bounded();
+    const StreamStats& st = stream.slot->stats();
+    spdlog::info(
+        "stream {}.{} opened backend={} replayed_bars={} bounded={} footprint_mb={:.1f} "
+        "open_s={:.3f}{}{}",
+        key.first, key.second, backend_name_, snap.end, stream.bounded,
+        static_cast<double>(st.footprint_bytes) / 1e6, ms_between(t0, Clock::now()) / 1e3,
+        stream.slot->fallback_reason().empty() ? "" : " fallback=", stream.slot->fallback_reason());
+  }
+  for (auto& [name, sym] : symbols_) {
+    update_history_needs(name);
+    sym.history.compact();
+    spdlog::info("symbol {}: {} bars from the anchor, {} in memory ({:.1f} MB)", name,
+                 sym.history.size(), sym.history.size() - sym.history.base(),
+                 static_cast<double>(sym.history.footprint_bytes()) / 1e6);
+  }
+}
+
+// A stream's checkpoint, if it matches the strategy and the bar log: the stream resumes
+// after the bars it covers (the first run advances it through the rest). Anything wrong is
+// said loudly and the caller replays from the anchor instead.
+bool Daemon::restore_checkpoint(const PublicationKey& key, Stream& stream,
+                                const HistorySnapshot& snap) {
+  const auto t0 = Clock::now();
+  auto loaded = checkpoints_->load(key.first, key.second);
+  std::string why;
+  if (!loaded.ok()) {
+    why = loaded.error().message;
+  } else if (!loaded.value()) {
+    spdlog::info("stream {}.{}: no checkpoint: replaying {} bars from the anchor", key.first,
+                 key.second, snap.end);
+    return false;
+  } else {
+    const Checkpoint& c = *loaded.value();
+    if (c.fingerprint != stream.fingerprint_crc) {
+      why = "it was written for another version of the strategy";
+    } else if (c.bars == 0 || c.bars > snap.end) {
+      why = "it covers " + std::to_string(c.bars) + " bars, the bar log holds " +
+            std::to_string(snap.end);
+    } else if (snap.block->bar(c.bars - 1).ts_ns != c.last_ts) {
+      why = "its last bar's ts does not match the bar log's bar " + std::to_string(c.bars - 1);
+    } else {
+      try {
+        stream.slot->restore(*backend_, stream_spec_of(request_for(stream, c.bars)), c.blob,
+                             c.bars);
+        stream.taken = c.bars;
+        stream.bounded = stream.slot->bounded();
+        spdlog::info("stream {}.{}: resumed from checkpoint at bar {} ({} bars since) in {:.3f} s",
+                     key.first, key.second, c.bars, snap.end - c.bars,
+                     ms_between(t0, Clock::now()) / 1e3);
+        return true;
+      } catch (const std::exception& e) {
+        why = e.what();
+      }
+    }
+  }
+  spdlog::warn("stream {}.{}: checkpoint {} not used ({}): replaying {} bars from the anchor",
+               key.first, key.second, checkpoints_->path(key.first, key.second), why, snap.end);
+  return false;
 }
 
 bool Daemon::open_sockets() {
@@ -181,7 +335,7 @@ bool Daemon::open_sockets() {
     // Per subscriber: a slow one loses messages beyond this (it sees seq gaps and can
     // re-sync with `get`); the loop never waits for it.
     pub_->sock.set(zmq::sockopt::sndhwm, cfg_.publish.sndhwm);
-    pub_->sock.bind(cfg_.publish.endpoint);
+    attach(pub_->sock, "publish", cfg_.publish.endpoint);
     pub_->endpoint = pub_->sock.get(zmq::sockopt::last_endpoint);
 
     // ROUTER, not REP: wire-compatible with REQ clients (PROTOCOL §3), but a client that
@@ -191,8 +345,10 @@ bool Daemon::open_sockets() {
     rep_->sock.set(zmq::sockopt::router_mandatory, 1);
     rep_->sock.set(zmq::sockopt::sndhwm, 1000);
     if (curve_) curve_->make_server(rep_->sock);
-    rep_->sock.set(zmq::sockopt::maxmsgsize, int64_t{1} << 20);
-    rep_->sock.bind(cfg_.publish.snapshot);
+    // Requests are tiny, but a frame up to this size still gets its "frame too large" reply;
+    // libzmq drops a peer that sends a larger one without a word (docs/protocol.md §3).
+    rep_->sock.set(zmq::sockopt::maxmsgsize, kMaxSnapshotReceiveBytes);
+    attach(rep_->sock, "snapshot", cfg_.publish.snapshot);
     rep_->endpoint = rep_->sock.get(zmq::sockopt::last_endpoint);
     rep_->watch();
 
@@ -209,14 +365,17 @@ bool Daemon::open_sockets() {
       s->sock.set(zmq::sockopt::rcvhwm, f.rcvhwm);
       s->sock.set(zmq::sockopt::subscribe, std::string(feeds::kTopicPrefix));
       if (!f.curve_server_key_file.empty()) curve_->make_client(s->sock, f.curve_server_key_file);
-      s->sock.connect(f.endpoint);
+      attach(s->sock, "feed", f.endpoint);
       s->endpoint = f.endpoint;
       s->format = f.format == config::FeedFormat::json ? feeds::PayloadFormat::json
                                                        : feeds::PayloadFormat::binary;
       s->watch();
       feeds_.push_back(std::move(s));
     }
-  } catch (const std::exception& e) {  // zmq::error_t, or a key file (never its content)
+  } catch (const EndpointError& e) {
+    spdlog::critical("{}", e.what());
+    return false;
+  } catch (const std::exception& e) {  // a socket option, or a key file (never its content)
     spdlog::critical("sockets: {}", e.what());
     return false;
   }
@@ -239,6 +398,14 @@ bool Daemon::start_up() {
   notify("STATUS=loading state");
   spdlog::info("wfod starting config={} sha256={} state_dir={} log_level={}", cfg_.source,
                cfg_.sha256, cfg_.daemon.state_dir, cfg_.daemon.log_level);
+  // state_dir is the configuration's path: one that cannot be created (under /proc,
+  // through a file, read-only) is a configuration error, reported before anything is built.
+  if (auto made = make_dirs(posix_file_ops(), cfg_.daemon.state_dir); !made.ok()) {
+    spdlog::critical("state_dir {}: cannot create it: {}", cfg_.daemon.state_dir,
+                     made.error().message);
+    exit_code_ = kExitBadConfig;
+    return false;
+  }
   try {
     backend_ = make_backend(cfg_.daemon.backend);
   } catch (const std::exception& e) {
@@ -276,6 +443,12 @@ bool Daemon::start_up() {
     return false;
   }
   live_.emplace(std::move(live).value());
+  auto checkpoints = CheckpointStore::open(cfg_.daemon.state_dir);
+  if (!checkpoints.ok()) {
+    spdlog::critical("stream checkpoints: {}", checkpoints.error().message);
+    return false;
+  }
+  checkpoints_.emplace(std::move(checkpoints).value());
   live_writer_.emplace(*live_, [](const PublicationKey& key, const IoError& e) {
     spdlog::error("stream {}.{}: live state not saved: {}; a restart publishes live_oos null",
                   key.first, key.second, e.message);
@@ -286,19 +459,31 @@ bool Daemon::start_up() {
   }
   std::vector<IngestTarget> targets;
   for (auto& [name, st] : symbols_) {
-    targets.push_back({name, &*st.store, &st.series});
+    targets.push_back({name, &*st.store, &st.history});
     by_index_.push_back(&st);
   }
   ingest_.emplace(std::move(targets), cfg_.daemon.fsync);
+  ingest_->validator().set_max_future(std::chrono::seconds(cfg_.daemon.max_future_s));
   for (const auto& [name, st] : symbols_) {
-    if (st.series.size() > 0) {
-      ingest_->validator().seed(name, st.series.ts_ns.back(), st.last_seq);
+    if (st.history.size() == 0) continue;
+    const int64_t last = st.history.last_ts();
+    ingest_->validator().seed(name, last, st.last_seq);
+    // A far-future bar persisted by a daemon without the future check (or with it off)
+    // still holds the symbol: every real bar is out_of_order until the clock passes it.
+    const int64_t ahead_ns = last - feeds::BarValidator::system_now_ns();
+    if (cfg_.daemon.max_future_s > 0 && ahead_ns / 1'000'000'000 > cfg_.daemon.max_future_s) {
+      spdlog::error(
+          "symbol {}: the last persisted bar is stamped {}, {} s ahead of the clock: bars "
+          "up to it are rejected as out_of_order. To drop it, stop wfod, cut it from {} (a "
+          "bar is the file's last 64 bytes: truncate -s -64 FILE) and restart",
+          name, feeds::format_timestamp(last), ahead_ns / 1'000'000'000, st.store->path());
     }
   }
   for (const config::StrategyConfig& s : cfg_.strategies) {
     for (const std::string& sym : s.symbols) add_stream(s, sym);
   }
   for (auto& [key, stream] : streams_) restore_live_state(key, stream);
+  open_streams_at_start();
   std::vector<SequenceStore::Key> keys;
   for (const auto& [key, stream] : streams_) keys.push_back(key);
   if (Status s = seqs_->reserve_all(keys); !s.ok()) {
@@ -306,13 +491,13 @@ bool Daemon::start_up() {
     return false;
   }
   if (!open_sockets()) return false;
-  return open_http();
+  return open_http(true);
 }
 
 int Daemon::run() {
   if (!start_up()) {
     notify("STATUS=start-up failed");
-    return 1;
+    return exit_code_ != kExitOk ? exit_code_ : kExitStartFailed;
   }
   const std::chrono::microseconds busy_poll(cfg_.daemon.busy_poll_us);
   worker_.start(busy_poll);
@@ -324,11 +509,19 @@ int Daemon::run() {
   // A first run per stream where the persisted history is already long enough.
   for (auto& [key, stream] : streams_) {
     const SymbolState& sym = symbols_.at(key.first);
-    if (stream.sched.on_bars(sym.series.size(), 0)) {
+    if (stream.sched.on_bars(sym.history.size(), 0)) {
       start_job(key);
+    } else if (sym.history.size() < stream.sched.min_bars()) {
+      spdlog::info(
+          "stream {}.{}: waiting for {} more bars: a run needs {} (window {} + warmup {} + 1), "
+          "the history has {}",
+          key.first, key.second, stream.sched.min_bars() - sym.history.size(),
+          stream.sched.min_bars(), stream.cfg.window, stream.warmup, sym.history.size());
     } else {
-      spdlog::info("stream {}.{}: waiting for {} bars (have {})", key.first, key.second,
-                   stream.sched.min_bars(), sym.series.size());
+      // Resumed after a restart: the every-k count goes on from the last publication.
+      spdlog::info("stream {}.{}: next run after {} more bars (every {}; {} since the last run)",
+                   key.first, key.second, stream.sched.bars_until_due(), stream.cfg.every,
+                   stream.sched.bars_since_run());
     }
   }
   notify("READY=1\nSTATUS=serving");
@@ -346,9 +539,9 @@ int Daemon::run() {
   } else {
     io_.run();
   }
-  spdlog::info("wfod stopped exit=0 uptime_s={:.1f}",
+  spdlog::info("wfod stopped exit={} uptime_s={:.1f}", exit_code_,
                std::chrono::duration<double>(Clock::now() - started_).count());
-  return 0;
+  return exit_code_;
 }
 
 // Latency mode: run ready handlers (poll() also checks the sockets without blocking) and keep

@@ -71,7 +71,9 @@ void Daemon::drain_snapshot() {
       if (delimited) first = 2;
       std::vector<std::string> frames;
       for (size_t i = first; i < parts.size(); ++i) frames.push_back(parts[i].to_string());
-      const std::string reply = snapshot_reply(frames, last_, [this] { return health(); });
+      const std::string reply = snapshot_reply(
+          frames, last_, [this](const PublicationKey& key) { return streams_.count(key) > 0; },
+          [this] { return health(); });
       try {
         bool sent = rep_->sock.send(parts[0], zmq::send_flags::sndmore | zmq::send_flags::dontwait)
                         .has_value();
@@ -96,18 +98,18 @@ HealthInput Daemon::health() const {
   HealthInput h;
   h.backend = backend_name_;
   h.uptime_s = std::chrono::duration<double>(Clock::now() - started_).count();
+  const int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
   for (const auto& [name, sym] : symbols_) {
-    SymbolHealth s;
-    s.bars = sym.series.size();
-    if (sym.series.size() > 0) s.last_ts = sym.series.ts_ns.back();
+    std::optional<int64_t> last_ts;
+    if (sym.history.size() > 0) last_ts = sym.history.last_ts();
+    const SymbolHealth s = symbol_health(sym.history.size(), last_ts, sym.quarantined_bars,
+                                         sym.cfg.stale_after_s, now_ns, h.uptime_s);
     h.symbols[name] = s;
-    if (!sym.store->healthy()) h.degraded = true;
+    if (!sym.store->healthy() || s.degraded()) h.degraded = true;
   }
-  const feeds::FeedStats& st = ingest_->validator().stats();
-  for (feeds::RejectReason reason : feeds::kAllRejectReasons) {
-    h.rejects[std::string(to_string(reason))] = st.rejected(reason);
-  }
-  h.gaps = st.gaps;
+  set_feed_counters(h, ingest_->validator().stats());
   h.publish_dropped = publish_dropped_;
   h.backend_fallbacks = backend_fallbacks_;
   h.backend_error = backend_error_;
@@ -131,13 +133,25 @@ HealthInput Daemon::health() const {
 
 // --- HTTP status ([publish] http) ---
 
-bool Daemon::open_http() {
+bool Daemon::open_http(bool at_start) {
   if (cfg_.publish.http.empty()) return true;
+  // At start a monitoring endpoint that cannot be served stops the daemon, like the other
+  // sockets (an operator would otherwise find out from a silent scraper); on SIGHUP the
+  // running daemon keeps publishing and only HTTP stays off.
+  const auto failed = [this, at_start](const std::string& why, int exit_code) {
+    if (at_start) {
+      spdlog::critical("{}", why);
+      exit_code_ = exit_code;
+    } else {
+      spdlog::error("{}; serving without HTTP status", why);
+    }
+    http_.reset();
+    return false;
+  };
   const auto address = parse_http_address(cfg_.publish.http);
   if (!address) {
-    spdlog::error("[publish] http = \"{}\": expected HOST:PORT; serving without HTTP status",
-                  cfg_.publish.http);
-    return true;
+    return failed("[publish] http = \"" + cfg_.publish.http + "\": expected HOST:PORT",
+                  kExitBadConfig);
   }
   try {
     asio::ip::tcp::resolver resolver(io_);
@@ -151,10 +165,9 @@ bool Daemon::open_http() {
     spdlog::info("HTTP /metrics and /healthz on {}:{}", endpoint.address().to_string(),
                  http_->local_endpoint().port());
   } catch (const boost::system::system_error& e) {
-    // Monitoring is optional: a taken port must not stop parameter publication.
-    spdlog::error("[publish] http = \"{}\": {}; serving without HTTP status", cfg_.publish.http,
-                  e.what());
-    http_.reset();
+    // code().message(): the errno text alone, without Boost's source location.
+    return failed("cannot bind [http] endpoint " + cfg_.publish.http + ": " + e.code().message(),
+                  kExitStartFailed);
   }
   return true;
 }

@@ -60,16 +60,28 @@ void Daemon::log_reject(const feeds::Reject& r, std::string_view where) {
   }
 }
 
+void Daemon::log_gap(const feeds::SeqGap& g, std::string_view symbol) {
+  // Rate-limited like rejects: a publisher whose every bar is a gap (a seq alternating
+  // 1, 1001, 1 ...) wrote one line per bar. Health `gaps` counts the missing bars anyway.
+  const auto d = gap_log_.on_reject();
+  if (!d.log) return;
+  if (d.suppressed > 0) {
+    spdlog::warn(
+        "feed gap symbol={} expected_seq={} got_seq={} missing={} backwards={} not_logged={}",
+        symbol, g.expected, g.got, g.missing, g.backwards, d.suppressed);
+  } else {
+    spdlog::warn("feed gap symbol={} expected_seq={} got_seq={} missing={} backwards={}", symbol,
+                 g.expected, g.got, g.missing, g.backwards);
+  }
+}
+
 void Daemon::on_message(std::span<const std::string_view> frames, feeds::PayloadFormat format) {
   const IngestOutcome out = ingest_->on_message(frames, format);
   if (out.reject) {
     log_reject(*out.reject, out.symbol.empty() ? std::string_view("decode") : out.symbol);
     return;
   }
-  if (out.gap) {
-    spdlog::warn("feed gap symbol={} expected_seq={} got_seq={} backwards={}", out.symbol,
-                 out.gap->expected, out.gap->got, out.gap->backwards);
-  }
+  if (out.gap) log_gap(*out.gap, out.symbol);
   if (out.refused) {
     spdlog::error("symbol {}: bar not stored: {}", out.symbol, out.refused->message);
   }
@@ -89,13 +101,13 @@ void Daemon::after_batch() {
   for (const IngestTouched& t : c.touched) {
     SymbolState& sym = *by_index_[t.index];
     const std::string& name = sym.cfg.name;
-    spdlog::debug("symbol {}: +{} bars, {} total", name, t.bars, sym.series.size());
+    spdlog::debug("symbol {}: +{} bars, {} total", name, t.bars, sym.history.size());
     for (auto it = streams_.lower_bound(PublicationKey{name, std::string()});
          it != streams_.end() && it->first.first == name; ++it) {
       auto& [key, stream] = *it;
       const uint64_t before = stream.sched.coalesced();
       stream.due_at = batch_received_;
-      if (stream.sched.on_bars(sym.series.size(), t.bars)) {
+      if (stream.sched.on_bars(sym.history.size(), t.bars)) {
         start_job(key);
       } else if (stream.sched.coalesced() != before) {
         spdlog::info("stream {}.{}: run due while one is in flight: coalesced ({} so far)",
@@ -145,7 +157,7 @@ void Daemon::sync_pass() {
   for (AwaitingSync& a : ready) {
     auto it = streams_.find(a.key);
     if (it == streams_.end() || it->second.generation != a.generation) continue;
-    publish(a.key, it->second, *a.snap, a.result);
+    publish(a.key, it->second, a.snap, a.result);
   }
   if (ingest_->has_unsynced() || ingest_->unhealthy() > 0) arm_sync_timer();
 }

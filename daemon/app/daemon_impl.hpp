@@ -26,10 +26,12 @@
 #include <zmq_addon.hpp>
 
 #include "curve_security.hpp"
+#include "exit_codes.hpp"
 #include "job.hpp"
 #include "notify.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/daemon/bar_store.hpp"
+#include "wfod/daemon/checkpoint_store.hpp"
 #include "wfod/daemon/crc32.hpp"
 #include "wfod/daemon/fault_backend.hpp"
 #include "wfod/daemon/http_status.hpp"
@@ -43,6 +45,7 @@
 #include "wfod/daemon/scheduler.hpp"
 #include "wfod/daemon/sequence_store.hpp"
 #include "wfod/daemon/snapshot.hpp"
+#include "wfod/daemon/symbol_history.hpp"
 #include "wfod/feeds/bar_codec.hpp"
 #include "wfod/feeds/bar_validator.hpp"
 #include "wfod/feeds/csv_reader.hpp"
@@ -81,12 +84,13 @@ std::string fingerprint(const config::StrategyConfig& s);
 struct SymbolState {
   config::SymbolConfig cfg;
   std::optional<BarStore> store;
-  Series series;  // from the anchor; Ingest appends
-  // What jobs read: a copy of `series` that start_job extends in place (a job reads only the
-  // bars before its window's end, all written before it was posted); when it is full a
-  // larger copy replaces it and in-flight jobs keep the old one alive.
-  std::shared_ptr<Series> mirror;
+  // The bars in memory, held once however many strategies run on the symbol: Ingest
+  // appends, jobs read snapshots (SymbolHistory says why that needs no lock).
+  SymbolHistory history;
   uint64_t last_seq = 0;
+  // Bars of a corrupt log quarantined at start (on_corrupt_log = quarantine): health stays
+  // degraded until a restart finds the log clean.
+  uint64_t quarantined_bars = 0;
 };
 
 struct Stream {
@@ -103,8 +107,17 @@ struct Stream {
   std::optional<uint64_t> selected;
   uint64_t last_seq = 0;
   size_t last_end = 0;  // history size the previous publication covered
+  // What the slot reported after its last run (or its open at start-up): the bars its stream
+  // has taken, and whether it answers without the history from the anchor. The history's
+  // memory bound follows from these (Daemon::update_history_needs).
+  size_t taken = 0;
+  bool bounded = false;
+  bool live_missing_logged = false;
   std::optional<Json> last_params;
   uint32_t fingerprint_crc = 0;  // CRC32 of fingerprint(cfg): tags its saved live state
+  // Runs are withheld because their window ends before the last published one's (after a
+  // quarantine): logged when it starts and when it ends, not per run.
+  bool behind_published = false;
   // When the loop woke with the bars that made the next run due (latency_ms in health).
   Clock::time_point due_at = Clock::now();
   // The backend stream this (symbol, strategy) optimises through (worker thread only); a
@@ -142,18 +155,26 @@ class Daemon {
   void drain_feed(WatchedSocket& f);
   void on_message(std::span<const std::string_view> frames, feeds::PayloadFormat format);
   void log_reject(const feeds::Reject& r, std::string_view where);
+  void log_gap(const feeds::SeqGap& g, std::string_view symbol);
   void after_batch();
   void arm_sync_timer();
   void request_sync_pass();
   void sync_pass();
 
+  SweepRequest request_for(const Stream& stream, size_t end) const;
+  void open_streams_at_start();
+  bool restore_checkpoint(const PublicationKey& key, Stream& stream, const HistorySnapshot& snap);
+  void save_checkpoints_at_stop();
+  void update_history_needs(const std::string& symbol);
   void start_job(const PublicationKey& key);
-  void on_job_done(const PublicationKey& key, uint64_t generation,
-                   std::shared_ptr<const Series> snap, JobResult result);
-  void publish(const PublicationKey& key, Stream& stream, const Series& snap, JobResult& r);
+  void on_job_done(const PublicationKey& key, uint64_t generation, HistorySnapshot snap,
+                   JobResult result);
+  void publish(const PublicationKey& key, Stream& stream, const HistorySnapshot& snap,
+               JobResult& r);
   void fall_back_to_cpu(const std::string& error);
 
-  bool open_http();
+  // at_start: a failure stops the start-up; on SIGHUP it is logged and HTTP stays off.
+  bool open_http(bool at_start);
   void accept_http();
   void serve_http(std::shared_ptr<HttpSession> s);
 
@@ -185,6 +206,7 @@ class Daemon {
   std::optional<SequenceStore> seqs_;
   std::optional<LiveStateStore> live_;          // per-stream winners for live_oos across restarts
   std::optional<LiveStateWriter> live_writer_;  // saves them off the loop thread
+  std::optional<CheckpointStore> checkpoints_;  // exact stream states: a restart resumes
   std::map<std::string, SymbolState, std::less<>> symbols_;
   std::optional<Ingest> ingest_;        // the feed path: validator, staging, commits
   std::vector<SymbolState*> by_index_;  // Ingest's target index -> symbol
@@ -197,18 +219,28 @@ class Daemon {
   struct AwaitingSync {
     PublicationKey key;
     uint64_t generation;
-    std::shared_ptr<const Series> snap;
+    HistorySnapshot snap;
     JobResult result;
   };
   std::vector<AwaitingSync> awaiting_sync_;
   feeds::RejectLogLimiter reject_log_{20, std::chrono::seconds(10)};
+  // Publisher seq gaps are logged under their own limit: a publisher whose every bar is a
+  // gap must not flood the log, nor crowd out the reject lines.
+  feeds::RejectLogLimiter gap_log_{20, std::chrono::seconds(10)};
   std::map<PublicationKey, Stream, std::less<>> streams_;
   PublicationMap last_;
+  // Per stream, window.last_ts of its newest publication (also from before a restart, read
+  // back from the saved live state): no later publication may end before it, so a trading
+  // system never gets parameters fitted on older data than it already has.
+  std::map<PublicationKey, int64_t, std::less<>> published_last_ts_;
   uint64_t retired_coalesced_ = 0;  // of streams a reload removed
   uint64_t publish_dropped_ = 0;
   uint64_t snapshot_dropped_ = 0;
   uint64_t generation_ = 0;
   bool stopping_ = false;
+  // What run() returns (exit_codes.hpp): set by a failed start-up's cause, or by shut_down()
+  // when accepted bars could not be written.
+  int exit_code_ = kExitOk;
   Clock::time_point batch_received_ = Clock::now();  // the loop woke with the feed batch
   LatencyStats latency_;
 

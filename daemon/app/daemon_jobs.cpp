@@ -5,49 +5,80 @@
 
 namespace wfod::daemon::loop {
 
-void Daemon::start_job(const PublicationKey& key) {
-  Stream& stream = streams_.at(key);
-  SymbolState& sym = symbols_.at(key.first);
-  const size_t bars = sym.series.size();
-  std::shared_ptr<Series>& mirror = sym.mirror;
-  if (!mirror || mirror->size() > bars || mirror->close.capacity() < bars) {
-    auto fresh = std::make_shared<Series>();
-    fresh->reserve(std::max<size_t>(2 * bars, 4096));
-    mirror = std::move(fresh);
-  }
-  for (size_t t = mirror->size(); t < bars; ++t)
-    mirror->push_back(Bar{sym.series.ts_ns[t], sym.series.open[t], sym.series.high[t],
-                          sym.series.low[t], sym.series.close[t], sym.series.volume[t], 0});
-  std::shared_ptr<const Series> snap = mirror;
-
+SweepRequest Daemon::request_for(const Stream& stream, size_t end) const {
   SweepRequest req;
   req.strategy = stream.spec;
-  req.window = WindowSpec{bars, stream.cfg.window, stream.warmup};
+  req.window = WindowSpec{end, stream.cfg.window, stream.warmup};
   req.rank = stream.cfg.rank;
   req.precision = cfg_.daemon.precision;
   req.threads = cfg_.daemon.threads;
-  JobInput in{snap, req, stream.winner, stream.before, stream.last_end, stream.slot,
-              stream.cfg.has_selection
-                  ? std::optional<selection::SelectionSpec>(stream.cfg.selection)
-                  : std::nullopt,
-              // after a restart nothing was selected yet: the restored winner is current
-              stream.selected ? stream.selected
-              : stream.winner ? std::optional<uint64_t>(stream.winner->id)
-                              : std::nullopt,
-              stream.due_at, Clock::now()};
+  return req;
+}
+
+void Daemon::update_history_needs(const std::string& symbol) {
+  SymbolState& sym = symbols_.at(symbol);
+  const size_t end = sym.history.size();
+  size_t keep = 0, needed = end, live_from = end, most_every = 1;
+  bool bounded = true;
+  for (auto it = streams_.lower_bound(PublicationKey{symbol, std::string()});
+       it != streams_.end() && it->first.first == symbol; ++it) {
+    const Stream& s = it->second;
+    bounded = bounded && s.bounded;
+    keep = std::max(keep, s.cfg.window + s.warmup + 2);
+    most_every = std::max<size_t>(most_every, s.cfg.every);
+    needed = std::min(needed, s.taken);  // its next run's new bars: never dropped
+    if (s.last_end >= 1) live_from = std::min(live_from, s.last_end - 1);  // live_oos's bars
+  }
+  if (!bounded) {
+    // A stream that needs the history from the anchor (cuda, the re-sweeping fallback, or
+    // one not opened yet): keep every bar.
+    sym.history.set_keep(0);
+    sym.history.set_needed_from(0);
+    return;
+  }
+  // The bars since a stream's last publication (live_oos) only a few runs back: a live_oos
+  // older than that is published null rather than holding memory while publications are
+  // withheld. Bars a stream has not taken are always kept (its next run takes all of them,
+  // so how far it lags is bounded by one run's time), and bars not yet in the log too.
+  const size_t cap = keep + 2 * most_every + 4096;
+  if (end > cap) live_from = std::max(live_from, end - cap);
+  needed = std::min(needed, live_from);
+  needed = std::min<size_t>(needed, sym.store->records());
+  sym.history.set_keep(keep);
+  sym.history.set_needed_from(needed);
+}
+
+void Daemon::start_job(const PublicationKey& key) {
+  Stream& stream = streams_.at(key);
+  SymbolState& sym = symbols_.at(key.first);
+  HistorySnapshot snap = sym.history.snapshot();
+  const size_t bars = snap.end;
+  const SweepRequest req = request_for(stream, bars);
+  JobInput in{
+      snap, sym.store->path(), req, stream.winner, stream.before, stream.last_end, stream.slot,
+      stream.cfg.has_selection ? std::optional<selection::SelectionSpec>(stream.cfg.selection)
+                               : std::nullopt,
+      // after a restart nothing was selected yet: the restored winner is current
+      stream.selected ? stream.selected
+      : stream.winner ? std::optional<uint64_t>(stream.winner->id)
+                      : std::nullopt,
+      stream.due_at, Clock::now()};
   const uint64_t generation = stream.generation;
   Backend* backend = backend_.get();  // kept alive after a fallback (retired_backends_)
   spdlog::debug("sweep start stream={}.{} history_bars={} window_bars={}", key.first, key.second,
                 bars, stream.cfg.window);
 
-  worker_.post([this, key, generation, in = std::move(in), backend]() mutable {
-    std::shared_ptr<const Series> history = in.snap;
+  const CheckpointPlan plan{&*checkpoints_, stream.fingerprint_crc,
+                            std::chrono::seconds(cfg_.daemon.checkpoint_every_s)};
+  worker_.post([this, key, generation, in = std::move(in), backend, plan]() mutable {
+    HistorySnapshot history = in.snap;
     JobResult out = run_job(*backend, in);
     const std::optional<Combo> next = next_live_winner(out);
     asio::post(io_, [this, key, generation, history, out = std::move(out)]() mutable {
       on_job_done(key, generation, history, std::move(out));
     });
     if (next) warm_live_tracker(in, *next);
+    checkpoint_if_due(key, in, plan);
   });
 }
 
@@ -73,8 +104,8 @@ void Daemon::fall_back_to_cpu(const std::string& error) {
   notify("STATUS=serving on the cpu backend after a " + from + " failure");
 }
 
-void Daemon::on_job_done(const PublicationKey& key, uint64_t generation,
-                         std::shared_ptr<const Series> snap, JobResult result) {
+void Daemon::on_job_done(const PublicationKey& key, uint64_t generation, HistorySnapshot snap,
+                         JobResult result) {
   if (stopping_) return;
   result.marks.taken = Clock::now();
   auto it = streams_.find(key);
@@ -84,6 +115,16 @@ void Daemon::on_job_done(const PublicationKey& key, uint64_t generation,
     return;
   }
   Stream& stream = it->second;
+  if (result.slot_bars > 0) {  // the slot ran (an error before it leaves it as it was)
+    stream.taken = result.slot_bars;
+    stream.bounded = result.bounded;
+    update_history_needs(key.first);
+  }
+  if (!result.live_missing.empty() && !stream.live_missing_logged) {
+    stream.live_missing_logged = true;  // once per stream: it recurs while the cause lasts
+    spdlog::warn("stream {}.{}: live_oos published null: {}", key.first, key.second,
+                 result.live_missing);
+  }
   if (result.stream_opened) {
     const StreamStats& st = result.stream_stats;
     spdlog::info(
@@ -118,12 +159,13 @@ void Daemon::on_job_done(const PublicationKey& key, uint64_t generation,
     awaiting_sync_.push_back({key, generation, snap, std::move(result)});
     request_sync_pass();
   } else {
-    publish(key, stream, *snap, result);
+    publish(key, stream, snap, result);
   }
   if (stream.sched.on_job_done()) start_job(key);
 }
 
-void Daemon::publish(const PublicationKey& key, Stream& stream, const Series& snap, JobResult& r) {
+void Daemon::publish(const PublicationKey& key, Stream& stream, const HistorySnapshot& snap,
+                     JobResult& r) {
   // Robust selection may hold the current combo or publish nothing (docs/spec-10-selection.md).
   if (r.selection && !r.selection->publish) {
     spdlog::warn("stream {}.{}: nothing published: selection reason={}", key.first, key.second,
@@ -131,6 +173,26 @@ void Daemon::publish(const PublicationKey& key, Stream& stream, const Series& sn
     return;
   }
   SymbolState& sym = symbols_.at(key.first);
+  const size_t end = r.end;  // the history may hold newer bars by now
+  // Never behind what clients already have: after a quarantine (or a bar log replaced by
+  // hand) the history may end before the last published window. Such runs are withheld
+  // until the window's last bar reaches that one's again (docs/operations.md).
+  if (const auto it = published_last_ts_.find(key);
+      it != published_last_ts_.end() && snap.block->bar(end - 1).ts_ns < it->second) {
+    if (!stream.behind_published) {
+      spdlog::warn(
+          "stream {}.{}: publications withheld: the window ends at ts {}, before the last "
+          "published window's {} (bars were lost); publishing resumes once it reaches that",
+          key.first, key.second, snap.block->bar(end - 1).ts_ns, it->second);
+      stream.behind_published = true;
+    }
+    return;
+  }
+  if (stream.behind_published) {
+    spdlog::info("stream {}.{}: the window reaches the last published one again: publishing",
+                 key.first, key.second);
+    stream.behind_published = false;
+  }
   // PROTOCOL §2: only after the covered bars are persisted.
   if (!sym.store->healthy()) {
     if (Status s = sym.store->flush(); !s.ok() || !sym.store->healthy()) {
@@ -145,7 +207,6 @@ void Daemon::publish(const PublicationKey& key, Stream& stream, const Series& sn
                   key.second, seq.error().message);
     return;
   }
-  const size_t end = r.end;  // the mirror may hold newer bars by now
   const Ranked& best = r.selection ? *r.selection->publish : r.sweep.top.front();
   const Json params = params_json(stream.spec.grid, best.combo);
 
@@ -157,8 +218,8 @@ void Daemon::publish(const PublicationKey& key, Stream& stream, const Series& sn
                         std::chrono::system_clock::now().time_since_epoch())
                         .count();
   in.window_bars = stream.cfg.window;
-  in.first_ts = snap.ts_ns[end - stream.cfg.window];
-  in.last_ts = snap.ts_ns[end - 1];
+  in.first_ts = snap.block->bar(end - stream.cfg.window).ts_ns;
+  in.last_ts = snap.block->bar(end - 1).ts_ns;
   in.grid = &stream.spec.grid;
   in.result = &r.sweep;
   in.changed = !stream.last_params || *stream.last_params != params;
@@ -213,6 +274,7 @@ void Daemon::publish(const PublicationKey& key, Stream& stream, const Series& sn
   stream.last_end = end;
   stream.last_params = params;
   last_[key] = LastPublication{in.seq, payload};
+  published_last_ts_[key] = in.last_ts;
   // After the send: a crash in between leaves the previous state, so the next start's
   // live_oos refers to an older publication (still a true statement), never to one unsent.
   LiveState live{stream.fingerprint_crc, in.seq, end, best.combo.id, std::nullopt, payload};

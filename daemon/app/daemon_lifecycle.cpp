@@ -58,12 +58,19 @@ void Daemon::reload() {
     spdlog::set_level(spdlog::level::from_str(next.daemon.log_level));
     cfg_.daemon.log_level = next.daemon.log_level;
   }
+  // Both are plain numbers read where they are used: the next bar's check, the next stop.
+  if (cfg_.daemon.max_future_s != next.daemon.max_future_s) {
+    ingest_->validator().set_max_future(std::chrono::seconds(next.daemon.max_future_s));
+    cfg_.daemon.max_future_s = next.daemon.max_future_s;
+  }
+  cfg_.daemon.stop_retry_s = next.daemon.stop_retry_s;
+  cfg_.daemon.checkpoint_every_s = next.daemon.checkpoint_every_s;
   if (cfg_.publish.http != next.publish.http) {
     boost::system::error_code ignored;
     if (http_) http_->close(ignored);
     http_.reset();
     cfg_.publish.http = next.publish.http;
-    open_http();
+    (void)open_http(false);
     if (http_) accept_http();
   }
   if (!plan.restart.empty()) {
@@ -120,9 +127,40 @@ void Daemon::reload() {
       join_keys(plan.restart));
   for (const PublicationKey& key : to_start) {
     Stream& stream = streams_.at(key);
-    if (stream.sched.on_bars(symbols_.at(key.first).series.size(), 0)) start_job(key);
+    if (stream.sched.on_bars(symbols_.at(key.first).history.size(), 0)) start_job(key);
   }
   notify("READY=1\nSTATUS=serving");
+}
+
+// With the worker stopped the loop owns the slots: each bounded stream's exact state goes to
+// disk, so the next start resumes from it (a restart's time then depends on the window).
+void Daemon::save_checkpoints_at_stop() {
+  const auto t0 = Clock::now();
+  size_t saved = 0;
+  for (auto& [key, stream] : streams_) {
+    const StreamSlot& slot = *stream.slot;
+    const SymbolState& sym = symbols_.at(key.first);
+    if (!slot.is_open() || slot.bars() == 0 || slot.bars() > sym.history.size() ||
+        slot.bars() <= sym.history.base())
+      continue;
+    try {
+      auto blob = slot.checkpoint();
+      if (!blob) continue;
+      Checkpoint c{stream.fingerprint_crc, slot.bars(), sym.history.bar(slot.bars() - 1).ts_ns,
+                   std::move(*blob)};
+      if (Status s = checkpoints_->save(key.first, key.second, c); !s.ok()) {
+        spdlog::error("stream {}.{}: checkpoint not written: {}; the next start replays", key.first,
+                      key.second, s.error().message);
+        continue;
+      }
+      ++saved;
+    } catch (const std::exception& e) {
+      spdlog::error("stream {}.{}: checkpoint failed: {}", key.first, key.second, e.what());
+    }
+  }
+  if (saved > 0)
+    spdlog::info("{} stream checkpoints written in {:.3f} s", saved,
+                 ms_between(t0, Clock::now()) / 1e3);
 }
 
 void Daemon::shut_down() {
@@ -141,24 +179,49 @@ void Daemon::shut_down() {
   // Queued sweeps are abandoned; a running one finishes (its result is dropped).
   worker_.stop();
   if (live_writer_) live_writer_->flush();  // every stream's last publication on disk
+  save_checkpoints_at_stop();
   // Every staged or pending bar written, then one sync pass (one syncfs for many logs, not
-  // a fdatasync per log: 1,000 symbols must stop well inside TimeoutStopSec).
-  (void)ingest_->commit();
-  if (Status s = ingest_->sync_all(); !s.ok()) {
-    spdlog::error("final sync: {}", s.error().message);
+  // a fdatasync per log: 1,000 symbols must stop well inside TimeoutStopSec). Bars the disk
+  // refuses (full, I/O error) are retried for stop_retry_s: a disk that recovers meanwhile
+  // gets all of them; otherwise they are lost, said loudly, and the exit is non-zero.
+  uint64_t unwritten = 0;
+  for (const auto& [name, sym] : symbols_) unwritten += sym.store->pending();
+  if (unwritten > 0) {
+    spdlog::warn("{} accepted bars not yet written (disk errors): retrying for up to {} s",
+                 unwritten, cfg_.daemon.stop_retry_s);
   }
-  for (auto& [name, sym] : symbols_) {
-    if (!sym.store->healthy()) {
-      spdlog::error("symbol {}: {} accepted bars could not be written at shutdown: {}", name,
-                    sym.store->pending(),
-                    sym.store->last_error() ? sym.store->last_error()->message : "");
+  const auto flush_started = Clock::now();
+  const StopFlush flushed = ingest_->stop_flush(std::chrono::seconds(cfg_.daemon.stop_retry_s),
+                                                std::chrono::milliseconds(200));
+  const double flush_s = std::chrono::duration<double>(Clock::now() - flush_started).count();
+  if (flushed.lost.empty()) {
+    if (unwritten > 0 || flushed.attempts > 1) {
+      spdlog::info(
+          "bar logs written at shutdown after {} attempts ({:.1f} s): every accepted "
+          "bar persisted",
+          flushed.attempts, flush_s);
     }
+  } else {
+    std::string by_symbol;
+    for (const auto& [index, bars] : flushed.lost) {
+      const SymbolState& sym = *by_index_[index];
+      spdlog::error("symbol {}: {} accepted bars not written: {}", sym.cfg.name, bars,
+                    sym.store->last_error() ? sym.store->last_error()->message : "");
+      by_symbol += (by_symbol.empty() ? "" : " ") + sym.cfg.name + "=" + std::to_string(bars);
+    }
+    spdlog::critical(
+        "{} accepted bars lost at shutdown ({}) after {} attempts in {:.1f} s: exit {}",
+        flushed.lost_bars(), by_symbol, flushed.attempts, flush_s, kExitBarsLost);
+    exit_code_ = kExitBarsLost;
   }
   if (Status s = seqs_->close(); !s.ok()) {
     spdlog::error("publication sequence numbers: final write: {}", s.error().message);
   }
   const uint64_t suppressed = reject_log_.pending_suppressed();
   if (suppressed > 0) spdlog::warn("{} feed rejects were not logged (rate limit)", suppressed);
+  if (const uint64_t gaps = gap_log_.pending_suppressed(); gaps > 0) {
+    spdlog::warn("{} feed gaps were not logged (rate limit)", gaps);
+  }
   io_.stop();
 }
 

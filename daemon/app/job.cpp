@@ -2,6 +2,8 @@
 // classification (a bad request vs a failing backend) for the loop to act on.
 #include "job.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
 #include <stdexcept>
 #include <vector>
@@ -9,23 +11,28 @@
 #include "wfod/daemon/publication.hpp"
 
 namespace wfod::daemon {
+
 namespace {
 
-// Bars [0, end) of a history the loop may be appending to beyond `end` (in place, no
-// reallocation): spans from the columns' data pointers, never their sizes.
-HistoryView prefix_view(const Series& s, size_t end) {
-  return {{s.ts_ns.data(), end},
-          {s.open.data(), end},
-          {s.high.data(), end},
-          {s.low.data(), end},
-          {s.close.data(), end}};
+// SPEC §8 online: the previously published winner over the bars since its publication,
+// from the tail of the history and the slot's trackers (no bars from the anchor needed).
+Metrics live_oos_of(StreamSlot& slot, const JobInput& in) {
+  const size_t first = in.prev_end;
+  if (first - 1 < in.snap.from())
+    throw std::out_of_range("the bars since the last publication are no longer in memory");
+  const StrategySpec& s = in.request.strategy;
+  // The winner's p_t for t in [first - 2, end - 1); p_{-1} = 0 (SPEC §2).
+  std::vector<int8_t> w;
+  if (first < 2) w.push_back(0);
+  const std::vector<int8_t> pw = slot.positions(*in.winner, first >= 2 ? first - 2 : 0, in.snap);
+  w.insert(w.end(), pw.begin(), pw.end() - 1);  // the last is p_{end-1}: not needed
+  int8_t before2 = 0;
+  if (in.before && first >= 2) before2 = slot.positions(*in.before, first - 2, in.snap).front();
+  return live_oos_metrics_tail(in.snap.view(first - 1), s.fill, s.costs.per_unit(), s.bars_per_year,
+                               w, before2);
 }
 
 }  // namespace
-
-SweepResult optimise(Backend& backend, const SweepRequest& request, StreamSlot* slot) {
-  return slot ? slot->run(backend, request) : backend.sweep(request);
-}
 
 JobResult run_job(Backend& backend, JobInput& in) {
   JobResult out;
@@ -35,9 +42,15 @@ JobResult run_job(Backend& backend, JobInput& in) {
   out.marks.queued = in.queued;
   out.marks.started = t0;
   try {
-    const HistoryView h = prefix_view(*in.snap, in.request.window.end);
-    in.request.history = h;
-    out.sweep = optimise(backend, in.request, in.slot.get());
+    // A request over the history from the anchor is possible only when memory holds it.
+    if (in.snap.from() == 0) in.request.history = in.snap.view();
+    if (in.slot) {
+      out.sweep = in.slot->run(backend, in.request, in.snap, in.bar_log);
+      out.bounded = in.slot->bounded();
+      out.slot_bars = in.slot->bars();
+    } else {
+      out.sweep = backend.sweep(in.request);
+    }
     out.optimise_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (in.slot && in.slot->opened_now()) {
@@ -46,18 +59,27 @@ JobResult run_job(Backend& backend, JobInput& in) {
       out.stream_fallback = in.slot->fallback_reason();
     }
     if (in.selection && !out.sweep.top.empty()) {
-      out.selection = selection_step(backend, in.request, out.sweep, in.selected, *in.selection);
+      if (auto window = in.slot ? in.slot->window_source() : nullptr) {
+        out.selection = selection_step(*window, out.sweep, in.selected, *in.selection);
+      } else if (in.snap.from() == 0) {
+        out.selection = selection_step(backend, in.request, out.sweep, in.selected, *in.selection);
+      } else {
+        throw std::invalid_argument(
+            "robust selection needs the history from the anchor, which is no longer in memory");
+      }
     }
-    // SPEC §8 online: the previously published winner over the bars since.
-    if (in.winner && in.prev_end >= 1 && in.prev_end <= h.size()) {
+    if (in.winner && in.slot && in.prev_end >= 1 && in.prev_end <= out.end) {
+      try {
+        out.live = live_oos_of(*in.slot, in);
+      } catch (const std::out_of_range& e) {
+        out.live_missing = e.what();  // published with live_oos null
+      }
+    } else if (in.winner && !in.slot && in.prev_end >= 1 && in.prev_end <= out.end) {
+      const HistoryView& h = in.request.history;
       const StrategySpec& s = in.request.strategy;
-      // Through the slot's incremental trackers when there is one (same positions, O(new bars)).
-      auto positions = [&](const Combo& c) {
-        return in.slot ? in.slot->positions(h, s, c) : backend.positions(h, s, c);
-      };
-      const std::vector<int8_t> pw = positions(*in.winner);
+      const std::vector<int8_t> pw = backend.positions(h, s, *in.winner);
       std::vector<int8_t> pb;
-      if (in.before) pb = positions(*in.before);
+      if (in.before) pb = backend.positions(h, s, *in.before);
       out.live = live_oos_metrics(h, s.fill, s.costs.per_unit(), s.bars_per_year, pw, pb,
                                   in.prev_end, h.size());
     }
@@ -83,11 +105,39 @@ std::optional<Combo> next_live_winner(const JobResult& out) {
 }
 
 void warm_live_tracker(const JobInput& in, const Combo& combo) {
-  if (!in.slot) return;
+  if (!in.slot || !in.slot->is_open() || in.slot->bars() != in.snap.end) return;
   try {
-    in.slot->positions(prefix_view(*in.snap, in.request.window.end), in.request.strategy, combo);
+    in.slot->warm(combo, in.snap);
   } catch (const std::exception&) {
     // Only a head start: the next job computes the positions itself and reports any error.
+  }
+}
+
+void checkpoint_if_due(const std::pair<std::string, std::string>& key, JobInput& in,
+                       const CheckpointPlan& plan) {
+  StreamSlot* slot = in.slot.get();
+  if (!slot || !plan.store || plan.every.count() <= 0 || !slot->bounded() ||
+      slot->bars() != in.snap.end || in.snap.end == 0)
+    return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - slot->last_checkpoint < plan.every) return;
+  slot->last_checkpoint = now;  // a failure is retried after another period, not every run
+  try {
+    auto blob = slot->checkpoint();
+    if (!blob) return;
+    const Checkpoint c{plan.fingerprint, in.snap.end, in.snap.block->bar(in.snap.end - 1).ts_ns,
+                       std::move(*blob)};
+    if (Status s = plan.store->save(key.first, key.second, c); !s.ok()) {
+      spdlog::error("stream {}.{}: checkpoint not written: {}", key.first, key.second,
+                    s.error().message);
+      return;
+    }
+    spdlog::debug(
+        "stream {}.{}: checkpoint at bar {} ({} bytes) in {:.1f} ms", key.first, key.second, c.bars,
+        c.blob.size(),
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - now).count());
+  } catch (const std::exception& e) {
+    spdlog::error("stream {}.{}: checkpoint failed: {}", key.first, key.second, e.what());
   }
 }
 

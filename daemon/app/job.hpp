@@ -10,16 +10,19 @@
 
 #include "wfod/backend.hpp"
 #include "wfod/bar.hpp"
+#include "wfod/daemon/checkpoint_store.hpp"
 #include "wfod/daemon/latency_stats.hpp"
 #include "wfod/daemon/selection_step.hpp"
 #include "wfod/daemon/stream_slot.hpp"
+#include "wfod/daemon/symbol_history.hpp"
 
 namespace wfod::daemon {
 
 struct JobInput {
-  // The history from the anchor; its bars [0, request.window.end) are immutable (the loop
-  // may append beyond them in place: read through data pointers, never sizes).
-  std::shared_ptr<const Series> snap;
+  // The symbol's bars in memory up to request.window.end (immutable: the loop appends only
+  // beyond the end it handed over).
+  HistorySnapshot snap;
+  std::string bar_log;                  // the symbol's bar log: bars memory no longer holds
   SweepRequest request;                 // history is filled in from snap
   std::optional<Combo> winner, before;  // the last two published winners
   size_t prev_end = 0;                  // history size the last publication covered
@@ -36,6 +39,9 @@ struct JobResult {
   size_t end = 0;  // history bars the run covered (its window's end)
   SweepResult sweep;
   std::optional<Metrics> live;
+  std::string live_missing;  // why live_oos could not be computed (empty: it was, or no winner)
+  bool bounded = false;      // the slot's stream answers without the history from the anchor
+  size_t slot_bars = 0;      // bars the slot's stream has taken
   std::string error;
   // The backend itself failed (anything but std::invalid_argument, which is a request the
   // SPEC refuses): the daemon falls back to the CPU backend and runs the job again.
@@ -52,12 +58,7 @@ struct JobResult {
   LatencyStats::Marks marks;
 };
 
-// THE optimisation call site of the daemon: the window through the stream in `slot`
-// (Backend::open_stream / Stream::advance: only the bars since the last run are new work),
-// or from scratch when there is no slot.
-SweepResult optimise(Backend& backend, const SweepRequest& request, StreamSlot* slot);
-
-// `in.request.history` is filled in from `in.snap`.
+// `in.request.history` is filled in from `in.snap` when it starts at the anchor.
 JobResult run_job(Backend& backend, JobInput& in);
 
 // The combo the loop will publish from `out` (and then the next run's live_oos winner).
@@ -66,5 +67,16 @@ std::optional<Combo> next_live_winner(const JobResult& out);
 // job's bars, so the next job's live_oos does not build it from the anchor (O(history) when
 // the winner just changed) between a bar and its publication.
 void warm_live_tracker(const JobInput& in, const Combo& combo);
+
+// Where and how often the worker checkpoints a stream after its runs.
+struct CheckpointPlan {
+  const CheckpointStore* store = nullptr;
+  uint32_t fingerprint = 0;
+  std::chrono::seconds every{0};  // 0: only at a clean stop (the loop does that one)
+};
+// After a run: the slot's exact state to disk when `plan.every` has passed since the last
+// one (worker thread; errors are logged and the next run tries again).
+void checkpoint_if_due(const std::pair<std::string, std::string>& key, JobInput& in,
+                       const CheckpointPlan& plan);
 
 }  // namespace wfod::daemon

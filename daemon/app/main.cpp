@@ -11,11 +11,13 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "daemon.hpp"
 #include "keygen.hpp"
 #include "wfod/config/config.hpp"
 #include "wfod/daemon/demo_config.hpp"
+#include "wfod/daemon/preflight.hpp"
 
 namespace {
 
@@ -26,7 +28,9 @@ constexpr const char* kUsage =
     "each configured strategy every k bars and publishes the winning parameters.\n"
     "\n"
     "  --config FILE        run with FILE (TOML, PROTOCOL.md section 4)\n"
-    "  --check-config FILE  validate FILE and exit: 0 valid, 2 invalid (error on stderr)\n"
+    "  --check-config FILE  validate FILE and exit: 0 valid, 2 invalid (error on stderr):\n"
+    "                       its keys, endpoints and ports, the http address, that backfill\n"
+    "                       files exist and parse, that state_dir can be created\n"
     "  --keygen FILE        write a new CURVE keypair to FILE (mode 0600, not overwritten)\n"
     "                       for [curve] key_file, print its public key, exit\n"
     "  (no argument)        run the built-in demo configuration (config/examples/demo.toml):\n"
@@ -34,7 +38,9 @@ constexpr const char* kUsage =
     "                       tree's data/, publishing on tcp://127.0.0.1:5560 / :5561\n"
     "  --help, --version\n"
     "\n"
-    "Signals: SIGTERM/SIGINT stop gracefully; SIGHUP reloads the configuration file.\n";
+    "Signals: SIGTERM/SIGINT stop gracefully; SIGHUP reloads the configuration file.\n"
+    "Exit: 0 stopped by a signal, 1 start-up failed, 2 invalid configuration (also at start),\n"
+    "3 a bar log failed its checks at start ([daemon] on_corrupt_log = \"refuse\").\n";
 
 // Logs go to stderr (journald reads it under systemd), coloured only where stderr is a
 // terminal: spdlog's automatic colour mode checks isatty, so the journal and redirected logs
@@ -94,14 +100,23 @@ int main(int argc, char** argv) {
     }
     if ((arg == "--config" || arg == "--check-config") && argc == 3) {
       const std::string path = argv[2];
+      const bool check_only = arg == "--check-config";
       wfod::config::Config cfg;
+      std::vector<std::string> notes;
       try {
-        cfg = wfod::config::load_config(path);
+        // The same checks before a run as for --check-config: a config that check-config
+        // rejects never starts (exit 2 in both cases).
+        cfg =
+            wfod::daemon::load_checked_config(path,
+                                              check_only ? wfod::daemon::StateDirUser::unknown
+                                                         : wfod::daemon::StateDirUser::this_process,
+                                              notes);
       } catch (const wfod::config::ConfigError& e) {
         std::fprintf(stderr, "wfod: %s\n", e.what());
         return 2;
       }
-      if (arg == "--check-config") {
+      for (const std::string& note : notes) std::fprintf(stderr, "wfod: note: %s\n", note.c_str());
+      if (check_only) {
         std::printf("%s: valid (%zu symbol(s), %zu strategy(ies), %zu feed(s))\n", path.c_str(),
                     cfg.symbols.size(), cfg.strategies.size(), cfg.feeds.size());
         return 0;

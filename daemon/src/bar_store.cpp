@@ -1,5 +1,6 @@
-// The bar log: format encoding, symbol escaping, load with tail quarantine, and appends
-// under the three fsync policies with a bounded in-memory queue for bars the disk refused.
+// The bar log: format encoding, symbol escaping, load with torn-tail recovery and corruption
+// refused or quarantined, and appends under the three fsync policies with a bounded
+// in-memory queue for bars the disk refused.
 #include "wfod/daemon/bar_store.hpp"
 
 #include <fcntl.h>
@@ -152,13 +153,30 @@ namespace {
 using bar_log::kHeaderSize;
 using bar_log::kRecordSize;
 
-// What the bytes of a log hold: the intact prefix and, if the rest is bad, why.
+// What the bytes of a log hold: the intact prefix and, if the rest is bad, why, and whether
+// a crash can explain it.
 struct Scan {
   size_t good_end = 0;  // bytes from 0 that are a valid header + whole valid records
   Series bars;
   std::vector<uint64_t> seqs;
   std::string reason;
+  // Not a torn tail: a bad header with records behind it, a record that passes its CRC but
+  // does not increase ts, or a failing record with a valid one after it. An append that a
+  // crash cut short leaves only bytes that fail (a partial record, unwritten zeros) at the
+  // end; these shapes need a flipped bit or a foreign writer.
+  bool corrupt = false;
+  uint64_t valid_after = 0;          // records after the first bad one that pass their CRC
+  uint64_t records_quarantined = 0;  // whole 64-byte records from good_end to the end
 };
+
+// Records after `from` (on the record grid) that pass their CRC.
+uint64_t valid_records_from(const std::vector<unsigned char>& bytes, size_t from) {
+  uint64_t n = 0;
+  for (size_t off = from; off + kRecordSize <= bytes.size(); off += kRecordSize) {
+    if (bar_log::decode_record(bytes.data() + off)) ++n;
+  }
+  return n;
+}
 
 std::string display_symbol(const unsigned char* h) {
   size_t n = std::min<size_t>(h[8], bar_log::kHeaderSymbolBytes);
@@ -179,14 +197,19 @@ Result<Scan> scan_log(const std::vector<unsigned char>& bytes, std::string_view 
     return scan;
   }
   const unsigned char* h = bytes.data();
+  // A header is written and synced before any record: a bad one with records behind it was
+  // damaged later, and quarantining it would throw away every bar.
+  auto bad_header = [&](std::string why) {
+    scan.reason = "header at byte 0: " + std::move(why);
+    scan.records_quarantined = (size - kHeaderSize) / kRecordSize;
+    scan.valid_after = valid_records_from(bytes, kHeaderSize);
+    scan.corrupt = size > kHeaderSize;
+    return scan;
+  };
   if (!std::equal(bar_log::kMagic.begin(), bar_log::kMagic.end(), h)) {
-    scan.reason = "header: bad magic (not a wfod bar log)";
-    return scan;
+    return bad_header("bad magic (not a wfod bar log)");
   }
-  if (get_u32(h + 28) != crc32(h, 28)) {
-    scan.reason = "header: CRC mismatch";
-    return scan;
-  }
+  if (get_u32(h + 28) != crc32(h, 28)) return bad_header("CRC mismatch");
   const uint16_t version = get_u16(h + 4);
   const uint16_t record_size = get_u16(h + 6);
   if (version != bar_log::kVersion) {
@@ -216,18 +239,35 @@ Result<Scan> scan_log(const std::vector<unsigned char>& bytes, std::string_view 
     auto bar = bar_log::decode_record(bytes.data() + off);
     if (!bar) {
       scan.reason = where() + ": CRC mismatch";
+      scan.valid_after = valid_records_from(bytes, off + kRecordSize);
+      scan.corrupt = scan.valid_after > 0;
       break;
     }
     if (i > 0 && bar->ts_ns <= scan.bars.ts_ns.back()) {
       scan.reason = where() + ": ts " + std::to_string(bar->ts_ns) +
                     " not after the previous record's " + std::to_string(scan.bars.ts_ns.back());
+      scan.valid_after = valid_records_from(bytes, off + kRecordSize);
+      scan.corrupt = true;  // it passes its CRC: written so, not torn
       break;
     }
     scan.bars.push_back(*bar);
     scan.seqs.push_back(bar->seq);
   }
   scan.good_end = std::min(off, size);
+  scan.records_quarantined = (size - scan.good_end) / kRecordSize;
   return scan;
+}
+
+// The refusal under on_corrupt_log = refuse: where the damage starts and what the
+// alternative would cost, so the operator can decide without reading code.
+std::string corrupt_message(const std::string& path, const Scan& scan, size_t size) {
+  return "bar log " + path + " is corrupt (not a torn tail): " + scan.reason + ", and " +
+         std::to_string(scan.valid_after) +
+         " intact record(s) follow it; not touching it. Repair or move the file away, or start "
+         "with [daemon] on_corrupt_log = \"quarantine\" to move bytes " +
+         std::to_string(scan.good_end) + ".." + std::to_string(size) + " (" +
+         std::to_string(scan.records_quarantined) + " bars) aside and run on the " +
+         std::to_string(scan.bars.size()) + " bars before them";
 }
 
 int64_t unix_now_ns() {
@@ -429,6 +469,9 @@ Result<OpenedBarStore> BarStore::open(const std::string& state_dir, std::string_
   auto scanned = scan_log(bytes.value(), symbol, path);
   if (!scanned.ok()) return scanned.error();
   Scan& scan = scanned.value();
+  if (scan.corrupt && options.on_corrupt == config::CorruptLogPolicy::refuse) {
+    return IoError{0, corrupt_message(path, scan, bytes.value().size())};
+  }
 
   LoadReport report;
   report.records_loaded = scan.bars.size();
@@ -438,6 +481,8 @@ Result<OpenedBarStore> BarStore::open(const std::string& state_dir, std::string_
     report.bytes_quarantined = bytes.value().size() - scan.good_end;
     report.quarantine_path = std::move(q.value());
     report.reason = std::move(scan.reason);
+    report.corrupt = scan.corrupt;
+    report.records_quarantined = scan.records_quarantined;
   }
   if (scan.good_end == 0) {
     // A new log, or one whose header was quarantined: write the header and make the file's

@@ -1,5 +1,5 @@
-// The POSIX FileOps, UniqueFd, and the file helpers both stores share (write_all with
-// short-write and EINTR handling, syncs, directory fsync, whole-file reads).
+// The POSIX FileOps, UniqueFd, and the file helpers the stores share (write_all with
+// short-write and EINTR handling, syncs, directory fsync, whole-file reads, mkdir -p).
 #include "wfod/daemon/file_ops.hpp"
 
 #include <fcntl.h>
@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "file_util.hpp"
 #include "wfod/daemon/io_result.hpp"
@@ -22,6 +23,7 @@ int PosixFileOps::fdatasync(int fd) { return ::fdatasync(fd); }
 int PosixFileOps::fsync(int fd) { return ::fsync(fd); }
 int PosixFileOps::ftruncate(int fd, off_t length) { return ::ftruncate(fd, length); }
 int PosixFileOps::rename(const char* from, const char* to) { return ::rename(from, to); }
+int PosixFileOps::mkdir(const char* path, mode_t mode) { return ::mkdir(path, mode); }
 
 FileOps& posix_file_ops() {
   static PosixFileOps ops;
@@ -113,31 +115,77 @@ Result<std::vector<unsigned char>> read_all(int fd, const std::string& path) {
   return bytes;
 }
 
-Result<bool> make_dirs(FileOps& ops, const std::string& path) {
-  if (::mkdir(path.c_str(), 0755) != 0) {
-    const int err = errno;
-    if (err == ENOENT) {  // a parent is missing: make it, then try again
-      const size_t slash = path.find_last_of('/', path.find_last_not_of('/'));
-      if (slash == std::string::npos || slash == 0) return errno_error("mkdir", path, err);
-      auto parent = make_dirs(ops, path.substr(0, slash));
-      if (!parent.ok()) return parent;
-      return make_dirs(ops, path);
-    }
-    if (err != EEXIST) return errno_error("mkdir", path, err);
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) return errno_error("stat", path, errno);
-    if (!S_ISDIR(st.st_mode)) return errno_error("mkdir", path, ENOTDIR);
-    return false;
-  }
-  // The new entry lives in the parent directory: sync that, or a crash could lose the
-  // directory together with every file later made durable inside it.
-  const size_t slash = path.find_last_of('/', path.find_last_not_of('/'));
-  const std::string parent = slash == std::string::npos ? "."
-                             : slash == 0               ? "/"
-                                                        : path.substr(0, slash);
-  if (Status s = sync_dir(ops, parent); !s.ok()) return s.error();
-  return true;
+}  // namespace detail
+
+namespace {
+
+// The directory holding `path`: "/a/b" -> "/a", "/a" -> "/", "a" -> "."; trailing and
+// repeated slashes ignored. "/" and "." are their own parents.
+std::string parent_of(const std::string& path) {
+  const size_t last = path.find_last_not_of('/');
+  if (last == std::string::npos) return "/";  // "/" or "//"
+  const size_t slash = path.find_last_of('/', last);
+  if (slash == std::string::npos) return ".";
+  const size_t end = path.find_last_not_of('/', slash);
+  return end == std::string::npos ? "/" : path.substr(0, end + 1);
 }
 
-}  // namespace detail
+// mkdir of `dir` found something there: fine if it is a directory.
+Status existing_directory(const std::string& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) return errno_error("stat", dir, errno);
+  if (!S_ISDIR(st.st_mode)) return errno_error("mkdir", dir, ENOTDIR);
+  return {};
+}
+
+// A new entry lives in its parent directory: sync that, or a crash could lose the directory
+// together with every file later made durable inside it.
+Status made_durable(FileOps& ops, const std::string& dir) {
+  return detail::sync_dir(ops, parent_of(dir));
+}
+
+}  // namespace
+
+Result<bool> make_dirs(FileOps& ops, const std::string& path) {
+  if (path.empty()) return IoError{EINVAL, "create directory \"\": the path is empty"};
+  // Up: mkdir from `path` towards the root until one succeeds or finds an existing entry,
+  // noting the missing ones; down: create those, parent first. One mkdir per component
+  // each way, no recursion and no retry, so a parent that exists but takes no new
+  // directories (/proc, /sys) is an error, not an endless loop.
+  std::vector<std::string> missing;  // deepest first
+  std::string dir = path;
+  for (;;) {
+    if (ops.mkdir(dir.c_str(), 0755) == 0) {
+      if (Status s = made_durable(ops, dir); !s.ok()) return s.error();
+      break;
+    }
+    const int err = errno;
+    if (err == EEXIST) {
+      if (Status s = existing_directory(dir); !s.ok()) return s.error();
+      if (dir == path) return false;
+      break;
+    }
+    std::string parent = parent_of(dir);
+    if (err != ENOENT || parent == dir) return errno_error("mkdir", dir, err);
+    missing.push_back(std::move(dir));
+    dir = std::move(parent);
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    if (ops.mkdir(it->c_str(), 0755) == 0) {
+      if (Status s = made_durable(ops, *it); !s.ok()) return s.error();
+      continue;
+    }
+    const int err = errno;
+    if (err == EEXIST) {  // made by someone else meanwhile
+      if (Status s = existing_directory(*it); !s.ok()) return s.error();
+      continue;
+    }
+    IoError e = errno_error("mkdir", *it, err);
+    if (err == ENOENT) {
+      e.message += " (its parent " + parent_of(*it) + " exists but takes no new directories)";
+    }
+    return e;
+  }
+  return true;
+}
 }  // namespace wfod::daemon

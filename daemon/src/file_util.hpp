@@ -23,8 +23,6 @@ Status sync_file(FileOps& ops, int fd, std::string_view path);  // fsync
 Status sync_dir(FileOps& ops, const std::string& dir);
 Result<UniqueFd> open_file(const std::string& path, int flags, mode_t mode);
 Result<std::vector<unsigned char>> read_all(int fd, const std::string& path);
-// mkdir -p; an existing directory is fine. Each directory it creates is made durable
-// (fsync of its parent). True when it created `path` itself.
-Result<bool> make_dirs(FileOps& ops, const std::string& path);
+using wfod::daemon::make_dirs;  // file_ops.hpp: the daemon also calls it for state_dir
 
 }  // namespace wfod::daemon::detail

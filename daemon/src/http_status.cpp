@@ -3,9 +3,10 @@
 
 #include "wfod/daemon/http_status.hpp"
 
-#include <charconv>
 #include <cmath>
 #include <sstream>
+
+#include "wfod/config/endpoint.hpp"
 
 namespace wfod::daemon {
 
@@ -28,29 +29,16 @@ std::string text(int code, std::string_view reason, std::string_view body) {
 }  // namespace
 
 std::optional<std::pair<std::string, uint16_t>> parse_http_address(std::string_view text) {
-  const size_t colon = text.rfind(':');
-  if (colon == std::string_view::npos || colon == 0) return std::nullopt;
-  std::string_view host = text.substr(0, colon);
-  const std::string_view port_text = text.substr(colon + 1);
-  // "[::1]:9100": brackets around an IPv6 host.
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  unsigned port = 0;
-  const auto [end, ec] =
-      std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (ec != std::errc() || end != port_text.data() + port_text.size() || port == 0 ||
-      port > 65535 || host.empty()) {
-    return std::nullopt;
-  }
-  return std::make_pair(std::string(host), static_cast<uint16_t>(port));
+  // One rule for the loader's check and the listener: a config that loads, binds.
+  return config::parse_host_port(text);
 }
 
 std::string prometheus_metrics(const HealthInput& h) {
   std::ostringstream o;
   o.precision(17);
   o << "# HELP wfod_up 1 while the daemon serves.\n# TYPE wfod_up gauge\nwfod_up 1\n";
-  o << "# HELP wfod_degraded 1 while a bar log holds bars it could not write.\n"
+  o << "# HELP wfod_degraded 1 while health is degraded: a bar log holds bars it could not "
+       "write, a symbol is stale, or a corrupt bar log was quarantined at start.\n"
        "# TYPE wfod_degraded gauge\nwfod_degraded "
     << (h.degraded ? 1 : 0) << "\n";
   o << "# HELP wfod_uptime_seconds Seconds since start.\n# TYPE wfod_uptime_seconds gauge\n"
@@ -68,14 +56,34 @@ std::string prometheus_metrics(const HealthInput& h) {
         << static_cast<double>(*s.last_ts) / 1e9 << "\n";
     }
   }
+  o << "# HELP wfod_last_bar_age_seconds Age of the symbol's last bar on the daemon's clock.\n"
+       "# TYPE wfod_last_bar_age_seconds gauge\n";
+  for (const auto& [name, s] : h.symbols) {
+    if (s.last_bar_age_s && std::isfinite(*s.last_bar_age_s)) {
+      o << "wfod_last_bar_age_seconds{symbol=\"" << name << "\"} " << *s.last_bar_age_s << "\n";
+    }
+  }
+  o << "# HELP wfod_symbol_stale 1 while the symbol's last bar is older than its stale_after_s.\n"
+       "# TYPE wfod_symbol_stale gauge\n";
+  for (const auto& [name, s] : h.symbols)
+    o << "wfod_symbol_stale{symbol=\"" << name << "\"} " << (s.stale ? 1 : 0) << "\n";
+  o << "# HELP wfod_quarantined_bars Bars of a corrupt bar log moved aside at start "
+       "([daemon] on_corrupt_log = \"quarantine\"); 0 after a restart with the log repaired.\n"
+       "# TYPE wfod_quarantined_bars gauge\n";
+  for (const auto& [name, s] : h.symbols)
+    o << "wfod_quarantined_bars{symbol=\"" << name << "\"} " << s.quarantined_bars << "\n";
   o << "# HELP wfod_feed_rejects_total Feed input rejected, by reason (PROTOCOL §1).\n"
        "# TYPE wfod_feed_rejects_total counter\n";
   for (const auto& [reason, n] : h.rejects) {
     o << "wfod_feed_rejects_total{reason=\"" << reason << "\"} " << n << "\n";
   }
-  o << "# HELP wfod_feed_gaps_total Publisher seq gaps.\n# TYPE wfod_feed_gaps_total counter\n"
-       "wfod_feed_gaps_total "
+  o << "# HELP wfod_feed_missing_bars_total Bars missing by the publishers' seq numbers (the "
+       "sum of forward jumps minus 1; health gaps).\n"
+       "# TYPE wfod_feed_missing_bars_total counter\nwfod_feed_missing_bars_total "
     << h.gaps << "\n";
+  o << "# HELP wfod_feed_gaps_total Publisher seq jumps, forward or backwards.\n"
+       "# TYPE wfod_feed_gaps_total counter\nwfod_feed_gaps_total "
+    << h.gap_events << "\n";
   o << "# HELP wfod_coalesced_total Optimisations coalesced into a running one.\n"
        "# TYPE wfod_coalesced_total counter\nwfod_coalesced_total "
     << h.coalesced << "\n";

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <thread>
 #include <utility>
 
 namespace wfod::daemon {
@@ -68,7 +69,7 @@ IngestOutcome Ingest::on_message(std::span<const std::string_view> frames,
     out.refused = r.error;
     return out;
   }
-  t.series->push_back(bar);
+  t.history->push_back(bar);
   if (batch_bars_[*index]++ == 0) touched_.push_back(*index);
   return out;
 }
@@ -138,6 +139,44 @@ Status Ingest::sync_pass(bool only_if_due) {
 }
 
 Status Ingest::sync_all() { return sync_pass(false); }
+
+uint64_t StopFlush::lost_bars() const {
+  uint64_t n = 0;
+  for (const auto& [index, bars] : lost) n += bars;
+  return n;
+}
+
+StopFlush Ingest::stop_flush(std::chrono::steady_clock::duration budget,
+                             std::chrono::steady_clock::duration retry_every,
+                             const StopClock& clock) {
+  using SteadyClock = std::chrono::steady_clock;
+  const auto now = [&clock] { return clock.now ? clock.now() : SteadyClock::now(); };
+  const auto deadline = now() + budget;
+  StopFlush out;
+  for (;;) {
+    ++out.attempts;
+    // write_staged() writes a store's whole queue, staged and pending alike, in order; a
+    // failed sync puts the unsynced records back in that queue, so the next pass rewrites
+    // them too.
+    for (IngestTarget& t : targets_) (void)t.store->write_staged();
+    if (fsync_ != config::FsyncPolicy::none) (void)sync_pass(false);
+    const bool all_written = std::all_of(targets_.begin(), targets_.end(),
+                                         [](const IngestTarget& t) { return t.store->healthy(); });
+    if (all_written) break;
+    const auto t = now();
+    if (t >= deadline) break;
+    const auto pause = std::min<SteadyClock::duration>(retry_every, deadline - t);
+    if (clock.sleep) {
+      clock.sleep(pause);
+    } else {
+      std::this_thread::sleep_for(pause);
+    }
+  }
+  for (size_t i = 0; i < targets_.size(); ++i) {
+    if (!targets_[i].store->healthy()) out.lost.emplace_back(i, targets_[i].store->pending());
+  }
+  return out;
+}
 
 bool Ingest::has_unsynced() const {
   for (const IngestTarget& t : targets_) {

@@ -98,6 +98,14 @@ Json publication_json(const PublicationInput& in) {
   return j;
 }
 
+std::optional<int64_t> payload_window_last_ts(std::string_view payload) {
+  const Json j = Json::parse(payload, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("window") || !j["window"].is_object()) return std::nullopt;
+  const Json& ts = j["window"].value("last_ts", Json());
+  if (!ts.is_number_integer()) return std::nullopt;
+  return ts.get<int64_t>();
+}
+
 Metrics live_oos_metrics(const HistoryView& h, Fill fill, double cost_per_unit,
                          double bars_per_year, std::span<const int8_t> winner,
                          std::span<const int8_t> before, size_t first, size_t end) {
@@ -112,6 +120,22 @@ Metrics live_oos_metrics(const HistoryView& h, Fill fill, double cost_per_unit,
     const int8_t p2 = t == first ? pos(before, t2) : pos(winner, t2);
     const int8_t p1 = pos(winner, t - 1);
     m.add(bar_segments(h, fill, cost_per_unit, t, p2, p1));
+  }
+  return m.finish(bars_per_year);
+}
+
+Metrics live_oos_metrics_tail(const HistoryView& tail, Fill fill, double cost_per_unit,
+                              double bars_per_year, std::span<const int8_t> winner,
+                              int8_t before2) {
+  if (tail.size() < 1 || winner.size() != tail.size()) {
+    throw std::invalid_argument("live_oos_metrics_tail: " + std::to_string(winner.size()) +
+                                " positions for " + std::to_string(tail.size()) + " bars");
+  }
+  // Local bar i is bar first - 1 + i; winner[j] is p at bar first - 2 + j.
+  SequentialMetrics m;
+  for (size_t i = 1; i < tail.size(); ++i) {
+    const int8_t p2 = i == 1 ? before2 : winner[i - 1];
+    m.add(bar_segments(tail, fill, cost_per_unit, i, p2, winner[i]));
   }
   return m.finish(bars_per_year);
 }

@@ -20,12 +20,16 @@ ReloadPlan plan_reload(const config::Config& a, const config::Config& b) {
   const auto& d0 = a.daemon;
   const auto& d1 = b.daemon;
   compare(d0.log_level != d1.log_level, "daemon.log_level", true, p);
+  compare(d0.max_future_s != d1.max_future_s, "daemon.max_future_s", true, p);
+  compare(d0.stop_retry_s != d1.stop_retry_s, "daemon.stop_retry_s", true, p);
+  compare(d0.checkpoint_every_s != d1.checkpoint_every_s, "daemon.checkpoint_every_s", true, p);
   compare(d0.state_dir != d1.state_dir, "daemon.state_dir", false, p);
   compare(d0.backend != d1.backend, "daemon.backend", false, p);
   compare(d0.precision != d1.precision, "daemon.precision", false, p);
   compare(d0.threads != d1.threads, "daemon.threads", false, p);
   compare(d0.fsync != d1.fsync, "daemon.fsync", false, p);
   compare(d0.busy_poll_us != d1.busy_poll_us, "daemon.busy_poll_us", false, p);
+  compare(d0.on_corrupt_log != d1.on_corrupt_log, "daemon.on_corrupt_log", false, p);
   compare(a.publish.http != b.publish.http, "publish.http", true, p);
   compare(a.publish.endpoint != b.publish.endpoint, "publish.endpoint", false, p);
   compare(a.publish.snapshot != b.publish.snapshot, "publish.snapshot", false, p);
@@ -58,6 +62,7 @@ ReloadPlan plan_reload(const config::Config& a, const config::Config& b) {
     }
     compare(it->second->bars_per_year != s.bars_per_year, k + ".bars_per_year", false, p);
     compare(it->second->backfill != s.backfill, k + ".backfill", false, p);
+    compare(it->second->stale_after_s != s.stale_after_s, k + ".stale_after_s", false, p);
     before.erase(it);
   }
   for (const auto& [name, s] : before) compare(true, "symbol[" + name + "] (removed)", false, p);

@@ -68,15 +68,22 @@ SelectionOutcome selection_step(Backend& backend, const SweepRequest& request,
                                 const selection::SelectionSpec& spec) {
   SweepRequest quiet = request;
   quiet.progress = nullptr;  // the sweep already reported its progress
+  selection::BackendWindow window(backend, quiet);
+  return selection_step(window, result, current, spec);
+}
+
+SelectionOutcome selection_step(selection::WindowSource& window, const SweepResult& result,
+                                std::optional<uint64_t> current,
+                                const selection::SelectionSpec& spec) {
   SelectionOutcome out;
-  out.report = selection::select(backend, quiet, result, current, spec);
+  out.report = selection::select(window, result, current, spec);
   out.publish = out.report.published;
   out.changed = out.report.decision.changed;
   out.reason = std::string(selection::to_string(out.report.decision.reason));
   if (out.report.current && out.report.current->valid)
     out.current_objective = out.report.current->objective;
   if (out.report.dsr) out.dsr = out.report.dsr->dsr;
-  out.json = selection_publication_json(out.report, spec, request.strategy.grid);
+  out.json = selection_publication_json(out.report, spec, window.strategy().grid);
   return out;
 }
 

@@ -26,6 +26,19 @@ bool printable(std::string_view s) {
 
 }  // namespace
 
+SymbolHealth symbol_health(uint64_t bars, std::optional<int64_t> last_ts, uint64_t quarantined_bars,
+                           double stale_after_s, int64_t now_ns, double uptime_s) {
+  SymbolHealth h;
+  h.bars = bars;
+  h.last_ts = last_ts;
+  h.quarantined_bars = quarantined_bars;
+  if (last_ts) h.last_bar_age_s = static_cast<double>(now_ns - *last_ts) / 1e9;
+  if (stale_after_s > 0) {
+    h.stale = h.last_bar_age_s ? *h.last_bar_age_s > stale_after_s : uptime_s > stale_after_s;
+  }
+  return h;
+}
+
 Json health_json(const HealthInput& in) {
   Json j = Json::object();
   j["status"] = in.degraded ? "degraded" : "ok";
@@ -36,6 +49,11 @@ Json health_json(const HealthInput& in) {
     Json e = Json::object();
     e["bars"] = s.bars;
     e["last_ts"] = s.last_ts ? Json(*s.last_ts) : Json(nullptr);
+    e["last_bar_age_s"] = s.last_bar_age_s && std::isfinite(*s.last_bar_age_s)
+                              ? Json(*s.last_bar_age_s)
+                              : Json(nullptr);
+    e["quarantined_bars"] = s.quarantined_bars;
+    e["stale"] = s.stale;
     symbols[name] = std::move(e);
   }
   j["symbols"] = std::move(symbols);
@@ -56,19 +74,36 @@ Json health_json(const HealthInput& in) {
   return j;
 }
 
+void set_feed_counters(HealthInput& in, const feeds::FeedStats& stats) {
+  for (const feeds::RejectReason reason : feeds::kAllRejectReasons) {
+    in.rejects[std::string(to_string(reason))] = stats.rejected(reason);
+  }
+  in.gaps = stats.missing_seqs;
+  in.gap_events = stats.gaps;
+}
+
 std::string snapshot_reply(std::span<const std::string> frames, const PublicationMap& last,
+                           const StreamFilter& configured,
                            const std::function<HealthInput()>& health) {
   try {
     if (frames.empty()) return error_reply("empty request");
     if (frames.size() > kMaxSnapshotFrames) return error_reply("too many frames");
     for (const std::string& f : frames) {
-      if (f.size() > kMaxSnapshotFrameBytes) return error_reply("frame too large");
+      if (f.size() > kMaxSnapshotFrameBytes) {
+        return error_reply("frame too large: " + std::to_string(f.size()) + " bytes, at most " +
+                           std::to_string(kMaxSnapshotFrameBytes));
+      }
       if (!printable(f)) return error_reply("frames must be printable ASCII");
     }
     const std::string& verb = frames[0];
     if (verb == "get") {
       if (frames.size() != 3) return error_reply("get takes SYMBOL and STRATEGY");
-      const auto it = last.find(PublicationKey{frames[1], frames[2]});
+      const PublicationKey key{frames[1], frames[2]};
+      // A removed or misspelt stream must not look like one that is merely waiting.
+      if (configured && !configured(key)) {
+        return error_reply("unknown stream " + key.first + "." + key.second);
+      }
+      const auto it = last.find(key);
       if (it == last.end()) return error_reply("no publication yet");
       return it->second.payload;
     }

@@ -341,6 +341,8 @@ std::string_view to_string(RejectReason reason) {
       return "out_of_order";
     case RejectReason::unknown_symbol:
       return "unknown_symbol";
+    case RejectReason::future:
+      return "future";
   }
   return "unknown";
 }

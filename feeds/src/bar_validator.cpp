@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <numeric>
 #include <utility>
@@ -95,10 +96,34 @@ Verdict BarValidator::validate(std::string_view symbol, const Bar& bar) {
   return validate(*index, bar);
 }
 
+int64_t BarValidator::system_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void BarValidator::set_max_future(std::chrono::nanoseconds max_ahead, WallClock now) {
+  max_future_ns_ = std::max<int64_t>(0, max_ahead.count());
+  now_ = now ? std::move(now) : WallClock(system_now_ns);
+}
+
 Verdict BarValidator::validate(size_t index, const Bar& bar) {
   if (auto r = check_values(bar)) {
     count(r->reason);
     return Verdict{std::move(r), std::nullopt};
+  }
+  if (max_future_ns_ > 0) {
+    const int64_t now = now_();
+    // Unsigned difference: exact for any two int64 with ts > now, where ts - now could
+    // overflow int64 (a bar at INT64_MAX against a clock before 1970).
+    const uint64_t ahead = static_cast<uint64_t>(bar.ts_ns) - static_cast<uint64_t>(now);
+    if (bar.ts_ns > now && ahead > static_cast<uint64_t>(max_future_ns_)) {
+      return rejected(RejectReason::future, "ts " + format_timestamp(bar.ts_ns) + " is " +
+                                                std::to_string(ahead / 1'000'000'000) +
+                                                " s ahead of the clock (" + format_timestamp(now) +
+                                                "), more than max_future_s " +
+                                                std::to_string(max_future_ns_ / 1'000'000'000));
+    }
   }
   SymbolStats& s = *by_index_.at(index);
   if (s.has_last && bar.ts_ns == s.last_ts_ns) {

@@ -1,22 +1,28 @@
 // The fast CPU backend: groups combos of one kind into lanes, evaluates each group over the
 // whole window (many combos) or over time chunks joined with combine() (few combos, long
-// windows), ranks per thread and merges. Exact per SPEC §9 against cpu_ref.
+// windows), ranks per thread and merges. Exact per SPEC §9 against cpu_ref. Grids whose
+// indicator rows exceed the request's memory budget run tile by tile (sweep_tiles.hpp),
+// evaluate() lists batch by batch, each with only its own rows: the same results, bit for
+// bit, in bounded memory.
 #include "cpu/cpu_backend.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 #include <string>
-#include <thread>
+#include <unordered_set>
 
 #include "cpu/cpu_blocks.hpp"
 #include "cpu/cpu_stream.hpp"
 #include "cpu/indicator_cache.hpp"
 #include "cpu/lane_kernel.hpp"
 #include "cpu/lane_setup.hpp"
+#include "cpu/sweep_tiles.hpp"
 #include "cpu/thread_count.hpp"
+#include "src/worker_pool.hpp"
 #include "wfod/segments.hpp"
 
 namespace wfod::cpu {
@@ -26,12 +32,75 @@ namespace {
 struct BarReturns {
   std::vector<double> gap, body;
   BarReturns(const HistoryView& h, Fill fill) { bar_returns(h, fill, h.size(), gap, body); }
+  static size_t bytes(size_t bars) { return 2 * bars * sizeof(double); }
 };
 
 Metrics evaluate_sequential(const IndicatorCache& cache, const SweepRequest& req, const Combo& c) {
   return evaluate_sequential(cache, req.history, req.strategy.fill, req.strategy.costs.per_unit(),
                              req.strategy.bars_per_year, c, req.window.first(), req.window.end);
 }
+
+size_t budget_of(const SweepRequest& req) {
+  return req.memory_budget ? req.memory_budget : kDefaultMemoryBudget;
+}
+
+// The budget left for indicator rows and lane groups once the bar tables are counted.
+size_t rows_budget(const SweepRequest& req) {
+  const size_t budget = budget_of(req), tables = BarReturns::bytes(req.history.size());
+  if (budget <= tables) {
+    throw std::invalid_argument(
+        "memory budget of " + std::to_string(budget) + " bytes is too small: the bar tables of " +
+        std::to_string(req.history.size()) + " bars alone need " + std::to_string(tables));
+  }
+  return budget - tables;
+}
+
+// Lane groups one pass over all valid combos of the grid forms: one run of groups per kind.
+size_t sweep_groups(const Grid& grid, uint64_t valid) {
+  const uint64_t kinds = grid.family == Family::ma_cross ? grid.entry.size() : 1;
+  const uint64_t per_kind = valid / kinds;  // entry does not affect validity
+  return static_cast<size_t>(kinds * ((per_kind + kLanes - 1) / kLanes));
+}
+
+// Adds combo `id` to its kind's open group; full groups go to `groups`.
+struct GroupBuilder {
+  Group open[6];
+  std::vector<Group>& groups;
+  void add(uint64_t id, int kind) {
+    Group& g = open[kind];
+    g.kind = kind;
+    g.ids[g.lanes++] = id;
+    if (g.lanes == kLanes) {
+      groups.push_back(g);
+      g.lanes = 0;
+    }
+  }
+  void close() {
+    for (auto& g : open)
+      if (g.lanes) groups.push_back(g);
+  }
+};
+
+// A combo's indicator series as keys (what evaluate() batches by); a channel key stands for
+// its two rows (upper and lower).
+int row_keys(const Combo& c, uint64_t out[4]) {
+  auto key = [](uint64_t what, uint64_t sub, int period) {
+    return what << 40 | sub << 32 | static_cast<uint32_t>(period);
+  };
+  int n = 0;
+  if (c.family == Family::ma_cross) {
+    out[n++] = key(0, static_cast<uint64_t>(c.ma), c.fast);
+    out[n++] = key(0, static_cast<uint64_t>(c.ma), c.slow);
+  } else {
+    out[n++] = key(1, static_cast<uint64_t>(c.source), c.n);
+  }
+  if (c.has_vol) {
+    out[n++] = key(2, 0, c.vol_short);
+    out[n++] = key(2, 0, c.vol_long);
+  }
+  return n;
+}
+size_t rows_of_key(uint64_t key) { return (key >> 40) == 1 ? 2 : 1; }
 
 class CpuBackend final : public Backend {
  public:
@@ -41,42 +110,67 @@ class CpuBackend final : public Backend {
     const auto start = std::chrono::steady_clock::now();
     check_window(req);
     const Grid& grid = req.strategy.grid;
+    const HistoryView& h = req.history;
     SweepResult result;
     result.backend = "cpu";
-    std::vector<Group> groups;
-    {
-      Group open[6];
-      const uint64_t total = grid.size();
-      for (uint64_t id = 0; id < total; ++id) {
-        const Combo c = grid.decode(id);
-        if (!c.valid()) {
-          ++result.skipped;
-          continue;
-        }
-        ++result.evaluated;
-        Group& g = open[kind_of(c)];
-        g.kind = kind_of(c);
-        g.ids[g.lanes++] = id;
-        if (g.lanes == kLanes) {
-          groups.push_back(g);
-          g.lanes = 0;
-        }
-      }
-      for (auto& g : open)
-        if (g.lanes) groups.push_back(g);
-    }
+    const ComboCount count = count_combos(grid);
+    result.evaluated = count.valid;
+    result.skipped = count.invalid();
 
     const int threads = resolve_threads(req.threads);
+    const size_t chunks = time_chunks(sweep_groups(grid, count.valid), threads, req.window.bars);
+    const TilePlan plan = plan_tiles(grid, h.size(), rows_budget(req));
+    const BarReturns returns(h, req.strategy.fill);
+    const BarTables tables{returns.gap.data(), returns.body.data(), h.close.data(),
+                           req.strategy.costs.per_unit()};
+
     std::vector<TopK> tops(static_cast<size_t>(threads), TopK(req.rank.top));
     std::vector<uint64_t> ranked(static_cast<size_t>(threads), 0);
-    run_groups(req, groups, threads, [&](int worker, const Combo& c, const Metrics& m) {
-      if (!passes_constraints(m, req.rank)) return;
-      ++ranked[static_cast<size_t>(worker)];
-      tops[static_cast<size_t>(worker)].offer({c, m, objective_value(m, req.rank.objective)});
-    });
+    std::vector<ConstraintTally> unranked(static_cast<size_t>(threads));
+    const auto on_metrics = [&](int worker, const Combo& c, const Metrics& m) {
+      const auto w = static_cast<size_t>(worker);
+      if (!passes_constraints(m, req.rank)) {
+        unranked[w].count(m, req.rank);
+        return;
+      }
+      ++ranked[w];
+      tops[w].offer({c, m, objective_value(m, req.rank.objective)});
+    };
+
+    uint64_t done = 0;  // valid combos of the tiles finished
+    std::vector<Group> groups;
+    for (size_t k = 0; k < plan.tiles; ++k) {
+      const Tile tile = tile_at(grid, plan, k);
+      if (!may_hold_valid(tile)) continue;
+      groups.clear();
+      GroupBuilder builder{{}, groups};
+      uint64_t tile_valid = 0;
+      for_each_id(grid, tile, [&](uint64_t id) {
+        const Combo c = grid.decode(id);
+        if (!c.valid()) return;
+        ++tile_valid;
+        builder.add(id, kind_of(c));
+      });
+      builder.close();
+      if (groups.empty()) continue;
+      const IndicatorCache cache(h, tile.grid, threads);
+      std::function<void(double)> progress;
+      if (req.progress) {
+        progress = [&](double f) {
+          req.progress((static_cast<double>(done) + f * static_cast<double>(tile_valid)) /
+                       static_cast<double>(count.valid));
+        };
+      }
+      run_groups(req, cache, tables, groups, threads, chunks, on_metrics, {}, progress);
+      done += tile_valid;
+    }
+    if (req.progress) req.progress(1.0);
+
     TopK top(req.rank.top);
     for (const auto& t : tops) top.merge(t);
     for (auto r : ranked) result.ranked += r;
+    result.unranked_by.emplace();
+    for (const auto& u : unranked) result.unranked_by->merge(u);
     result.top = top.sorted();
     result.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -86,42 +180,97 @@ class CpuBackend final : public Backend {
   std::vector<Metrics> evaluate(const SweepRequest& req, std::span<const uint64_t> ids) override {
     check_window(req);
     const Grid& grid = req.strategy.grid;
-    std::vector<Group> groups;
-    std::vector<size_t> slot_of;  // position in `ids` of each group lane, in order
-    Group open[6];
-    std::vector<size_t> open_slots[6];
-    for (size_t i = 0; i < ids.size(); ++i) {
-      if (ids[i] >= grid.size())
-        throw std::invalid_argument("combo id " + std::to_string(ids[i]) + " is outside the grid");
-      const Combo c = grid.decode(ids[i]);
-      if (!c.valid())
-        throw std::invalid_argument("combo id " + std::to_string(ids[i]) + " is invalid");
-      Group& g = open[kind_of(c)];
-      g.kind = kind_of(c);
-      g.ids[g.lanes++] = ids[i];
-      open_slots[g.kind].push_back(i);
-      if (g.lanes == kLanes) {
-        groups.push_back(g);
-        slot_of.insert(slot_of.end(), open_slots[g.kind].begin(), open_slots[g.kind].end());
-        open_slots[g.kind].clear();
-        g.lanes = 0;
-      }
+    const HistoryView& h = req.history;
+    std::vector<Combo> combos;
+    combos.reserve(ids.size());
+    size_t per_kind[6] = {};
+    for (uint64_t id : ids) {
+      if (id >= grid.size())
+        throw std::invalid_argument("combo id " + std::to_string(id) + " is outside the grid");
+      combos.push_back(grid.decode(id));
+      if (!combos.back().valid())
+        throw std::invalid_argument("combo id " + std::to_string(id) + " is invalid");
+      ++per_kind[kind_of(combos.back())];
     }
-    for (int k = 0; k < 6; ++k)
-      if (open[k].lanes) {
-        groups.push_back(open[k]);
-        slot_of.insert(slot_of.end(), open_slots[k].begin(), open_slots[k].end());
-      }
-    // Map (group, lane) -> slot through the combo id order inside groups.
-    std::vector<size_t> group_base(groups.size() + 1, 0);
-    for (size_t g = 0; g < groups.size(); ++g)
-      group_base[g + 1] = group_base[g] + static_cast<size_t>(groups[g].lanes);
+    const int threads = resolve_threads(req.threads);
+    size_t all_groups = 0;
+    for (size_t n : per_kind) all_groups += (n + kLanes - 1) / kLanes;
+    const size_t chunks = time_chunks(all_groups, threads, req.window.bars);
+    const BarReturns returns(h, req.strategy.fill);
+    const BarTables tables{returns.gap.data(), returns.body.data(), h.close.data(),
+                           req.strategy.costs.per_unit()};
+    // Batches of consecutive ids whose rows fit the budget (one combo's rows at least).
+    const size_t budget = rows_budget(req);
+    plan_tiles(grid, h.size(), budget);  // throws when one combo's rows do not fit
+    const size_t max_rows = budget / row_bytes(h.size());
+
     std::vector<Metrics> out(ids.size());
-    run_groups(
-        req, groups, resolve_threads(req.threads), [&](int, const Combo&, const Metrics&) {},
-        [&](size_t g, int lane, const Metrics& m) {
-          out[slot_of[group_base[g] + static_cast<size_t>(lane)]] = m;
-        });
+    std::unordered_set<uint64_t> keys;
+    size_t batch_rows = 0, batch_first = 0;
+    auto run_batch = [&](size_t end) {
+      if (end == batch_first) return;
+      const std::span<const Combo> batch(combos.data() + batch_first, end - batch_first);
+      // Groups per kind in id order, and each lane's position in `ids`.
+      std::vector<Group> groups;
+      std::vector<size_t> slot_of;
+      Group open[6];
+      std::vector<size_t> open_slots[6];
+      for (size_t i = batch_first; i < end; ++i) {
+        const int kind = kind_of(combos[i]);
+        Group& g = open[kind];
+        g.kind = kind;
+        g.ids[g.lanes++] = ids[i];
+        open_slots[kind].push_back(i);
+        if (g.lanes == kLanes) {
+          groups.push_back(g);
+          slot_of.insert(slot_of.end(), open_slots[kind].begin(), open_slots[kind].end());
+          open_slots[kind].clear();
+          g.lanes = 0;
+        }
+      }
+      for (int k = 0; k < 6; ++k)
+        if (open[k].lanes) {
+          groups.push_back(open[k]);
+          slot_of.insert(slot_of.end(), open_slots[k].begin(), open_slots[k].end());
+        }
+      std::vector<size_t> group_base(groups.size() + 1, 0);
+      for (size_t g = 0; g < groups.size(); ++g)
+        group_base[g + 1] = group_base[g] + static_cast<size_t>(groups[g].lanes);
+      const IndicatorCache cache(h, batch, threads);
+      std::function<void(double)> progress;
+      if (req.progress) {
+        const double before = static_cast<double>(batch_first),
+                     size = static_cast<double>(end - batch_first);
+        progress = [&req, &combos, before, size](double f) {
+          req.progress((before + f * size) / static_cast<double>(combos.size()));
+        };
+      }
+      run_groups(
+          req, cache, tables, groups, threads, chunks, [](int, const Combo&, const Metrics&) {},
+          [&](size_t g, int lane, const Metrics& m) {
+            out[slot_of[group_base[g] + static_cast<size_t>(lane)]] = m;
+          },
+          progress);
+      batch_first = end;
+      keys.clear();
+      batch_rows = 0;
+    };
+    for (size_t i = 0; i < combos.size(); ++i) {
+      uint64_t combo_keys[4];
+      const int n = row_keys(combos[i], combo_keys);
+      size_t fresh = 0;
+      for (int j = 0; j < n; ++j)
+        if (!keys.count(combo_keys[j])) fresh += rows_of_key(combo_keys[j]);
+      if (batch_rows + fresh > max_rows) {
+        run_batch(i);
+        fresh = 0;
+        for (int j = 0; j < n; ++j) fresh += rows_of_key(combo_keys[j]);
+      }
+      keys.insert(combo_keys, combo_keys + n);
+      batch_rows += fresh;
+    }
+    run_batch(combos.size());
+    if (req.progress && !combos.empty()) req.progress(1.0);
     return out;
   }
 
@@ -140,30 +289,26 @@ class CpuBackend final : public Backend {
     return make_cpu_stream(spec, h);
   }
 
+  std::unique_ptr<Stream> restore_stream(const StreamSpec& spec,
+                                         std::span<const uint8_t> blob) override {
+    return restore_cpu_stream(spec, blob);
+  }
+
  private:
   using OnMetrics = std::function<void(int worker, const Combo&, const Metrics&)>;
   using OnSlot = std::function<void(size_t group, int lane, const Metrics&)>;
 
-  // Evaluates every lane of every group; calls on_metrics from worker threads (each worker
-  // with its own index) and, when given, on_slot with the group and lane.
-  void run_groups(const SweepRequest& req, const std::vector<Group>& groups, int threads,
-                  const OnMetrics& on_metrics, const OnSlot& on_slot = {}) {
+  // Evaluates every lane of every group, `chunks` time chunks each, with the rows of
+  // `cache`; calls on_metrics from worker threads (each worker with its own index) and,
+  // when given, on_slot with the group and lane. `progress`, when given, hears the
+  // fraction of these groups done.
+  void run_groups(const SweepRequest& req, const IndicatorCache& cache, const BarTables& tables,
+                  const std::vector<Group>& groups, int threads, size_t chunks,
+                  const OnMetrics& on_metrics, const OnSlot& on_slot = {},
+                  const std::function<void(double)>& progress = {}) {
     if (groups.empty()) return;
-    const auto& h = req.history;
     const auto& w = req.window;
     const Grid& grid = req.strategy.grid;
-    IndicatorCache cache(h, grid, threads);
-    BarReturns returns(h, req.strategy.fill);
-    const BarTables tables{returns.gap.data(), returns.body.data(), h.close.data(),
-                           req.strategy.costs.per_unit()};
-
-    // Few groups and a long window: split time too, so every thread has work.
-    size_t chunks = 1;
-    constexpr size_t kMinChunkBars = 2048;
-    if (groups.size() < static_cast<size_t>(threads) * 4 && w.bars >= 2 * kMinChunkBars) {
-      const size_t want = (static_cast<size_t>(threads) * 4 + groups.size() - 1) / groups.size();
-      chunks = std::clamp<size_t>(want, 1, w.bars / kMinChunkBars);
-    }
     const size_t items = groups.size() * chunks;
     std::vector<Summary> summaries(chunks > 1 ? items * kLanes : 0);
 
@@ -191,28 +336,18 @@ class CpuBackend final : public Backend {
         const size_t hi = w.first() + w.bars * (ci + 1) / chunks;
         const int kind = g.kind;
         Summary* out = chunks > 1 ? &summaries[item * kLanes] : local;
-        run_lanes(kind >= 4 ? Family::channel_breakout : Family::ma_cross, (kind & 2) != 0,
-                  (kind & 1) != 0, tables, cache.matrix(), in, g.lanes, lo, hi, out);
+        run_lanes(family_of_kind(kind), cross_of_kind(kind), vol_of_kind(kind), tables,
+                  cache.matrix(), in, g.lanes, lo, hi, out);
         if (chunks == 1) finish_group(index, gi, local);
         done.fetch_add(1, std::memory_order_relaxed);
       }
     };
-
-    std::vector<std::thread> pool;
-    for (int i = 1; i < threads; ++i) pool.emplace_back(worker, i);
-    if (req.progress) {
-      // The calling thread reports progress while the pool works, then joins in.
-      std::thread last(worker, 0);
-      while (done.load() < items) {
-        req.progress(static_cast<double>(done.load()) / static_cast<double>(items));
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      }
-      last.join();
-      req.progress(1.0);
-    } else {
-      worker(0);
+    // With progress, every worker gets a thread and this one reports until they finish.
+    std::function<void()> poll;
+    if (progress) {
+      poll = [&] { progress(static_cast<double>(done.load()) / static_cast<double>(items)); };
     }
-    for (auto& t : pool) t.join();
+    wfod::detail::run_workers(threads, worker, poll);
 
     if (chunks > 1) {
       // Join each group's chunks left to right (SPEC §6: any cut gives the same result).

@@ -1,18 +1,19 @@
-// block_summaries on the cpu backend: valid combos grouped by kernel kind into lanes, every
-// (group, block) pair one work item for run_lanes, which summarises any bar range exactly
-// (positions are found by scanning back, so a block needs no replay from the anchor).
+// block_summaries on the cpu backend: valid combos grouped by kernel kind into lanes, a
+// group's run of consecutive blocks one work item for run_lanes, which summarises any bar
+// range exactly (positions are found by scanning back, so a run needs no replay from the
+// anchor).
 // Lane setup (kinds, groups, lane inputs) comes from lane_setup.hpp, shared with sweeps.
 #include "cpu/cpu_blocks.hpp"
 
 #include <algorithm>
 #include <atomic>
-#include <thread>
 
 #include "cpu/indicator_cache.hpp"
 #include "cpu/lane_kernel.hpp"
 #include "cpu/lane_setup.hpp"
 #include "cpu/thread_count.hpp"
 #include "src/huge_pages.hpp"
+#include "src/worker_pool.hpp"
 #include "wfod/segments.hpp"
 #include "wfod/selection/blocks.hpp"
 
@@ -86,10 +87,7 @@ std::vector<Summary> block_summaries(const SweepRequest& req, std::span<const si
       }
     }
   };
-  std::vector<std::thread> pool;
-  for (int i = 1; i < threads; ++i) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  wfod::detail::run_workers(threads, [&](int) { worker(); });
   return out;
 }
 

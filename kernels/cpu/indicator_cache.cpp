@@ -5,9 +5,9 @@
 #include <atomic>
 #include <cmath>
 #include <functional>
-#include <thread>
 
 #include "src/indicator_state.hpp"
+#include "src/worker_pool.hpp"
 #include "thread_count.hpp"
 #include "wfod/indicators.hpp"
 
@@ -18,13 +18,6 @@ size_t first_defined_of(const std::vector<double>& v) {
   for (size_t t = 0; t < v.size(); ++t)
     if (!std::isnan(v[t])) return t;
   return v.size();
-}
-
-IndicatorRow make_row(std::vector<double> values) {
-  IndicatorRow row;
-  row.first_defined = first_defined_of(values);
-  row.values = std::move(values);
-  return row;
 }
 
 // SPEC §4: STD(n)_t <= delta * SMA(n)_t counts as 0. The same state a stream advances.
@@ -56,6 +49,17 @@ IndicatorCache::IndicatorCache(const HistoryView& history, const Grid& grid, int
 }
 
 IndicatorCache::IndicatorCache(const HistoryView& history, const Combo& c) {
+  add_rows(c);
+  build(history, 1);
+}
+
+IndicatorCache::IndicatorCache(const HistoryView& history, std::span<const Combo> combos,
+                               int threads) {
+  for (const Combo& c : combos) add_rows(c);
+  build(history, threads);
+}
+
+void IndicatorCache::add_rows(const Combo& c) {
   if (c.family == Family::ma_cross) {
     mas_[{c.ma, c.fast}];
     mas_[{c.ma, c.slow}];
@@ -67,50 +71,41 @@ IndicatorCache::IndicatorCache(const HistoryView& history, const Combo& c) {
     vols_[c.vol_short];
     vols_[c.vol_long];
   }
-  build(history, 1);
 }
 
 void IndicatorCache::build(const HistoryView& h, int threads) {
+  // Rows back to back in map order; each job computes its row and copies it into its slot
+  // at once, so at most one row per thread exists outside the matrix.
+  const size_t bars = h.size();
   std::vector<std::function<void()>> jobs;
+  auto add_job = [&](IndicatorRow& row, auto compute) {
+    row.offset = jobs.size() * bars;
+    jobs.push_back([this, &row, compute] {
+      const std::vector<double> values = compute();
+      row.first_defined = first_defined_of(values);
+      std::copy(values.begin(), values.end(), matrix_.begin() + static_cast<ptrdiff_t>(row.offset));
+    });
+  };
   for (auto& [key, row] : mas_)
-    jobs.push_back(
-        [&h, key = key, &row] { row = make_row(moving_average(key.first, h.close, key.second)); });
+    add_job(row, [&h, key = key] { return moving_average(key.first, h.close, key.second); });
   for (auto& [key, row] : uppers_)
-    jobs.push_back([&h, key = key, &row] {
-      row = make_row(rolling_max_prev(key.first == Source::close ? h.close : h.high, key.second));
+    add_job(row, [&h, key = key] {
+      return rolling_max_prev(key.first == Source::close ? h.close : h.high, key.second);
     });
   for (auto& [key, row] : lowers_)
-    jobs.push_back([&h, key = key, &row] {
-      row = make_row(rolling_min_prev(key.first == Source::close ? h.close : h.low, key.second));
+    add_job(row, [&h, key = key] {
+      return rolling_min_prev(key.first == Source::close ? h.close : h.low, key.second);
     });
   for (auto& [period, row] : vols_)
-    jobs.push_back([&h, period = period, &row] { row = make_row(vol_row(h.close, period)); });
+    add_job(row, [&h, period = period] { return vol_row(h.close, period); });
+  matrix_.resize(bars * jobs.size());
 
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i; (i = next.fetch_add(1)) < jobs.size();) jobs[i]();
   };
   const int n = std::min<int>(resolve_threads(threads), static_cast<int>(jobs.size()));
-  std::vector<std::thread> pool;
-  for (int i = 1; i < n; ++i) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-
-  // Pack the rows into one matrix; the per-row vectors are released.
-  const size_t bars = h.size();
-  matrix_.resize(bars * jobs.size());
-  size_t next_offset = 0;
-  auto pack = [&](IndicatorRow& row) {
-    row.offset = next_offset;
-    std::copy(row.values.begin(), row.values.end(),
-              matrix_.begin() + static_cast<ptrdiff_t>(next_offset));
-    next_offset += bars;
-    row.values = {};
-  };
-  for (auto& [key, row] : mas_) pack(row);
-  for (auto& [key, row] : uppers_) pack(row);
-  for (auto& [key, row] : lowers_) pack(row);
-  for (auto& [key, row] : vols_) pack(row);
+  wfod::detail::run_workers(n, [&](int) { worker(); });
 }
 
 }  // namespace wfod::cpu

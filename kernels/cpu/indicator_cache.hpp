@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -13,10 +14,10 @@
 
 namespace wfod::cpu {
 
+// One series: its values live in the matrix (NaN where undefined).
 struct IndicatorRow {
-  std::vector<double> values;  // NaN where undefined
-  size_t first_defined = 0;    // first bar with a value (size() if never)
-  size_t offset = 0;           // start of this row in matrix()
+  size_t first_defined = 0;  // first bar with a value (bars if never)
+  size_t offset = 0;         // start of this row in matrix()
 };
 
 class IndicatorCache {
@@ -25,6 +26,8 @@ class IndicatorCache {
   IndicatorCache(const HistoryView& history, const Grid& grid, int threads);
   // Only the rows one combo needs (positions() of a single combo).
   IndicatorCache(const HistoryView& history, const Combo& combo);
+  // Only the rows these combos need (evaluate() of a list of ids).
+  IndicatorCache(const HistoryView& history, std::span<const Combo> combos, int threads);
 
   const IndicatorRow& ma(MaType type, int period) const { return mas_.at({type, period}); }
   const IndicatorRow& upper(Source source, int n) const { return uppers_.at({source, n}); }
@@ -37,6 +40,7 @@ class IndicatorCache {
   const double* data(const IndicatorRow& row) const { return matrix_.data() + row.offset; }
 
  private:
+  void add_rows(const Combo& combo);
   void build(const HistoryView& history, int threads);
 
   std::map<std::pair<MaType, int>, IndicatorRow> mas_;

@@ -17,11 +17,13 @@ inline constexpr int kLanes = 8;
 
 // Per-bar quantities shared by every combo: the exit gap and body return of bar t, as
 // fractions of c_{t-1} (SPEC §2), and the close (for channel breakouts).
+// The three columns may hold only a tail of the history: bar t is at [t - base].
 struct BarTables {
   const double* gap;   // (x_t - c_{t-1}) / c_{t-1}; 0 for fill = close
   const double* body;  // (c_t - x_t) / c_{t-1}
   const double* close;
-  double cost;  // per unit of position change
+  double cost;      // per unit of position change
+  size_t base = 0;  // the bar at index 0 of the columns
 };
 
 // What one lane (combo) reads. ma_cross: a = fast MA, b = slow MA. channel_breakout:
@@ -90,9 +92,9 @@ struct LaneState {
 };
 
 // The bars one call covers. Without start_state, the state at `first` is found by scanning
-// back (position_at) and start is ignored. With it (one per lane, entering bar `start`,
-// 1 <= start <= first), decisions run forward from `start` and only [first, last) is
-// summarised: how a stream replays part of a cached chunk without stored positions.
+// back (position_at; the columns must start at bar 0) and start is ignored. With it (one per lane,
+// entering bar `start`, 1 <= start <= first), decisions run forward from `start` and only [first,
+// last) is summarised: how a stream replays part of a cached chunk without stored positions.
 // end_state, when set, receives each lane's state entering bar `last`.
 struct LaneRange {
   size_t start = 0, first = 0, last = 0;

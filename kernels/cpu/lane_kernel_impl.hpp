@@ -73,7 +73,7 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
         down = down & prev_ok & (xp - yp > scale_p);
       }
     } else {
-      const vd close = splat(bars.close[t]);
+      const vd close = splat(bars.close[t - bars.base]);
       up = close > x;
       down = close < y;
     }
@@ -99,7 +99,7 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
   const vd head_pos = p2;
 
   for (size_t t = first; t < last; ++t) {
-    const vd gap = splat(bars.gap[t]), body = splat(bars.body[t]);
+    const vd gap = splat(bars.gap[t - bars.base]), body = splat(bars.body[t - bars.base]);
     // --- the bar's two segments (SPEC §2) and the window statistics (SPEC §6) ---
     const vd a = p2, b = p1;
     const vm changed = a != b;

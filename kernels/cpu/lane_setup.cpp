@@ -1,9 +1,52 @@
 // Shared CPU lane setup: the forward position scan and the sequential fallback.
 #include "cpu/lane_setup.hpp"
 
+#include <stdexcept>
+#include <string>
+
 #include "wfod/segments.hpp"
 
 namespace wfod::cpu {
+
+IdGroups group_ids(const Grid& grid, std::span<const uint64_t> ids) {
+  IdGroups out;
+  Group open[6];
+  std::vector<size_t> open_slots[6];
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] >= grid.size())
+      throw std::invalid_argument("combo id " + std::to_string(ids[i]) + " is outside the grid");
+    const Combo c = grid.decode(ids[i]);
+    if (!c.valid())
+      throw std::invalid_argument("combo id " + std::to_string(ids[i]) + " is invalid");
+    Group& g = open[kind_of(c)];
+    g.kind = kind_of(c);
+    g.ids[g.lanes++] = ids[i];
+    open_slots[g.kind].push_back(i);
+    if (g.lanes == kLanes) {
+      out.groups.push_back(g);
+      out.slot_of.insert(out.slot_of.end(), open_slots[g.kind].begin(), open_slots[g.kind].end());
+      open_slots[g.kind].clear();
+      g.lanes = 0;
+    }
+  }
+  for (int k = 0; k < 6; ++k)
+    if (open[k].lanes) {
+      out.groups.push_back(open[k]);
+      out.slot_of.insert(out.slot_of.end(), open_slots[k].begin(), open_slots[k].end());
+    }
+  out.group_base.assign(out.groups.size() + 1, 0);
+  for (size_t g = 0; g < out.groups.size(); ++g)
+    out.group_base[g + 1] = out.group_base[g] + static_cast<size_t>(out.groups[g].lanes);
+  return out;
+}
+
+size_t time_chunks(size_t groups, int threads, size_t bars) {
+  constexpr size_t kMinChunkBars = 2048;
+  const size_t workers = static_cast<size_t>(threads);
+  if (groups == 0 || groups >= workers * 4 || bars < 2 * kMinChunkBars) return 1;
+  const size_t want = (workers * 4 + groups - 1) / groups;
+  return std::clamp<size_t>(want, 1, bars / kMinChunkBars);
+}
 
 void extend_positions(const LaneInput& in, int kind, const double* close, size_t bars,
                       std::vector<int8_t>& p) {
@@ -33,6 +76,33 @@ void extend_positions(const LaneInput& in, int kind, const double* close, size_t
     cur = d.set ? d.value : cur;
     p.push_back(static_cast<int8_t>(cur));
   }
+}
+
+void replay_positions(const LaneInput& in, int kind, const double* matrix, const double* close,
+                      size_t close_base, int8_t before, size_t start, size_t end,
+                      std::vector<int8_t>& out) {
+  if (end <= start) return;
+  // decide() reads bar-indexed pointers: give it pointers to bar t0 and bar numbers relative
+  // to t0. Bar t0 = start - 1 (the cross entry's look-back) is the oldest bar read, so every
+  // pointer stays inside the stored rows; the defined-from bars shift with it (clamped at 0,
+  // which keeps the comparisons the same since every relative bar read is >= 1).
+  const size_t t0 = start ? start - 1 : 0;
+  const int64_t shift = static_cast<int64_t>(t0);
+  auto relative = [t0](size_t bar) { return bar > t0 ? bar - t0 : 0; };
+  LaneInput r = in;
+  r.a = matrix + (in.off_a + shift);
+  r.b = matrix + (in.off_b + shift);
+  if (vol_of_kind(kind)) {
+    r.vol_short = matrix + (in.off_vol_short + shift);
+    r.vol_long = matrix + (in.off_vol_long + shift);
+  }
+  r.first_defined = relative(in.first_defined);
+  r.signal_defined = relative(in.signal_defined);
+  std::vector<int8_t> p;
+  p.reserve(end - t0);
+  if (start) p.push_back(before);  // relative bar 0 = start - 1
+  extend_positions(r, kind, close + (t0 - close_base), end - t0, p);
+  out.insert(out.end(), p.begin() + (start ? 1 : 0), p.end());
 }
 
 std::vector<int8_t> forward_positions(const IndicatorCache& cache, const HistoryView& h,

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "cpu/indicator_cache.hpp"
@@ -31,6 +32,21 @@ inline int kind_of(const Combo& c) {
   return (c.family == Family::ma_cross ? 0 : 4) + (c.entry == Entry::cross ? 2 : 0) +
          (c.has_vol ? 1 : 0);
 }
+
+// Lane groups of the listed combos, by kind in the order given (Backend::evaluate's
+// grouping: its time chunks depend on the number of groups). slot_of[group_base[g] + lane]
+// is the position in `ids` of each group lane. Throws std::invalid_argument on an id outside
+// the grid or of an invalid combo.
+struct IdGroups {
+  std::vector<Group> groups;
+  std::vector<size_t> slot_of, group_base;
+};
+IdGroups group_ids(const Grid& grid, std::span<const uint64_t> ids);
+
+// Time chunks an evaluation of `groups` lane groups splits a window of `bars` into: several
+// when the groups are too few to give every thread work and the window is long (their
+// Summaries are joined left to right with combine()).
+size_t time_chunks(size_t groups, int threads, size_t bars);
 
 inline Family family_of_kind(int kind) {
   return kind >= 4 ? Family::channel_breakout : Family::ma_cross;
@@ -70,6 +86,14 @@ LaneInput lane_input(const Rows& rows, const Combo& c) {
 // its decisions run forward from the anchor. `in` must read bar-0-based rows.
 void extend_positions(const LaneInput& in, int kind, const double* close, size_t bars,
                       std::vector<int8_t>& p);
+// p_t for t in [start, end) of one combo, appended to `out`, by running its decisions from
+// p_{start-1} = `before` (ignored when start is 0): what a stream replays from a stored
+// state instead of from the anchor. `in` reads its rows from `matrix` by offset (a
+// RollingIndicators tail: no bar-0 pointers needed); closes are close[t - close_base]. Both
+// must hold bars from start - 1 on.
+void replay_positions(const LaneInput& in, int kind, const double* matrix, const double* close,
+                      size_t close_base, int8_t before, size_t start, size_t end,
+                      std::vector<int8_t>& out);
 // p_t for every bar [0, bars) of one combo, by running its decisions forward from the anchor.
 std::vector<int8_t> forward_positions(const IndicatorCache& cache, const HistoryView& h,
                                       const Combo& c, size_t bars);

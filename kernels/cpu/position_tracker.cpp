@@ -1,12 +1,22 @@
 // PositionTracker: the combo's own indicator rows (RollingIndicators over a one-combo grid,
-// the states every path shares) and its decisions (lane_setup's extend_positions).
+// the states every path shares), a tail of its input bars, and its decisions replayed from
+// the last position (lane_setup's replay_positions); started at the anchor or seeded from a
+// stream (TrackerSeed).
 #include "wfod/position_tracker.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include "cpu/lane_setup.hpp"
 #include "cpu/rolling_indicators.hpp"
+#include "cpu/stream_bars.hpp"
+#include "cpu/tracker_seed.hpp"
 
 namespace wfod {
 namespace {
+
+constexpr size_t kKeepAll = static_cast<size_t>(-1);
 
 // The grid holding exactly `c` (every axis one value), so its rows are the combo's rows.
 Grid grid_of(const Combo& c) {
@@ -35,28 +45,107 @@ Grid grid_of(const Combo& c) {
 struct PositionTracker::State {
   Combo combo;
   cpu::RollingIndicators rows;
-  std::vector<int8_t> positions;
-  explicit State(const Combo& c) : combo(c), rows(grid_of(c)) {}
+  cpu::StreamBars bars;
+  std::vector<int8_t> positions;  // p_t for t in [first, bars.end())
+  size_t first = 0;
+  size_t keep = kKeepAll;
+  bool dropped = false;  // some position before `first` was known and dropped
+
+  State(const StrategySpec& spec, const Combo& c) : combo(c), rows(grid_of(c)), bars(spec.fill) {}
+
+  // Decides the bars appended since the last call, then releases what no decision reads.
+  void decide() {
+    const size_t from = rows.bars(), end = bars.end();
+    if (end <= from) return;
+    rows.append(bars.view(), bars.kept_from());
+    const cpu::LaneInput in = cpu::lane_input(rows, combo);
+    const cpu::BarTables cols = bars.tables(0);
+    const int8_t before = positions.empty() ? 0 : positions.back();
+    cpu::replay_positions(in, cpu::kind_of(combo), rows.matrix(), cols.close, cols.base, before,
+                          from, end, positions);
+    // The next decision reads the rows at the newest bar (cross entries) and the states
+    // read back lookback() input bars.
+    rows.release_before(end - 1);
+    bars.release_before(end > rows.lookback() ? end - rows.lookback() : 0);
+    trim();
+  }
+
+  void trim() {
+    if (keep == kKeepAll || positions.size() <= keep) return;
+    const size_t drop = positions.size() - keep;
+    if (drop < std::max<size_t>(keep, 1024)) return;  // in bulk: O(1) amortised per bar
+    positions.erase(positions.begin(), positions.begin() + static_cast<ptrdiff_t>(drop));
+    first += drop;
+    dropped = true;
+  }
 };
 
 PositionTracker::PositionTracker(const StrategySpec& spec, const Combo& combo)
-    : state_(std::make_unique<State>(combo)) {
-  (void)spec;  // positions depend on the combo alone (fill and costs act on returns)
-}
+    : state_(std::make_unique<State>(spec, combo)) {}
+PositionTracker::PositionTracker(std::unique_ptr<State> state) : state_(std::move(state)) {}
 PositionTracker::~PositionTracker() = default;
 PositionTracker::PositionTracker(PositionTracker&&) noexcept = default;
 PositionTracker& PositionTracker::operator=(PositionTracker&&) noexcept = default;
 
 const Combo& PositionTracker::combo() const { return state_->combo; }
+size_t PositionTracker::bars() const { return state_->bars.end(); }
+size_t PositionTracker::first_kept() const { return state_->first; }
+size_t PositionTracker::keep() const { return state_->keep; }
+int8_t PositionTracker::last() const {
+  return state_->positions.empty() ? 0 : state_->positions.back();
+}
 
 const std::vector<int8_t>& PositionTracker::extend(const HistoryView& h) {
   State& s = *state_;
-  if (h.size() > s.positions.size()) {
-    s.rows.append(h);  // nothing is released: rows stay bar-0 based
-    const cpu::LaneInput in = cpu::lane_input(s.rows, s.combo);
-    cpu::extend_positions(in, cpu::kind_of(s.combo), h.close.data(), h.size(), s.positions);
+  if (s.first != 0 || s.dropped)
+    throw std::logic_error("PositionTracker::extend needs every position from the anchor");
+  if (h.size() > s.bars.end()) {
+    s.bars.append(h, s.bars.end(), h.size());
+    s.decide();
   }
   return s.positions;
 }
 
+void PositionTracker::append(std::span<const Bar> bars) {
+  State& s = *state_;
+  s.bars.check_order(bars);
+  s.bars.append(bars);
+  s.decide();
+}
+
+void PositionTracker::set_keep(size_t bars) {
+  state_->keep = std::max<size_t>(bars, 1);  // the newest position is the next one's start
+  state_->trim();
+}
+
+std::vector<int8_t> PositionTracker::positions(size_t first, size_t end) const {
+  const State& s = *state_;
+  if (first < s.first || first > end || end > s.bars.end())
+    throw std::out_of_range("positions of bars [" + std::to_string(first) + ", " +
+                            std::to_string(end) + ") outside the tracker's [" +
+                            std::to_string(s.first) + ", " + std::to_string(s.bars.end()) + ")");
+  return {s.positions.begin() + static_cast<ptrdiff_t>(first - s.first),
+          s.positions.begin() + static_cast<ptrdiff_t>(end - s.first)};
+}
+
+namespace cpu {
+
+PositionTracker TrackerSeed::make(const StrategySpec& spec, const Combo& combo,
+                                  const RollingIndicators& rows, const StreamBars& bars,
+                                  size_t first, std::vector<int8_t> positions, size_t keep) {
+  auto s = std::make_unique<PositionTracker::State>(spec, combo);
+  const size_t end = bars.end();
+  s->rows.seed_from(rows, end ? end - 1 : 0);
+  const size_t from = end > s->rows.lookback() ? end - s->rows.lookback() : 0;
+  s->bars.start_at(from);
+  s->bars.append(bars.view(), from - bars.kept_from(), end - bars.kept_from());
+  s->positions = std::move(positions);
+  s->first = first;
+  s->dropped = first > 0;
+  s->keep = std::max<size_t>(keep, 1);
+  s->trim();
+  return PositionTracker(std::move(s));
+}
+
+}  // namespace cpu
 }  // namespace wfod

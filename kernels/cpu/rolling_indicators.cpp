@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <thread>
 
+#include "src/worker_pool.hpp"
 #include "wfod/indicators.hpp"
 
 namespace wfod::cpu {
@@ -42,6 +42,16 @@ std::span<const double> input_of(const RollingRow& row, const HistoryView& h) {
   return h.close;
 }
 
+// A state's own heap storage besides its fixed size (the HMA inner tail, a Donchian deque).
+template <typename State>
+size_t heap_bytes(const State& s) {
+  if constexpr (requires { s.heap_bytes(); }) {
+    return s.heap_bytes();
+  } else {
+    return 0;
+  }
+}
+
 }  // namespace
 
 RollingIndicators::RollingIndicators(const Grid& grid) {
@@ -75,6 +85,7 @@ RollingIndicators::RollingIndicators(const Grid& grid) {
   for (auto& [key, row] : uppers_) index(row);
   for (auto& [key, row] : lowers_) index(row);
   for (auto& [key, row] : vols_) index(row);
+  lookback_ = static_cast<size_t>(std::max(grid.max_period(), 1)) + 1;
 }
 
 void RollingIndicators::reserve_for(size_t new_end) {
@@ -93,8 +104,8 @@ void RollingIndicators::reserve_for(size_t new_end) {
   ++layout_version_;
 }
 
-void RollingIndicators::append(const HistoryView& h) {
-  const size_t new_end = h.size();
+void RollingIndicators::append(const HistoryView& h, size_t bars_base) {
+  const size_t new_end = bars_base + h.size();
   if (new_end <= end_) return;
   reserve_for(new_end);
   auto source_of = [&h](Source s, bool upper) {
@@ -103,7 +114,9 @@ void RollingIndicators::append(const HistoryView& h) {
   auto fill = [&](RollingRow& row, std::span<const double> x) {
     double* out = matrix_.data() + row.index * stride_;
     for (size_t t = end_; t < new_end; ++t)
-      out[t - base_] = std::visit([&](auto& s) { return s.next(x.first(t + 1)); }, row.state);
+      out[t - base_] = std::visit(
+          [&](auto& s) { return s.next(detail::SeriesTail(x.data(), bars_base, t + 1)); },
+          row.state);
   };
   for (auto& [key, row] : mas_) fill(row, h.close);
   for (auto& [key, row] : uppers_) fill(row, source_of(key.first, true));
@@ -125,11 +138,10 @@ void RollingIndicators::append_columns(const HistoryView& h, double* out, int th
     }
   };
   const size_t parts = std::clamp<size_t>(static_cast<size_t>(threads), 1, rows / 512 + 1);
-  std::vector<std::thread> pool;
-  for (size_t p = 1; p < parts; ++p)
-    pool.emplace_back(slice, rows * p / parts, rows * (p + 1) / parts);
-  slice(0, rows / parts);
-  for (auto& t : pool) t.join();
+  wfod::detail::run_workers(static_cast<int>(parts), [&](int worker) {
+    const size_t p = static_cast<size_t>(worker);
+    slice(rows * p / parts, rows * (p + 1) / parts);
+  });
   end_ = new_end;
 }
 
@@ -141,6 +153,42 @@ void RollingIndicators::prepare_next(const HistoryView& h) {
   }
 }
 
-size_t RollingIndicators::footprint_bytes() const { return matrix_.size() * sizeof(double); }
+void RollingIndicators::seed_from(const RollingIndicators& from, size_t values_from) {
+  auto take = [](auto& mine, const auto& theirs) {
+    for (auto& [key, row] : mine) {
+      const RollingRow& src = theirs.at(key);
+      row.state = src.state;
+      row.first_defined = src.first_defined;
+    }
+  };
+  take(mas_, from.mas_);
+  take(uppers_, from.uppers_);
+  take(lowers_, from.lowers_);
+  take(vols_, from.vols_);
+  end_ = from.end_;
+  base_ = keep_from_ = values_from;
+  stride_ = std::max<size_t>(64, 2 * (end_ - base_));
+  matrix_.assign(rows_.size() * stride_, 0.0);
+  auto values = [&](auto& mine, const auto& theirs) {
+    for (auto& [key, row] : mine) {
+      const RollingRow& src = theirs.at(key);
+      for (size_t t = base_; t < end_; ++t)
+        matrix_[row.index * stride_ + (t - base_)] = from.value(src.index, t);
+    }
+  };
+  values(mas_, from.mas_);
+  values(uppers_, from.uppers_);
+  values(lowers_, from.lowers_);
+  values(vols_, from.vols_);
+  ++layout_version_;
+}
+
+size_t RollingIndicators::footprint_bytes() const {
+  size_t states = 0;
+  for (const RollingRow* row : rows_)
+    states +=
+        sizeof(RollingRow) + std::visit([](const auto& s) { return heap_bytes(s); }, row->state);
+  return matrix_.capacity() * sizeof(double) + states;
+}
 
 }  // namespace wfod::cpu

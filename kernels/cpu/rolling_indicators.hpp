@@ -2,6 +2,8 @@
 // incremental state (src/indicator_state.hpp, the same code the batch rows run, so values
 // are bit-identical to a fresh sweep's) and its values for a trailing range of bars only.
 // Rows sit in one matrix read by the lane kernel as matrix[offset(row) + t], t absolute.
+// The input bars may be a tail too (append(bars, base)): the states read back lookback()
+// bars at most.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +15,11 @@
 #include "src/indicator_state.hpp"
 #include "wfod/bar.hpp"
 #include "wfod/grid.hpp"
+
+namespace wfod::detail {
+class BlobWriter;
+class BlobReader;
+}  // namespace wfod::detail
 
 namespace wfod::cpu {
 
@@ -30,7 +37,12 @@ class RollingIndicators {
   explicit RollingIndicators(const Grid& grid);
 
   // Computes every row for the bars of `h` not yet seen (h extends the previous history).
-  void append(const HistoryView& h);
+  void append(const HistoryView& h) { append(h, 0); }
+  // The same from a tail of the history: bars[i] is bar base + i, and the tail must hold the
+  // lookback() bars before bars() (base <= bars() - lookback(), or base 0).
+  void append(const HistoryView& bars, size_t base);
+  // Bars before the next one that a state may still read (the longest period, plus one).
+  size_t lookback() const { return lookback_; }
   // For callers that keep the values elsewhere (the CUDA stream's device ring): computes
   // bars [bars(), h.size()) and writes them bar-major, out[(t - bars()) * row_count() + row],
   // without storing them here. Do not mix with append() on one instance. Rows are
@@ -42,6 +54,8 @@ class RollingIndicators {
   void prepare_next(const HistoryView& h);
   // Bars before `bar` will not be read again; their storage may be reused.
   void release_before(size_t bar) { keep_from_ = bar > keep_from_ ? bar : keep_from_; }
+  // First bar whose values are still stored (values of [stored_from(), bars()) are readable).
+  size_t stored_from() const { return base_ > keep_from_ ? base_ : keep_from_; }
 
   const RollingRow& ma(MaType type, int period) const { return mas_.at({type, period}); }
   const RollingRow& upper(Source source, int n) const { return uppers_.at({source, n}); }
@@ -61,8 +75,20 @@ class RollingIndicators {
   const RollingRow& row(size_t index) const { return *rows_[index]; }
   // Value of row `index` at bar t, for t in [released bars, bars()).
   double value(size_t index, size_t t) const { return matrix_[index * stride_ + (t - base_)]; }
+  // Takes over the states of `from`'s rows that this instance has (same kind and period:
+  // `from` is a stream's, this one a single combo's) and their values of bars
+  // [values_from, from.bars()), values_from >= from.stored_from(): this instance then
+  // continues from where `from` is.
+  void seed_from(const RollingIndicators& from, size_t values_from);
+  // Checkpoints (rolling_checkpoint.cpp): every row's state and its values of bars
+  // [values_from, bars()) (values_from >= stored_from()); load() reads them back into an
+  // instance built from the same grid that has seen no bar, validating every count against
+  // `bars` and `values_from` (std::invalid_argument on a mismatch).
+  void save(detail::BlobWriter& w, size_t values_from) const;
+  void load(detail::BlobReader& r, size_t bars, size_t values_from);
   // Bumped whenever offsets change (the matrix was re-laid out): cached LaneInputs are stale.
   uint64_t layout_version() const { return layout_version_; }
+  // The matrix and every state's own storage, in bytes.
   size_t footprint_bytes() const;
 
  private:
@@ -74,6 +100,7 @@ class RollingIndicators {
   std::vector<RollingRow*> rows_;  // by index
   std::vector<double> matrix_;     // rows_.size() x stride_, bar t of row r at r*stride_ + t-base_
   size_t stride_ = 0, base_ = 0, end_ = 0, keep_from_ = 0;
+  size_t lookback_ = 1;
   uint64_t layout_version_ = 0;
 };
 

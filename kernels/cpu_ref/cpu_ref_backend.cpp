@@ -26,6 +26,22 @@ Metrics evaluate_combo(ref::IndicatorCache& cache, const SweepRequest& req, cons
   return ref::window_metrics(segments, req.strategy.bars_per_year);
 }
 
+// The bytes of indicator series the cache keeps between combos: the request's budget. One
+// combo's own series must fit it (the contract every backend keeps).
+size_t cache_capacity(const SweepRequest& req) {
+  const size_t budget = req.memory_budget ? req.memory_budget : kDefaultMemoryBudget;
+  const Grid& grid = req.strategy.grid;
+  const size_t series = 2 + (grid.has_vol_filter() ? 2 : 0);
+  const size_t one_combo = series * req.window.end * sizeof(double);
+  if (one_combo > budget) {
+    throw std::invalid_argument("memory budget of " + std::to_string(budget) +
+                                " bytes is too small: one combo reads " + std::to_string(series) +
+                                " indicator series of " + std::to_string(req.window.end) +
+                                " bars (" + std::to_string(one_combo) + " bytes)");
+  }
+  return budget;
+}
+
 Combo decode_checked(const Grid& grid, uint64_t id) {
   if (id >= grid.size()) {
     throw std::invalid_argument("cpu_ref: combo id " + std::to_string(id) +
@@ -48,9 +64,10 @@ class CpuRefBackend final : public Backend {
     const Grid& grid = req.strategy.grid;
     // Bars at or after the window's end cannot change it (positions are causal), so the
     // indicators only cover the history up to T.
-    ref::IndicatorCache cache(req.history.prefix(req.window.end));
+    ref::IndicatorCache cache(req.history.prefix(req.window.end), cache_capacity(req));
     TopK top(req.rank.top);
     SweepResult result;
+    result.unranked_by.emplace();
     const uint64_t total = grid.size();
     // About a hundred progress calls per sweep, whatever its size.
     const uint64_t progress_every = std::max<uint64_t>(1, total / 100);
@@ -64,7 +81,10 @@ class CpuRefBackend final : public Backend {
         if (passes_constraints(metrics, req.rank)) {
           ++result.ranked;
           top.offer(Ranked{combo, metrics, objective_value(metrics, req.rank.objective)});
+        } else {
+          result.unranked_by->count(metrics, req.rank);
         }
+        cache.trim();
       }
       if (req.progress && (id + 1) % progress_every == 0 && id + 1 < total) {
         req.progress(static_cast<double>(id + 1) / static_cast<double>(total));
@@ -84,10 +104,13 @@ class CpuRefBackend final : public Backend {
     std::vector<Combo> combos;
     combos.reserve(ids.size());
     for (uint64_t id : ids) combos.push_back(decode_checked(req.strategy.grid, id));
-    ref::IndicatorCache cache(req.history.prefix(req.window.end));
+    ref::IndicatorCache cache(req.history.prefix(req.window.end), cache_capacity(req));
     std::vector<Metrics> out;
     out.reserve(combos.size());
-    for (const Combo& combo : combos) out.push_back(evaluate_combo(cache, req, combo));
+    for (const Combo& combo : combos) {
+      out.push_back(evaluate_combo(cache, req, combo));
+      cache.trim();
+    }
     return out;
   }
 
@@ -98,13 +121,14 @@ class CpuRefBackend final : public Backend {
     const Grid& grid = req.strategy.grid;
     const size_t blocks = cuts.size() + 1;
     std::vector<Summary> out(grid.size() * blocks);
-    ref::IndicatorCache cache(req.history.prefix(req.window.end));
+    ref::IndicatorCache cache(req.history.prefix(req.window.end), cache_capacity(req));
     for (uint64_t id = 0; id < grid.size(); ++id) {
       const Combo combo = grid.decode(id);
       if (!combo.valid()) continue;  // identity Summaries
       const std::vector<ref::BarSegments> segments = ref::window_segments(
           cache.history(), ref::strategy_positions(cache, combo), req.window.first(),
           req.window.end, req.strategy.fill, req.strategy.costs.per_unit());
+      cache.trim();
       // Plain: walk the window bar by bar, moving to the next block at each cut.
       size_t block = 0;
       for (size_t i = 0; i < segments.size(); ++i) {

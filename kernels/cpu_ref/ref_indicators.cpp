@@ -158,8 +158,22 @@ const std::vector<double>& IndicatorCache::get(IndicatorKind kind, int period, S
   }
   const auto key = std::make_tuple(kind, period, source);
   auto it = values_.find(key);
-  if (it == values_.end()) it = values_.emplace(key, compute(kind, period, source)).first;
-  return it->second;
+  if (it == values_.end()) {
+    it = values_.emplace(key, Entry{compute(kind, period, source), 0}).first;
+    bytes_ += it->second.values.size() * sizeof(double);
+  }
+  it->second.last_use = ++uses_;
+  return it->second.values;
+}
+
+void IndicatorCache::trim() {
+  while (bytes_ > capacity_bytes_ && !values_.empty()) {
+    auto oldest = values_.begin();
+    for (auto it = values_.begin(); it != values_.end(); ++it)
+      if (it->second.last_use < oldest->second.last_use) oldest = it;
+    bytes_ -= oldest->second.values.size() * sizeof(double);
+    values_.erase(oldest);
+  }
 }
 
 const std::vector<double>& IndicatorCache::moving_average(MaType ma, int period) {

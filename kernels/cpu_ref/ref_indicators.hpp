@@ -2,6 +2,7 @@
 // per-sweep cache that computes each distinct (kind, period, source) once for all combos.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <span>
 #include <tuple>
@@ -25,21 +26,34 @@ std::vector<double> lowest_before(std::span<const double> x, int n);
 enum class IndicatorKind { sma, ema, wma, hma, std, channel_high, channel_low };
 
 // Values over every bar of one history. std::map keeps references stable across inserts,
-// so a combo may hold several series while the cache grows.
+// so a combo may hold several series while the cache grows. Between combos, trim() drops
+// the least recently used series beyond `capacity_bytes`: memory stays bounded on any grid,
+// and a dropped series is recomputed, to the same values, when asked for again.
 class IndicatorCache {
  public:
-  explicit IndicatorCache(HistoryView history) : history_(history) {}
+  explicit IndicatorCache(HistoryView history, size_t capacity_bytes = SIZE_MAX)
+      : history_(history), capacity_bytes_(capacity_bytes) {}
 
   // source only matters for channel_high / channel_low.
   const std::vector<double>& get(IndicatorKind kind, int period, Source source = Source::close);
   const std::vector<double>& moving_average(MaType ma, int period);
   const HistoryView& history() const { return history_; }
+  // Drops least recently used series until the rest fit the capacity. Invalidates the
+  // references get() returned: call it between combos.
+  void trim();
 
  private:
+  struct Entry {
+    std::vector<double> values;
+    uint64_t last_use = 0;
+  };
   std::vector<double> compute(IndicatorKind kind, int period, Source source) const;
 
   HistoryView history_;
-  std::map<std::tuple<IndicatorKind, int, Source>, std::vector<double>> values_;
+  size_t capacity_bytes_;
+  size_t bytes_ = 0;
+  uint64_t uses_ = 0;
+  std::map<std::tuple<IndicatorKind, int, Source>, Entry> values_;
 };
 
 }  // namespace wfod::ref

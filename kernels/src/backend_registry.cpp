@@ -48,8 +48,10 @@ std::unique_ptr<Backend> make_backend(std::string_view name) {
 size_t default_warmup(const Grid& grid) { return 3 * static_cast<size_t>(grid.max_period()); }
 
 void check_window(const SweepRequest& req) {
-  const auto& w = req.window;
-  const size_t n = req.history.size();
+  check_window(req.window, req.history.size(), req.strategy);
+}
+
+void check_window(const WindowSpec& w, size_t n, const StrategySpec& strategy) {
   if (w.bars < 1) throw std::invalid_argument("window must hold at least 1 bar");
   if (w.end > n)
     throw std::invalid_argument("window ends at bar " + std::to_string(w.end) +
@@ -60,10 +62,10 @@ void check_window(const SweepRequest& req) {
         " leaves fewer than warmup = " + std::to_string(w.warmup) +
         " bars before it (SPEC §3 needs T - W - 1 >= warmup; at most " +
         std::to_string(w.end > w.warmup + 1 ? w.end - w.warmup - 1 : 0) + " bars fit)");
-  if (req.strategy.grid.size() == 0) throw std::invalid_argument("the parameter grid is empty");
-  req.strategy.grid.validate();
-  if (!(req.strategy.bars_per_year > 0)) throw std::invalid_argument("bars_per_year must be > 0");
-  if (!(req.strategy.costs.per_unit() >= 0)) throw std::invalid_argument("costs must be >= 0");
+  if (strategy.grid.size() == 0) throw std::invalid_argument("the parameter grid is empty");
+  strategy.grid.validate();
+  if (!(strategy.bars_per_year > 0)) throw std::invalid_argument("bars_per_year must be > 0");
+  if (!(strategy.costs.per_unit() >= 0)) throw std::invalid_argument("costs must be >= 0");
 }
 
 }  // namespace wfod

@@ -9,6 +9,8 @@
 
 namespace wfod::detail {
 
+struct StateCodec;
+
 struct CompensatedSum {
   double sum = 0, comp = 0;
 
@@ -56,6 +58,7 @@ class ExactEma {
   WFOD_HD double value() const { return hi_; }
 
  private:
+  friend struct StateCodec;  // checkpoints (state_codec.hpp)
   WFOD_HD static void two_sum(double a, double b, double& s, double& err) {
     s = a + b;
     const double bb = s - a;

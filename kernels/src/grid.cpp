@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 
 namespace wfod {
 namespace {
@@ -145,6 +146,25 @@ double parse_real(std::string_view s, std::string_view whole) {
   return v;
 }
 
+// The first value of `values` (in sorted order) that is listed more than once.
+template <typename T>
+std::optional<T> first_repeat(const std::vector<T>& values) {
+  std::vector<T> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  const auto it = std::adjacent_find(sorted.begin(), sorted.end());
+  if (it == sorted.end()) return std::nullopt;
+  return *it;
+}
+
+std::string value_text(int v) { return std::to_string(v); }
+std::string value_text(double v) {
+  char buf[32];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);  // shortest round trip
+  return std::string(buf, ec == std::errc() ? end : buf);
+}
+template <typename E>
+requires std::is_enum_v<E> std::string value_text(E v) { return std::string(to_string(v)); }
+
 void check_range_shape(bool step_positive, bool ordered, std::string_view text) {
   if (!step_positive)
     throw std::invalid_argument("range '" + std::string(text) + "': step must be > 0");
@@ -219,10 +239,95 @@ std::vector<double> parse_real_axis(std::string_view text) {
   return values;
 }
 
+namespace {
+// Pairs (a, b), a from `lo` and b from `hi`, with a < b.
+uint64_t ordered_pairs(const std::vector<int>& lo, const std::vector<int>& hi) {
+  std::vector<int> sorted = hi;
+  std::sort(sorted.begin(), sorted.end());
+  uint64_t n = 0;
+  for (int a : lo)
+    n += static_cast<uint64_t>(sorted.end() - std::upper_bound(sorted.begin(), sorted.end(), a));
+  return n;
+}
+
+size_t distinct_periods(std::vector<int> a, const std::vector<int>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  std::sort(a.begin(), a.end());
+  return static_cast<size_t>(std::unique(a.begin(), a.end()) - a.begin());
+}
+}  // namespace
+
+ComboCount count_combos(const Grid& g) {
+  ComboCount c;
+  c.total = g.size();
+  if (c.total == 0) return c;
+  // total = pairs x vol pairs x the other axes; validity is a property of the two pairs.
+  uint64_t pairs = 1, valid_pairs = 1;
+  if (g.family == Family::ma_cross) {
+    pairs = uint64_t{g.fast.size()} * g.slow.size();
+    valid_pairs = ordered_pairs(g.fast, g.slow);
+  }
+  uint64_t vol_pairs = 1, valid_vol_pairs = 1;
+  if (g.has_vol_filter()) {
+    vol_pairs = uint64_t{g.vol_short.size()} * g.vol_long.size();
+    valid_vol_pairs = ordered_pairs(g.vol_short, g.vol_long);
+  }
+  const uint64_t rest = c.total / pairs / vol_pairs;
+  c.valid = valid_pairs * valid_vol_pairs * rest;
+  c.fast_not_below_slow = (pairs - valid_pairs) * vol_pairs * rest;
+  c.vol_short_not_below_long = pairs * (vol_pairs - valid_vol_pairs) * rest;
+  return c;
+}
+
+uint64_t indicator_series(const Grid& g) {
+  uint64_t rows = 0;
+  if (g.family == Family::ma_cross) {
+    std::vector<MaType> ma = g.ma;
+    std::sort(ma.begin(), ma.end());
+    const auto types = static_cast<uint64_t>(std::unique(ma.begin(), ma.end()) - ma.begin());
+    rows = types * distinct_periods(g.fast, g.slow);
+  } else {
+    std::vector<Source> src = g.source;
+    std::sort(src.begin(), src.end());
+    const auto sources = static_cast<uint64_t>(std::unique(src.begin(), src.end()) - src.begin());
+    rows = 2 * sources * distinct_periods(g.n, {});
+  }
+  return rows + distinct_periods(g.vol_short, g.vol_long);
+}
+
 bool Combo::valid() const {
   bool ok = family == Family::ma_cross ? (fast >= 1 && slow >= 1 && fast < slow) : n >= 1;
   if (has_vol) ok = ok && vol_short >= 1 && vol_long >= 1 && vol_short < vol_long;
   return ok;
+}
+
+std::string RepeatedValue::message() const {
+  return "lists " + value +
+         " more than once (a repeated value would be evaluated twice and "
+         "count twice among the DSR's trials; list each value once)";
+}
+
+std::optional<RepeatedValue> Grid::repeated_value() const {
+  std::optional<RepeatedValue> found;
+  auto check = [&found](const auto& values, const char* axis) {
+    if (found) return;
+    if (auto v = first_repeat(values)) found = RepeatedValue{axis, value_text(*v)};
+  };
+  if (family == Family::ma_cross) {
+    check(fast, "fast");
+    check(slow, "slow");
+    check(ma, "ma");
+    check(side, "side");
+    check(entry, "entry");
+  } else {
+    check(n, "n");
+    check(source, "source");
+    check(side, "side");
+  }
+  check(vol_short, "vol_short");
+  check(vol_long, "vol_long");
+  check(vol_threshold, "vol_threshold");
+  return found;
 }
 
 std::vector<AxisInfo> Grid::axes() const {
@@ -328,6 +433,8 @@ void Grid::validate() const {
     need(periods_ok(vol_short) && periods_ok(vol_long), "vol periods must be >= 1");
     for (double th : vol_threshold) need(std::isfinite(th), "vol_threshold must be finite");
   }
+  if (auto r = repeated_value())
+    throw std::invalid_argument("grid axis '" + r->axis + "' " + r->message());
   (void)size();  // throws when the grid is absurdly large
 }
 

@@ -1,9 +1,10 @@
 // Indicators of SPEC §4 advanced one bar at a time: the state behind both the batch series
 // (indicators.cpp loops over it) and the streaming backends (which keep it across runs).
 // One code path for both is what makes a stream's values bit-identical to a fresh sweep's.
-// next() is called for t = 0, 1, 2, ... with the series so far (at least t + 1 values; the
-// span may move between calls as the owner's storage grows) and returns the value at t,
-// NaN while undefined. O(1) amortised per bar; sliding sums re-anchor every kReanchorBars.
+// next() is called for t = 0, 1, 2, ... with the series so far (a SeriesTail ending at t + 1:
+// the whole series, or only its last bars, at least lookback() of them; the storage may move
+// between calls as the owner's grows) and returns the value at t, NaN while undefined.
+// O(1) amortised per bar, O(period) memory; sliding sums re-anchor every kReanchorBars.
 // prepare(x) (x: the bars so far, the next call's bar not yet known) does the part of the
 // next bar's re-anchor that does not need that bar, so a stream can take it off the path
 // from a bar's arrival to its result; values are unchanged (the same additions, in order).
@@ -23,21 +24,34 @@ namespace wfod::detail {
 
 inline constexpr double kUndefined = std::numeric_limits<double>::quiet_NaN();
 
+struct StateCodec;  // checkpoints (state_codec.hpp)
+
+// One input series as the states read it: the values of bars [base, end), addressed by the
+// absolute bar number. A span is the whole series (base 0), so batch callers pass theirs.
+struct SeriesTail {
+  const double* data = nullptr;  // the value of bar `base`
+  size_t base = 0, end = 0;
+  SeriesTail(const double* d, size_t b, size_t e) : data(d), base(b), end(e) {}
+  SeriesTail(std::span<const double> x) : data(x.data()), end(x.size()) {}  // NOLINT: implicit
+  double operator[](size_t t) const { return data[t - base]; }
+};
+
 class SmaState {
  public:
   explicit SmaState(int n) : n_(n), mean_(nullptr, n) {}
-  double next(std::span<const double> x) {
+  double next(SeriesTail x) {
     const long long t = t_++;
     if (t < n_ - 1) return kUndefined;
-    mean_.rebind(x.data());
+    mean_.rebind(x.data, static_cast<long long>(x.base));
     return mean_.at(t);
   }
-  void prepare(std::span<const double> x) {
-    mean_.rebind(x.data());
+  void prepare(SeriesTail x) {
+    mean_.rebind(x.data, static_cast<long long>(x.base));
     mean_.prepare(t_);
   }
 
  private:
+  friend struct StateCodec;
   long long n_, t_ = 0;
   SlidingMean mean_;
 };
@@ -46,7 +60,7 @@ class SmaState {
 class EmaState {
  public:
   explicit EmaState(int n) : n_(n), ema_(n, 0.0) {}
-  double next(std::span<const double> x) {
+  double next(SeriesTail x) {
     const long long t = t_++;
     if (t < n_ - 1) {
       seed_.add(x[static_cast<size_t>(t)]);
@@ -59,9 +73,10 @@ class EmaState {
     }
     return ema_.step(x[static_cast<size_t>(t)]);
   }
-  void prepare(std::span<const double>) {}  // no re-anchor
+  void prepare(SeriesTail) {}  // no re-anchor
 
  private:
+  friend struct StateCodec;
   long long n_, t_ = 0;
   CompensatedSum seed_;
   ExactEma ema_;
@@ -71,7 +86,7 @@ class EmaState {
 class WmaState {
  public:
   explicit WmaState(int n) : n_(n), denom_(static_cast<double>(n) * (n + 1.0) / 2.0) {}
-  double next(std::span<const double> x) {
+  double next(SeriesTail x) {
     const long long t = t_++;
     if (t < n_ - 1) return kUndefined;
     const size_t p = static_cast<size_t>(n_), ut = static_cast<size_t>(t);
@@ -90,16 +105,18 @@ class WmaState {
     }
     return weighted_.value() / denom_;
   }
-  void prepare(std::span<const double> x) {
+  int period() const { return static_cast<int>(n_); }
+  void prepare(SeriesTail x) {
     const long long t = t_;
     if (t >= n_ - 1 && (t - (n_ - 1)) % kSlidingReanchorBars == 0 && prepared_for_ != t)
       anchor_prefix(x, t);
   }
 
  private:
+  friend struct StateCodec;
   // The re-anchor's sums over the window's first n-1 values (k = 1 .. n-1), which bar t
   // itself does not change.
-  void anchor_prefix(std::span<const double> x, long long t) {
+  void anchor_prefix(SeriesTail x, long long t) {
     const size_t p = static_cast<size_t>(n_), ut = static_cast<size_t>(t);
     pre_weighted_ = {};
     pre_plain_ = {};
@@ -126,46 +143,65 @@ inline int isqrt(int n) {
 }
 
 // HMA(n) = WMA(floor(sqrt n)) of 2 WMA(floor(n/2)) - WMA(n), the inner series starting at
-// bar n-1 (the first bar where both are defined). Keeps that inner series.
+// bar n-1 (the first bar where both are defined). Keeps the inner series' last values only
+// (its own WMA reads back `root` of them), dropping older ones in bulk: O(1) amortised.
 class HmaState {
  public:
   HmaState(int n, int half, int root)
       : n_(n), defined_(half >= 1 && root >= 1), half_(half), full_(n), root_(root) {}
-  double next(std::span<const double> x) {
+  double next(SeriesTail x) {
     const long long t = t_++;
     if (!defined_) return kUndefined;
     const double h = half_.next(x), f = full_.next(x);
     if (t < n_ - 1) return kUndefined;
     diff_.push_back(2.0 * h - f);
-    return root_.next(diff_);
+    const double out = root_.next(diff_tail());
+    trim();
+    return out;
   }
-  void prepare(std::span<const double> x) {
+  void prepare(SeriesTail x) {
     if (!defined_) return;
     half_.prepare(x);
     full_.prepare(x);
-    root_.prepare(diff_);
+    root_.prepare(diff_tail());
   }
+  size_t heap_bytes() const { return diff_.capacity() * sizeof(double); }
 
  private:
+  friend struct StateCodec;
+  SeriesTail diff_tail() const { return {diff_.data(), diff_base_, diff_base_ + diff_.size()}; }
+  // Keeps the last `keep` inner values (what the root WMA reads: itself and `root` before),
+  // erasing the older ones once they outnumber the kept ones.
+  void trim() {
+    const size_t keep = static_cast<size_t>(root_period()) + 1;
+    if (diff_.size() < 2 * keep + 64) return;
+    const size_t drop = diff_.size() - keep;
+    diff_.erase(diff_.begin(), diff_.begin() + static_cast<ptrdiff_t>(drop));
+    diff_base_ += drop;
+  }
+  int root_period() const { return root_.period(); }
+
   long long n_, t_ = 0;
   bool defined_;
   WmaState half_, full_, root_;
-  std::vector<double> diff_;
+  std::vector<double> diff_;  // inner values [diff_base_, diff_base_ + size)
+  size_t diff_base_ = 0;
 };
 
 class StdState {
  public:
   explicit StdState(int n) : n_(n), sd_(nullptr, n) {}
-  double next(std::span<const double> x) {
+  double next(SeriesTail x) {
     const long long t = t_++;
     if (t < n_ - 1) return kUndefined;
-    sd_.rebind(x.data());
+    sd_.rebind(x.data, static_cast<long long>(x.base));
     return sd_.at(t);
   }
   // Nothing to do ahead: its re-anchor shifts by the new bar's value.
-  void prepare(std::span<const double>) {}
+  void prepare(SeriesTail) {}
 
  private:
+  friend struct StateCodec;
   long long n_, t_ = 0;
   SlidingStd sd_;
 };
@@ -175,7 +211,7 @@ class StdState {
 class ExtremeState {
  public:
   ExtremeState(int n, bool upper) : n_(static_cast<size_t>(n)), upper_(upper) {}
-  double next(std::span<const double> x) {
+  double next(SeriesTail x) {
     const size_t t = t_++;
     double out = kUndefined;
     if (t >= n_) {
@@ -186,9 +222,11 @@ class ExtremeState {
     window_.push_back(t);
     return out;
   }
-  void prepare(std::span<const double>) {}  // exact, no sums
+  void prepare(SeriesTail) {}  // exact, no sums
+  size_t heap_bytes() const { return window_.size() * sizeof(size_t); }
 
  private:
+  friend struct StateCodec;
   bool better(double a, double b) const { return upper_ ? a > b : a < b; }
   size_t n_, t_ = 0;
   bool upper_;
@@ -199,13 +237,14 @@ class ExtremeState {
 class VolState {
  public:
   VolState(int n, double dead_band) : sd_(n), mean_(n), dead_band_(dead_band) {}
-  double next(std::span<const double> x) {
+  double next(SeriesTail x) {
     const double sd = sd_.next(x), mean = mean_.next(x);
     return sd == sd && sd <= dead_band_ * mean ? 0.0 : sd;  // NaN stays NaN
   }
-  void prepare(std::span<const double> x) { mean_.prepare(x); }
+  void prepare(SeriesTail x) { mean_.prepare(x); }
 
  private:
+  friend struct StateCodec;
   StdState sd_;
   SmaState mean_;
   double dead_band_;

@@ -38,6 +38,21 @@ bool passes_constraints(const Metrics& m, const RankSpec& spec) {
                                spec.min_exposure.value_or(0.0));
 }
 
+void ConstraintTally::count(const Metrics& m, const RankSpec& spec) {
+  const unsigned failed =
+      detail::failed_limits(m, spec.min_trades, spec.max_drawdown, spec.min_exposure.has_value(),
+                            spec.min_exposure.value_or(0.0));
+  min_trades += (failed & detail::kFailsMinTrades) != 0;
+  max_drawdown += (failed & detail::kFailsMaxDrawdown) != 0;
+  min_exposure += (failed & detail::kFailsMinExposure) != 0;
+}
+
+void ConstraintTally::merge(const ConstraintTally& o) {
+  min_trades += o.min_trades;
+  max_drawdown += o.max_drawdown;
+  min_exposure += o.min_exposure;
+}
+
 bool ranks_before(double obj_a, uint64_t id_a, double obj_b, uint64_t id_b) {
   return detail::ranks_before(obj_a, id_a, obj_b, id_b);
 }

@@ -71,6 +71,7 @@ WalkResult walk_forward(Backend& backend, const HistoryView& h, const StrategySp
     req.rank = rank;
     req.precision = precision;
     req.threads = threads;
+    req.memory_budget = spec.memory_budget;
     if (progress)
       req.progress = [&progress, f, folds](double x) {
         progress((static_cast<double>(f) + x) / static_cast<double>(folds));

@@ -45,10 +45,19 @@ class WindowSchedule {
     return p;
   }
 
+  // The two pieces of state, for checkpoints.
+  static constexpr size_t kNoHead = static_cast<size_t>(-1);
+  size_t split() const { return split_; }
+  size_t cached_head() const { return cached_head_; }
+  void restore(size_t split, size_t cached_head) {
+    split_ = split;
+    cached_head_ = cached_head;
+  }
+
  private:
   size_t chunk_, sub_, subs_;
-  size_t split_ = 0;                              // chunks < split_ hold suffix combines
-  size_t cached_head_ = static_cast<size_t>(-1);  // chunk whose sub-chunk cache is built
+  size_t split_ = 0;              // chunks < split_ hold suffix combines
+  size_t cached_head_ = kNoHead;  // chunk whose sub-chunk cache is built
 };
 
 }  // namespace wfod::detail

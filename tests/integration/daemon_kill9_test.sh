@@ -54,12 +54,15 @@ LAST_TS=$(jq -r ".symbols[\"$SYMBOL\"].last_ts" <<<"$H")
 [[ "$BARS" -ge 1 && "$BARS" -lt "$TOTAL" ]] || fail "persisted $BARS bars: not mid-stream"
 ROW=$(csv_row_of_ts "$CSV" "$LAST_TS") || fail "no CSV row for last_ts $LAST_TS"
 [[ "$ROW" == $((BARS - 1)) ]] || fail "persisted $BARS bars but last_ts is row $ROW"
-echo "restart: $BARS bars persisted (last row $ROW); resending from row $ROW (a duplicate)"
-# Resend from the last persisted row: that one is a duplicate and must be dropped.
-replay "$ROW" $((TOTAL - ROW)) 1000 || fail "wfo-replay (resume) failed"
+echo "restart: $BARS bars persisted (last row $ROW); resending from row $((ROW - 2))"
+# A publisher re-sending from before the restart point (SPEC §1): the two older bars are
+# out_of_order, the last persisted one a duplicate; all three are dropped.
+replay $((ROW - 2)) $((TOTAL - ROW + 2)) 1000 || fail "wfo-replay (resume) failed"
 wait_bars "$SNAP_EP" "$SYMBOL" "$TOTAL"
 DUP=$(health_field "$SNAP_EP" '.rejects.duplicate')
-[[ "$DUP" == 1 ]] || fail "expected 1 duplicate reject, got ${DUP:-none}"
+OOO=$(health_field "$SNAP_EP" '.rejects.out_of_order')
+[[ "$DUP" == 1 && "$OOO" == 2 ]] ||
+  fail "expected 1 duplicate and 2 out_of_order rejects, got ${DUP:-none} and ${OOO:-none}"
 CRASHED=$(wait_settled "$SNAP_EP" "$SYMBOL" "$STRATEGY") || exit 1
 
 # --- the uninterrupted run on the same bars

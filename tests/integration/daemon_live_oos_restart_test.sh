@@ -63,6 +63,13 @@ AFTER=$(snap "$SNAP_EP" --get --symbol "$SYMBOL" --strategy "$STRATEGY")
 before: $BEFORE
 after:  $AFTER"
 grep -q "resumed after publication seq=2" "$TMP/daemonB2.log" || fail "no resume line in the log"
+# 450 bars, 19 since the run at 431: the start-up line says when the next run comes, not
+# "waiting for 381 bars (have 450)".
+grep -q "stream $SYMBOL.$STRATEGY: next run after 31 more bars (every 50; 19 since the last run)" \
+  "$TMP/daemonB2.log" || fail "no 'next run after 31 more bars' line after the restart"
+if grep -q "waiting for" "$TMP/daemonB2.log"; then
+  fail "misleading start-up line: $(grep "waiting for" "$TMP/daemonB2.log")"
+fi
 send 450 31
 for _ in $(seq 1 100); do
   (( $(get_seq) > 2 )) && break

@@ -1,8 +1,11 @@
 // wfod_send_frames: a tiny ZeroMQ PUB for the integration tests, sending hand-made (often
 // malformed) multipart messages to a daemon feed. It binds, waits for subscribers, sends each
 // message given on the command line (messages separated by "--"), then lingers and exits.
+// With --req it is a REQ client instead: one hand-made request (frames of any size, which
+// wfo-sub's command line cannot carry) to a snapshot endpoint, the reply on stdout.
 //
 // usage: wfod_send_frames ENDPOINT WAIT_MS FRAME... [-- FRAME...]...
+//        wfod_send_frames --req ENDPOINT TIMEOUT_MS FRAME...   (exit 0 reply, 3 none in time)
 // FRAME: @FILE (the file's bytes) | rep:N:C (N bytes of C) | bin:TS,O,H,L,C,V,SEQ (the 64-byte
 // PROTOCOL §1 binary record; "nan" parses) | anything else: the literal text.
 #include <chrono>
@@ -56,9 +59,46 @@ bool frame_bytes(std::string_view spec, std::string& out) {
   return true;
 }
 
+int request(const char* endpoint, int timeout_ms, const std::vector<std::string>& frames) {
+  zmq::context_t ctx;
+  zmq::socket_t req(ctx, zmq::socket_type::req);
+  req.set(zmq::sockopt::linger, 0);
+  req.connect(endpoint);
+  for (size_t f = 0; f < frames.size(); ++f) {
+    const auto flags = f + 1 < frames.size() ? zmq::send_flags::sndmore : zmq::send_flags::none;
+    (void)req.send(zmq::buffer(frames[f]), flags);
+  }
+  zmq::pollitem_t item{req.handle(), 0, ZMQ_POLLIN, 0};
+  if (zmq::poll(&item, 1, std::chrono::milliseconds(timeout_ms)) == 0) {
+    std::fprintf(stderr, "no reply within %d ms\n", timeout_ms);
+    return 3;
+  }
+  zmq::message_t reply;
+  (void)req.recv(reply);
+  std::printf("%s\n", reply.to_string().c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 5 && std::string_view(argv[1]) == "--req") {
+    std::vector<std::string> frames;
+    for (int i = 4; i < argc; ++i) {
+      std::string bytes;
+      if (!frame_bytes(argv[i], bytes)) {
+        std::fprintf(stderr, "bad frame spec: %s\n", argv[i]);
+        return 2;
+      }
+      frames.push_back(std::move(bytes));
+    }
+    try {
+      return request(argv[2], std::atoi(argv[3]), frames);
+    } catch (const zmq::error_t& e) {
+      std::fprintf(stderr, "zmq: %s\n", e.what());
+      return 1;
+    }
+  }
   if (argc < 4) {
     std::fprintf(stderr, "usage: wfod_send_frames ENDPOINT WAIT_MS FRAME... [-- FRAME...]...\n");
     return 2;

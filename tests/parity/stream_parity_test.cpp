@@ -15,6 +15,7 @@
 
 #include "support/compare.hpp"
 #include "support/series.hpp"
+#include "support/stream_cases.hpp"
 #include "wfod/backend.hpp"
 
 namespace wfod {
@@ -113,51 +114,8 @@ StreamSpec spec_of(const StreamCase& c) {
   return spec;
 }
 
-bool tied(double a, double b) { return test::close_enough(a, b, 1e-12, 0.0); }
-
-// Top-K equality, with one allowance made visible: combos whose objectives tie in exact
-// arithmetic (e.g. identical returns cut into trades differently) are ordered by id only if
-// both sides computed bit-equal objectives. The CUDA sweep's stretch evaluator sums in another
-// order, so a tie can come out as a 1-ulp difference there. Such groups are compared as sets
-// and reported on stdout; any other difference fails.
 void expect_same(const SweepResult& got, const SweepResult& want) {
-  EXPECT_EQ(got.evaluated, want.evaluated);
-  EXPECT_EQ(got.skipped, want.skipped);
-  EXPECT_EQ(got.ranked, want.ranked);
-  ASSERT_EQ(got.top.size(), want.top.size());
-  const auto got_ids = test::ids_of(got.top), want_ids = test::ids_of(want.top);
-  if (got_ids != want_ids) {
-    for (size_t i = 0; i < want.top.size();) {
-      size_t j = i + 1;  // [i, j): a group of tied objectives in `want`
-      while (j < want.top.size() && tied(want.top[j].objective, want.top[i].objective)) ++j;
-      std::vector<uint64_t> a(got_ids.begin() + i, got_ids.begin() + j),
-          b(want_ids.begin() + i, want_ids.begin() + j);
-      std::sort(a.begin(), a.end());
-      std::sort(b.begin(), b.end());
-      const bool last_group = j == want.top.size();  // may continue past K: ids can differ
-      for (size_t r = i; r < j; ++r)
-        EXPECT_TRUE(tied(got.top[r].objective, want.top[i].objective)) << "rank " << r;
-      if (!last_group) {
-        ASSERT_EQ(a, b) << "top-K ids differ outside a tie (ranks " << i << ".." << j - 1 << ")";
-      }
-      if (j - i > 1 && a != b)
-        std::printf("[ TIE      ] ranks %zu..%zu tie at objective %.17g: ids differ past K\n", i,
-                    j - 1, want.top[i].objective);
-      else if (j - i > 1 &&
-               !std::equal(got_ids.begin() + i, got_ids.begin() + j, want_ids.begin() + i))
-        std::printf("[ TIE      ] ranks %zu..%zu tie at objective %.17g: order differs by ulps\n",
-                    i, j - 1, want.top[i].objective);
-      i = j;
-    }
-  }
-  for (size_t i = 0; i < want.top.size(); ++i) {
-    const auto at = std::find(got_ids.begin(), got_ids.end(), want_ids[i]);
-    if (at == got_ids.end()) continue;  // a tie at the K boundary (checked above)
-    const Ranked& g = got.top[static_cast<size_t>(at - got_ids.begin())];
-    SCOPED_TRACE("id=" + std::to_string(want_ids[i]));
-    EXPECT_TRUE(test::metrics_near(g.metrics, want.top[i].metrics));
-    EXPECT_TRUE(test::near("objective", g.objective, want.top[i].objective, 1e-9, 1e-12));
-  }
+  test::expect_same_result(got, want);
 }
 
 std::unique_ptr<Backend> backend_or_skip(const std::string& name, std::string* why) {

@@ -70,8 +70,9 @@ void expect_loggable(const Reject& r) {
 // Reasons and topics
 
 TEST(BarCodec, ReasonNamesAreProtocolNames) {
-  const std::vector<std::string> expected = {
-      "frames", "size", "parse", "field", "value", "duplicate", "out_of_order", "unknown_symbol"};
+  const std::vector<std::string> expected = {"frames",       "size",           "parse",
+                                             "field",        "value",          "duplicate",
+                                             "out_of_order", "unknown_symbol", "future"};
   ASSERT_EQ(kAllRejectReasons.size(), expected.size());
   for (size_t i = 0; i < expected.size(); ++i) {
     EXPECT_EQ(static_cast<size_t>(kAllRejectReasons[i]), i);

@@ -370,10 +370,14 @@ TEST(BarStore, TruncationAtEveryOffsetKeepsExactlyTheIntactRecords) {
   }
 }
 
+// Under on_corrupt = quarantine; whether a flip is corruption (an intact record follows the
+// first bad one, or the header is bad with records behind it) or looks like a torn tail
+// (every record after the first bad one is damaged too) is reported exactly.
 TEST(BarStore, RandomByteFlipsNeverCrashAndKeepTheIntactPrefix) {
   TestOps ops;
   BarStoreOptions options;
   options.ops = &ops;
+  options.on_corrupt = config::CorruptLogPolicy::quarantine;
   TempDir dir;
   fs::create_directories(dir.path() + "/bars");
   const std::string log = dir.path() + "/bars/" + bar_log::file_name("ETH/USD");
@@ -383,13 +387,19 @@ TEST(BarStore, RandomByteFlipsNeverCrashAndKeepTheIntactPrefix) {
     const auto bars = random_bars(rng, 12);
     Bytes bytes = make_log("ETH/USD", bars);
     size_t first_bad = bytes.size();
+    std::vector<bool> touched(bars.size(), false);
     for (int k = 1 + static_cast<int>(rng() % 4); k > 0; --k) {
       const size_t at = rng() % bytes.size();
       bytes[at] ^= static_cast<unsigned char>(1 + rng() % 255);
       first_bad = std::min(first_bad, at);
+      if (at >= 32) touched[(at - 32) / 64] = true;
     }
     const size_t whole = first_bad < 32 ? 0 : (first_bad - 32) / 64;
     const size_t good = first_bad < 32 ? 0 : 32 + whole * 64;
+    bool intact_after = false;
+    for (size_t i = first_bad < 32 ? 0 : whole + 1; i < bars.size(); ++i) {
+      intact_after = intact_after || !touched[i];
+    }
     for (const auto& f : quarantine_files(dir.path())) fs::remove(f);
     write_file(log, bytes.data(), bytes.size());
     auto opened = open_ok(dir.path(), "ETH/USD", options);
@@ -398,10 +408,112 @@ TEST(BarStore, RandomByteFlipsNeverCrashAndKeepTheIntactPrefix) {
     EXPECT_NE(opened.report.reason.find(first_bad < 32 ? "header" : "CRC mismatch"),
               std::string::npos)
         << opened.report.reason;
+    EXPECT_EQ(opened.report.corrupt, first_bad < 32 || intact_after) << opened.report.reason;
+    EXPECT_EQ(opened.report.records_quarantined, bars.size() - whole);
     expect_bars(opened, bars, whole);
   }
 }
 
+// The tester's case: 3,000 bars, one byte flipped in the middle. Refused by default with the
+// file, byte offset and bar named, and the file left exactly as it was.
+TEST(BarStore, CorruptMiddleIsRefusedNamingTheOffsetAndTouchingNothing) {
+  std::mt19937_64 rng(5);
+  const auto bars = random_bars(rng, 3000);
+  Bytes bytes = make_log("BTC/USD", bars);
+  const size_t bad_at = 32 + 1500 * 64 + 17;  // inside record 1500 (its high)
+  bytes[bad_at] ^= 0x40;
+  TempDir dir;
+  fs::create_directories(dir.path() + "/bars");
+  const std::string log = dir.path() + "/bars/BTC%2FUSD.wfb";
+  write_file(log, bytes.data(), bytes.size());
+
+  auto refused = BarStore::open(dir.path(), "BTC/USD");  // on_corrupt = refuse, the default
+  ASSERT_FALSE(refused.ok());
+  EXPECT_TRUE(is_content_error(refused.error()));
+  const std::string& m = refused.error().message;
+  EXPECT_NE(m.find(log), std::string::npos) << m;
+  EXPECT_NE(m.find("record 1500 at byte 96032: CRC mismatch"), std::string::npos) << m;
+  EXPECT_NE(m.find("1499 intact record(s) follow it"), std::string::npos) << m;
+  EXPECT_NE(m.find("on_corrupt_log = \"quarantine\""), std::string::npos) << m;
+  EXPECT_EQ(read_file(log), bytes);
+  EXPECT_TRUE(quarantine_files(dir.path()).empty());
+
+  BarStoreOptions options;
+  options.on_corrupt = config::CorruptLogPolicy::quarantine;
+  auto opened = open_ok(dir.path(), "BTC/USD", options);
+  EXPECT_TRUE(opened.report.corrupt);
+  EXPECT_EQ(opened.report.records_loaded, 1500u);
+  EXPECT_EQ(opened.report.records_quarantined, 1500u);
+  EXPECT_EQ(opened.report.bytes_quarantined, 1500u * 64);
+  expect_bars(opened, bars, 1500);
+  EXPECT_EQ(read_file(opened.report.quarantine_path), Bytes(bytes.begin() + 96032, bytes.end()));
+  EXPECT_EQ(fs::file_size(log), 96032u);
+}
+
+TEST(BarStore, BadHeaderWithRecordsIsCorruptionAlone) {
+  std::mt19937_64 rng(6);
+  const auto bars = random_bars(rng, 40);
+  TempDir dir;
+  fs::create_directories(dir.path() + "/bars");
+  const std::string log = dir.path() + "/bars/S.wfb";
+  Bytes bytes = make_log("S", bars);
+  bytes[10] ^= 1;  // the symbol copy: the header CRC fails
+  write_file(log, bytes.data(), bytes.size());
+  auto refused = BarStore::open(dir.path(), "S");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("header at byte 0: CRC mismatch, and 40 intact"),
+            std::string::npos)
+      << refused.error().message;
+  EXPECT_EQ(read_file(log), bytes);
+
+  BarStoreOptions options;
+  options.on_corrupt = config::CorruptLogPolicy::quarantine;
+  {
+    auto opened = open_ok(dir.path(), "S", options);
+    EXPECT_TRUE(opened.report.corrupt);
+    EXPECT_EQ(opened.report.records_loaded, 0u);
+    EXPECT_EQ(opened.report.records_quarantined, 40u);
+  }
+  // A bad header with nothing behind it (a crash while creating the log) loses nothing: it
+  // is recovered under refuse too.
+  for (const auto& f : quarantine_files(dir.path())) fs::remove(f);
+  Bytes header_only(bytes.begin(), bytes.begin() + 32);
+  write_file(log, header_only.data(), header_only.size());
+  auto opened = open_ok(dir.path(), "S");
+  EXPECT_FALSE(opened.report.corrupt);
+  EXPECT_EQ(opened.report.bytes_quarantined, 32u);
+}
+
+// What a crash leaves at the end of a log is recovered under refuse: a partial record, or
+// whole records that never reached the disk (zeros after a power loss under fsync = batch).
+TEST(BarStore, TornTailsAreRecoveredUnderRefuse) {
+  std::mt19937_64 rng(8);
+  const auto bars = random_bars(rng, 20);
+  const Bytes full = make_log("S", bars);
+  std::vector<Bytes> tails;
+  tails.emplace_back(full.begin(), full.end() - 30);  // the last record cut short
+  Bytes zeros = full;
+  std::fill(zeros.end() - 3 * 64, zeros.end(), 0);  // 3 unwritten records
+  tails.push_back(zeros);
+  zeros.resize(zeros.size() - 10);  // and a partial one
+  tails.push_back(zeros);
+  Bytes last_bad = full;
+  last_bad[last_bad.size() - 5] ^= 0xff;  // only the last record fails its CRC
+  tails.push_back(last_bad);
+  for (size_t k = 0; k < tails.size(); ++k) {
+    SCOPED_TRACE(k);
+    TempDir dir;
+    fs::create_directories(dir.path() + "/bars");
+    write_file(dir.path() + "/bars/S.wfb", tails[k].data(), tails[k].size());
+    auto opened = open_ok(dir.path(), "S");
+    EXPECT_FALSE(opened.report.clean());
+    EXPECT_FALSE(opened.report.corrupt) << opened.report.reason;
+    EXPECT_EQ(opened.report.records_loaded, k == 0 || k == 3 ? 19u : 17u);
+  }
+}
+
+// A record that passes its CRC but does not increase ts was written so: corruption, refused
+// by default, and with on_corrupt = quarantine the prefix before it is kept.
 TEST(BarStore, NonIncreasingTsInTheFileEndsTheIntactPrefix) {
   std::vector<Bar> bars(6);
   const int64_t ts[] = {10, 20, 30, 30, 40, 50};  // a duplicate ts at record 3
@@ -413,7 +525,14 @@ TEST(BarStore, NonIncreasingTsInTheFileEndsTheIntactPrefix) {
     fs::create_directories(dir.path() + "/bars");
     Bytes bytes = make_log("SYM", bars);
     write_file(dir.path() + "/bars/SYM.wfb", bytes.data(), bytes.size());
-    auto opened = open_ok(dir.path(), "SYM");
+    auto refused = BarStore::open(dir.path(), "SYM");
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("record 3 at byte 224"), std::string::npos);
+    EXPECT_EQ(read_file(dir.path() + "/bars/SYM.wfb"), bytes);
+    BarStoreOptions options;
+    options.on_corrupt = config::CorruptLogPolicy::quarantine;
+    auto opened = open_ok(dir.path(), "SYM", options);
+    EXPECT_TRUE(opened.report.corrupt);
     EXPECT_EQ(opened.report.records_loaded, 3u);
     EXPECT_EQ(opened.report.bytes_quarantined, 3u * 64);
     EXPECT_EQ(opened.report.reason, "record 3 at byte 224: ts " + std::to_string(bad) +

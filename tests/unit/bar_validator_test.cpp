@@ -1,5 +1,6 @@
 // Tests of per-symbol bar validation (SPEC §1, feeds/src/bar_validator.cpp): each value rule,
-// duplicate / out_of_order / unknown_symbol, seq gaps (forward, backwards, seeded restart),
+// duplicate / out_of_order / unknown_symbol, future bars against a fake clock, seq gaps
+// (forward, backwards, seeded restart, missing-bar counts),
 // counters against a seeded random stream and a plain model, and the reject log limiter.
 #include "wfod/feeds/bar_validator.hpp"
 
@@ -149,6 +150,83 @@ TEST(BarValidator, CountsCodecRejects) {
 }
 
 // ---------------------------------------------------------------------------------------
+// Future bars (PROTOCOL §1 `future`), against a fake wall clock
+
+constexpr int64_t kSec = 1'000'000'000;
+constexpr int64_t kNow = 1'790'000'000 * kSec;  // 2026-09
+
+TEST(BarValidatorFuture, FarFutureBarIsRejectedAndNeverLocksTheSymbol) {
+  BarValidator v(kSymbols);
+  int64_t now = kNow;
+  v.set_max_future(std::chrono::seconds(300), [&now] { return now; });
+  ASSERT_TRUE(v.validate("BTCUSD", bar(kNow - 60 * kSec)).accepted());
+  // The black-box tester's bar: ts 9e18 ns, year 2255.
+  const Verdict far = v.validate("BTCUSD", bar(9'000'000'000'000'000'000));
+  ASSERT_FALSE(far.accepted());
+  EXPECT_EQ(far.reject->reason, RejectReason::future);
+  EXPECT_NE(far.reject->detail.find("2255-03-14T16:00:00Z"), std::string::npos)
+      << far.reject->detail;
+  EXPECT_NE(far.reject->detail.find("max_future_s 300"), std::string::npos) << far.reject->detail;
+  // Real bars after it: accepted, never out_of_order against the refused one.
+  for (int64_t i = 1; i <= 5; ++i) {
+    const Verdict real = v.validate("BTCUSD", bar(kNow - 60 * kSec + i * kSec));
+    ASSERT_TRUE(real.accepted()) << real.reject->detail;
+  }
+  EXPECT_EQ(v.stats().rejected(RejectReason::future), 1u);
+  EXPECT_EQ(v.stats().rejected(RejectReason::out_of_order), 0u);
+  EXPECT_EQ(v.stats().symbols.at("BTCUSD").last_ts_ns, kNow - 55 * kSec);
+}
+
+TEST(BarValidatorFuture, TheLimitIsInclusiveAndFollowsTheClock) {
+  BarValidator v(kSymbols);
+  int64_t now = kNow;
+  v.set_max_future(std::chrono::seconds(300), [&now] { return now; });
+  EXPECT_EQ(v.validate("BTCUSD", bar(kNow + 300 * kSec + 1)).reject->reason,
+            RejectReason::future);                                       // 1 ns too far
+  EXPECT_TRUE(v.validate("BTCUSD", bar(kNow + 300 * kSec)).accepted());  // exactly 300 s
+  // Refused at one time, the same stamp is fine once the clock has moved on.
+  EXPECT_EQ(v.validate("ETHUSD", bar(kNow + 400 * kSec)).reject->reason, RejectReason::future);
+  now += 100 * kSec;
+  EXPECT_TRUE(v.validate("ETHUSD", bar(kNow + 400 * kSec)).accepted());
+  EXPECT_EQ(v.stats().rejected(RejectReason::future), 2u);
+}
+
+TEST(BarValidatorFuture, ZeroTurnsItOffAndExtremesDoNotOverflow) {
+  BarValidator off(kSymbols);  // the default: no check
+  EXPECT_TRUE(off.validate("BTCUSD", bar(std::numeric_limits<int64_t>::max())).accepted());
+  off.set_max_future(std::chrono::seconds(0), [] { return kNow; });
+  EXPECT_TRUE(off.validate("ETHUSD", bar(std::numeric_limits<int64_t>::max())).accepted());
+
+  // A clock before 1970 against a bar at INT64_MAX: the distance exceeds int64.
+  BarValidator v(kSymbols);
+  v.set_max_future(std::chrono::seconds(300), [] { return -kNow; });
+  EXPECT_EQ(v.validate("BTCUSD", bar(std::numeric_limits<int64_t>::max())).reject->reason,
+            RejectReason::future);
+  EXPECT_TRUE(v.validate("BTCUSD", bar(std::numeric_limits<int64_t>::min())).accepted());
+  // The real clock: now is not 300 s in the future of itself.
+  BarValidator real(kSymbols);
+  real.set_max_future(std::chrono::seconds(300));
+  EXPECT_TRUE(real.validate("BTCUSD", bar(BarValidator::system_now_ns())).accepted());
+  EXPECT_EQ(
+      real.validate("BTCUSD", bar(BarValidator::system_now_ns() + 3600 * kSec)).reject->reason,
+      RejectReason::future);
+}
+
+TEST(BarValidatorFuture, ValueIsCheckedFirstAndFutureBeforeOrder) {
+  BarValidator v(kSymbols);
+  v.set_max_future(std::chrono::seconds(300), [] { return kNow; });
+  Bar bad = bar(kNow + 3600 * kSec);
+  bad.open = kNan;
+  EXPECT_EQ(v.validate("BTCUSD", bad).reject->reason, RejectReason::value);
+  // A persisted far-future bar (seeded from a log written without the check): a new bar
+  // beyond the limit is `future`, not a duplicate of it or out of order against it.
+  ASSERT_TRUE(v.seed("ETHUSD", 9'000'000'000'000'000'000, 0));
+  EXPECT_EQ(v.validate("ETHUSD", bar(9'000'000'000'000'000'000)).reject->reason,
+            RejectReason::future);
+  EXPECT_EQ(v.validate("ETHUSD", bar(kNow)).reject->reason, RejectReason::out_of_order);
+}
+
+// ---------------------------------------------------------------------------------------
 // Seq gaps
 
 TEST(BarValidator, SeqGaps) {
@@ -184,6 +262,32 @@ TEST(BarValidator, SeqGaps) {
   EXPECT_EQ(st.symbols.at("BTCUSD").gaps, 3u);
   EXPECT_EQ(st.accepted, 7u);
   EXPECT_EQ(st.rejected_total(), 0u);
+}
+
+// A publisher whose seq alternates 1, 1001, 1, ...: every bar after the first is a gap. Each
+// forward jump misses 999 bars; a backwards one (a counter restart) misses none it can tell.
+TEST(BarValidator, AlternatingSeqCountsMissingBarsOfForwardJumpsOnly) {
+  BarValidator v(kSymbols);
+  constexpr int64_t kBars = 10'000;
+  uint64_t forward = 0, backwards = 0;
+  for (int64_t i = 0; i < kBars; ++i) {
+    const Verdict r = v.validate("BTCUSD", bar(i + 1, i % 2 == 0 ? 1 : 1001));
+    ASSERT_TRUE(r.accepted());
+    ASSERT_EQ(r.gap.has_value(), i > 0);
+    if (!r.gap) continue;
+    if (r.gap->backwards) {
+      ++backwards;
+      EXPECT_EQ(r.gap->missing, 0u);
+    } else {
+      ++forward;
+      EXPECT_EQ(r.gap->missing, 999u);
+    }
+  }
+  EXPECT_EQ(forward, 5'000u);
+  EXPECT_EQ(backwards, 4'999u);
+  EXPECT_EQ(v.stats().gaps, 9'999u);
+  EXPECT_EQ(v.stats().missing_seqs, 5'000u * 999u);
+  EXPECT_EQ(v.stats().accepted, 10'000u);
 }
 
 TEST(BarValidator, SeqZeroMeansNone) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "../../tools/wfo/args.hpp"
+#include "../../tools/wfo/strategy_from_flags.hpp"
 
 namespace wfod::cli {
 namespace {
@@ -76,6 +77,53 @@ TEST(CliArgs, HelpAnywhere) {
   std::vector<std::string_view> without{"--csv", "a"};
   EXPECT_TRUE(wants_help(with_help));
   EXPECT_FALSE(wants_help(without));
+}
+
+// --threads above the hardware count is lowered to it, with a warning; 0 and counts within
+// it are kept, and so is any count where the hardware count is unknown (0).
+TEST(CliArgs, ThreadCountsAboveTheHardwareAreLowered) {
+  std::string warning;
+  EXPECT_EQ(usable_threads(500, 2, "--threads", &warning), 2);
+  EXPECT_EQ(warning, "--threads 500 is more than the 2 hardware threads of this machine; using 2");
+  warning.clear();
+  EXPECT_EQ(usable_threads(2, 2, "--threads", &warning), 2);
+  EXPECT_EQ(usable_threads(0, 2, "--threads", &warning), 0);
+  EXPECT_EQ(usable_threads(64, 0, "--threads", &warning), 64);
+  EXPECT_EQ(warning, "");
+}
+
+// The message of the UsageError strategy_from_flags throws for `args` ("" if none).
+std::string strategy_error_of(std::vector<std::string_view> args) {
+  try {
+    const ParsedArgs parsed = parse_args(args, strategy_flags());
+    strategy_from_flags(parsed);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A repeated axis value is a typo that would be evaluated twice (and inflate the DSR's
+// trial count): the flag and the value are named.
+TEST(CliStrategyFlags, RepeatedAxisValuesAreRejected) {
+  EXPECT_EQ(strategy_error_of(
+                {"--csv", "a.csv", "--family", "ma_cross", "--fast", "5,5,5,5,10", "--slow", "30"})
+                .rfind("--fast: lists 5 more than once", 0),
+            0u);
+  EXPECT_EQ(strategy_error_of({"--csv", "a.csv", "--family", "ma_cross", "--fast", "5", "--slow",
+                               "30", "--ma", "sma,sma"})
+                .rfind("--ma: lists sma more than once", 0),
+            0u);
+  EXPECT_EQ(
+      strategy_error_of({"--csv", "a.csv", "--family", "channel_breakout", "--n", "20",
+                         "--vol-short", "5", "--vol-long", "30,60,30", "--vol-threshold", "1"})
+          .rfind("--vol-long: lists 30 more than once", 0),
+      0u);
+  // One-value ranges and decimal ranges are not repeats.
+  EXPECT_EQ(
+      strategy_error_of({"--csv", "a.csv", "--family", "channel_breakout", "--n", "5:5:1",
+                         "--vol-short", "5", "--vol-long", "30", "--vol-threshold", "0.8:1.2:0.2"}),
+      "");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -98,9 +99,12 @@ TEST(ConfigExamples, FullExampleParsesEveryKey) {
   EXPECT_EQ(c.daemon.log_level, "info");
   EXPECT_EQ(c.daemon.fsync, FsyncPolicy::batch);
   EXPECT_EQ(c.daemon.busy_poll_us, 0);
+  EXPECT_EQ(c.daemon.max_future_s, 300);
+  EXPECT_EQ(c.daemon.stop_retry_s, 5);
+  EXPECT_EQ(c.daemon.on_corrupt_log, CorruptLogPolicy::refuse);
   EXPECT_EQ(c.publish.endpoint, "tcp://127.0.0.1:5560");
   EXPECT_EQ(c.publish.snapshot, "tcp://127.0.0.1:5561");
-  EXPECT_EQ(c.publish.http, "127.0.0.1:9100");
+  EXPECT_EQ(c.publish.http, "127.0.0.1:5562");
   ASSERT_EQ(c.feeds.size(), 2u);
   EXPECT_EQ(c.feeds[0].endpoint, "tcp://127.0.0.1:5555");
   EXPECT_EQ(c.feeds[0].format, FeedFormat::json);
@@ -110,7 +114,9 @@ TEST(ConfigExamples, FullExampleParsesEveryKey) {
   const SymbolConfig* btc = c.find_symbol("BTCUSD");
   ASSERT_NE(btc, nullptr);
   EXPECT_EQ(btc->bars_per_year, 525600);
-  EXPECT_EQ(fs::path(btc->backfill), (kConfigDir / "history/btcusd.csv").lexically_normal());
+  // Commented out in the shipped file: an installed example must not name a missing file.
+  EXPECT_EQ(btc->backfill, "");
+  EXPECT_EQ(btc->stale_after_s, 0);
   EXPECT_EQ(c.find_symbol("ETHUSD")->backfill, "");
   EXPECT_EQ(c.find_symbol("NOPE"), nullptr);
 
@@ -166,7 +172,10 @@ TEST(Config, EmptyFileIsAllDefaults) {
   EXPECT_EQ(c.daemon.backend, "auto");
   EXPECT_EQ(c.daemon.fsync, FsyncPolicy::batch);
   EXPECT_EQ(c.daemon.busy_poll_us, 0);
+  EXPECT_EQ(c.daemon.max_future_s, 300);
+  EXPECT_EQ(c.daemon.stop_retry_s, 5);
   EXPECT_EQ(c.publish.endpoint, "tcp://127.0.0.1:5560");
+  EXPECT_EQ(c.publish.http, "127.0.0.1:5562");  // PROTOCOL v1.1
   EXPECT_TRUE(c.feeds.empty());
   EXPECT_TRUE(c.symbols.empty());
   EXPECT_TRUE(c.strategies.empty());
@@ -195,9 +204,12 @@ TEST(Config, StrategyDefaults) {
 TEST(Config, OtherDaemonValues) {
   const Config c = parse_config(
       "[daemon]\nbackend = \"cpu_ref\"\nprecision = \"fast\"\nthreads = 3\n"
-      "log_level = \"debug\"\nfsync = \"every\"\nbusy_poll_us = 500\n[publish]\nhttp = \"\"\n",
+      "log_level = \"debug\"\nfsync = \"every\"\nbusy_poll_us = 500\nmax_future_s = 0\n"
+      "stop_retry_s = 0\n[publish]\nhttp = \"\"\n",
       "t.toml");
   EXPECT_EQ(c.daemon.busy_poll_us, 500);
+  EXPECT_EQ(c.daemon.max_future_s, 0);
+  EXPECT_EQ(c.daemon.stop_retry_s, 0);
   EXPECT_EQ(c.daemon.backend, "cpu_ref");
   EXPECT_EQ(c.daemon.precision, Precision::fast);
   EXPECT_EQ(c.daemon.threads, 3);
@@ -205,6 +217,35 @@ TEST(Config, OtherDaemonValues) {
   EXPECT_EQ(c.daemon.fsync, FsyncPolicy::every);
   EXPECT_EQ(c.publish.http, "");
   EXPECT_EQ(parse_config("[daemon]\nfsync = \"none\"", "t.toml").daemon.fsync, FsyncPolicy::none);
+}
+
+// Every endpoint form ZeroMQ accepts for the socket's use stays accepted.
+TEST(Config, EndpointFormsZeroMqAccepts) {
+  const Config c = parse_config(
+      "[publish]\nendpoint = \"tcp://*:*\"\nsnapshot = \"ipc:///run/wfod/snapshot\"\n"
+      "http = \"[::1]:5562\"\n"
+      "[[feed]]\nendpoint = \"tcp://[::1]:65535\"\n[[feed]]\nendpoint = \"tcp://eth0;10.0.0.2:1\"\n"
+      "[[feed]]\nendpoint = \"inproc://bars\"\n[[feed]]\nendpoint = \"tcp://feed.example:5555\"\n",
+      "t.toml");
+  EXPECT_EQ(c.publish.endpoint, "tcp://*:*");
+  EXPECT_EQ(c.publish.snapshot, "ipc:///run/wfod/snapshot");
+  EXPECT_EQ(c.publish.http, "[::1]:5562");
+  ASSERT_EQ(c.feeds.size(), 4u);
+  EXPECT_EQ(c.feeds[1].endpoint, "tcp://eth0;10.0.0.2:1");
+  EXPECT_EQ(
+      parse_config("[publish]\nsnapshot = \"tcp://127.0.0.1:65535\"\n", "t.toml").publish.snapshot,
+      "tcp://127.0.0.1:65535");
+}
+
+TEST(Config, CorruptLogPolicyAndStaleness) {
+  EXPECT_EQ(parse_config("", "t.toml").daemon.on_corrupt_log, CorruptLogPolicy::refuse);
+  const Config c = parse_config(
+      "[daemon]\non_corrupt_log = \"quarantine\"\n"
+      "[[symbol]]\nname = \"A\"\nstale_after_s = 90\n[[symbol]]\nname = \"B\"\n",
+      "t.toml");
+  EXPECT_EQ(c.daemon.on_corrupt_log, CorruptLogPolicy::quarantine);
+  EXPECT_EQ(c.symbols[0].stale_after_s, 90);
+  EXPECT_EQ(c.symbols[1].stale_after_s, 0);  // off by default
 }
 
 TEST(Config, IntegersAcceptedWhereNumbersAre) {
@@ -220,22 +261,105 @@ TEST(Config, IntegersAcceptedWhereNumbersAre) {
   EXPECT_EQ(c.strategies[0].rank.max_drawdown, 1.0);
 }
 
-TEST(Config, BackfillPathsResolveAgainstTheConfigFolder) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("wfod_config_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir / "sub");
-  const fs::path file = dir / "sub" / "c.toml";
-  {
-    std::ofstream out(file);
-    out << "[[symbol]]\nname = \"A\"\nbackfill = \"../h/a.csv\"\n"
-           "[[symbol]]\nname = \"B\"\nbackfill = \"/abs/b.csv\"\n"
-           "[[symbol]]\nname = \"C\"\n";
+// A temporary folder with files in it, removed at the end of the test.
+struct TempFolder {
+  fs::path dir = fs::temp_directory_path() / ("wfod_config_test_" + std::to_string(::getpid()));
+  TempFolder() { fs::create_directories(dir); }
+  ~TempFolder() { fs::remove_all(dir); }
+  fs::path write(const std::string& name, std::string_view text) const {
+    const fs::path p = dir / name;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+    return p;
   }
+};
+
+// The message of the ConfigError that loading `path` throws.
+std::string load_error(const fs::path& path, const FileChecks& checks = {}) {
+  try {
+    load_config(path.string(), checks);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no ConfigError for " << path;
+  return "";
+}
+
+TEST(Config, BackfillPathsResolveAgainstTheConfigFolder) {
+  TempFolder t;
+  const fs::path abs = t.write("elsewhere/b.csv", "x");
+  t.write("h/a.csv", "x");
+  const fs::path file = t.write("sub/c.toml",
+                                "[[symbol]]\nname = \"A\"\nbackfill = \"../h/a.csv\"\n"
+                                "[[symbol]]\nname = \"B\"\nbackfill = \"" +
+                                    abs.string() +
+                                    "\"\n"
+                                    "[[symbol]]\nname = \"C\"\n");
   const Config c = load_config(file.string());
-  EXPECT_EQ(fs::path(c.symbols[0].backfill), (dir / "h" / "a.csv").lexically_normal());
-  EXPECT_EQ(c.symbols[1].backfill, "/abs/b.csv");
+  EXPECT_EQ(fs::path(c.symbols[0].backfill), (t.dir / "h" / "a.csv").lexically_normal());
+  EXPECT_EQ(c.symbols[1].backfill, abs.string());
   EXPECT_EQ(c.symbols[2].backfill, "");
-  fs::remove_all(dir);
+}
+
+// A backfill file that is not there is a config error at its key when the daemon asks
+// (check-config and start-up: it would otherwise fail at start, or run without the history).
+TEST(Config, MissingBackfillIsAnErrorAtItsKey) {
+  TempFolder t;
+  const fs::path file = t.write("c.toml",
+                                "[[symbol]]\nname = \"A\"\n\n[[symbol]]\nname = \"B\"\n"
+                                "backfill = \"history/b.csv\"\n");
+  FileChecks exists;
+  exists.backfill_exists = true;
+  const std::string m = load_error(file, exists);
+  EXPECT_EQ(
+      m.rfind(file.string() + ":6:12: key 'symbol[1].backfill': \"history/b.csv\" (resolved as " +
+                  (t.dir / "history/b.csv").string() + "): No such file or directory",
+              0),
+      0u)
+      << m;
+  t.write("history/b.csv", "");
+  fs::create_directories(t.dir / "dir.csv");
+  t.write("d.toml", "[[symbol]]\nname = \"A\"\nbackfill = \"dir.csv\"\n");
+  EXPECT_NE(load_error(t.dir / "d.toml", exists).find("not a regular file"), std::string::npos);
+  // Not asked (wfo, which may read --csv instead; a reload): resolved, not checked.
+  EXPECT_EQ(load_config((t.dir / "d.toml").string()).symbols[0].backfill,
+            (t.dir / "dir.csv").string());
+  fs::remove(t.dir / "history/b.csv");
+  EXPECT_EQ(load_config(file.string()).symbols[1].backfill, (t.dir / "history/b.csv").string());
+  // parse_config names no files: nothing to resolve, nothing checked.
+  EXPECT_EQ(parse_config("[[symbol]]\nname = \"A\"\nbackfill = \"nope.csv\"\n", "t.toml")
+                .symbols[0]
+                .backfill,
+            "nope.csv");
+}
+
+// FileChecks hooks run on the resolved values; what they throw is reported at the key.
+TEST(Config, FileCheckHooksReportAtTheKey) {
+  TempFolder t;
+  t.write("a.csv", "x");
+  const fs::path file =
+      t.write("c.toml",
+              "[daemon]\nlog_level = \"info\"\nstate_dir = \"/st\"\n[[symbol]]\nname = \"A\"\n"
+              "backfill = \"a.csv\"\n");
+  std::vector<std::string> seen;
+  FileChecks checks;
+  checks.backfill = [&seen](const std::string& p) { seen.push_back("backfill " + p); };
+  checks.state_dir = [&seen](const std::string& p) { seen.push_back("state_dir " + p); };
+  (void)load_config(file.string(), checks);
+  EXPECT_EQ(seen,
+            (std::vector<std::string>{"backfill " + (t.dir / "a.csv").string(), "state_dir /st"}));
+
+  checks.backfill = [](const std::string&) { throw std::runtime_error("a.csv:3: bad row"); };
+  EXPECT_EQ(load_error(file, checks),
+            file.string() + ":6:12: key 'symbol[0].backfill': a.csv:3: bad row");
+  checks.backfill = nullptr;
+  checks.state_dir = [](const std::string&) { throw std::runtime_error("read-only"); };
+  EXPECT_EQ(load_error(file, checks),
+            file.string() + ":3:13: key 'daemon.state_dir': \"/st\": read-only");
+  // The default state_dir, not written in the file: reported at the file's start.
+  const fs::path bare = t.write("bare.toml", "[[symbol]]\nname = \"A\"\n");
+  EXPECT_EQ(load_error(bare, checks),
+            bare.string() + ":1:1: key 'daemon.state_dir': \"/var/lib/wfod\": read-only");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -328,6 +452,12 @@ std::vector<ErrorCase> error_cases() {
        "t.toml:2:16: key 'daemon.busy_poll_us': ", "must be <= 1000000 (got 2000000)"},
       {"busy_poll_negative", "[daemon]\nbusy_poll_us = -1\n",
        "t.toml:2:16: key 'daemon.busy_poll_us': ", "must be >= 0 (got -1)"},
+      {"max_future_negative", "[daemon]\nmax_future_s = -1\n",
+       "t.toml:2:16: key 'daemon.max_future_s': ", "must be >= 0 (got -1)"},
+      {"max_future_fractional", "[daemon]\nmax_future_s = 1.5\n",
+       "t.toml:2:16: key 'daemon.max_future_s': ", "expected an integer"},
+      {"stop_retry_too_long", "[daemon]\nstop_retry_s = 601\n",
+       "t.toml:2:16: key 'daemon.stop_retry_s': ", "must be <= 600 (got 601)"},
       {"wrong_type_string", "[daemon]\nbackend = 1\n",
        "t.toml:2:11: key 'daemon.backend': ", "expected a string, got integer"},
       {"wrong_type_table", "daemon = 1\n",
@@ -454,6 +584,42 @@ std::vector<ErrorCase> error_cases() {
        "[[strategy]]\nname = \"s\"\nsymbols = [\"X\"]\nfamily = \"channel_breakout\"\n"
        "window = 10\n[strategy.grid]\nn = 5\nentry = \"cross\"\n",
        "t.toml:8:9: key 'strategy[0].grid.entry': ", "not a parameter of family channel_breakout"},
+      // Addresses: what ZeroMQ or the HTTP listener would refuse, or take modulo 65536.
+      {"endpoint_port_above_65535", "[publish]\nendpoint = \"tcp://127.0.0.1:99999\"\n",
+       "t.toml:2:12: key 'publish.endpoint': ", "port '99999' is not 1..65535"},
+      {"endpoint_no_transport", "[publish]\nendpoint = \"foo\"\n",
+       "t.toml:2:12: key 'publish.endpoint': ", "\"foo\": expected tcp://HOST:PORT"},
+      {"endpoint_unknown_transport", "[publish]\nendpoint = \"udp://127.0.0.1:5560\"\n",
+       "t.toml:2:12: key 'publish.endpoint': ", "unsupported transport 'udp'"},
+      {"snapshot_port_zero", "[publish]\nsnapshot = \"tcp://127.0.0.1:0\"\n",
+       "t.toml:2:12: key 'publish.snapshot': ", "port '0' is not 1..65535 (or * for"},
+      {"snapshot_no_port", "[publish]\nsnapshot = \"tcp://127.0.0.1\"\n",
+       "t.toml:2:12: key 'publish.snapshot': ", "no port"},
+      {"feed_port_garbage", "[[feed]]\nendpoint = \"tcp://127.0.0.1:5555x\"\n",
+       "t.toml:2:12: key 'feed[0].endpoint': ", "port '5555x' is not 1..65535"},
+      {"feed_connect_to_star", "[[feed]]\nendpoint = \"tcp://127.0.0.1:*\"\n",
+       "t.toml:2:12: key 'feed[0].endpoint': ", "cannot connect to port '*'"},
+      {"feed_connect_to_any_host", "[[feed]]\nendpoint = \"tcp://*:5555\"\n",
+       "t.toml:2:12: key 'feed[0].endpoint': ", "cannot connect to host '*'"},
+      {"feed_ipc_too_long", "[[feed]]\nendpoint = \"ipc:///" + std::string(107, 'a') + "\"\n",
+       "t.toml:2:12: key 'feed[0].endpoint': ", "ipc path is 108 bytes, at most 107"},
+      {"endpoint_space", "[publish]\nendpoint = \"tcp://127.0.0.1: 5560\"\n",
+       "t.toml:2:12: key 'publish.endpoint': ", "a space or a control character"},
+      {"http_nonsense", "[publish]\nhttp = \"nonsense\"\n",
+       "t.toml:2:8: key 'publish.http': ", "\"nonsense\": expected HOST:PORT with PORT 1..65535"},
+      {"http_port_above_65535", "[publish]\nhttp = \"127.0.0.1:99999\"\n",
+       "t.toml:2:8: key 'publish.http': ", "expected HOST:PORT"},
+      // Storage and health keys.
+      {"on_corrupt_log_unknown", "[daemon]\non_corrupt_log = \"ignore\"\n",
+       "t.toml:2:18: key 'daemon.on_corrupt_log': ",
+       "unknown value \"ignore\" (expected one of: refuse quarantine)"},
+      {"stale_after_negative", "[[symbol]]\nname = \"A\"\nstale_after_s = -1\n",
+       "t.toml:3:17: key 'symbol[0].stale_after_s': ", "must be >= 0 (0 = off)"},
+      // A repeated axis value, reported at its key.
+      {"repeated_fast", strategy("fast = [5, 10, 5]\nslow = 20\n"),
+       "t.toml:7:8: key 'strategy[0].grid.fast': ", "lists 5 more than once"},
+      {"repeated_ma", strategy("fast = 5\nslow = 20\nma = \"sma,sma\"\n"),
+       "t.toml:9:6: key 'strategy[0].grid.ma': ", "lists sma more than once"},
       // TOML syntax.
       {"toml_syntax", "[daemon]\nthreads = \n", "t.toml:2:", "TOML syntax error"},
       {"toml_redefined", "[daemon]\nthreads = 1\nthreads = 2\n", "t.toml:3:", "TOML syntax error"},

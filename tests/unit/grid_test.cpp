@@ -337,6 +337,49 @@ TEST(Grid, ValidateRejectsIncompleteGrids) {
   EXPECT_THROW(ch.validate(), std::invalid_argument);
 }
 
+// A value listed twice would be evaluated twice and count twice among the DSR's trials:
+// every grid entry point (flags, TOML, the engine's check_window) rejects it, naming the
+// axis and the value.
+TEST(Grid, ValidateRejectsRepeatedValues) {
+  const auto message_of = [](const Grid& g) {
+    try {
+      g.validate();
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  Grid g = grid_cases()[0].grid;
+  g.fast = {5, 5, 5, 5, 10};
+  ASSERT_TRUE(g.repeated_value());
+  EXPECT_EQ(g.repeated_value()->axis, "fast");
+  EXPECT_EQ(g.repeated_value()->value, "5");
+  EXPECT_NE(message_of(g).find("grid axis 'fast' lists 5 more than once"), std::string::npos)
+      << message_of(g);
+  g = grid_cases()[0].grid;
+  g.ma = {MaType::sma, MaType::ema, MaType::sma};
+  EXPECT_NE(message_of(g).find("'ma' lists sma more than once"), std::string::npos)
+      << message_of(g);
+  g = grid_cases()[0].grid;
+  g.vol_short = {5};
+  g.vol_long = {30};
+  g.vol_threshold = parse_real_axis("1.0,0.8,1");  // 1.0 and 1 are the same double
+  EXPECT_NE(message_of(g).find("'vol_threshold' lists 1 more than once"), std::string::npos)
+      << message_of(g);
+  // Ranges give distinct values: one-value ranges and decimal steps make no near-repeats.
+  g.vol_threshold = parse_real_axis("0.8:1.2:0.2");
+  g.fast = parse_int_axis("5:5:1");
+  EXPECT_FALSE(g.repeated_value());
+  EXPECT_NO_THROW(g.validate());
+  g.vol_threshold = parse_real_axis("0:1:0.01");
+  EXPECT_EQ(g.vol_threshold.size(), 101u);
+  EXPECT_FALSE(g.repeated_value());
+  Grid ch = grid_cases()[2].grid;
+  ch.side = {Side::long_only, Side::long_only};
+  EXPECT_EQ(ch.repeated_value()->axis, "side");
+  EXPECT_THROW(ch.validate(), std::invalid_argument);
+}
+
 TEST(Grid, EmptyGridIsAnErrorNotAnEmptyResult) {
   const Series s = test::random_walk(300, 5);
   Grid g = grid_cases()[0].grid;
@@ -354,6 +397,42 @@ TEST(Grid, EmptyGridIsAnErrorNotAnEmptyResult) {
 }
 
 // --- Invalid combos are skipped by sweeps -------------------------------------------------------
+
+// count_combos counts from the axes what decoding every id finds, reasons included.
+TEST(Grid, CountCombosMatchesDecodingEveryId) {
+  std::vector<GridCase> cases = grid_cases();
+  Grid none;  // every combo invalid: fast >= slow
+  none.fast = {50, 55, 60};
+  none.slow = {10, 20, 30};
+  cases.push_back({"no_valid_combo", none, {}});
+  Grid both = none;  // invalid for both reasons, some for one
+  both.fast = {5, 50};
+  both.vol_short = {10, 40};
+  both.vol_long = {20, 30};
+  both.vol_threshold = {1.0};
+  cases.push_back({"both_reasons", both, {}});
+  for (const GridCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    uint64_t valid = 0, fast_ge_slow = 0, vol_ge = 0;
+    for (uint64_t id = 0; id < c.grid.size(); ++id) {
+      const Combo k = c.grid.decode(id);
+      valid += brute_valid(k);
+      fast_ge_slow += k.family == Family::ma_cross && k.fast >= k.slow;
+      vol_ge += k.has_vol && k.vol_short >= k.vol_long;
+    }
+    const ComboCount n = count_combos(c.grid);
+    EXPECT_EQ(n.total, c.grid.size());
+    EXPECT_EQ(n.valid, valid);
+    EXPECT_EQ(n.invalid(), c.grid.size() - valid);
+    EXPECT_EQ(n.fast_not_below_slow, fast_ge_slow);
+    EXPECT_EQ(n.vol_short_not_below_long, vol_ge);
+  }
+  EXPECT_EQ(count_combos(none).valid, 0u);
+  // Series: (ma, period) of ma_cross; upper and lower per (source, n); one per vol period.
+  EXPECT_EQ(indicator_series(grid_cases()[0].grid), 2u * 6);  // sma, hma x {3,5,8,10,20,30}
+  EXPECT_EQ(indicator_series(grid_cases()[1].grid), 3u + 3);  // ema {5,10,20}; vol {5,10,20}
+  EXPECT_EQ(indicator_series(grid_cases()[2].grid), 2u * 2 * 3 + 2);  // vol {10,50}
+}
 
 TEST(Grid, SweepCountsInvalidCombosAsSkipped) {
   const Series s = test::random_walk(900, 77, 30, 0.015, 0.004);

@@ -1,10 +1,15 @@
-// HTTP status responses: /metrics text, /healthz codes, bad requests, address parsing.
+// HTTP status responses: /metrics text, /healthz codes, bad requests, address parsing; the
+// feed counters both health replies take from the validator (set_feed_counters).
 
 #include "wfod/daemon/http_status.hpp"
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
+#include <vector>
+
+#include "wfod/feeds/bar_validator.hpp"
 
 namespace wfod::daemon {
 namespace {
@@ -13,7 +18,8 @@ HealthInput sample() {
   HealthInput h;
   h.backend = "cpu";
   h.uptime_s = 2;
-  h.symbols["BTCUSD"] = SymbolHealth{10, 1'500'000'000'000'000'000};
+  h.symbols["BTCUSD"].bars = 10;
+  h.symbols["BTCUSD"].last_ts = 1'500'000'000'000'000'000;
   h.rejects["parse"] = 3;
   h.gaps = 1;
   h.coalesced = 2;
@@ -32,6 +38,53 @@ TEST(HttpStatus, Metrics) {
             std::string::npos);
   const size_t body = r.find("\r\n\r\n") + 4;
   EXPECT_NE(r.find("Content-Length: " + std::to_string(r.size() - body)), std::string::npos);
+}
+
+// Health `gaps` and wfod_feed_missing_bars_total count missing bars, not gap events: a seq
+// going 1, 1001, 1, 1001, 1 misses 999 bars twice (the backwards jumps, publisher restarts,
+// miss none), in four jumps. Every reject reason is listed, `future` included.
+TEST(HttpStatus, FeedCountersCountMissingBarsAndEveryReason) {
+  const std::vector<std::string> symbols = {"BTCUSD"};
+  feeds::BarValidator v(symbols);
+  constexpr int64_t kNow = 1'790'000'000'000'000'000;
+  v.set_max_future(std::chrono::seconds(300), [] { return kNow; });
+  const uint64_t seqs[] = {1, 1001, 1, 1001, 1};
+  for (int64_t i = 0; i < 5; ++i) {
+    ASSERT_TRUE(v.validate("BTCUSD", Bar{kNow + i, 10, 11, 9, 10.5, 1, seqs[i]}).accepted());
+  }
+  EXPECT_EQ(
+      v.validate("BTCUSD", Bar{9'000'000'000'000'000'000, 10, 11, 9, 10.5, 1, 2}).reject->reason,
+      feeds::RejectReason::future);
+
+  HealthInput h = sample();
+  h.rejects.clear();
+  set_feed_counters(h, v.stats());
+  EXPECT_EQ(h.gaps, 1998u);
+  EXPECT_EQ(h.gap_events, 4u);
+  EXPECT_EQ(h.rejects.size(), feeds::kRejectReasonCount);
+  EXPECT_EQ(h.rejects.at("future"), 1u);
+  EXPECT_EQ(h.rejects.at("out_of_order"), 0u);
+  EXPECT_EQ(health_json(h)["gaps"], 1998);
+  EXPECT_EQ(health_json(h)["rejects"]["future"], 1);
+  const std::string m = prometheus_metrics(h);
+  EXPECT_NE(m.find("\nwfod_feed_missing_bars_total 1998\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("\nwfod_feed_gaps_total 4\n"), std::string::npos) << m;
+  EXPECT_NE(m.find("\nwfod_feed_rejects_total{reason=\"future\"} 1\n"), std::string::npos);
+}
+
+TEST(HttpStatus, SymbolHealthMetrics) {
+  HealthInput h = sample();
+  h.symbols["BTCUSD"].last_bar_age_s = 12.5;
+  h.symbols["BTCUSD"].quarantined_bars = 1500;
+  h.symbols["ETHUSD"] = SymbolHealth{};
+  h.symbols["ETHUSD"].stale = true;
+  const std::string r = prometheus_metrics(h);
+  EXPECT_NE(r.find("wfod_quarantined_bars{symbol=\"BTCUSD\"} 1500\n"), std::string::npos) << r;
+  EXPECT_NE(r.find("wfod_quarantined_bars{symbol=\"ETHUSD\"} 0\n"), std::string::npos);
+  EXPECT_NE(r.find("wfod_last_bar_age_seconds{symbol=\"BTCUSD\"} 12.5\n"), std::string::npos);
+  EXPECT_EQ(r.find("wfod_last_bar_age_seconds{symbol=\"ETHUSD\"}"), std::string::npos);
+  EXPECT_NE(r.find("wfod_symbol_stale{symbol=\"ETHUSD\"} 1\n"), std::string::npos);
+  EXPECT_NE(r.find("wfod_symbol_stale{symbol=\"BTCUSD\"} 0\n"), std::string::npos);
 }
 
 TEST(HttpStatus, Healthz) {
@@ -60,6 +113,9 @@ TEST(HttpStatus, Address) {
   EXPECT_FALSE(parse_http_address("host:0"));
   EXPECT_FALSE(parse_http_address("host:70000"));
   EXPECT_FALSE(parse_http_address("host:9x"));
+  EXPECT_FALSE(parse_http_address("nonsense"));
+  EXPECT_FALSE(parse_http_address("*:9100"));  // not a listener address for the resolver
+  EXPECT_FALSE(parse_http_address("host: 9100"));
 }
 
 }  // namespace

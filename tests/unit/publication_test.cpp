@@ -5,8 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -84,6 +87,21 @@ TEST(Publication, KeysInProtocolOrderAndNullLiveOos) {
   ASSERT_EQ(j["top"].size(), 2u);
   EXPECT_EQ(j["top"][1]["id"], 0);
   EXPECT_EQ(j["top"][1]["params"]["fast"], 5);
+}
+
+// What a restart reads back from a saved payload: the window's last bar.
+TEST(Publication, WindowLastTsReadsBackFromThePayload) {
+  const Grid g = small_grid();
+  const SweepResult r = result_of(g);
+  PublicationInput in = input_of(g, r);
+  in.last_ts = 1'700'000'000'123'456'789;
+  EXPECT_EQ(payload_window_last_ts(publication_json(in).dump()), in.last_ts);
+  EXPECT_EQ(payload_window_last_ts(R"({"window":{"last_ts":-5}})"), -5);
+  EXPECT_FALSE(payload_window_last_ts(""));
+  EXPECT_FALSE(payload_window_last_ts("not json"));
+  EXPECT_FALSE(payload_window_last_ts(R"({"window":{"last_ts":1.5}})"));
+  EXPECT_FALSE(payload_window_last_ts(R"({"window":[1]})"));
+  EXPECT_FALSE(payload_window_last_ts(R"([1,2])"));
 }
 
 TEST(Publication, EveryMetricByNameNonFiniteAsNull) {
@@ -176,6 +194,52 @@ TEST(LiveOos, BadRangeThrows) {
                std::invalid_argument);
   EXPECT_THROW((void)live_oos_metrics(h, Fill::close, 0, 252, winner, {}, 3, 6),
                std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace wfod::daemon
+
+namespace wfod::daemon {
+namespace {
+
+// The tail form (what a daemon that keeps no bars from the anchor computes) equals the
+// anchored form on random series, positions and ranges, both fills.
+TEST(LiveOos, TailFormEqualsAnchoredForm) {
+  std::mt19937_64 rng(20261201);
+  for (int round = 0; round < 300; ++round) {
+    SCOPED_TRACE(round);
+    const size_t n = 3 + rng() % 60;
+    Series s;
+    double price = 100;
+    for (size_t t = 0; t < n; ++t) {
+      const double open = price;
+      price *= 1.0 + (static_cast<double>(rng() % 2001) - 1000.0) * 1e-5;
+      s.push_back(Bar{static_cast<int64_t>(t + 1), open, std::max(open, price) + 0.1,
+                      std::min(open, price) - 0.1, price, 1, 0});
+    }
+    const HistoryView h = HistoryView::of(s);
+    std::vector<int8_t> winner(n), before(n);
+    for (size_t t = 0; t < n; ++t) {
+      winner[t] = static_cast<int8_t>(static_cast<int>(rng() % 3) - 1);
+      before[t] = static_cast<int8_t>(static_cast<int>(rng() % 3) - 1);
+    }
+    const size_t first = 1 + rng() % (n - 1);
+    const size_t end = first + rng() % (n - first + 1);
+    const Fill fill = round % 2 ? Fill::close : Fill::next_open;
+    const Metrics want = live_oos_metrics(h, fill, 0.0007, 252, winner, before, first, end);
+    std::vector<int8_t> tail_pos;
+    for (size_t t = first - 1; t + 1 <= end; ++t)  // p at bars first-2 .. end-2
+      tail_pos.push_back(t >= 1 ? winner[t - 1] : 0);
+    const int8_t before2 = first >= 2 ? before[first - 2] : 0;
+    const HistoryView tail{
+        h.ts_ns.subspan(first - 1, end - first + 1), h.open.subspan(first - 1, end - first + 1),
+        h.high.subspan(first - 1, end - first + 1), h.low.subspan(first - 1, end - first + 1),
+        h.close.subspan(first - 1, end - first + 1)};
+    const Metrics got = live_oos_metrics_tail(tail, fill, 0.0007, 252, tail_pos, before2);
+    ASSERT_EQ(got.trades, want.trades);
+    ASSERT_EQ(got.changes, want.changes);
+    ASSERT_EQ(std::memcmp(&got, &want, sizeof(Metrics)), 0) << "first " << first << " end " << end;
+  }
 }
 
 }  // namespace

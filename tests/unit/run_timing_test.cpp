@@ -26,14 +26,16 @@ TEST(RunTiming, SweepTextAndJsonGiveTheWholeRunAndItsParts) {
   RunTiming t;
   t.total = 8.5;
   t.load = 0.25;
+  t.plan = 0.0625;
   t.sweep = 0.125;
   t.selection.emplace().add(timing_of(8.0, 1.875, true));
   EXPECT_EQ(timing_text(t),
-            "time: 8.500 s total = load 0.250 + sweep 0.125 + selection 8.000 (blocks 0.250, "
-            "scores 0.500, CSCV 1.000, plateau 0.125, other 6.125)\n");
+            "time: 8.500 s total = load 0.250 + plan 0.062 + sweep 0.125 + selection 8.000 "
+            "(blocks 0.250, scores 0.500, CSCV 1.000, plateau 0.125, other 6.125)\n");
   const Json j = timing_json(t);
   EXPECT_EQ(j["total_seconds"], 8.5);
   EXPECT_EQ(j["load_seconds"], 0.25);
+  EXPECT_EQ(j["plan_seconds"], 0.0625);
   EXPECT_EQ(j["sweep_seconds"], 0.125);
   EXPECT_FALSE(j.contains("walk_seconds"));
   EXPECT_EQ(j["selection_seconds"], 8.0);
@@ -56,14 +58,15 @@ TEST(RunTiming, WalkSumsItsFoldsAndDropsPartsOneFoldLacks) {
   s.add(timing_of(1.0, 0.875, true));
   s.add(timing_of(1.0, 0.875, true));
   EXPECT_EQ(timing_text(t),
-            "time: 4.000 s total = load 0.500 + walk 3.500 (of which selection 2.000 over 2 "
-            "folds: blocks 0.500, scores 1.000, CSCV 2.000, plateau 0.250, other 0.250)\n");
+            "time: 4.000 s total = load 0.500 + plan 0.000 + walk 3.500 (of which selection "
+            "2.000 over 2 folds: blocks 0.500, scores 1.000, CSCV 2.000, plateau 0.250, other "
+            "0.250)\n");
   EXPECT_EQ(timing_json(t)["walk_seconds"], 3.5);
   EXPECT_EQ(timing_json(t)["selection"]["cscv_seconds"], 2.0);
   s.add(timing_of(1.0, 0.75, false));  // a fold whose backend did not measure its parts
   EXPECT_EQ(timing_text(t),
-            "time: 4.000 s total = load 0.500 + walk 3.500 (of which selection 3.000 over 3 "
-            "folds: robust scores 2.500, other 0.500)\n");
+            "time: 4.000 s total = load 0.500 + plan 0.000 + walk 3.500 (of which selection "
+            "3.000 over 3 folds: robust scores 2.500, other 0.500)\n");
   const Json j = timing_json(t);
   EXPECT_TRUE(j["selection"]["cscv_seconds"].is_null());
   EXPECT_EQ(j["selection"]["robust_seconds"], 2.5);
@@ -74,7 +77,8 @@ TEST(RunTiming, NoSelection) {
   RunTiming t;
   t.total = 1;
   t.sweep = 0.5;
-  EXPECT_EQ(timing_text(t), "time: 1.000 s total = load 0.000 + sweep 0.500 (no selection)\n");
+  EXPECT_EQ(timing_text(t),
+            "time: 1.000 s total = load 0.000 + plan 0.000 + sweep 0.500 (no selection)\n");
   EXPECT_TRUE(timing_json(t)["selection_seconds"].is_null());
   EXPECT_TRUE(timing_json(t)["selection"].is_null());
 }

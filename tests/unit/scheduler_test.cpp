@@ -24,6 +24,20 @@ TEST(Scheduler, StartUpRunWhenPersistedHistorySuffices) {
   EXPECT_EQ(s.started(), 1u);
 }
 
+// After a restart the next run is where an uninterrupted daemon's would be; what the start-up
+// log says about it ("next run after N more bars") comes from these counts.
+TEST(Scheduler, ResumeCountsFromTheLastPublication) {
+  StreamScheduler s(50, 421);
+  s.resume(12);  // 12 bars since the last publication, 1000 in the history
+  EXPECT_FALSE(s.on_bars(1000, 0));
+  EXPECT_EQ(s.bars_since_run(), 12u);
+  EXPECT_EQ(s.bars_until_due(), 38u);
+  EXPECT_FALSE(s.on_bars(1037, 37));
+  EXPECT_EQ(s.bars_until_due(), 1u);
+  EXPECT_TRUE(s.on_bars(1038, 1));
+  EXPECT_EQ(s.bars_until_due(), 50u);
+}
+
 TEST(Scheduler, EveryKBars) {
   StreamScheduler s(3, 1);
   EXPECT_TRUE(s.on_bars(1, 1));

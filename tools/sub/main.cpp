@@ -47,14 +47,17 @@ constexpr std::string_view kUsage =
 Prints the daemon's parameter updates (PROTOCOL §2), one line each: topic, seq, params,
 objective metric; or the raw JSON payload with --json. With --snapshot, it subscribes first,
 asks ["get", S, N], prints the snapshot and then only updates of that stream with a larger
-seq (the zguide clone pattern). bars.* topics (PROTOCOL §1 feeds) print as decoded bars.
+seq (the zguide clone pattern): its topic frame must be exactly params.S.N, since a
+subscription is a prefix and params.BRK.B is a prefix of params.BRK.B.x.
+bars.* topics (PROTOCOL §1 feeds) print as decoded bars.
   --endpoint EP     the daemon's PUB endpoint ([publish] endpoint), e.g. tcp://127.0.0.1:5560
-  --topic PREFIX    subscription prefix. Default "params."
+  --topic PREFIX    subscription prefix. Default "params."; not with --snapshot
   --snapshot EP     the daemon's REP endpoint ([publish] snapshot), e.g. tcp://127.0.0.1:5561
   --symbol S, --strategy N   the stream to snapshot (params.S.N)
   --count N         stop after N updates (exit 0)
   --timeout-ms T    stop when T ms pass without an update, or without a reply (exit 3).
-                    Default: wait forever for updates, 5000 ms for a reply
+                    Default: wait forever for updates, 5000 ms for a reply (a request the
+                    daemon cannot read, e.g. a frame over 16 MiB, never gets one)
   --json            print raw JSON payloads instead of summary lines
   --list, --health, --get   send one request to --snapshot, print the reply, exit
   CURVE: --curve-key FILE --curve-server-key FILE   connect with CURVE (daemon [curve]):
@@ -113,6 +116,8 @@ Options parse_options(std::span<const std::string_view> args) {
     }
   } else if (o.endpoint.empty()) {
     throw UsageError("--endpoint is required (or --list / --health / --get with --snapshot)");
+  } else if (!o.snapshot.empty() && parsed.has("topic")) {
+    throw UsageError("--topic does not apply with --snapshot: it follows params.S.N only");
   }
   const bool needs_stream_name = wants_stream && !o.snapshot.empty();
   if (needs_stream_name && (o.symbol.empty() || o.strategy.empty())) {
@@ -209,16 +214,20 @@ int run_request(const Options& o) {
 
 int run_stream(const Options& o) {
   zmq::context_t ctx(1);
+  // Clone mode follows one stream. Its topic is also the prefix of other streams' (symbols
+  // may hold '.': params.BRK.B is BRK's strategy B and a prefix of params.BRK.B.x), so the
+  // subscription narrows the traffic and the whole-frame comparison below decides.
+  const bool clone = !o.snapshot.empty();
+  const std::string stream_topic = "params." + o.symbol + "." + o.strategy;
   zmq::socket_t sub(ctx, zmq::socket_type::sub);
   sub.set(zmq::sockopt::linger, 0);
-  sub.set(zmq::sockopt::subscribe, o.topic);
+  sub.set(zmq::sockopt::subscribe, clone ? stream_topic : o.topic);
   apply_curve(sub, o);
   sub.connect(o.endpoint);
 
   // Clone pattern: the subscription is in place (updates queue up) before the snapshot.
-  const std::string stream_topic = "params." + o.symbol + "." + o.strategy;
   uint64_t snapshot_seq = 0;
-  if (!o.snapshot.empty()) {
+  if (clone) {
     const int timeout = o.timeout_ms.value_or(kDefaultRequestTimeoutMs);
     auto reply = request(ctx, o.snapshot, {"get", o.symbol, o.strategy}, timeout, o);
     if (!reply) {
@@ -256,6 +265,7 @@ int run_stream(const Options& o) {
     }
     const std::string topic = parts[0].to_string();
     const std::string payload = parts[1].to_string();
+    if (clone && topic != stream_topic) continue;  // another stream sharing the prefix
     if (topic.starts_with(wfod::feeds::kTopicPrefix)) {
       auto bar = decode_bar(payload);
       if (!bar) {
@@ -279,9 +289,9 @@ int run_stream(const Options& o) {
                    payload.size());
       continue;
     }
-    // Updates the snapshot already covers are dropped (same stream, seq not newer).
-    if (!o.snapshot.empty() && topic == stream_topic && j.contains("seq") &&
-        j["seq"].is_number_unsigned() && j["seq"].get<uint64_t>() <= snapshot_seq) {
+    // Updates the snapshot already covers are dropped (seq not newer).
+    if (clone && j.contains("seq") && j["seq"].is_number_unsigned() &&
+        j["seq"].get<uint64_t>() <= snapshot_seq) {
       continue;
     }
     if (o.json_out) {

@@ -13,6 +13,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "history.hpp"
+#include "output.hpp"
 #include "synthetic_series.hpp"
 #include "text_table.hpp"
 #include "wfod/backend.hpp"
@@ -32,7 +33,8 @@ the window and its warm-up. Runs at 1 thread and at all threads; each time is th
 of R runs after one warm-up run.
 
   --csv FILE         bars to run on (at least 10,000 + 1 + warm-up of them)
-  --threads N        the "all threads" count (std::thread::hardware_concurrency)
+  --threads N        the "all threads" count (std::thread::hardware_concurrency; more
+                     than that is lowered to it with a warning)
   --repeat R         timed runs per thread count (5)
 )";
 
@@ -91,12 +93,15 @@ Timing time_sweep(Backend& backend, SweepRequest request, int threads, int repea
 
 int run_bench(Args args) {
   if (wants_help(args)) {
-    std::fputs(kUsage, stdout);
+    print(kUsage);
     return 0;
   }
   ParsedArgs parsed = parse_args(args, kFlags);
   const int repeat = static_cast<int>(parsed.integer("repeat", 1, 1000).value_or(5));
-  int all_threads = static_cast<int>(parsed.integer("threads", 1, 4096).value_or(0));
+  std::string warning;
+  int all_threads = usable_threads(parsed.integer("threads", 1, 4096).value_or(0),
+                                   std::thread::hardware_concurrency(), "--threads", &warning);
+  if (!warning.empty()) std::fprintf(stderr, "wfo: warning: %s\n", warning.c_str());
   if (all_threads == 0)
     all_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
@@ -130,15 +135,13 @@ int run_bench(Args args) {
   std::vector<Timing> timings{time_sweep(*backend, request, 1, repeat)};
   if (all_threads != 1) timings.push_back(time_sweep(*backend, request, all_threads, repeat));
 
-  std::printf(
-      "wfo bench: ma_cross sma, fast 2..101 x slow 10..1009 step 5 = %s combos, "
-      "backend %s\n",
-      grouped(spec.grid.size()).c_str(), std::string(backend->name()).c_str());
-  std::printf("data: %s; window %s bars, warmup %s\n", data_text.c_str(),
-              grouped(kWindowBars).c_str(), grouped(warmup).c_str());
-  std::printf("machine: %s, %u hardware threads; %s; median of %d run%s after 1 warm-up\n\n",
-              cpu_model().c_str(), std::thread::hardware_concurrency(), utc_now().c_str(), repeat,
-              repeat == 1 ? "" : "s");
+  print("wfo bench: ma_cross sma, fast 2..101 x slow 10..1009 step 5 = " +
+        grouped(spec.grid.size()) + " combos, backend " + std::string(backend->name()) + "\n");
+  print("data: " + data_text + "; window " + grouped(kWindowBars) + " bars, warmup " +
+        grouped(warmup) + "\n");
+  print("machine: " + cpu_model() + ", " + std::to_string(std::thread::hardware_concurrency()) +
+        " hardware threads; " + utc_now() + "; median of " + std::to_string(repeat) + " run" +
+        (repeat == 1 ? "" : "s") + " after 1 warm-up\n\n");
   TextTable t;
   t.add_column("threads");
   t.add_column("combos evaluated");
@@ -154,7 +157,7 @@ int run_bench(Args args) {
                fixed(tm.median_s, 4), rate_text,
                fixed(timings.front().median_s / tm.median_s, 2) + "x"});
   }
-  std::fputs(t.render().c_str(), stdout);
+  print(t.render());
   return 0;
 }
 

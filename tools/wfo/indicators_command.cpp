@@ -10,6 +10,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "history.hpp"
+#include "output.hpp"
 #include "wfod/indicators.hpp"
 
 namespace wfod::cli {
@@ -37,7 +38,7 @@ constexpr std::array kFlags = {FlagSpec{"csv"}, FlagSpec{"name"}, FlagSpec{"peri
 
 int run_indicators(Args args) {
   if (wants_help(args)) {
-    std::fputs(kUsage, stdout);
+    print(kUsage);
     return 0;
   }
   ParsedArgs parsed = parse_args(args, kFlags);
@@ -81,7 +82,7 @@ int run_indicators(Args args) {
     }
     out += '\n';
   }
-  std::fwrite(out.data(), 1, out.size(), stdout);
+  print(out);
   return 0;
 }
 

@@ -72,6 +72,12 @@ Json sweep_json(const SweepReport& r) {
   j["evaluated"] = r.result.evaluated;
   j["skipped"] = r.result.skipped;
   j["ranked"] = r.result.ranked;
+  if (const auto& u = r.result.unranked_by) {
+    // Valid combos left unranked, by the SPEC §7 constraint they fail (several count twice).
+    j["unranked_by"] = {{"min_trades", u->min_trades},
+                        {"max_drawdown", u->max_drawdown},
+                        {"min_exposure", u->min_exposure}};
+  }
   j["seconds"] = real(r.result.seconds);
   j["backend"] = r.result.backend;
   j["precision"] = std::string(to_string(r.result.precision));

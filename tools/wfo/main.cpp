@@ -1,9 +1,13 @@
 // wfo entry point: picks the command, and maps errors to exit codes: 0 ok, 2 usage or
-// input errors (bad flags, CSV, config, engine std::invalid_argument), 1 internal errors.
+// input errors (bad flags, CSV, config, a grid without a valid combo, a plan over the memory
+// budget, engine std::invalid_argument), 1 everything else: out of memory, a failed write
+// (stdout or a report file), internal errors.
 
 #include <array>
+#include <atomic>
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -11,8 +15,10 @@
 
 #include "args.hpp"
 #include "commands.hpp"
+#include "output.hpp"
 #include "wfod/config/config.hpp"
 #include "wfod/feeds/csv_reader.hpp"
+#include "wfod/worker_threads.hpp"
 
 namespace wfod::cli {
 
@@ -26,7 +32,9 @@ commands:
   indicators   one SPEC §4 indicator for every bar, as timestamp,value CSV
   bench        the ma_cross SMA throughput benchmark, 1 thread vs all threads
 
-exit codes: 0 ok, 2 usage or input error, 1 internal error
+exit codes: 0 ok; 2 usage or input error (bad flags, data or config, a grid in which no
+combo is valid, a run whose plan exceeds --memory-budget); 1 out of memory, a failed write
+to stdout or a report file, or an internal error
 )";
 
 struct Command {
@@ -55,7 +63,7 @@ int run(std::span<const std::string_view> argv) {
         if (c.name == argv[1]) return c.run(help);
       }
     }
-    std::fputs(kUsage, stdout);
+    print(kUsage);
     return 0;
   }
   const Command* command = nullptr;
@@ -83,14 +91,34 @@ int run(std::span<const std::string_view> argv) {
   }
 }
 
+// The engine ran on fewer threads than asked (the system refused one): said once per run.
+void warn_thread_shortfall(int wanted, int started, const char* reason) {
+  static std::atomic<bool> warned{false};
+  if (warned.exchange(true)) return;
+  std::fprintf(stderr, "wfo: warning: could not start %d of %d threads (%s); running on %d\n",
+               wanted - started, wanted, reason, started);
+}
+
 }  // namespace
 
 }  // namespace wfod::cli
 
 int main(int argc, char** argv) {
+  wfod::set_thread_shortfall_handler(&wfod::cli::warn_thread_shortfall);
+  int code = 1;
   try {
     std::vector<std::string_view> args(argv + 1, argv + argc);
-    return wfod::cli::run(args);
+    code = wfod::cli::run(args);
+    wfod::cli::close_stdout();  // a result that did not reach stdout is no success
+  } catch (const wfod::cli::WriteError& e) {
+    std::fprintf(stderr, "wfo: %s\n", e.what());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::fputs(
+        "wfo: error: out of memory: the run needs more memory than the system allows; try a "
+        "smaller grid, --no-selection, fewer --threads or a lower --memory-budget\n",
+        stderr);
+    return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "wfo: internal error: %s\n", e.what());
     return 1;
@@ -98,4 +126,5 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "wfo: internal error: unknown exception\n");
     return 1;
   }
+  return code;
 }

@@ -6,12 +6,14 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <system_error>
 
 #include "args.hpp"
+#include "output.hpp"
 #include "progress_bar.hpp"
 #include "report_selection.hpp"
 #include "report_template.hpp"
@@ -27,13 +29,19 @@ namespace {
   throw InputError("--report " + dir + ": " + what);
 }
 
+// Any failure (open, write, the flush at close) is a WriteError naming the file: a report
+// with a truncated file is no report.
 void write_file(const std::string& dir, const std::string& name, std::string_view content) {
   const fs::path path = fs::path(dir) / name;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) fail(dir, "cannot write " + path.string() + ": " + std::strerror(errno));
-  out.write(content.data(), static_cast<std::streamsize>(content.size()));
-  out.close();
-  if (!out) fail(dir, "cannot write " + path.string() + ": " + std::strerror(errno));
+  std::FILE* out = std::fopen(path.c_str(), "wb");
+  if (out == nullptr) throw WriteError(path.string(), errno);
+  errno = 0;
+  const bool written = std::fwrite(content.data(), 1, content.size(), out) == content.size() &&
+                       std::fflush(out) == 0;
+  const int write_errno = errno;
+  const bool closed = std::fclose(out) == 0;
+  if (!written) throw WriteError(path.string(), write_errno ? write_errno : EIO);
+  if (!closed) throw WriteError(path.string(), errno ? errno : EIO);
 }
 
 std::string html_escape(std::string_view s) {
@@ -154,6 +162,7 @@ std::string write_walk_report(const std::string& dir, Backend& backend, const Wa
       req.rank = r.rank;
       req.precision = precision;
       req.threads = threads;
+      req.memory_budget = r.walk.memory_budget;
       const double done = static_cast<double>(i - from);
       auto cb = progress.callback();
       landscape.push_back(

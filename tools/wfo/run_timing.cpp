@@ -45,8 +45,8 @@ std::string plain_cscv_note(const selection::SelectionSpec& spec, Objective obje
 
 std::string timing_text(const RunTiming& t) {
   char buf[512];
-  std::snprintf(buf, sizeof buf, "time: %.3f s total = load %.3f + %s %.3f", t.total, t.load,
-                t.walk ? "walk" : "sweep", t.sweep);
+  std::snprintf(buf, sizeof buf, "time: %.3f s total = load %.3f + plan %.3f + %s %.3f", t.total,
+                t.load, t.plan, t.walk ? "walk" : "sweep", t.sweep);
   std::string out = buf;
   const auto& s = t.selection;
   if (!s) return out + " (no selection)\n";
@@ -74,6 +74,7 @@ Json timing_json(const RunTiming& t) {
   Json j = Json::object();
   j["total_seconds"] = t.total;
   j["load_seconds"] = t.load;
+  j["plan_seconds"] = t.plan;
   j[t.walk ? "walk_seconds" : "sweep_seconds"] = t.sweep;
   if (!t.selection) {
     j["selection_seconds"] = nullptr;

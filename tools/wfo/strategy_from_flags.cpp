@@ -4,8 +4,10 @@
 
 #include "strategy_from_flags.hpp"
 
+#include <algorithm>
 #include <array>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "wfod/config/config.hpp"
@@ -154,6 +156,11 @@ void apply_grid_flags(const ParsedArgs& args, Grid& g) {
   override_axis(args, "vol-long", g.vol_long, parse_int_axis);
   override_axis(args, "vol-threshold", g.vol_threshold, parse_real_axis);
 
+  if (auto r = g.repeated_value()) {
+    std::string flag = r->axis;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    throw UsageError("--" + flag + ": " + r->message());
+  }
   if (g.family == Family::ma_cross && (g.fast.empty() || g.slow.empty())) {
     throw UsageError("ma_cross needs --fast and --slow (e.g. --fast 5:50:1 --slow 20:200:5)");
   }
@@ -221,6 +228,14 @@ StrategySetup strategy_from_flags(const ParsedArgs& args) {
 
   if (auto v = args.text("backend")) s.backend = *v;
   if (auto v = args.integer("threads", 0, 4096)) s.threads = static_cast<int>(*v);
+  std::string warning;
+  s.threads = usable_threads(s.threads, std::thread::hardware_concurrency(),
+                             args.has("threads") ? "--threads" : "the config's threads", &warning);
+  if (!warning.empty()) s.warnings.push_back(warning);
+  // --memory-budget: a flag of sweep and walk (their own lists), read here with the rest.
+  if (auto v = args.integer("memory-budget", 16, int64_t{1} << 30)) {
+    s.memory_budget_mib = static_cast<size_t>(*v);
+  }
   s.precision = parse_enum_flag(args, "precision", s.precision, parse_precision);
   s.skip_bad_rows = args.has("skip-bad-rows");
   return s;
@@ -228,7 +243,8 @@ StrategySetup strategy_from_flags(const ParsedArgs& args) {
 
 const char* const kStrategyFlagsHelp =
     R"(Strategy (axis values: a scalar 12, a list 5,10,20 or an inclusive range start:stop:step;
-enum axes take lists too, e.g. --ma sma,ema):
+enum axes take lists too, e.g. --ma sma,ema; a value listed twice on one axis is an error;
+a grid in which no combo is valid, e.g. fast >= slow everywhere, is an error, exit 2):
   --family ma_cross|channel_breakout   required unless --config gives it
   ma_cross:          --fast AXIS  --slow AXIS  (both required)
                      --ma sma|ema|wma|hma (sma)  --entry state|cross (state)
@@ -252,7 +268,16 @@ Data and engine:
   --csv FILE         bars (timestamp,open,high,low,close,volume)
   --skip-bad-rows    skip and count malformed rows instead of failing
   --backend auto|cpu|cpu_ref|cuda   (auto)
-  --threads N        0 = all cores (0)
+  --threads N        0 = all hardware threads (0); more than the machine has is lowered
+                     to its count with a warning (they would only share its cores); > 4096
+                     is an error. If the system refuses a thread, the run continues on
+                     those it has (a warning says so)
+  --memory-budget MB the most the run plans to hold (2048): the history, one chunk of
+                     indicator rows (a quarter of the budget; larger grids run chunk by
+                     chunk, with the same results) and the per-combo arrays of robust
+                     selection and --report. Before any work, a line on stderr gives the
+                     combos (valid of total), the memory and a rough time; a plan over the
+                     budget stops there (exit 2) saying what to change
   --precision exact|fast            (exact)
   --json             one JSON document on stdout instead of the table
   --report DIR       also write a self-contained HTML report (DIR/report.html: equity vs

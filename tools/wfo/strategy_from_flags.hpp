@@ -6,12 +6,16 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "args.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/selection/selection_spec.hpp"
 
 namespace wfod::cli {
+
+// --memory-budget's default, MiB.
+inline constexpr size_t kDefaultMemoryBudgetMib = 2048;
 
 struct StrategySetup {
   StrategySpec spec;
@@ -26,6 +30,8 @@ struct StrategySetup {
   bool skip_bad_rows = false;
   std::string strategy_name;           // from --config, for headers; empty otherwise
   selection::SelectionSpec selection;  // the config's [strategy.selection]; else defaults
+  size_t memory_budget_mib = kDefaultMemoryBudgetMib;  // --memory-budget (run_plan.hpp)
+  std::vector<std::string> warnings;  // for stderr ("--threads 500 is more than ...")
 };
 
 // Flags every strategy command accepts (sweep and walk add their own).

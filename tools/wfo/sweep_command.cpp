@@ -1,6 +1,7 @@
 // `wfo sweep`: one window (ending at the CSV's last bar) optimised over a whole grid,
 // printed as the top-K table or one JSON document.
 
+#include <cerrno>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -9,9 +10,11 @@
 #include "commands.hpp"
 #include "history.hpp"
 #include "json_output.hpp"
+#include "output.hpp"
 #include "progress_bar.hpp"
 #include "report.hpp"
 #include "report_writer.hpp"
+#include "run_plan.hpp"
 #include "run_timing.hpp"
 #include "selection_output.hpp"
 #include "strategy_from_flags.hpp"
@@ -36,7 +39,10 @@ and prints the best --top combos (SPEC §6 metrics, SPEC §7 ranking).
 )";
 
 constexpr const char* kJsonShape = R"(
---json prints {"evaluated", "skipped", "ranked", "seconds" (the sweep alone), "backend",
+--json prints {"evaluated", "skipped", "ranked",
+  "unranked_by": {"min_trades", "max_drawdown", "min_exposure"} (valid combos failing each
+    SPEC §7 constraint; one failing several counts under each; backends cpu and cpu_ref),
+  "seconds" (the sweep alone), "backend",
   "window": {"bars", "first_ts", "last_ts", "first", "last"},
   "top": [{"id", "params": {...}, "metrics": {every SPEC §6 metric}}],
   "selection": {"objective", "raw", "plateau", "winner", "current", "published", "changed",
@@ -45,7 +51,8 @@ constexpr const char* kJsonShape = R"(
     "block_bars", "remainder_bars", "splits", "splits_with_winner", "combos",
     "excluded_nonpositive", "logit": {quantiles}, "histogram", "degradation", "prob_oos_loss"}}
   (robust selection, docs/spec-10-selection.md; absent with --no-selection),
-  "timing": {"total_seconds", "load_seconds", "sweep_seconds", "selection_seconds",
+  "timing": {"total_seconds", "load_seconds", "plan_seconds", "sweep_seconds",
+    "selection_seconds",
     "selection": {"calls", "robust_seconds", "blocks_seconds", "scores_seconds",
     "cscv_seconds", "plateau_seconds", "other_seconds"}}
   (wall time of the whole run and its parts; selection null with --no-selection)}
@@ -60,6 +67,7 @@ std::vector<FlagSpec> sweep_flags() {
   std::vector<FlagSpec> flags(common.begin(), common.end());
   flags.push_back({"window"});
   flags.push_back({"no-selection", false});
+  flags.push_back({"memory-budget"});
   return flags;
 }
 
@@ -68,12 +76,13 @@ std::vector<FlagSpec> sweep_flags() {
 int run_sweep(Args args) {
   const Stopwatch run_time;
   if (wants_help(args)) {
-    std::printf("%s%s%s", kUsage, kStrategyFlagsHelp, kJsonShape);
+    print(std::string(kUsage) + kStrategyFlagsHelp + kJsonShape);
     return 0;
   }
   const auto flags = sweep_flags();
   ParsedArgs parsed = parse_args(args, flags);
   StrategySetup setup = strategy_from_flags(parsed);
+  for (const auto& w : setup.warnings) std::fprintf(stderr, "wfo: warning: %s\n", w.c_str());
   const bool json = parsed.has("json");
   const auto report_dir = parsed.text("report");
   if (report_dir) prepare_report_dir(*report_dir);
@@ -82,6 +91,7 @@ int run_sweep(Args args) {
   feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows);
   RunTiming timing;
   timing.load = load_time.seconds();
+  Stopwatch plan_time;
   const HistoryView history = HistoryView::of(csv.series);
   const size_t n = history.size();
   const size_t warmup = setup.warmup.value_or(default_warmup(setup.spec.grid));
@@ -112,6 +122,26 @@ int run_sweep(Args args) {
   check_window(request);
 
   auto backend = make_backend(setup.backend);
+  PlanInputs plan_in;
+  plan_in.grid = setup.spec.grid;
+  plan_in.history_bars = n;
+  plan_in.window_bars = window;
+  plan_in.selection = !parsed.has("no-selection");
+  plan_in.selection_spec = setup.selection;
+  plan_in.report = report_dir.has_value();
+  plan_in.backend = std::string(backend->name());
+  plan_in.threads = setup.threads > 0 ? setup.threads : hardware_threads();
+  plan_in.budget_bytes = setup.memory_budget_mib << 20;
+  const RunPlan plan = plan_run(plan_in);
+  std::fprintf(stderr, "%s\n", plan_text(plan, plan_in).c_str());
+  check_plan(plan, plan_in);
+  request.memory_budget = plan.chunk_budget;
+  if (plan_in.selection)
+    std::fputs(
+        plain_cscv_note(setup.selection, setup.rank.objective, plan.combos.valid, window).c_str(),
+        stderr);
+  timing.plan = plan_time.seconds();
+
   ProgressBar progress("sweep");
   request.progress = progress.callback();
   Stopwatch sweep_time;
@@ -121,10 +151,6 @@ int run_sweep(Args args) {
   // Robust selection of this window; a one-off sweep has no current combo.
   std::optional<selection::SelectionReport> sel;
   if (!parsed.has("no-selection")) {
-    std::fputs(plain_cscv_note(setup.selection, setup.rank.objective, result.evaluated,
-                               request.window.bars)
-                   .c_str(),
-               stderr);
     request.progress = nullptr;
     sel = selection::select(*backend, request, result, std::nullopt, setup.selection);
     timing.selection.emplace().add(sel->timing);
@@ -138,14 +164,14 @@ int run_sweep(Args args) {
     if (sel)
       j["selection"] = selection_json(*sel, setup.selection, setup.spec.grid, setup.rank.objective);
     j["timing"] = timing_json(timing);
-    std::printf("%s\n", j.dump(2).c_str());
+    print(j.dump(2) + "\n");
   } else {
-    std::fputs(sweep_table(report).c_str(), stdout);
-    if (sel) std::fputs(selection_text(*sel, setup.selection, setup.spec.grid).c_str(), stdout);
-    std::fputs(timing_text(timing).c_str(), stdout);
+    print(sweep_table(report));
+    if (sel) print(selection_text(*sel, setup.selection, setup.spec.grid));
+    print(timing_text(timing));
   }
   if (report_dir) {
-    std::fflush(stdout);
+    if (std::fflush(stdout) != 0) throw WriteError("standard output", errno);
     Json sel_json;
     if (sel)
       sel_json = selection_json(*sel, setup.selection, setup.spec.grid, setup.rank.objective);

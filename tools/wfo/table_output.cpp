@@ -43,6 +43,25 @@ std::string strategy_text(const std::string& csv_path, const std::string& strate
   return s;
 }
 
+// Which constraint left the valid combos unranked, where the backend counted it:
+// ": of 77 valid combos, 77 have fewer than 5 trades (min_trades), 3 exceed ...".
+std::string unranked_text(const SweepResult& res, const RankSpec& r) {
+  if (!res.unranked_by || res.ranked > 0) return "";
+  const ConstraintTally& u = *res.unranked_by;
+  std::string parts;
+  auto add = [&parts](uint64_t n, const std::string& what) {
+    if (n == 0) return;
+    parts += (parts.empty() ? "" : ", ") + grouped(n) + " " + what;
+  };
+  add(u.min_trades, "have fewer than " + std::to_string(r.min_trades) + " trades (min_trades)");
+  add(u.max_drawdown, "exceed max_drawdown " + format("%g", r.max_drawdown));
+  if (r.min_exposure)
+    add(u.min_exposure, "are below min_exposure " + format("%g", *r.min_exposure));
+  if (parts.empty()) return "";
+  return ": of " + grouped(res.evaluated) + " valid combo" + (res.evaluated == 1 ? "" : "s") +
+         ", " + parts;
+}
+
 // Metric columns of the top-K table after the objective.
 void add_metric_columns(TextTable& t) {
   for (const char* name : {"trades", "win_rate", "profit_factor", "max_drawdown", "total_return",
@@ -91,9 +110,9 @@ std::string sweep_table(const SweepReport& r) {
     out += format("precision %s requested; backend %s computes exact\n\n",
                   std::string(to_string(r.precision_requested)).c_str(), res.backend.c_str());
   }
-  if (res.top.empty()) {
-    return out + "no combo passed the constraints\n";
-  }
+  if (res.evaluated == 0) return out + "no valid combo in the grid\n";
+  if (res.top.empty())
+    return out + "no combo passed the constraints" + unranked_text(res, r.rank) + "\n";
   TextTable t;
   t.add_column("rank");
   t.add_column("id");

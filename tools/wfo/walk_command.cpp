@@ -1,6 +1,7 @@
 // `wfo walk`: walk-forward analysis (SPEC §8) of one strategy grid over the CSV: per-fold
 // winners, IS/OOS metrics, the stitched OOS series' metrics and WFE, as a table or JSON.
 
+#include <cerrno>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -9,9 +10,11 @@
 #include "commands.hpp"
 #include "history.hpp"
 #include "json_output.hpp"
+#include "output.hpp"
 #include "progress_bar.hpp"
 #include "report.hpp"
 #include "report_writer.hpp"
+#include "run_plan.hpp"
 #include "run_timing.hpp"
 #include "selection_output.hpp"
 #include "strategy_from_flags.hpp"
@@ -49,7 +52,8 @@ constexpr const char* kJsonShape = R"(
       fold's winner, so hysteresis acts between folds}}],
   "oos": {metrics of the concatenated OOS series}, "wfe",
   "seconds" (walk_seconds below: the folds' sweeps, selections and OOS replays), "backend",
-  "timing": {"total_seconds", "load_seconds", "walk_seconds", "selection_seconds",
+  "timing": {"total_seconds", "load_seconds", "plan_seconds", "walk_seconds",
+    "selection_seconds",
     "selection": {"calls" (folds), "robust_seconds", "blocks_seconds", "scores_seconds",
     "cscv_seconds", "plateau_seconds", "other_seconds"}}
   (wall time of the whole run and its parts; selection null with --no-selection)}
@@ -67,6 +71,7 @@ std::vector<FlagSpec> walk_flags() {
   flags.push_back({"mode"});
   flags.push_back({"window"});  // recognised only to say it does not apply
   flags.push_back({"no-selection", false});
+  flags.push_back({"memory-budget"});
   return flags;
 }
 
@@ -75,7 +80,7 @@ std::vector<FlagSpec> walk_flags() {
 int run_walk(Args args) {
   const Stopwatch run_time;
   if (wants_help(args)) {
-    std::printf("%s%s%s", kUsage, kStrategyFlagsHelp, kJsonShape);
+    print(std::string(kUsage) + kStrategyFlagsHelp + kJsonShape);
     return 0;
   }
   const auto flags = walk_flags();
@@ -84,6 +89,7 @@ int run_walk(Args args) {
     throw UsageError("--window is not used by walk; --is gives the in-sample length");
   }
   StrategySetup setup = strategy_from_flags(parsed);
+  for (const auto& w : setup.warnings) std::fprintf(stderr, "wfo: warning: %s\n", w.c_str());
   const bool json = parsed.has("json");
   const auto report_dir = parsed.text("report");
   if (report_dir) prepare_report_dir(*report_dir);
@@ -117,6 +123,7 @@ int run_walk(Args args) {
   RunTiming timing;
   timing.walk = true;
   timing.load = load_time.seconds();
+  Stopwatch plan_time;
   const HistoryView history = HistoryView::of(csv.series);
   if (count_folds(history.size(), walk) == 0) {
     const size_t needed = walk.warmup + 1 + walk.is_bars + walk.oos_bars;
@@ -128,16 +135,37 @@ int run_walk(Args args) {
   }
 
   auto backend = make_backend(setup.backend);
+  const size_t folds = count_folds(history.size(), walk);
+  PlanInputs plan_in;
+  plan_in.grid = setup.spec.grid;
+  plan_in.history_bars = history.size();
+  // Anchored folds grow by K bars each: their mean in-sample length.
+  plan_in.window_bars = walk.mode == WalkMode::anchored
+                            ? walk.is_bars + (folds - 1) * walk.oos_bars / 2
+                            : walk.is_bars;
+  plan_in.windows = folds;
+  plan_in.selection = !parsed.has("no-selection");
+  plan_in.selection_spec = setup.selection;
+  plan_in.report = report_dir.has_value();
+  plan_in.backend = std::string(backend->name());
+  plan_in.threads = setup.threads > 0 ? setup.threads : hardware_threads();
+  plan_in.budget_bytes = setup.memory_budget_mib << 20;
+  const RunPlan plan = plan_run(plan_in);
+  std::fprintf(stderr, "%s\n", plan_text(plan, plan_in).c_str());
+  check_plan(plan, plan_in);
+  walk.memory_budget = plan.chunk_budget;
+  if (plan_in.selection)
+    std::fputs(
+        plain_cscv_note(setup.selection, setup.rank.objective, plan.combos.valid, walk.is_bars)
+            .c_str(),
+        stderr);
+  timing.plan = plan_time.seconds();
+
   ProgressBar progress("walk");
   // Robust selection per fold, on its IS window: the previous fold's winner is "current".
   std::vector<selection::SelectionReport> fold_selection;
   FoldSelector select;
   if (!parsed.has("no-selection")) {
-    uint64_t valid = 0;
-    for (uint64_t id = 0; id < setup.spec.grid.size(); ++id)
-      valid += setup.spec.grid.decode(id).valid();
-    std::fputs(plain_cscv_note(setup.selection, setup.rank.objective, valid, walk.is_bars).c_str(),
-               stderr);
     timing.selection.emplace();
     select = [&](const SweepRequest& req, const SweepResult& sweep,
                  const std::optional<Ranked>& previous) -> std::optional<Ranked> {
@@ -166,18 +194,17 @@ int run_walk(Args args) {
           selection_json(fold_selection[f], setup.selection, setup.spec.grid, setup.rank.objective);
     }
     j["timing"] = timing_json(timing);
-    std::printf("%s\n", j.dump(2).c_str());
+    print(j.dump(2) + "\n");
   } else {
-    std::fputs(walk_table(report).c_str(), stdout);
+    print(walk_table(report));
     for (size_t f = 0; f < fold_selection.size(); ++f) {
-      std::printf("fold %zu ", f);
-      std::fputs(selection_text(fold_selection[f], setup.selection, setup.spec.grid).c_str(),
-                 stdout);
+      print("fold " + std::to_string(f) + " " +
+            selection_text(fold_selection[f], setup.selection, setup.spec.grid));
     }
-    std::fputs(timing_text(timing).c_str(), stdout);
+    print(timing_text(timing));
   }
   if (report_dir) {
-    std::fflush(stdout);
+    if (std::fflush(stdout) != 0) throw WriteError("standard output", errno);
     Json sel_json = Json::array();
     for (const auto& fs : fold_selection)
       sel_json.push_back(

@@ -24,6 +24,8 @@ struct RobustOptions;  // wfod/selection/robust_scores.hpp
 struct RobustScores;
 }  // namespace selection
 
+class PositionTracker;  // wfod/position_tracker.hpp
+
 enum class Precision { exact, fast };
 std::string_view to_string(Precision);
 Precision parse_precision(std::string_view);
@@ -44,6 +46,11 @@ struct WindowSpec {
   size_t first() const { return end - bars; }
 };
 
+// What a CPU sweep or evaluate() may hold at once in indicator rows and lane work when the
+// request names no budget: grids whose rows would exceed it are evaluated in chunks of
+// combos, each with only its own rows (results bit-identical to one chunk).
+inline constexpr size_t kDefaultMemoryBudget = size_t{256} << 20;
+
 struct SweepRequest {
   HistoryView history;  // bars from the anchor
   StrategySpec strategy;
@@ -52,6 +59,9 @@ struct SweepRequest {
   Precision precision = Precision::exact;
   int threads = 0;                       // 0 = all cores
   std::function<void(double)> progress;  // optional, called with the fraction done
+  // Bytes of indicator rows and lane work held at once (cpu, cpu_ref; 0 =
+  // kDefaultMemoryBudget). A budget below one combo's rows throws std::invalid_argument.
+  size_t memory_budget = 0;
 };
 
 // SPEC §9 fast-mode report: every valid combo evaluated with float32 signals and exactly,
@@ -77,8 +87,9 @@ struct SweepResult {
   uint64_t ranked = 0;      // valid combos that passed the constraints
   double seconds = 0;
   std::string backend;
-  Precision precision = Precision::exact;  // what the backend actually computed
-  std::optional<FastParity> fast_parity;   // with precision fast, where the backend has it
+  Precision precision = Precision::exact;      // what the backend actually computed
+  std::optional<FastParity> fast_parity;       // with precision fast, where the backend has it
+  std::optional<ConstraintTally> unranked_by;  // evaluated - ranked, by constraint (cpu, cpu_ref)
 };
 
 // Incremental re-optimisation (ARCHITECTURE.md open_stream/advance): one (history,
@@ -96,9 +107,9 @@ struct StreamSpec {
 
 // What a stream holds, for logs and the memory plan.
 struct StreamStats {
-  size_t bars = 0;             // history bars from the anchor
+  size_t bars = 0;             // history bars from the anchor (advanced through)
   size_t chunk = 0;            // bars per cached chunk
-  size_t footprint_bytes = 0;  // cached summaries + indicator state + history buffers
+  size_t footprint_bytes = 0;  // everything it holds: caches, indicator state, bars
   double open_seconds = 0;     // time open_stream took (rebuild from the anchor)
   bool incremental = true;     // false: this backend re-sweeps the window on every advance
   // The last advance, split (where the backend measures it): host work before the device
@@ -114,6 +125,45 @@ class Stream {
   // history is shorter than warmup + W + 1 bars; the bars are kept either way.
   virtual SweepResult advance(std::span<const Bar> new_bars) = 0;
   virtual StreamStats stats() const = 0;
+  // The oldest bar (counted from the anchor) the stream can still replay from: the bar
+  // queries below accept ranges starting there. A stream holding the whole history: 0.
+  virtual size_t horizon() const { return 0; }
+  // True when the stream answers every query below from its own bounded state, so its user
+  // may drop the history from the anchor (the daemon keeps only a tail in memory). False:
+  // the stream may hold the whole history and the queries may be unsupported.
+  virtual bool bounded() const { return false; }
+
+  // Bar queries on the stream's own state, without the history from the anchor (a bounded
+  // stream keeps only the window and a margin). Streams that cannot answer them throw
+  // std::invalid_argument("... not supported by this stream"): the caller then uses the
+  // backend on the history. Bar indices count from the anchor; a combo is a point of the
+  // stream's grid (its id and parameters must match), invalid combos are refused.
+  //
+  // p_t (SPEC §2) of `combo` for t in [first, end), horizon() <= first <= end <= bars:
+  // exactly Backend::positions over the whole history at those bars.
+  virtual std::vector<int8_t> positions(const Combo& combo, size_t first, size_t end) const;
+  // Strategy returns s_t (SPEC §2: exit + body segment) of `combo` for t in [first, end),
+  // max(1, horizon()) <= first <= end <= bars.
+  virtual std::vector<double> returns(const Combo& combo, size_t first, size_t end) const;
+  // A tracker of `combo` positioned at the newest bar (it continues with append()), holding
+  // the positions of the last min(keep, bars - horizon()) bars and keeping `keep` from then on.
+  virtual PositionTracker tracker(const Combo& combo, size_t keep) const;
+
+  // The current window (the W bars ending at the newest bar, SPEC §3), as a request for it on
+  // the whole history would see it; std::invalid_argument while the history is too short.
+  // Metrics of the listed combos, in the order given: exactly Backend::evaluate (same spec,
+  // same threads). Throws std::invalid_argument on an invalid or unknown combo id.
+  virtual std::vector<Metrics> evaluate(std::span<const uint64_t> ids) const;
+  // Block Summaries of the window (docs/spec-10-selection.md §10.0; cuts as for
+  // Backend::block_summaries): exactly Backend::block_summaries. With evaluate() and
+  // returns(), what robust selection needs (selection::StreamWindow).
+  virtual std::vector<Summary> block_summaries(std::span<const size_t> cuts) const;
+
+  // Everything the stream holds, as bytes: restored by Backend::restore_stream(spec, blob),
+  // a stream whose every later advance() and query is bit-identical to this one's. The
+  // format is versioned and self-describing (magic, version, spec fingerprint, bar count,
+  // last ts, sizes; docs/engine.md); the caller adds its own file header and checksum.
+  virtual std::vector<uint8_t> checkpoint() const;
 };
 
 class Backend {
@@ -149,6 +199,11 @@ class Backend {
   // cached chunk summaries. Throws std::invalid_argument when the plan does not fit.
   // The backend must outlive the streams it opens.
   virtual std::unique_ptr<Stream> open_stream(const StreamSpec&, const HistoryView& history);
+  // The stream Stream::checkpoint() wrote, for the same spec. Validates every byte it reads
+  // (the blob comes from disk): std::invalid_argument naming the problem on a truncated,
+  // corrupted or foreign blob, another spec, format version or backend, or where this
+  // backend restores no streams (the default): the caller then opens and replays.
+  virtual std::unique_ptr<Stream> restore_stream(const StreamSpec&, std::span<const uint8_t> blob);
 };
 
 // "auto" picks cuda when built and a device is present, else cpu. Unknown or unavailable
@@ -158,6 +213,9 @@ std::vector<std::string> backend_names();
 
 // SPEC §3 checks of a request's window; throws std::invalid_argument naming the problem.
 void check_window(const SweepRequest&);
+// The same checks for a window over a history of `bars` bars from the anchor (a stream
+// that keeps only a tail of them).
+void check_window(const WindowSpec&, size_t bars, const StrategySpec&);
 // SPEC §3 default warm-up: 3 x the grid's largest period.
 size_t default_warmup(const Grid&);
 

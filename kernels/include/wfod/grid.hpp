@@ -61,6 +61,14 @@ struct AxisInfo {
   size_t size;
 };
 
+// A value one axis lists more than once: the axis's name ("fast") and the value as text.
+struct RepeatedValue {
+  std::string axis;
+  std::string value;
+  // "lists 5 more than once (...)": the reason, for messages that name the axis themselves.
+  std::string message() const;
+};
+
 // A strategy family's parameter grid. Empty vol_* vectors = no vol_filter.
 struct Grid {
   Family family = Family::ma_cross;
@@ -84,10 +92,28 @@ struct Grid {
   Combo decode(uint64_t id) const;
   // Largest indicator period any combo uses (for the default warm-up, SPEC §3).
   int max_period() const;
+  // The first repeated value, axes in canonical order; nullopt when every value is listed
+  // once. A repeat would be evaluated twice and count twice among the DSR's trials.
+  std::optional<RepeatedValue> repeated_value() const;
   // Throws std::invalid_argument if an axis needed by the family is empty, a period < 1,
-  // or the filter is only partly given.
+  // an axis lists a value twice, or the filter is only partly given.
   void validate() const;
 };
+
+// A grid's combos by validity (SPEC §5), counted from the axes without decoding every id.
+// Invalid combos by reason; one combo may fail both. Assumes every period >= 1 (validate()).
+struct ComboCount {
+  uint64_t total = 0, valid = 0;
+  uint64_t fast_not_below_slow = 0;       // ma_cross combos with fast >= slow
+  uint64_t vol_short_not_below_long = 0;  // filter combos with vol_short >= vol_long
+  uint64_t invalid() const { return total - valid; }
+};
+ComboCount count_combos(const Grid&);
+
+// Distinct indicator series (SPEC §4) the grid's combos read over the history: one per
+// (ma, period) of ma_cross, two (upper, lower) per (source, n) of channel_breakout, one per
+// vol period. What a sweep that held every row at once would hold.
+uint64_t indicator_series(const Grid&);
 
 // Axis text: a scalar "12", a list "5,10,20" or an inclusive range "start:stop:step".
 // Decimal ranges are exact in decimal ("0.6:1.2:0.2" -> 0.6, 0.8, 1.0, 1.2).

@@ -1,30 +1,56 @@
-// Positions p_t (SPEC §2) of one combo from the anchor, extended as bars arrive: O(1) per bar
-// per indicator series instead of a recomputation over the whole history. What the daemon
-// needs for live_oos (SPEC §8) on every publication.
+// Positions p_t (SPEC §2) of one combo, extended as bars arrive: O(1) per bar per indicator
+// series instead of a recomputation over the whole history. What the daemon needs for
+// live_oos (SPEC §8) on every publication, and for the winner's p_t at every new bar.
+// Memory is bounded: the indicator states keep their look-back and the tracker keeps the
+// last keep() positions (a tracker that started at the anchor and is extended through
+// extend() keeps them all, as that call returns them all).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "wfod/backend.hpp"
 
 namespace wfod {
 
+namespace cpu {
+struct TrackerSeed;  // builds trackers from a stream's state (Stream::tracker)
+}
+
 class PositionTracker {
  public:
+  // A tracker at the anchor (no bar seen yet).
   PositionTracker(const StrategySpec& spec, const Combo& combo);
   ~PositionTracker();
   PositionTracker(PositionTracker&&) noexcept;
   PositionTracker& operator=(PositionTracker&&) noexcept;
 
   // p_t for every bar of `h`, which must extend the history of the previous call (bars from
-  // the same anchor); identical to Backend::positions(h, spec, combo).
+  // the same anchor); identical to Backend::positions(h, spec, combo). Only for a tracker
+  // that started at the anchor and has never dropped a position (std::logic_error else).
   const std::vector<int8_t>& extend(const HistoryView& h);
+
+  // Appends bars after the last one seen (ts strictly increasing, else std::invalid_argument
+  // and nothing is appended) and decides their positions.
+  void append(std::span<const Bar> bars);
+  // Keep at least the last `bars` positions from now on (older ones are dropped in bulk).
+  void set_keep(size_t bars);
+
+  size_t bars() const;        // bars seen, counted from the anchor
+  size_t first_kept() const;  // oldest bar whose position is still known
+  size_t keep() const;
+  // p_t for t in [first, end), first_kept() <= first <= end <= bars(); std::out_of_range else.
+  std::vector<int8_t> positions(size_t first, size_t end) const;
+  // p_{bars()-1}, the newest position (0 before any bar).
+  int8_t last() const;
   const Combo& combo() const;
 
  private:
+  friend struct cpu::TrackerSeed;
   struct State;
+  explicit PositionTracker(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
 };
 

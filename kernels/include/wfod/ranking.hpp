@@ -32,6 +32,15 @@ struct Ranked {
 double objective_value(const Metrics&, Objective);
 // SPEC §7 constraints; a combo that fails one is not ranked.
 bool passes_constraints(const Metrics&, const RankSpec&);
+// Valid combos left unranked, by the SPEC §7 constraint they fail; a combo that fails
+// several counts under each. Tells "nothing passed min_trades" from "nothing was valid".
+struct ConstraintTally {
+  uint64_t min_trades = 0, max_drawdown = 0, min_exposure = 0;
+  // Counts one combo that failed passes_constraints().
+  void count(const Metrics&, const RankSpec&);
+  void merge(const ConstraintTally&);
+};
+
 // Strict "a ranks before b": higher objective, then lower id. NaN objectives rank last.
 bool ranks_before(double obj_a, uint64_t id_a, double obj_b, uint64_t id_b);
 

@@ -19,6 +19,7 @@ struct WalkSpec {
   size_t oos_bars = 0;  // k
   WalkMode mode = WalkMode::rolling;
   size_t warmup = 0;
+  size_t memory_budget = 0;  // each fold's SweepRequest::memory_budget
 };
 
 struct Fold {

@@ -7,13 +7,17 @@
 namespace wfod::selection {
 
 void check_cuts(const SweepRequest& req, std::span<const size_t> cuts) {
-  size_t prev = req.window.first();
+  check_cuts(req.window, cuts);
+}
+
+void check_cuts(const WindowSpec& w, std::span<const size_t> cuts) {
+  size_t prev = w.first();
   for (size_t i = 0; i < cuts.size(); ++i) {
-    if (cuts[i] <= prev || cuts[i] >= req.window.end) {
-      throw std::invalid_argument(
-          "block cut " + std::to_string(i) + " at bar " + std::to_string(cuts[i]) +
-          " is not strictly increasing inside the window (" + std::to_string(req.window.first()) +
-          ", " + std::to_string(req.window.end) + ")");
+    if (cuts[i] <= prev || cuts[i] >= w.end) {
+      throw std::invalid_argument("block cut " + std::to_string(i) + " at bar " +
+                                  std::to_string(cuts[i]) +
+                                  " is not strictly increasing inside the window (" +
+                                  std::to_string(w.first()) + ", " + std::to_string(w.end) + ")");
     }
     prev = cuts[i];
   }

@@ -13,11 +13,12 @@
 #include <bit>
 #include <climits>
 #include <cmath>
-#include <thread>
 #include <vector>
 
+#include "cpu/thread_count.hpp"
 #include "cscv_exact.hpp"
 #include "src/huge_pages.hpp"
+#include "src/worker_pool.hpp"
 
 namespace wfod::selection::cscv {
 namespace {
@@ -89,16 +90,14 @@ bool always_passes(const Summary* row, int S, int32_t min_trades, int32_t min_he
   return std::max(closed_low, trades[h - 1]) >= min_trades && held_low >= min_held;
 }
 
-// f(begin, end) over [0, count) cut into `workers` contiguous parts, one thread each (the
-// caller's the first); parts below a few thousand items are not worth a thread.
+// f(begin, end) over [0, count) cut into at most `workers` contiguous parts, one per worker
+// of the engine's pool (cpu::parallel_for); parts below a few thousand items are not worth a
+// thread.
 template <class F>
-void parallel_for(size_t count, int workers, F&& f) {
+void for_parts(size_t count, int workers, const F& f) {
   const size_t parts = std::clamp<size_t>(count / 4096, 1, static_cast<size_t>(workers));
-  std::vector<std::thread> pool;
-  for (size_t w = 1; w < parts; ++w)
-    pool.emplace_back([&f, count, parts, w] { f(count * w / parts, count * (w + 1) / parts); });
-  f(0, count / parts);
-  for (auto& t : pool) t.join();
+  wfod::cpu::parallel_for(parts, static_cast<int>(parts),
+                          [&](int, size_t w) { f(count * w / parts, count * (w + 1) / parts); });
 }
 
 struct Unit {
@@ -183,10 +182,9 @@ std::optional<PboResult> cscv_pbo_fast(std::span<const Summary> summaries,
   // minimums may fail on some half-set), each unguarded then guarded (the screen's guard may
   // fail on some half-set). The walk takes each group in its own chunks.
   const bool moments = wr.screen != Screen::total_return;
-  int workers =
-      threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int workers = wfod::cpu::resolve_threads(threads);
   std::vector<uint8_t> tag(n);  // group of each participant, found in parallel
-  parallel_for(n, workers, [&](size_t p0, size_t p1) {
+  for_parts(n, workers, [&](size_t p0, size_t p1) {
     for (size_t p = p0; p < p1; ++p) {
       const Summary* row = row_of(p);
       const bool check = wr.drawdown || !always_passes(row, S, wr.min_trades, wr.min_held);
@@ -248,7 +246,7 @@ std::optional<PboResult> cscv_pbo_fast(std::span<const Summary> summaries,
       }
     }
   };
-  parallel_for(n, workers, [&](size_t s0, size_t s1) {
+  for_parts(n, workers, [&](size_t s0, size_t s1) {
     for (size_t s = s0; s < s1; ++s) fill_slot(s);
   });
   WalkBlocks& wb = lay.blocks;
@@ -385,10 +383,9 @@ std::optional<PboResult> cscv_pbo_fast(std::span<const Summary> summaries,
     }
     exact_count += exact;
   };
-  std::vector<std::thread> pool;
-  for (int i = 1; i < workers; ++i) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  // On the engine's one pool: units are shared through the counter, so a refused thread's
+  // index runs on the caller and the result is the same.
+  wfod::detail::run_workers(workers, [&](int) { worker(); });
 
   if (stats) {
     stats->checked = n - lay.unchecked;

@@ -14,6 +14,7 @@
 
 #include "cscv_exact.hpp"
 #include "cscv_fast.hpp"
+#include "src/worker_pool.hpp"
 
 namespace wfod::selection {
 namespace {
@@ -230,10 +231,7 @@ PboResult cscv_pbo_plain(std::span<const Summary> summaries, std::span<const uin
   int workers =
       threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   workers = std::min<int>(workers, static_cast<int>(prefixes.size()));
-  std::vector<std::thread> pool;
-  for (int i = 1; i < workers; ++i) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  wfod::detail::run_workers(workers, [&](int) { worker(); });
 
   finish_pbo(outcome, n, hist_bins, r);
   return r;

@@ -11,27 +11,27 @@
 
 #include "wfod/segments.hpp"
 #include "wfod/selection/robust_scores.hpp"
+#include "wfod/selection/window_source.hpp"
 
 namespace wfod::selection {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-Ranked ranked_of(Backend& backend, const SweepRequest& req, uint64_t id,
-                 const std::optional<Ranked>& known) {
+Ranked ranked_of(WindowSource& src, uint64_t id, const std::optional<Ranked>& known) {
   if (known && known->combo.id == id) return *known;
   const uint64_t ids[1] = {id};
-  const Metrics m = backend.evaluate(req, ids).front();
-  return Ranked{req.strategy.grid.decode(id), m, objective_value(m, req.rank.objective)};
+  const Metrics m = src.evaluate(ids).front();
+  return Ranked{src.strategy().grid.decode(id), m, objective_value(m, src.rank().objective)};
 }
 
 // Records one valid combo's standing from its window metrics.
-void set_score(GridScores& g, uint64_t id, const Metrics& m, const SweepRequest& req) {
+void set_score(GridScores& g, uint64_t id, const Metrics& m, const WindowSource& src) {
   ++g.valid;
-  g.objective[id] = objective_value(m, req.rank.objective);
-  g.sharpe[id] = m.sharpe / std::sqrt(req.strategy.bars_per_year);  // per period
+  g.objective[id] = objective_value(m, src.rank().objective);
+  g.sharpe[id] = m.sharpe / std::sqrt(src.strategy().bars_per_year);  // per period
   g.state[id] = ComboState::unranked;
-  if (passes_constraints(m, req.rank)) {
+  if (passes_constraints(m, src.rank())) {
     g.state[id] = ComboState::ranked;
     ++g.ranked;
   }
@@ -39,20 +39,20 @@ void set_score(GridScores& g, uint64_t id, const Metrics& m, const SweepRequest&
 
 }  // namespace
 
-GridScores score_grid(Backend& backend, const SweepRequest& req, const BlockLayout& layout) {
+GridScores score_grid(WindowSource& src, const BlockLayout& layout) {
   GridScores g;
   g.layout = layout;
-  g.blocks = backend.block_summaries(req, layout.cuts);
-  score_blocks(backend, req, g);
+  g.blocks = src.block_summaries(layout.cuts);
+  score_blocks(src, g);
   return g;
 }
 
-void score_blocks(Backend& backend, const SweepRequest& req, GridScores& g) {
+void score_blocks(WindowSource& src, GridScores& g) {
   const BlockLayout& layout = g.layout;
-  const Grid& grid = req.strategy.grid;
+  const Grid& grid = src.strategy().grid;
   const uint64_t total = grid.size();
   const size_t stride = layout.total_blocks();
-  const double annual = req.strategy.bars_per_year;
+  const double annual = src.strategy().bars_per_year;
   g.objective.assign(total, kNaN);
   g.sharpe.assign(total, kNaN);
   g.state.assign(total, ComboState::invalid);
@@ -64,18 +64,18 @@ void score_blocks(Backend& backend, const SweepRequest& req, GridScores& g) {
     if (s.nonpositive) {
       replay.push_back(id);
     } else {
-      set_score(g, id, finalize(s, annual), req);
+      set_score(g, id, finalize(s, annual), src);
     }
   }
   if (!replay.empty()) {
-    const std::vector<Metrics> exact = backend.evaluate(req, replay);
-    for (size_t i = 0; i < replay.size(); ++i) set_score(g, replay[i], exact[i], req);
+    const std::vector<Metrics> exact = src.evaluate(replay);
+    for (size_t i = 0; i < replay.size(); ++i) set_score(g, replay[i], exact[i], src);
   }
 }
 
-GridScores score_grid_by_evaluate(Backend& backend, const SweepRequest& req) {
+GridScores score_grid_by_evaluate(WindowSource& src) {
   GridScores g;
-  const Grid& grid = req.strategy.grid;
+  const Grid& grid = src.strategy().grid;
   const uint64_t total = grid.size();
   g.objective.assign(total, kNaN);
   g.sharpe.assign(total, kNaN);
@@ -86,8 +86,8 @@ GridScores score_grid_by_evaluate(Backend& backend, const SweepRequest& req) {
   ids.reserve(kChunk);
   auto flush = [&] {
     if (ids.empty()) return;
-    const std::vector<Metrics> m = backend.evaluate(req, ids);
-    for (size_t i = 0; i < ids.size(); ++i) set_score(g, ids[i], m[i], req);
+    const std::vector<Metrics> m = src.evaluate(ids);
+    for (size_t i = 0; i < ids.size(); ++i) set_score(g, ids[i], m[i], src);
     ids.clear();
   };
   for (uint64_t id = 0; id < total; ++id) {
@@ -97,6 +97,16 @@ GridScores score_grid_by_evaluate(Backend& backend, const SweepRequest& req) {
   }
   flush();
   return g;
+}
+
+GridScores score_grid(Backend& backend, const SweepRequest& req, const BlockLayout& layout) {
+  BackendWindow src(backend, req);
+  return score_grid(src, layout);
+}
+
+GridScores score_grid_by_evaluate(Backend& backend, const SweepRequest& req) {
+  BackendWindow src(backend, req);
+  return score_grid_by_evaluate(src);
 }
 
 std::vector<double> window_returns(Backend& backend, const SweepRequest& req, const Combo& c) {
@@ -113,104 +123,7 @@ std::vector<double> window_returns(Backend& backend, const SweepRequest& req, co
   return out;
 }
 
-SelectionReport select(Backend& backend, const SweepRequest& req, const SweepResult& result,
-                       std::optional<uint64_t> current, const SelectionSpec& spec) {
-  using Clock = std::chrono::steady_clock;
-  const auto start = Clock::now();
-  SelectionReport rep;
-  const Grid& grid = req.strategy.grid;
-  if (!result.top.empty()) rep.raw = result.top.front();
-
-  // PBO needs S blocks of at least one bar and a grid small enough for C(S, S/2) splits.
-  const size_t S = spec.pbo_blocks;
-  RobustOptions options;
-  if (S == 0) {
-    rep.pbo_skipped = "pbo_blocks = 0";
-  } else if (S > req.window.bars) {
-    rep.pbo_skipped = "window shorter than pbo_blocks";
-  } else if (result.evaluated > spec.pbo_max_combos) {
-    rep.pbo_skipped = "more valid combos than pbo_max_combos";
-  } else {
-    options.layout = cscv_layout(req.window, S);
-    options.pbo = true;
-  }
-  if (spec.plateau) {
-    PlateauRequest p;
-    for (const AxisInfo& a : grid.axes()) p.axis_sizes.push_back(a.size);
-    p.radii = plateau_radii(grid, spec);
-    p.stat = spec.plateau_stat;
-    options.plateau = std::move(p);
-  }
-  // One grid pass: with PBO the block summaries score the grid and feed CSCV; without,
-  // evaluate() in chunks keeps memory small on large grids (no Summary per combo). A device
-  // backend does it all where the summaries are; when its plan does not fit the device it
-  // says so (std::invalid_argument) and the host pipeline (the default) runs instead.
-  RobustScores scores;
-  const auto robust_start = Clock::now();
-  try {
-    scores = backend.robust_scores(req, options);
-  } catch (const std::invalid_argument&) {
-    scores = backend.Backend::robust_scores(req, options);
-  }
-  rep.timing.robust_seconds = std::chrono::duration<double>(Clock::now() - robust_start).count();
-  rep.timing.parts = scores.timing;
-  if (options.pbo) {
-    rep.pbo_layout = options.layout;
-    rep.pbo = std::move(scores.pbo);
-  }
-
-  // The new winner: the raw arg-max, or the best plateau centre. `criterion` is what
-  // hysteresis compares: the objective, or in plateau mode the plateau score (comparing raw
-  // objectives there would let a lone spike hold off every plateau for ever).
-  const std::vector<double>* criterion = &scores.objective;
-  if (spec.plateau) {
-    rep.plateau = scores.plateau;
-    criterion = &scores.plateau_scores;
-    if (rep.plateau) rep.winner = ranked_of(backend, req, rep.plateau->id, rep.raw);
-  } else {
-    rep.winner = rep.raw;
-  }
-
-  if (rep.winner) {
-    std::vector<double> sharpes;
-    sharpes.reserve(scores.valid);
-    for (uint64_t id = 0; id < scores.state.size(); ++id)
-      if (scores.state[id] != ComboState::invalid) sharpes.push_back(scores.sharpe[id]);
-    DsrInputs in;
-    in.trials = scores.valid;
-    in.sharpe_var = sample_variance(sharpes);
-    in.winner = return_moments(window_returns(backend, req, rep.winner->combo));
-    rep.dsr = deflated_sharpe(in);
-    rep.dsr_passes = !spec.min_dsr || rep.dsr->dsr >= *spec.min_dsr;  // NaN fails
-  }
-
-  if (current) {
-    Incumbent inc;
-    inc.id = *current;
-    inc.in_grid = *current < grid.size();
-    inc.valid = inc.in_grid && scores.state[*current] != ComboState::invalid;
-    inc.passes = inc.valid && scores.state[*current] == ComboState::ranked;
-    inc.objective = inc.valid ? (*criterion)[*current] : kNaN;
-    rep.current = inc;
-  }
-  std::optional<Candidate> cand;
-  // Both sides scored from the same summaries, so a tie is a tie to the last bit.
-  if (rep.winner) cand = Candidate{rep.winner->combo.id, (*criterion)[rep.winner->combo.id]};
-  rep.decision = decide(cand, rep.current, spec, rep.dsr_passes);
-  if (rep.decision.id) rep.published = ranked_of(backend, req, *rep.decision.id, rep.winner);
-  rep.timing.total_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  return rep;
-}
-
-}  // namespace wfod::selection
-
-namespace wfod {
-
-// The host pipeline: what select() ran before the seam existed, and what every backend
-// without a device plan runs.
-selection::RobustScores Backend::robust_scores(const SweepRequest& req,
-                                               const selection::RobustOptions& options) {
-  using namespace selection;
+RobustScores host_robust_scores(WindowSource& src, const RobustOptions& options) {
   using Clock = std::chrono::steady_clock;
   auto seconds_since = [](Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
@@ -221,13 +134,13 @@ selection::RobustScores Backend::robust_scores(const SweepRequest& req,
   GridScores g;
   if (options.pbo) {
     g.layout = options.layout;
-    g.blocks = block_summaries(req, options.layout.cuts);
+    g.blocks = src.block_summaries(options.layout.cuts);
     timing.blocks_seconds = seconds_since(t);
     t = Clock::now();
-    score_blocks(*this, req, g);
+    score_blocks(src, g);
     timing.scores_seconds = seconds_since(t);
   } else {
-    g = score_grid_by_evaluate(*this, req);
+    g = score_grid_by_evaluate(src);
     timing.blocks_seconds = seconds_since(t);
   }
   if (options.pbo) {
@@ -235,8 +148,8 @@ selection::RobustScores Backend::robust_scores(const SweepRequest& req,
     const BlockLayout& l = options.layout;
     std::vector<uint8_t> take(g.state.size());
     for (size_t i = 0; i < take.size(); ++i) take[i] = g.state[i] != ComboState::invalid;
-    out.pbo = cscv_pbo(g.blocks, take, l.total_blocks(), l.first_cscv_block(), l.blocks, req.rank,
-                       req.strategy.bars_per_year, req.threads, options.hist_bins);
+    out.pbo = cscv_pbo(g.blocks, take, l.total_blocks(), l.first_cscv_block(), l.blocks, src.rank(),
+                       src.strategy().bars_per_year, src.threads(), options.hist_bins);
     timing.cscv_seconds = seconds_since(t);
   }
   out.objective = std::move(g.objective);
@@ -254,6 +167,143 @@ selection::RobustScores Backend::robust_scores(const SweepRequest& req,
   }
   out.timing = timing;
   return out;
+}
+
+std::vector<Metrics> BackendWindow::evaluate(std::span<const uint64_t> ids) {
+  return backend_.evaluate(request_, ids);
+}
+std::vector<Summary> BackendWindow::block_summaries(std::span<const size_t> cuts) {
+  return backend_.block_summaries(request_, cuts);
+}
+std::vector<double> BackendWindow::window_returns(const Combo& combo) {
+  return selection::window_returns(backend_, request_, combo);
+}
+RobustScores BackendWindow::robust_scores(const RobustOptions& options) {
+  // A device backend does it all where the summaries are; when its plan does not fit the
+  // device it says so (std::invalid_argument) and the host pipeline (the default) runs.
+  try {
+    return backend_.robust_scores(request_, options);
+  } catch (const std::invalid_argument&) {
+    return backend_.Backend::robust_scores(request_, options);
+  }
+}
+
+WindowSpec StreamWindow::window() const {
+  return WindowSpec{stream_.stats().bars, spec_.window, spec_.warmup};
+}
+std::vector<Metrics> StreamWindow::evaluate(std::span<const uint64_t> ids) {
+  return stream_.evaluate(ids);
+}
+std::vector<Summary> StreamWindow::block_summaries(std::span<const size_t> cuts) {
+  return stream_.block_summaries(cuts);
+}
+std::vector<double> StreamWindow::window_returns(const Combo& combo) {
+  const WindowSpec w = window();
+  return stream_.returns(combo, w.first(), w.end);
+}
+RobustScores StreamWindow::robust_scores(const RobustOptions& options) {
+  return host_robust_scores(*this, options);
+}
+
+SelectionReport select(WindowSource& src, const SweepResult& result,
+                       std::optional<uint64_t> current, const SelectionSpec& spec) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  SelectionReport rep;
+  const Grid& grid = src.strategy().grid;
+  const WindowSpec window = src.window();
+  if (!result.top.empty()) rep.raw = result.top.front();
+
+  // PBO needs S blocks of at least one bar and a grid small enough for C(S, S/2) splits.
+  const size_t S = spec.pbo_blocks;
+  RobustOptions options;
+  if (S == 0) {
+    rep.pbo_skipped = "pbo_blocks = 0";
+  } else if (S > window.bars) {
+    rep.pbo_skipped = "window shorter than pbo_blocks";
+  } else if (result.evaluated > spec.pbo_max_combos) {
+    rep.pbo_skipped = "more valid combos than pbo_max_combos";
+  } else {
+    options.layout = cscv_layout(window, S);
+    options.pbo = true;
+  }
+  if (spec.plateau) {
+    PlateauRequest p;
+    for (const AxisInfo& a : grid.axes()) p.axis_sizes.push_back(a.size);
+    p.radii = plateau_radii(grid, spec);
+    p.stat = spec.plateau_stat;
+    options.plateau = std::move(p);
+  }
+  // One grid pass: with PBO the block summaries score the grid and feed CSCV; without,
+  // evaluate() in chunks keeps memory small on large grids (no Summary per combo).
+  const auto robust_start = Clock::now();
+  RobustScores scores = src.robust_scores(options);
+  rep.timing.robust_seconds = std::chrono::duration<double>(Clock::now() - robust_start).count();
+  rep.timing.parts = scores.timing;
+  if (options.pbo) {
+    rep.pbo_layout = options.layout;
+    rep.pbo = std::move(scores.pbo);
+  }
+
+  // The new winner: the raw arg-max, or the best plateau centre. `criterion` is what
+  // hysteresis compares: the objective, or in plateau mode the plateau score (comparing raw
+  // objectives there would let a lone spike hold off every plateau for ever).
+  const std::vector<double>* criterion = &scores.objective;
+  if (spec.plateau) {
+    rep.plateau = scores.plateau;
+    criterion = &scores.plateau_scores;
+    if (rep.plateau) rep.winner = ranked_of(src, rep.plateau->id, rep.raw);
+  } else {
+    rep.winner = rep.raw;
+  }
+
+  if (rep.winner) {
+    std::vector<double> sharpes;
+    sharpes.reserve(scores.valid);
+    for (uint64_t id = 0; id < scores.state.size(); ++id)
+      if (scores.state[id] != ComboState::invalid) sharpes.push_back(scores.sharpe[id]);
+    DsrInputs in;
+    in.trials = scores.valid;
+    in.sharpe_var = sample_variance(sharpes);
+    in.winner = return_moments(src.window_returns(rep.winner->combo));
+    rep.dsr = deflated_sharpe(in);
+    rep.dsr_passes = !spec.min_dsr || rep.dsr->dsr >= *spec.min_dsr;  // NaN fails
+  }
+
+  if (current) {
+    Incumbent inc;
+    inc.id = *current;
+    inc.in_grid = *current < grid.size();
+    inc.valid = inc.in_grid && scores.state[*current] != ComboState::invalid;
+    inc.passes = inc.valid && scores.state[*current] == ComboState::ranked;
+    inc.objective = inc.valid ? (*criterion)[*current] : kNaN;
+    rep.current = inc;
+  }
+  std::optional<Candidate> cand;
+  // Both sides scored from the same summaries, so a tie is a tie to the last bit.
+  if (rep.winner) cand = Candidate{rep.winner->combo.id, (*criterion)[rep.winner->combo.id]};
+  rep.decision = decide(cand, rep.current, spec, rep.dsr_passes);
+  if (rep.decision.id) rep.published = ranked_of(src, *rep.decision.id, rep.winner);
+  rep.timing.total_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return rep;
+}
+
+SelectionReport select(Backend& backend, const SweepRequest& req, const SweepResult& result,
+                       std::optional<uint64_t> current, const SelectionSpec& spec) {
+  BackendWindow src(backend, req);
+  return select(src, result, current, spec);
+}
+
+}  // namespace wfod::selection
+
+namespace wfod {
+
+// The host pipeline: what select() ran before the seam existed, and what every backend
+// without a device plan runs.
+selection::RobustScores Backend::robust_scores(const SweepRequest& req,
+                                               const selection::RobustOptions& options) {
+  selection::BackendWindow src(*this, req);
+  return selection::host_robust_scores(src, options);
 }
 
 }  // namespace wfod

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -21,6 +22,9 @@ class ConfigError : public std::runtime_error {
 
 enum class FsyncPolicy { every, batch, none };
 enum class FeedFormat { json, binary };
+// [daemon] on_corrupt_log (PROTOCOL §4): what start-up does with a bar log that fails its
+// checks in a way a crash cannot explain (docs/operations.md "Torn or corrupt logs").
+enum class CorruptLogPolicy { refuse, quarantine };
 
 struct DaemonConfig {
   std::string state_dir = "/var/lib/wfod";
@@ -33,13 +37,28 @@ struct DaemonConfig {
   // keep polling for this long before they sleep, so the next bar or result needs no thread
   // wake-up (tens to hundreds of microseconds each). Costs up to two busy cores; 0 = off.
   int busy_poll_us = 0;
+  // PROTOCOL §1 `future`: a feed bar stamped more than this many seconds after the daemon's
+  // clock is rejected (a later bar is never out_of_order against it); 0 = off.
+  int max_future_s = 300;
+  // At shutdown, accepted bars the disk refuses (full, I/O error) are retried this long
+  // before the daemon gives up on them and exits 4 (docs/operations.md "Exit codes"). Keep it
+  // well below systemd's TimeoutStopSec (30 s in systemd/wfod.service).
+  int stop_retry_s = 5;
+  // Each stream's exact state is checkpointed to <state_dir>/checkpoints after a run at most
+  // this often (and at every clean stop), so a restart resumes from it instead of replaying
+  // the history from the anchor. 0 = only at a clean stop.
+  int checkpoint_every_s = 300;
+  CorruptLogPolicy on_corrupt_log = CorruptLogPolicy::refuse;
 };
 inline constexpr int kMaxBusyPollUs = 1'000'000;
+inline constexpr int kMaxFutureS = 31'536'000;  // a year
+inline constexpr int kMaxStopRetryS = 600;
+inline constexpr int kMaxCheckpointEveryS = 86'400;
 
 struct PublishConfig {
   std::string endpoint = "tcp://127.0.0.1:5560";
   std::string snapshot = "tcp://127.0.0.1:5561";
-  std::string http = "127.0.0.1:9100";
+  std::string http = "127.0.0.1:5562";  // PROTOCOL v1.1 (9100 is node_exporter's)
   int sndhwm = 10000;  // ZMQ_SNDHWM of the PUB: messages queued per subscriber; 0 = no limit
 };
 
@@ -64,6 +83,8 @@ struct SymbolConfig {
   std::string name;
   double bars_per_year = 252;
   std::string backfill;  // empty = none; relative paths resolve against the config's folder
+  // Health is degraded while the last bar is older than this (PROTOCOL §3); 0 = off.
+  double stale_after_s = 0;
 };
 
 struct StrategyConfig {
@@ -94,8 +115,22 @@ struct Config {
   const StrategyConfig* find_strategy(std::string_view name) const;
 };
 
+// Checks of what a file's values name, beyond their syntax, for load_config. The daemon
+// sets them for --check-config and start-up (wfod/daemon/preflight.hpp); a SIGHUP reload
+// (which applies no backfill or state_dir change) and `wfo` (which may take its bars from
+// --csv instead of the backfill) leave them off. Each hook gets the resolved value and
+// throws (any std::exception) saying what is wrong; load_config reports it as a
+// ConfigError at the key.
+struct FileChecks {
+  bool backfill_exists = false;  // every backfill is a readable regular file (before the hook)
+  std::function<void(const std::string& path)> backfill;  // [[symbol]] backfill, once it exists
+  std::function<void(const std::string& dir)> state_dir;  // [daemon] state_dir (or its default)
+};
+
 // Parses and validates. Throws ConfigError("FILE:LINE:COL: key 'x.y': message").
 Config parse_config(std::string_view toml_text, std::string_view source_name);
-Config load_config(const std::string& path);
+// Reads and parses `path`; relative paths in it (backfill, [curve] files) resolve against
+// the file's folder; then `checks` run.
+Config load_config(const std::string& path, const FileChecks& checks = {});
 
 }  // namespace wfod::config

@@ -1,6 +1,7 @@
 // Per-symbol append-only bar log, <state_dir>/bars/<escaped symbol>.wfb: every bar the
 // daemon accepted since the symbol's anchor (SPEC §1-2), its on-disk format, the fsync
-// policy of appends (PROTOCOL §4), and recovery of torn or corrupt tails at load.
+// policy of appends (PROTOCOL §4), recovery of torn tails at load, and corruption refused
+// or quarantined per [daemon] on_corrupt_log.
 #pragma once
 
 #include <array>
@@ -66,6 +67,9 @@ struct BarStoreOptions {
   FileOps* ops = nullptr;  // null: the real POSIX calls
   // Time source of batch_interval; null: std::chrono::steady_clock::now.
   std::function<std::chrono::steady_clock::time_point()> clock;
+  // A log that is corrupt, not torn (LoadReport::corrupt): refuse opens nothing and touches
+  // nothing; quarantine moves the bad part aside as for a torn tail.
+  config::CorruptLogPolicy on_corrupt = config::CorruptLogPolicy::refuse;
 };
 
 // What open() found, for the daemon to log (loudly when bytes were quarantined).
@@ -74,7 +78,11 @@ struct LoadReport {
   uint64_t bytes_quarantined = 0;
   std::string quarantine_path;  // where the bad tail went; empty when none
   std::string reason;           // why the tail was bad, e.g. "record 7 at byte 480: CRC
-                                // mismatch"; empty when the log was clean
+                                // mismatch" (record i holds bar i, from 0); empty when clean
+  // The quarantined part was corruption, not a torn tail a crash leaves (see open()): bars
+  // the daemon had accepted are gone from the history; health reports it.
+  bool corrupt = false;
+  uint64_t records_quarantined = 0;  // whole records moved aside
   bool clean() const { return bytes_quarantined == 0; }
 };
 
@@ -108,10 +116,15 @@ struct OpenedBarStore;
 class BarStore {
  public:
   // Creates <state_dir>/bars/ and the log as needed, reads the whole log, verifies header,
-  // record CRCs and strictly increasing ts, and moves everything from the first bad,
-  // truncated or non-increasing record on into <file>.quarantine.<unix_ns> (the intact
-  // prefix stays). Fails, touching nothing, on a log of another symbol, another format
-  // version or record size, or a log locked by another store.
+  // record CRCs and strictly increasing ts. A torn tail (bytes that fail their checks up to
+  // the end of the file, as a crash mid-append leaves them) is moved into
+  // <file>.quarantine.<unix_ns>, the intact prefix stays. Corruption (a bad header with
+  // records behind it, a bad record with a valid one after it, a valid record whose ts does
+  // not increase) is quarantined the same way under on_corrupt = quarantine
+  // (LoadReport::corrupt), and refused under on_corrupt = refuse. Refusals touch nothing and
+  // return code 0 (the file's content is at fault, see is_content_error): corruption, a log
+  // of another symbol, another format version or record size. Fails with errno on a log
+  // locked by another store or a system error.
   static Result<OpenedBarStore> open(const std::string& state_dir, std::string_view symbol,
                                      const BarStoreOptions& options = {});
 
@@ -161,6 +174,10 @@ class BarStore {
   explicit BarStore(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// open() refused the log for its content (corrupt, another symbol or format), not for a
+// system error: the daemon stops with exit 3 (PROTOCOL §4 on_corrupt_log).
+inline bool is_content_error(const IoError& e) { return e.code == 0; }
 
 // open()'s result: the store, positioned after the intact records, and those records.
 struct OpenedBarStore {

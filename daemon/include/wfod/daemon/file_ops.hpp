@@ -1,11 +1,14 @@
 // The seam between the daemon's stores and the POSIX calls that change files: every write,
-// sync, truncate and rename goes through FileOps so tests can inject ENOSPC, EIO, EINTR and
-// short writes. UniqueFd owns a descriptor.
+// sync, truncate, rename and mkdir goes through FileOps so tests can inject ENOSPC, EIO, EINTR,
+// short writes and unwritable directories. UniqueFd owns a descriptor. Also mkdir -p.
 #pragma once
 
 #include <sys/types.h>
 
 #include <cstddef>
+#include <string>
+
+#include "wfod/daemon/io_result.hpp"
 
 namespace wfod::daemon {
 
@@ -19,6 +22,7 @@ class FileOps {
   virtual int fsync(int fd) = 0;
   virtual int ftruncate(int fd, off_t length) = 0;
   virtual int rename(const char* from, const char* to) = 0;
+  virtual int mkdir(const char* path, mode_t mode) = 0;
 };
 
 // The real calls. Tests derive from it to fail one call and pass the others through.
@@ -29,10 +33,20 @@ class PosixFileOps : public FileOps {
   int fsync(int fd) override;
   int ftruncate(int fd, off_t length) override;
   int rename(const char* from, const char* to) override;
+  int mkdir(const char* path, mode_t mode) override;
 };
 
 // A process-wide PosixFileOps (it has no state).
 FileOps& posix_file_ops();
+
+// mkdir -p: creates `path` and its missing parents (mode 0755), each new directory made
+// durable (fsync of its parent); an existing directory is fine. Bounded: one mkdir per
+// component on the way up and one on the way down, never a retry, so any path ends in a
+// result. Errors name the directory that failed and the errno text: an empty path, a
+// component that is a file (ENOTDIR), a parent that exists but takes no new directories
+// (/proc: ENOENT), a read-only or forbidden parent, a name too long. True when it created
+// `path` itself, false when it was already a directory.
+Result<bool> make_dirs(FileOps& ops, const std::string& path);
 
 // Owns a file descriptor; closes it on destruction. Move-only.
 class UniqueFd {

@@ -4,8 +4,10 @@
 // the daemon does per bar.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -17,6 +19,7 @@
 #include "wfod/config/config.hpp"
 #include "wfod/daemon/bar_store.hpp"
 #include "wfod/daemon/io_result.hpp"
+#include "wfod/daemon/symbol_history.hpp"
 #include "wfod/feeds/bar_codec.hpp"
 #include "wfod/feeds/bar_validator.hpp"
 
@@ -31,7 +34,7 @@ inline constexpr size_t kMaxIngestBatch = 4096;
 struct IngestTarget {
   std::string name;
   BarStore* store = nullptr;
-  Series* series = nullptr;  // bars from the anchor; the accepted ones are appended
+  SymbolHistory* history = nullptr;  // the symbol's bars in memory; accepted ones are appended
 };
 
 // What became of one feed message.
@@ -58,6 +61,21 @@ struct IngestCommit {
   std::vector<size_t> recovered;
 };
 
+// What the shutdown's last writes left behind (Ingest::stop_flush).
+struct StopFlush {
+  size_t attempts = 0;  // write passes made, the first one included
+  // Per target whose log still refuses writes: (index, accepted bars only in memory).
+  std::vector<std::pair<size_t, size_t>> lost;
+  uint64_t lost_bars() const;
+};
+
+// The time source of stop_flush(): the real steady clock and sleep when left empty; tests
+// pass fakes that advance a fake clock (and may repair the fake disk) when slept on.
+struct StopClock {
+  std::function<std::chrono::steady_clock::time_point()> now;
+  std::function<void(std::chrono::steady_clock::duration)> sleep;
+};
+
 class Ingest {
  public:
   Ingest(std::vector<IngestTarget> targets, config::FsyncPolicy fsync);
@@ -77,6 +95,15 @@ class Ingest {
   // syncfs() for many logs, fdatasync per log for a few or when syncfs fails.
   Status sync_all();
   bool has_unsynced() const;
+  // At shutdown: writes every staged and pending bar and syncs them (unless fsync = none).
+  // While some log refuses (disk full, I/O error) the pass is repeated every `retry_every`
+  // until everything is written or `budget` has passed since the call; what is still
+  // unwritten then is returned for the caller to report. Bounded: at most
+  // budget / retry_every + 1 passes, whatever the disk does. Nothing is dropped here: the
+  // stores keep those bars queued.
+  StopFlush stop_flush(std::chrono::steady_clock::duration budget,
+                       std::chrono::steady_clock::duration retry_every,
+                       const StopClock& clock = {});
   // Logs holding accepted bars they could not write yet (disk full / I/O error).
   size_t unhealthy() const { return failing_.size(); }
   uint64_t syncfs_calls() const { return syncfs_calls_; }

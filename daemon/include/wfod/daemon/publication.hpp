@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "wfod/backend.hpp"
@@ -57,6 +58,11 @@ struct PublicationInput {
 // The PROTOCOL §2 payload object, keys in the documented order.
 Json publication_json(const PublicationInput& in);
 
+// window.last_ts of a published payload; nullopt when it has none (not JSON, no window).
+// A restart reads it back from the saved live state: the newest data a trading system has
+// parameters for, which no later publication may go behind (docs/operations.md).
+std::optional<int64_t> payload_window_last_ts(std::string_view payload);
+
 // SPEC §8 online: metrics of the previous winner over bars [first, end) of the history,
 // with its positions `winner` (p_t for t < end). At bar `first` the exit segment is held
 // at the position of the winner before it (`before`; empty = flat), exactly as a
@@ -64,5 +70,10 @@ Json publication_json(const PublicationInput& in);
 Metrics live_oos_metrics(const HistoryView& h, Fill fill, double cost_per_unit,
                          double bars_per_year, std::span<const int8_t> winner,
                          std::span<const int8_t> before, size_t first, size_t end);
+// The same from the tail of the history only (a daemon that keeps no bars from the anchor):
+// `tail` holds bars [first - 1, end), `winner` p_t for t in [first - 2, end - 1) (0 for
+// t < 0), `before2` the previous winner's p_{first-2}. Equal to the call above.
+Metrics live_oos_metrics_tail(const HistoryView& tail, Fill fill, double cost_per_unit,
+                              double bars_per_year, std::span<const int8_t> winner, int8_t before2);
 
 }  // namespace wfod::daemon

@@ -32,6 +32,11 @@ class StreamScheduler {
   uint64_t coalesced() const { return coalesced_; }
   uint64_t started() const { return started_; }
   size_t min_bars() const { return min_bars_; }
+  // Accepted bars since the last due run (or since resume's publication).
+  size_t bars_since_run() const { return since_last_; }
+  // Once a run was due: accepted bars until the next one is (0: due now). Before the first
+  // run the history size decides instead (min_bars).
+  size_t bars_until_due() const { return since_last_ >= every_ ? 0 : every_ - since_last_; }
 
  private:
   bool start();

@@ -28,6 +28,10 @@ struct SelectionOutcome {
 SelectionOutcome selection_step(Backend& backend, const SweepRequest& request,
                                 const SweepResult& result, std::optional<uint64_t> current,
                                 const selection::SelectionSpec& spec);
+// The same on any window source (a bounded stream's own window: StreamSlot::window_source).
+SelectionOutcome selection_step(selection::WindowSource& window, const SweepResult& result,
+                                std::optional<uint64_t> current,
+                                const selection::SelectionSpec& spec);
 
 // The publication's "selection" object (PROTOCOL §2 extension, additive).
 Json selection_publication_json(const selection::SelectionReport&, const selection::SelectionSpec&,

@@ -13,10 +13,16 @@
 #include <string_view>
 #include <utility>
 
+#include "wfod/feeds/bar_validator.hpp"
+
 namespace wfod::daemon {
 
 // Longest frame and most frames a request may have; anything larger is an error reply.
 inline constexpr size_t kMaxSnapshotFrameBytes = 256;
+// ZMQ_MAXMSGSIZE of the snapshot socket: frames up to this size are received and answered
+// with a "frame too large" error. libzmq closes the connection of a peer that sends a larger
+// frame, before the daemon sees any of it, so no reply can go back (docs/protocol.md §3).
+inline constexpr int64_t kMaxSnapshotReceiveBytes = int64_t{16} << 20;
 inline constexpr size_t kMaxSnapshotFrames = 3;
 
 struct LastPublication {
@@ -28,17 +34,32 @@ using PublicationMap = std::map<PublicationKey, LastPublication, std::less<>>;
 
 struct SymbolHealth {
   uint64_t bars = 0;
-  std::optional<int64_t> last_ts;  // ns; null before the first bar
+  std::optional<int64_t> last_ts;        // ns; null before the first bar
+  std::optional<double> last_bar_age_s;  // now - last_ts on the daemon's clock; null: no bar
+  uint64_t quarantined_bars = 0;         // of a corrupt bar log moved aside at start
+  bool stale = false;                    // no bar for longer than [[symbol]] stale_after_s
+  // PROTOCOL §3: each makes the daemon degraded (until a restart, for the quarantine).
+  bool degraded() const { return stale || quarantined_bars > 0; }
 };
+
+// A symbol's health at `now_ns` (system clock, ns since the epoch). Stale when
+// stale_after_s > 0 and the last bar is older than that; a symbol that never had a bar is
+// stale once the daemon has run that long without one.
+SymbolHealth symbol_health(uint64_t bars, std::optional<int64_t> last_ts, uint64_t quarantined_bars,
+                           double stale_after_s, int64_t now_ns, double uptime_s);
 
 // What `["health"]` reports.
 struct HealthInput {
-  bool degraded = false;  // a bar store holds bars it could not write yet
+  bool degraded = false;  // storage failing, or a symbol degraded (SymbolHealth::degraded)
   std::string backend;
   double uptime_s = 0;
   std::map<std::string, SymbolHealth> symbols;
   std::map<std::string, uint64_t> rejects;  // by PROTOCOL reason name
+  // Bars missing by the publishers' seq numbers: the sum of (jump - 1) over forward jumps
+  // (health `gaps`, wfod_feed_missing_bars_total). A backwards seq (a publisher restarted
+  // its counter) misses nothing it can tell and counts 0 here.
   uint64_t gaps = 0;
+  uint64_t gap_events = 0;  // seq jumps, forward or backwards (wfod_feed_gaps_total)
   uint64_t coalesced = 0;
   // Additive (docs/protocol.md "health"): the state directory, dropped sends, backend changes.
   struct Storage {
@@ -58,9 +79,19 @@ struct HealthInput {
 
 nlohmann::ordered_json health_json(const HealthInput& in);
 
+// The feed counters of `in` from the validator's: rejects by reason name (every reason, 0
+// included), gaps (missing bars) and gap_events.
+void set_feed_counters(HealthInput& in, const feeds::FeedStats& stats);
+// Whether (symbol, strategy) is a stream of the running configuration; an empty filter
+// counts every stream as configured.
+using StreamFilter = std::function<bool(const PublicationKey& key)>;
+
 // Reply to one request: ["get", SYMBOL, STRATEGY], ["list"], ["health"]; anything else is
-// {"error": "..."}. `health` is only built when asked for.
+// {"error": "..."}. A get of a stream `configured` does not know is {"error": "unknown
+// stream SYMBOL.STRATEGY"}; of a configured one not yet published, {"error": "no
+// publication yet"}. `health` is only built when asked for.
 std::string snapshot_reply(std::span<const std::string> frames, const PublicationMap& last,
+                           const StreamFilter& configured,
                            const std::function<HealthInput()>& health);
 
 }  // namespace wfod::daemon

@@ -25,14 +25,15 @@ enum class RejectReason {
   duplicate,       // ts equal to the symbol's last accepted ts
   out_of_order,    // ts older than the symbol's last accepted ts
   unknown_symbol,  // a well-formed topic whose symbol is not configured
+  future,          // ts more than [daemon] max_future_s ahead of the daemon's clock (v1.1)
 };
-inline constexpr size_t kRejectReasonCount = 8;
+inline constexpr size_t kRejectReasonCount = 9;
 inline constexpr std::array<RejectReason, kRejectReasonCount> kAllRejectReasons = {
-    RejectReason::frames,       RejectReason::size,          RejectReason::parse,
-    RejectReason::field,        RejectReason::value,         RejectReason::duplicate,
-    RejectReason::out_of_order, RejectReason::unknown_symbol};
+    RejectReason::frames,       RejectReason::size,           RejectReason::parse,
+    RejectReason::field,        RejectReason::value,          RejectReason::duplicate,
+    RejectReason::out_of_order, RejectReason::unknown_symbol, RejectReason::future};
 
-// The PROTOCOL name: "frames", "size", ... "unknown_symbol".
+// The PROTOCOL name: "frames", "size", ... "unknown_symbol", "future".
 std::string_view to_string(RejectReason reason);
 
 struct Reject {

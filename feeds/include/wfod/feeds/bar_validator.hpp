@@ -1,5 +1,6 @@
-// Per-symbol bar validation (SPEC §1) after decoding: values, strictly increasing ts,
-// publisher seq gaps, and the feed counters the daemon reports. Also the rate limiter that
+// Per-symbol bar validation (SPEC §1) after decoding: values, bars stamped in the future
+// (PROTOCOL §1), strictly increasing ts, publisher seq gaps, and the feed counters the
+// daemon reports. Also the rate limiter that
 // keeps reject logging bounded under a flood of bad input.
 #pragma once
 
@@ -71,8 +72,9 @@ class BarValidator {
   bool seed(std::string_view symbol, int64_t last_ts_ns, uint64_t last_seq);
 
   // Checks one decoded bar and, when it is accepted, makes it the symbol's last bar.
-  // Order: unknown_symbol, value, then duplicate / out_of_order against the last accepted
-  // ts; an accepted bar may carry a seq gap. A rejected bar changes nothing but its count.
+  // Order: unknown_symbol, value, future (set_max_future), then duplicate / out_of_order
+  // against the last accepted ts; an accepted bar may carry a seq gap. A rejected bar
+  // changes nothing but its count: a later bar is never compared with it.
   Verdict validate(std::string_view symbol, const Bar& bar);
 
   // The hot path of the daemon's feed loop: the symbol's position in the constructor's list
@@ -84,6 +86,16 @@ class BarValidator {
 
   // Counts a reject found before validation (frames, size, parse, field from the codec).
   void count(RejectReason reason) { ++stats_.rejects[static_cast<size_t>(reason)]; }
+
+  // Wall-clock time, ns since the Unix epoch.
+  using WallClock = std::function<int64_t()>;
+  static int64_t system_now_ns();  // std::chrono::system_clock (realtime)
+  // PROTOCOL §1 `future`: a bar stamped more than `max_ahead` after now() when it is
+  // validated is rejected. Zero (the default) turns the check off. One bad publisher clock
+  // must not lock a symbol: without it, a bar from year 2255 would be accepted and every
+  // real bar after it rejected as out_of_order. Tests pass a fake clock.
+  void set_max_future(std::chrono::nanoseconds max_ahead, WallClock now = system_now_ns);
+  std::chrono::nanoseconds max_future() const { return std::chrono::nanoseconds(max_future_ns_); }
 
   const FeedStats& stats() const { return stats_; }
 
@@ -97,6 +109,8 @@ class BarValidator {
   };
 
   FeedStats stats_;
+  int64_t max_future_ns_ = 0;  // 0: no future check
+  WallClock now_;
   std::unordered_map<std::string, size_t, Hash, std::equal_to<>> index_;
   std::vector<SymbolStats*> by_index_;  // into stats_.symbols (map nodes do not move)
 };

@@ -29,13 +29,21 @@ WFOD_HD inline double objective_of(const Metrics& m, Objective o) {
   return 0;
 }
 
-// The constraints with `min_exposure` absent when !has_min_exposure. NaN fails a bound.
+// The constraints a combo fails, as kFails* bits, with `min_exposure` absent when
+// !has_min_exposure. NaN fails a bound.
+inline constexpr unsigned kFailsMinTrades = 1, kFailsMaxDrawdown = 2, kFailsMinExposure = 4;
+WFOD_HD inline unsigned failed_limits(const Metrics& m, int64_t min_trades, double max_drawdown,
+                                      bool has_min_exposure, double min_exposure) {
+  unsigned failed = 0;
+  if (m.trades < min_trades) failed |= kFailsMinTrades;
+  if (!(m.max_drawdown <= max_drawdown)) failed |= kFailsMaxDrawdown;
+  if (has_min_exposure && !(m.exposure >= min_exposure)) failed |= kFailsMinExposure;
+  return failed;
+}
+
 WFOD_HD inline bool within_limits(const Metrics& m, int64_t min_trades, double max_drawdown,
                                   bool has_min_exposure, double min_exposure) {
-  if (m.trades < min_trades) return false;
-  if (!(m.max_drawdown <= max_drawdown)) return false;
-  if (has_min_exposure && !(m.exposure >= min_exposure)) return false;
-  return true;
+  return failed_limits(m, min_trades, max_drawdown, has_min_exposure, min_exposure) == 0;
 }
 
 WFOD_HD inline bool ranks_before(double obj_a, uint64_t id_a, double obj_b, uint64_t id_b) {

@@ -13,6 +13,7 @@ namespace wfod::selection {
 // Throws std::invalid_argument unless `cuts` strictly increase inside (first, end) of the
 // request's window (check_window is the caller's).
 void check_cuts(const SweepRequest&, std::span<const size_t> cuts);
+void check_cuts(const WindowSpec&, std::span<const size_t> cuts);
 
 // S equal blocks of floor(W / S) bars ending at the window's end. The oldest W mod S bars,
 // when there are any, form a leading remainder block that CSCV ignores: its blocks stay

@@ -16,6 +16,7 @@
 #include "wfod/selection/plateau.hpp"
 #include "wfod/selection/robust_scores.hpp"
 #include "wfod/selection/selection_spec.hpp"
+#include "wfod/selection/window_source.hpp"
 
 namespace wfod::selection {
 
@@ -31,17 +32,19 @@ struct GridScores {
 };
 
 // One block_summaries() call with `layout`'s cuts (none: one block); combos whose equity
-// reaches zero are re-evaluated through backend.evaluate (spec-notes 5).
+// reaches zero are re-evaluated through evaluate (spec-notes 5).
+GridScores score_grid(WindowSource&, const BlockLayout& layout);
 GridScores score_grid(Backend&, const SweepRequest&, const BlockLayout& layout);
 // score_grid's second half: the scores from g.blocks (block_summaries with g.layout's cuts).
-void score_blocks(Backend&, const SweepRequest&, GridScores& g);
-// The same scores through Backend::evaluate in chunks of ids (no block summaries kept).
+void score_blocks(WindowSource&, GridScores& g);
+// The same scores through evaluate in chunks of ids (no block summaries kept).
+GridScores score_grid_by_evaluate(WindowSource&);
 GridScores score_grid_by_evaluate(Backend&, const SweepRequest&);
 
 // Strategy returns s_t of one combo over the request's window.
 std::vector<double> window_returns(Backend&, const SweepRequest&, const Combo&);
 
-// Wall time of one select() call, in seconds: the whole call, the Backend::robust_scores
+// Wall time of one select() call, in seconds: the whole call, the robust_scores
 // part (block Summaries, window scores, CSCV, plateau: the grid-sized work) and, where the
 // backend measures them, its parts. The rest is DSR's winner returns and the published
 // combo's metrics.
@@ -68,8 +71,13 @@ struct SelectionReport {
   SelectionTiming timing;
 };
 
-// `current`: the combo published before (by id in this grid), if any.
-SelectionReport select(Backend&, const SweepRequest&, const SweepResult&,
+// `current`: the combo published before (by id in this grid), if any. `result`: the sweep
+// (or stream advance) of the same window. On a stream's window, StreamWindow(stream, spec)
+// answers from the stream's bounded state: the same report to the bit as BackendWindow on
+// the history from the anchor, given the same `result`.
+SelectionReport select(WindowSource&, const SweepResult& result, std::optional<uint64_t> current,
+                       const SelectionSpec&);
+SelectionReport select(Backend&, const SweepRequest&, const SweepResult& result,
                        std::optional<uint64_t> current, const SelectionSpec&);
 
 }  // namespace wfod::selection

@@ -1,0 +1,288 @@
+// CPU stream checkpoints (Stream::checkpoint, Backend::restore_stream): everything a stream
+// holds that its spec does not determine, written exactly, so that a restored stream's every
+// later advance and query is bit-identical to the uninterrupted stream's. Layout (host byte
+// order, recorded; docs/engine.md "Checkpoints"):
+//   "WFODSTRM", u32 version, u32 byte-order mark, string backend ("cpu"),
+//   u64 spec fingerprint, string spec text (what the fingerprint hashes),
+//   u64 bars, i64 last ts, u64 window, chunk, ring, sub-chunks, combo slots, rows, look-back,
+//   u64 schedule split, cached head,
+//   bar tail (StreamBars::save), indicator rows (RollingIndicators::save),
+//   per combo slot: state, tail, back, ring (Summaries, start states), head cache,
+//   u64 checksum of all the bytes before it (blob_checksum).
+// Restore builds the stream from the spec, then reads the blob over it, checking every size
+// against the spec and every value that could steer a later read.
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <iterator>
+#include <string>
+
+#include "cpu/cpu_stream.hpp"
+#include "cpu/cpu_stream_impl.hpp"
+#include "src/blob_io.hpp"
+
+namespace wfod::cpu {
+namespace {
+
+constexpr char kMagic[8] = {'W', 'F', 'O', 'D', 'S', 'T', 'R', 'M'};
+constexpr uint32_t kVersion = 1;
+constexpr uint32_t kByteOrder = 0x01020304;
+constexpr size_t kMaxText = size_t{1} << 24;      // the spec text of any grid that fits in memory
+constexpr uint64_t kMaxBars = uint64_t{1} << 48;  // far beyond any history, far from overflow
+
+// Doubles by their bits: the text is exact and compares as a string.
+void append_bits(std::string& out, double v) {
+  uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%016" PRIx64, b);
+  out += buf;
+}
+
+template <typename T, typename F>
+void append_list(std::string& out, const char* name, const std::vector<T>& v, F each) {
+  out += name;
+  out += '=';
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) out += ',';
+    each(v[i]);
+  }
+  out += ';';
+}
+
+uint64_t fnv1a(const std::string& s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+// What a stream's state depends on: the grid, fill, costs, window and chunk. Not the rank
+// spec, warmup, bars_per_year, precision or threads: a stream restored under other values
+// of those computes with them from its next advance on, as a reopened stream would.
+std::string spec_text(const StreamSpec& spec, size_t chunk) {
+  const Grid& g = spec.strategy.grid;
+  std::string t = "family=" + std::string(to_string(g.family)) + ";";
+  auto ints = [&t](int v) { t += std::to_string(v); };
+  auto reals = [&t](double v) { append_bits(t, v); };
+  auto named = [&t](auto v) { t += to_string(v); };
+  append_list(t, "fast", g.fast, ints);
+  append_list(t, "slow", g.slow, ints);
+  append_list(t, "ma", g.ma, named);
+  append_list(t, "side", g.side, named);
+  append_list(t, "entry", g.entry, named);
+  append_list(t, "n", g.n, ints);
+  append_list(t, "source", g.source, named);
+  append_list(t, "vol_short", g.vol_short, ints);
+  append_list(t, "vol_long", g.vol_long, ints);
+  append_list(t, "vol_threshold", g.vol_threshold, reals);
+  t += "fill=" + std::string(to_string(spec.strategy.fill)) + ";cost=";
+  append_bits(t, spec.strategy.costs.per_unit());
+  t += ";window=" + std::to_string(spec.window) + ";chunk=" + std::to_string(chunk);
+  return t;
+}
+
+// Summaries as fixed records (no padding bytes, booleans and positions checked on load).
+constexpr size_t kSummaryBytes = 6 * 8 + 11 * 8 + 4;
+
+void put_summary(uint8_t* out, const Summary& s) {
+  size_t o = 0;
+  auto put = [&](const auto& v) {
+    std::memcpy(out + o, &v, sizeof v);
+    o += sizeof v;
+  };
+  put(s.bars);
+  put(s.closed_trades);
+  put(s.closed_wins);
+  put(s.long_bars);
+  put(s.short_bars);
+  put(s.changes);
+  for (double v : {s.sum, s.sum_sq, s.down_sq, s.growth, s.peak, s.trough, s.drawdown, s.head_ret,
+                   s.tail_ret, s.closed_win_sum, s.closed_loss_sum})
+    put(v);
+  put(static_cast<uint8_t>(s.nonpositive));
+  put(static_cast<uint8_t>(s.single_run));
+  put(s.head_pos);
+  put(s.tail_pos);
+}
+
+bool is_position(int8_t p) { return p >= -1 && p <= 1; }
+
+Summary get_summary(const uint8_t* in, const detail::BlobReader& r) {
+  Summary s;
+  size_t o = 0;
+  auto get = [&](auto& v) {
+    std::memcpy(&v, in + o, sizeof v);
+    o += sizeof v;
+  };
+  get(s.bars);
+  get(s.closed_trades);
+  get(s.closed_wins);
+  get(s.long_bars);
+  get(s.short_bars);
+  get(s.changes);
+  for (double* v : {&s.sum, &s.sum_sq, &s.down_sq, &s.growth, &s.peak, &s.trough, &s.drawdown,
+                    &s.head_ret, &s.tail_ret, &s.closed_win_sum, &s.closed_loss_sum})
+    get(*v);
+  uint8_t nonpositive, single_run;
+  get(nonpositive);
+  get(single_run);
+  get(s.head_pos);
+  get(s.tail_pos);
+  // Counts are bar counts: bounded like the stream's bars, so joins cannot overflow.
+  bool counts_ok = true;
+  for (int64_t v : {s.bars, s.closed_trades, s.closed_wins, s.long_bars, s.short_bars, s.changes})
+    counts_ok = counts_ok && v >= 0 && static_cast<uint64_t>(v) <= kMaxBars;
+  if (nonpositive > 1 || single_run > 1 || !is_position(s.head_pos) || !is_position(s.tail_pos) ||
+      !counts_ok)
+    r.fail("a chunk summary holds impossible counts, flags or positions");
+  s.nonpositive = nonpositive == 1;
+  s.single_run = single_run == 1;
+  return s;
+}
+
+void put_summaries(detail::BlobWriter& w, const std::vector<Summary>& v) {
+  std::vector<uint8_t> buf(v.size() * kSummaryBytes);
+  for (size_t i = 0; i < v.size(); ++i) put_summary(buf.data() + i * kSummaryBytes, v[i]);
+  w.put_array(std::span<const uint8_t>(buf));
+}
+
+void get_summaries(detail::BlobReader& r, std::vector<Summary>& v, const char* what) {
+  const std::span<const uint8_t> in = r.get_bytes(v.size() * kSummaryBytes, what);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = get_summary(in.data() + i * kSummaryBytes, r);
+}
+
+void put_states(detail::BlobWriter& w, const std::vector<LaneState>& v) {
+  std::vector<int8_t> buf(2 * v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    buf[2 * i] = v[i].p2;
+    buf[2 * i + 1] = v[i].p1;
+  }
+  w.put_array(std::span<const int8_t>(buf));
+}
+
+void get_states(detail::BlobReader& r, std::vector<LaneState>& v, const char* what) {
+  const std::span<const uint8_t> in = r.get_bytes(2 * v.size(), what);
+  for (size_t i = 0; i < v.size(); ++i) {
+    const auto p2 = static_cast<int8_t>(in[2 * i]), p1 = static_cast<int8_t>(in[2 * i + 1]);
+    if (!is_position(p2) || !is_position(p1))
+      r.fail(std::string(what) + " holds a position outside {-1, 0, 1}");
+    v[i] = {p2, p1};
+  }
+}
+
+}  // namespace
+
+std::vector<uint8_t> CpuStream::checkpoint() const {
+  detail::BlobWriter w;
+  const size_t slots = combos();
+  w.reserve(256 + (bars_.end() - bars_.kept_from()) * 56 +
+            (rows_.bars() - rows_kept_from() + 64) * rows_.row_count() * 8 +
+            slots * ((ring_ + subs_ + 2) * (kSummaryBytes + 2) + 2));
+  w.put_array(std::span<const char>(kMagic, sizeof kMagic));
+  w.put(kVersion);
+  w.put(kByteOrder);
+  w.put_string("cpu");
+  const std::string text = spec_text(spec_, chunk_);
+  w.put(fnv1a(text));
+  w.put_string(text);
+  w.put(static_cast<uint64_t>(bars_.end()));
+  w.put(bars_.last_ts());
+  for (size_t v : {spec_.window, chunk_, ring_, subs_, slots, rows_.row_count(), rows_.lookback()})
+    w.put(static_cast<uint64_t>(v));
+  w.put(static_cast<uint64_t>(schedule_.split()));
+  w.put(static_cast<uint64_t>(schedule_.cached_head()));
+  bars_.save(w);
+  rows_.save(w, rows_kept_from());
+  put_states(w, state_);
+  put_summaries(w, tail_);
+  put_summaries(w, back_);
+  put_summaries(w, chunk_sum_);
+  put_states(w, chunk_start_);
+  put_summaries(w, head_suffix_);
+  put_states(w, head_start_);
+  w.put(detail::blob_checksum(w.bytes()));
+  return std::move(w.bytes());
+}
+
+void CpuStream::load(std::span<const uint8_t> blob) {
+  detail::BlobReader r(blob);
+  if (blob.size() < sizeof kMagic || std::memcmp(blob.data(), kMagic, sizeof kMagic) != 0)
+    r.fail("not a stream checkpoint (no WFODSTRM magic)");
+  r.get_bytes(sizeof kMagic, "magic");
+  const uint32_t version = r.get<uint32_t>("format version");
+  if (version != kVersion)
+    r.fail("format version " + std::to_string(version) + ", this build reads version " +
+           std::to_string(kVersion));
+  if (r.get<uint32_t>("byte order") != kByteOrder)
+    r.fail("written on a machine of another byte order");
+  const std::string backend = r.get_string(64, "backend name");
+  if (backend != "cpu") r.fail("written by the " + backend + " backend's stream, not cpu's");
+  if (blob.size() < r.offset() + 8) r.fail("truncated before its checksum");
+  const size_t body = blob.size() - 8;
+  uint64_t sealed;
+  std::memcpy(&sealed, blob.data() + body, sizeof sealed);
+  if (sealed != detail::blob_checksum(blob.first(body)))
+    r.fail("checksum mismatch: the blob is corrupted or truncated");
+  const std::string text = spec_text(spec_, chunk_);
+  const uint64_t fingerprint = r.get<uint64_t>("spec fingerprint");
+  const std::string theirs = r.get_string(kMaxText, "spec text");
+  if (fingerprint != fnv1a(text) || theirs != text)
+    r.fail("written for another stream spec (grid, fill, costs, window or chunk): it has '" +
+           theirs + "', this stream's is '" + text + "'");
+  const uint64_t bars = r.get<uint64_t>("bar count");
+  const int64_t last_ts = r.get<int64_t>("last ts");
+  const size_t want[] = {spec_.window,      chunk_,          ring_, subs_, combos(),
+                         rows_.row_count(), rows_.lookback()};
+  const char* names[] = {"window",      "chunk", "ring",     "sub-chunks",
+                         "combo slots", "rows",  "look-back"};
+  for (size_t i = 0; i < std::size(want); ++i) {
+    const uint64_t v = r.get<uint64_t>(names[i]);
+    if (v != want[i])
+      r.fail(std::string(names[i]) + " is " + std::to_string(v) + ", this spec makes it " +
+             std::to_string(want[i]));
+  }
+  if (bars > kMaxBars) r.fail("bar count " + std::to_string(bars) + " is absurd");
+  const uint64_t split = r.get<uint64_t>("schedule split");
+  const uint64_t cached_head = r.get<uint64_t>("schedule head");
+  const size_t tail_chunk = static_cast<size_t>(bars) / chunk_;
+  if (split > tail_chunk ||
+      (cached_head != detail::WindowSchedule::kNoHead && cached_head > tail_chunk))
+    r.fail("window schedule (split " + std::to_string(split) + ", head " +
+           std::to_string(cached_head) + ") is past the newest chunk " +
+           std::to_string(tail_chunk));
+  schedule_.restore(static_cast<size_t>(split), static_cast<size_t>(cached_head));
+
+  // The kept ranges are functions of the bar count: the bars a stream of that many bars holds.
+  rolled_ = std::max<size_t>(static_cast<size_t>(bars), 1);
+  bars_.load(r, static_cast<size_t>(bars), bars_kept_from(static_cast<size_t>(bars)));
+  if (bars_.last_ts() != last_ts) r.fail("the last kept bar's ts is not the header's last ts");
+  rows_.load(r, static_cast<size_t>(bars), rows_kept_from());
+  refresh_inputs();
+  get_states(r, state_, "combo states");
+  get_summaries(r, tail_, "tail summaries");
+  get_summaries(r, back_, "back summaries");
+  get_summaries(r, chunk_sum_, "chunk summaries");
+  get_states(r, chunk_start_, "chunk start states");
+  get_summaries(r, head_suffix_, "head suffix summaries");
+  get_states(r, head_start_, "head start states");
+  if (r.left() != 8)
+    r.fail(std::to_string(r.left() - 8) + " bytes left over after the last section");
+}
+
+std::unique_ptr<CpuStream> CpuStream::restore(const StreamSpec& spec,
+                                              std::span<const uint8_t> blob) {
+  const auto start = std::chrono::steady_clock::now();
+  auto stream = std::make_unique<CpuStream>(spec, HistoryView{});
+  stream->load(blob);
+  stream->open_seconds_ =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return stream;
+}
+
+std::unique_ptr<Stream> restore_cpu_stream(const StreamSpec& spec, std::span<const uint8_t> blob) {
+  return CpuStream::restore(spec, blob);
+}
+
+}  // namespace wfod::cpu

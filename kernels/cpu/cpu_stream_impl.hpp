@@ -1,0 +1,106 @@
+// The CPU backend's incremental stream: what it keeps per combo and per bar (cpu_stream.cpp
+// says how a run uses it). Split over cpu_stream.cpp (advancing and optimising),
+// cpu_stream_queries.cpp (positions, returns, trackers and the window's metrics and block
+// summaries, all from the stored states) and cpu_stream_checkpoint.cpp (checkpoints).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "cpu/lane_kernel.hpp"
+#include "cpu/lane_setup.hpp"
+#include "cpu/rolling_indicators.hpp"
+#include "cpu/stream_bars.hpp"
+#include "src/window_schedule.hpp"
+#include "wfod/backend.hpp"
+#include "wfod/position_tracker.hpp"
+
+namespace wfod::cpu {
+
+class CpuStream final : public Stream {
+ public:
+  CpuStream(const StreamSpec& spec, const HistoryView& history);
+
+  SweepResult advance(std::span<const Bar> bars) override;
+  StreamStats stats() const override;
+  size_t horizon() const override;
+  bool bounded() const override { return true; }
+
+  // Bar queries (cpu_stream_queries.cpp).
+  std::vector<int8_t> positions(const Combo& combo, size_t first, size_t end) const override;
+  std::vector<double> returns(const Combo& combo, size_t first, size_t end) const override;
+  PositionTracker tracker(const Combo& combo, size_t keep) const override;
+  std::vector<Metrics> evaluate(std::span<const uint64_t> ids) const override;
+  std::vector<Summary> block_summaries(std::span<const size_t> cuts) const override;
+
+  // Checkpoints (cpu_stream_checkpoint.cpp).
+  std::vector<uint8_t> checkpoint() const override;
+  static std::unique_ptr<CpuStream> restore(const StreamSpec& spec, std::span<const uint8_t> blob);
+
+ private:
+  size_t slot(size_t combo, size_t chunk) const { return combo * ring_ + chunk % ring_; }
+  size_t combos() const { return state_.size(); }
+  int kind_of_combo(size_t c) const { return groups_[c / kLanes].kind; }
+
+  void make_groups();
+  void refresh_inputs();
+  void extend();
+  void roll_group(const BarTables& tables, size_t g, size_t end);
+  void flip(size_t from, size_t to);
+  void cache_head(const BarTables& tables, size_t head);
+  SweepResult optimise();
+
+  // The stream's index of `combo` (group * kLanes + lane); std::invalid_argument unless it is
+  // a valid point of the grid.
+  size_t combo_index(const Combo& combo) const;
+  // std::invalid_argument unless oldest <= first <= end <= bars.
+  void check_range(size_t first, size_t end, size_t oldest) const;
+  // The window ending at the newest bar, checked as a sweep checks its request (SPEC §3).
+  WindowSpec current_window() const;
+  // The first bar whose indicator values, and whose bars, are kept (what extend() releases
+  // before): functions of the bar count alone, so a checkpoint can be checked against them.
+  size_t rows_kept_from() const;
+  size_t bars_kept_from(size_t bars) const;
+  void load(std::span<const uint8_t> blob);
+
+  // p_t of combo `c` for t in [s - 2, end), from the stored state entering s, the first bar
+  // of the ring chunk holding `first` (first >= horizon()): returns s and those positions
+  // (index i is p_{s-2+i}).
+  std::pair<size_t, std::vector<int8_t>> replay(size_t c, size_t first, size_t end) const;
+  // Metrics of combo `c` over [first, end) with the literal drawdown (SPEC §6), from
+  // replayed positions: for windows whose equity reaches zero.
+  Metrics sequential(size_t c, size_t first, size_t end) const;
+
+  StreamSpec spec_;
+  StreamBars bars_;  // from min(horizon() - 1, newest - the indicators' look-back) on
+  RollingIndicators rows_;
+  std::vector<Group> groups_;
+  std::vector<uint32_t> index_of_;  // combo id -> group * kLanes + lane (valid combos)
+  std::vector<LaneInput> inputs_;
+  uint64_t inputs_version_ = 0;
+  uint64_t evaluated_ = 0, skipped_ = 0;
+  size_t chunk_ = 0, ring_ = 0;
+  size_t sub_ = 1, subs_ = 1;                 // sub-chunk bars, sub-chunks per chunk
+  detail::WindowSchedule schedule_{1, 1, 1};  // set in the constructor
+  size_t slice_ = 0;                          // most bars extended at once
+  int threads_ = 1;
+  size_t rolled_ = 1;  // every combo's state is the one entering this bar (bar 0 is flat)
+  // Per combo (group * kLanes + lane):
+  std::vector<LaneState> state_;  // entering bar rolled_
+  std::vector<Summary> tail_;     // bars [max(1, floor(rolled_/C) C), rolled_)
+  std::vector<Summary> back_;     // chunks [split, floor(rolled_/C)) (split: schedule_)
+  // Per combo and ring slot (chunk j at slot j mod ring_): the chunk's Summary (raw, or the
+  // suffix combine up to the schedule's split below it) and the state entering its first bar.
+  std::vector<Summary> chunk_sum_;
+  std::vector<LaneState> chunk_start_;
+  // Per combo and sub-chunk of the schedule's head chunk: the state entering the sub-chunk and
+  // the suffix combine from it to the chunk's end.
+  std::vector<Summary> head_suffix_;
+  std::vector<LaneState> head_start_;
+  double open_seconds_ = 0;
+};
+
+}  // namespace wfod::cpu

@@ -1,0 +1,23 @@
+// How a stream hands one combo's state to a PositionTracker (Stream::tracker): the tracker
+// then continues bar by bar from the stream's newest bar without the history before it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cpu/rolling_indicators.hpp"
+#include "cpu/stream_bars.hpp"
+#include "wfod/position_tracker.hpp"
+
+namespace wfod::cpu {
+
+struct TrackerSeed {
+  // A tracker of `combo` at bar rows.bars() == bars.end(): its indicator states and their
+  // values at the newest bar copied from the stream's `rows`, its input bars (the indicators'
+  // look-back) from `bars`, and p_t for t in [first, bars.end()) in `positions`.
+  static PositionTracker make(const StrategySpec& spec, const Combo& combo,
+                              const RollingIndicators& rows, const StreamBars& bars, size_t first,
+                              std::vector<int8_t> positions, size_t keep);
+};
+
+}  // namespace wfod::cpu

@@ -1,0 +1,38 @@
+// The defaults for what only some streams do (bar and window queries from their own state,
+// trackers, checkpoints): std::invalid_argument saying so, which callers answer by going
+// through the backend and the history instead (or by replaying, for a checkpoint).
+#include <stdexcept>
+#include <string>
+
+#include "wfod/backend.hpp"
+#include "wfod/position_tracker.hpp"
+
+namespace wfod {
+namespace {
+
+[[noreturn]] void unsupported(const char* what) {
+  throw std::invalid_argument(std::string(what) + " is not supported by this stream");
+}
+
+}  // namespace
+
+std::vector<int8_t> Stream::positions(const Combo&, size_t, size_t) const {
+  unsupported("positions()");
+}
+std::vector<double> Stream::returns(const Combo&, size_t, size_t) const {
+  unsupported("returns()");
+}
+PositionTracker Stream::tracker(const Combo&, size_t) const { unsupported("tracker()"); }
+std::vector<Metrics> Stream::evaluate(std::span<const uint64_t>) const {
+  unsupported("evaluate()");
+}
+std::vector<Summary> Stream::block_summaries(std::span<const size_t>) const {
+  unsupported("block_summaries()");
+}
+std::vector<uint8_t> Stream::checkpoint() const { unsupported("checkpoint()"); }
+
+std::unique_ptr<Stream> Backend::restore_stream(const StreamSpec&, std::span<const uint8_t>) {
+  throw std::invalid_argument("the " + std::string(name()) + " backend restores no streams");
+}
+
+}  // namespace wfod

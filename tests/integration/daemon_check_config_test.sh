@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# `wfod --check-config` checks what can be checked without starting (PROTOCOL §4): endpoint
+# syntax and port ranges, the http address, backfill files that exist and parse, a state_dir
+# that can be created; each error names file, line, column and key (exit 2), and
+# `wfod --config` refuses the same files with exit 2 instead of running (a port of 99999 used
+# to bind 34463). The shipped example passes. Exit 0 pass, 1 fail, 77 skipped.
+#
+# usage: daemon_check_config_test.sh WFOD WFO_REPLAY WFO_SUB
+set -u
+WFOD=${1:-}
+REPLAY=${2:-}
+SUB=${3:-}
+# shellcheck source=tests/integration/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+skip_unless_exec daemon_check_config "$WFOD" "$SUB"
+: "$REPLAY"  # not needed here; the argument list is the other tests'
+EXAMPLE="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../config" && pwd)/wfod.example.toml"
+
+"$WFOD" --check-config "$EXAMPLE" >"$TMP/example.out" 2>&1 ||
+  fail "the shipped example fails check-config: $(cat "$TMP/example.out")"
+echo "shipped example: $(head -n 1 "$TMP/example.out")"
+
+new_endpoints
+mkdir -p "$TMP/conf/history"
+printf 'timestamp,open,high,low,close,volume\n2024-01-02,10,11,9,10,1\n' >"$TMP/conf/history/a.csv"
+printf 'timestamp,open,high,low,close,volume\n2024-01-02,10,11,9,10,1\n2024-01-03,10,11,9,x,1\n' \
+  >"$TMP/conf/history/bad.csv"
+touch "$TMP/a_file"
+
+# A valid config whose relative backfill resolves against the config's folder, checked from
+# another working directory; its state_dir is checked, not created.
+GOOD="$TMP/conf/good.toml"
+write_config "$GOOD" "$TMP/state" json GOOG "$(ma_strategy s GOOG)"
+sed -i 's|^bars_per_year = 252|bars_per_year = 252\nbackfill = "history/a.csv"|' "$GOOD"
+(cd / && "$WFOD" --check-config "$GOOD") >"$TMP/good.out" 2>&1 || fail "good config: $(cat "$TMP/good.out")"
+[[ -e "$TMP/state" ]] && fail "check-config created state_dir"
+
+# bad NAME SED_EXPR KEY DETAIL: the good config edited by SED_EXPR must fail both ways.
+bad() {
+  local file="$TMP/conf/$1.toml" rc out
+  sed "$2" "$GOOD" >"$file"
+  "$WFOD" --check-config "$file" >"$TMP/$1.check" 2>&1
+  rc=$?
+  [[ "$rc" == 2 ]] || fail "$1: check-config exit $rc, expected 2: $(cat "$TMP/$1.check")"
+  out=$(cat "$TMP/$1.check")
+  [[ "$out" =~ ^wfod:\ $file:[0-9]+:[0-9]+:\ key\ \'$3\':\  ]] ||
+    fail "$1: the error does not name file:line:col and key '$3': $out"
+  [[ "$out" == *"$4"* ]] || fail "$1: the error lacks '$4': $out"
+  timeout 10 "$WFOD" --config "$file" >"$TMP/$1.run" 2>&1
+  rc=$?
+  [[ "$rc" == 2 ]] || fail "$1: wfod --config exit $rc, expected 2 (it must not run): $(tail -n 3 "$TMP/$1.run")"
+  echo "$1: exit 2 both ways: ${out#wfod: }"
+}
+bad port_99999 "s|^endpoint = \"$PUB_EP\"|endpoint = \"tcp://127.0.0.1:99999\"|" \
+  publish.endpoint "port '99999' is not 1..65535"
+bad endpoint_foo "s|^snapshot = \"$SNAP_EP\"|snapshot = \"foo\"|" publish.snapshot \
+  "expected tcp://HOST:PORT, ipc://PATH or inproc://NAME"
+bad feed_port "s|^endpoint = \"$FEED_EP\"|endpoint = \"tcp://127.0.0.1:0\"|" feed\\[0\\].endpoint \
+  "port '0' is not 1..65535"
+bad http_nonsense 's|^http = ""|http = "nonsense"|' publish.http "expected HOST:PORT"
+bad backfill_missing 's|history/a.csv|history/btcusd.csv|' symbol\\[0\\].backfill \
+  "No such file or directory"
+bad backfill_bad 's|history/a.csv|history/bad.csv|' symbol\\[0\\].backfill "bad.csv:3"
+bad state_dir_under_file "s|^state_dir = .*|state_dir = \"$TMP/a_file/state\"|" daemon.state_dir \
+  "$TMP/a_file exists and is not a directory"
+echo "PASS"

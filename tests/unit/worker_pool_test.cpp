@@ -1,0 +1,94 @@
+// The engine's thread pool (kernels/src/worker_pool.hpp): every index runs once; an
+// exception in a worker reaches the caller after every thread joined (never
+// std::terminate); a thread the system refuses leaves its index to the caller, and the
+// shortfall handler hears of it.
+#include "src/worker_pool.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <stdexcept>
+#include <vector>
+
+#include "wfod/worker_threads.hpp"
+
+namespace wfod {
+namespace {
+
+TEST(WorkerPool, EveryIndexRunsOnce) {
+  for (int threads : {1, 2, 7}) {
+    std::vector<std::atomic<int>> runs(static_cast<size_t>(threads));
+    detail::run_workers(threads, [&](int i) { ++runs[static_cast<size_t>(i)]; });
+    for (auto& r : runs) EXPECT_EQ(r.load(), 1);
+  }
+  // With a poll: every index on its own thread, the caller polling until they finish.
+  std::atomic<int> sum{0}, polls{0};
+  detail::run_workers(
+      3, [&](int i) { sum += i + 1; }, [&] { ++polls; });
+  EXPECT_EQ(sum.load(), 6);
+  EXPECT_GE(polls.load(), 1);
+}
+
+TEST(WorkerPool, AWorkersExceptionReachesTheCallerAfterTheOthersFinish) {
+  std::atomic<int> finished{0};
+  try {
+    detail::run_workers(4, [&](int i) {
+      if (i == 2) throw std::bad_alloc();
+      ++finished;
+    });
+    ADD_FAILURE() << "no exception";
+  } catch (const std::bad_alloc&) {
+    EXPECT_EQ(finished.load(), 3);
+  }
+  // From a poll too.
+  EXPECT_THROW(detail::run_workers(
+                   2, [](int) {}, [] { throw std::runtime_error("progress failed"); }),
+               std::runtime_error);
+}
+
+int shortfall_wanted = 0, shortfall_started = -1;
+void record_shortfall(int wanted, int started, const char*) {
+  shortfall_wanted = wanted;
+  shortfall_started = started;
+}
+
+// In a child process whose address space has no room for a thread stack: every thread is
+// refused, the caller runs every index, and the handler is told 1 of 6 started. Exits 0
+// when all of that holds.
+[[noreturn]] void run_with_threads_refused() {
+  set_thread_shortfall_handler(&record_shortfall);
+  std::vector<int> runs(6, 0);
+  long pages = 0;
+  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld", &pages) != 1) pages = 0;
+    std::fclose(f);
+  }
+  if (pages == 0) std::exit(3);
+  // Room for small allocations, none for an 8 MiB thread stack.
+  const rlim_t limit = static_cast<rlim_t>(pages) * 4096 + (2 << 20);
+  const rlimit as{limit, limit};
+  if (setrlimit(RLIMIT_AS, &as) != 0) std::exit(4);
+  detail::run_workers(6, [&](int i) { ++runs[static_cast<size_t>(i)]; });
+  for (int r : runs)
+    if (r != 1) std::exit(5);
+  std::exit(shortfall_wanted == 6 && shortfall_started == 1 ? 0 : 6);
+}
+
+TEST(WorkerPool, RefusedThreadsLeaveTheirWorkToTheCaller) {
+#if defined(__SANITIZE_ADDRESS__)
+  // The refusal is made with an address-space limit, and AddressSanitizer's shadow memory
+  // cannot be mapped under one: the release build runs this test.
+  GTEST_SKIP() << "address-space limits (RLIMIT_AS) do not apply to an AddressSanitizer build";
+#endif
+  // A fresh process: a forked one could reuse the stacks of threads earlier tests ended
+  // (glibc caches them), and those need no new address space.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(run_with_threads_refused(), ::testing::ExitedWithCode(0), "");
+}
+
+}  // namespace
+}  // namespace wfod

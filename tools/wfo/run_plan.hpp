@@ -1,0 +1,64 @@
+// The plan of a `wfo sweep` or `wfo walk`, said on stderr before any work: the combos (valid
+// of total, and why the others are invalid), the indicator series and how much of them is
+// held at once, the memory of the run's largest phase against --memory-budget, and a rough
+// time. A grid without a valid combo, or a plan over the budget, fails here (exit 2), not
+// after minutes of work or an out-of-memory abort.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "wfod/backend.hpp"
+#include "wfod/selection/selection_spec.hpp"
+
+namespace wfod::cli {
+
+struct PlanInputs {
+  Grid grid;
+  size_t history_bars = 0;
+  size_t window_bars = 0;  // W of the sweep, or of each fold's in-sample window
+  size_t windows = 1;      // sweeps the run makes (a walk: its folds)
+  bool selection = false;  // robust selection after each sweep
+  selection::SelectionSpec selection_spec;
+  bool report = false;      // --report: the landscape of every combo's objective
+  std::string backend;      // as given (auto, cpu, cpu_ref, cuda)
+  int threads = 1;          // resolved (>= 1)
+  size_t budget_bytes = 0;  // --memory-budget
+};
+
+// Bytes by phase (upper estimates) and the work, for the plan line and the budget check.
+struct RunPlan {
+  ComboCount combos;
+  uint64_t series = 0;          // indicator series of the whole grid
+  double all_series_bytes = 0;  // every series over the history at once
+  size_t chunk_budget = 0;      // SweepRequest::memory_budget: rows and lanes at once
+  double sweep_bytes = 0;       // one sweep: a chunk of rows, bar tables, the history
+  double selection_bytes = 0;   // robust selection's per-combo arrays and its pass
+  double report_bytes = 0;      // the report's landscape
+  double peak_bytes = 0;        // the largest phase
+  const char* peak_phase = "sweep";
+  double combo_bars = 0;  // valid combos x window bars x passes over the grid
+  double seconds = -1;    // rough; < 0 when unknown (cuda)
+  double min_bytes = 0;   // the history and one combo's rows: the least a run needs
+  bool pbo = false;       // robust selection will run PBO (block summaries)
+};
+
+// Throws InputError when no combo of the grid is valid, naming the rule every combo breaks.
+RunPlan plan_run(const PlanInputs&);
+// Throws InputError when the plan's largest phase exceeds the budget, naming the phase and
+// what to change.
+void check_plan(const RunPlan&, const PlanInputs&);
+
+// "wfo: plan: ..." (one line, no newline).
+std::string plan_text(const RunPlan&, const PlanInputs&);
+
+// Threads of "--threads 0": every hardware thread (at least 1).
+int hardware_threads();
+
+// "1.5 GiB", "312 MiB", "64 KiB".
+std::string bytes_text(double bytes);
+// "~40 s", "~3.2 h", "~12 days".
+std::string duration_text(double seconds);
+
+}  // namespace wfod::cli
