@@ -7,9 +7,10 @@
 // robust_scores on the same request, as `wfo sweep` does: robust_scores reuses the sweep's
 // prepared device state (the prepare row shows what remains of it: the request comparison).
 // Usage: selection_bench [backend=cuda] [fast=200] [slow=1000] [window=10000] [S=16] [repeat=5]
-//   cpu with small sizes: selection_bench cpu 20 50 2000 8 3
-// cuda: phases from the device pipeline's own timing (cuda/selection_device.hpp); cpu: each
-// host phase run on its own (block_summaries, cscv_pbo, plateau_select).
+//                        [threads=0 (all cores)]
+//   the cpu at 20,000 combos, one thread: selection_bench cpu 100 200 10000 16 5 1
+// cuda: phases from the device pipeline's own timing (cuda/selection_device.hpp); cpu and
+// cpu_ref: from the host pipeline's (RobustScores::timing, the same call).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "bench_series.hpp"
+#include "src/selection/cscv_walk.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/selection/robust_scores.hpp"
 #include "wfod/selection/selection.hpp"
@@ -54,6 +56,7 @@ int main(int argc, char** argv) {
   const size_t window = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 10'000;
   const size_t S = argc > 5 ? std::strtoull(argv[5], nullptr, 10) : 16;
   const int repeat = std::max(1, argc > 6 ? std::atoi(argv[6]) : 5);
+  const int threads = argc > 7 ? std::atoi(argv[7]) : 0;
 
   std::unique_ptr<Backend> backend;
   try {
@@ -72,6 +75,7 @@ int main(int argc, char** argv) {
   const Series series = bench::random_walk(window + warmup + 1 + 100, 1, bench::kDailyWalk);
   req.history = HistoryView::of(series);
   req.window = {series.size(), window, warmup};
+  req.threads = threads;
 
   selection::RobustOptions opt;
   opt.pbo = true;
@@ -110,24 +114,13 @@ int main(int argc, char** argv) {
       continue;
     }
 #endif
-    // Host phases, each on its own.
-    std::vector<Summary> blocks;
-    blocks_ms.push_back(time_ms([&] { blocks = backend->block_summaries(req, opt.layout.cuts); }));
-    selection::GridScores scores;
-    score_ms.push_back(time_ms([&] { scores = selection::score_grid(*backend, req, opt.layout); }) -
-                       blocks_ms.back());  // score_grid = block_summaries + joins
-    std::vector<uint8_t> take(scores.state.size());
-    for (size_t i = 0; i < take.size(); ++i)
-      take[i] = scores.state[i] != selection::ComboState::invalid;
-    cscv_ms.push_back(time_ms([&] {
-      selection::cscv_pbo(blocks, take, opt.layout.total_blocks(), opt.layout.first_cscv_block(), S,
-                          req.rank, req.strategy.bars_per_year, req.threads);
-    }));
-    plateau_ms.push_back(time_ms([&] {
-      std::vector<double> ps;
-      selection::plateau_select(pr.axis_sizes, pr.radii, scores.objective, scores.state, pr.stat,
-                                &ps);
-    }));
+    // Host pipeline: its own phase timings, from the call just timed.
+    path = std::string("host, CSCV kernels ") + to_string(selection::cscv::walk_kernels().isa);
+    const selection::RobustTiming t = robust.timing.value_or(selection::RobustTiming{});
+    blocks_ms.push_back(t.blocks_seconds * 1e3);
+    score_ms.push_back(t.scores_seconds * 1e3);
+    cscv_ms.push_back(t.cscv_seconds * 1e3);
+    plateau_ms.push_back(t.plateau_seconds * 1e3);
   }
 
   char date[32];
@@ -135,10 +128,11 @@ int main(int argc, char** argv) {
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
   std::printf(
       "# selection_bench %s (%s), ma_cross sma %d x %d = %llu combos (%llu valid), W = %zu, "
-      "S = %zu, plateau %s r=1, %s, median of %d after a warm-up\n",
+      "S = %zu, plateau %s r=1, threads %s, %s, median of %d after a warm-up\n",
       backend_name.c_str(), path.c_str(), fast, slow, static_cast<unsigned long long>(g.size()),
       static_cast<unsigned long long>(sweep.evaluated), window, S,
-      selection::to_string(pr.stat).c_str(), date, repeat);
+      selection::to_string(pr.stat).c_str(), threads > 0 ? std::to_string(threads).c_str() : "all",
+      date, repeat);
   std::printf(
       "# check: sweep top id %llu; robust valid %llu ranked %llu; pbo %.6f, %llu of %llu "
       "splits with a winner, %llu participants; plateau winner %lld\n",

@@ -1,6 +1,7 @@
-// block_summaries on the cpu backend: valid combos grouped by kernel kind into lanes, every
-// (group, block) pair one work item for run_lanes, which summarises any bar range exactly
-// (positions are found by scanning back, so a block needs no replay from the anchor).
+// block_summaries on the cpu backend: valid combos grouped by kernel kind into lanes, a
+// group's run of consecutive blocks one work item for run_lanes, which summarises any bar
+// range exactly (positions are found by scanning back, so a run needs no replay from the
+// anchor).
 // Lane setup (kinds, groups, lane inputs) comes from lane_setup.hpp, shared with sweeps.
 #include "cpu/cpu_blocks.hpp"
 
@@ -11,6 +12,7 @@
 #include "cpu/lane_kernel.hpp"
 #include "cpu/lane_setup.hpp"
 #include "cpu/thread_count.hpp"
+#include "src/huge_pages.hpp"
 #include "src/worker_pool.hpp"
 #include "wfod/segments.hpp"
 #include "wfod/selection/blocks.hpp"
@@ -44,7 +46,8 @@ std::vector<Summary> block_summaries(const SweepRequest& req, std::span<const si
   selection::check_cuts(req, cuts);
   const Grid& grid = req.strategy.grid;
   const size_t blocks = cuts.size() + 1;
-  std::vector<Summary> out(grid.size() * blocks);
+  std::vector<Summary> out;  // tens of MB: huge pages spare most first-touch faults
+  resize_on_huge_pages(out, grid.size() * blocks);
   const std::vector<Group> groups = group_valid_combos(grid);
   if (groups.empty()) return out;
 
@@ -58,23 +61,30 @@ std::vector<Summary> block_summaries(const SweepRequest& req, std::span<const si
     return b == 0 ? req.window.first() : b == blocks ? req.window.end : cuts[b - 1];
   };
 
-  // Work items are (group, block) pairs; each writes only its own lanes' slots of `out`.
-  const size_t items = groups.size() * blocks;
+  // Work items are a group's run of consecutive blocks (its lane inputs loaded once): each
+  // block's run_lanes starts from the state the previous one ended in (LaneRange), only the
+  // run's first block scans back for its positions. Groups split into runs only when there
+  // are too few of them to keep every thread busy. Each item writes only its lanes' slots.
+  const size_t per_group = std::clamp<size_t>(
+      (4 * static_cast<size_t>(threads) + groups.size() - 1) / groups.size(), 1, blocks);
+  const size_t items = groups.size() * per_group;
   std::atomic<size_t> next{0};
   auto worker = [&] {
     LaneInput in[kLanes];
+    LaneState state[2][kLanes];
     Summary lane_out[kLanes];
-    size_t loaded = groups.size();  // group whose lane inputs are in `in`
     for (size_t item; (item = next.fetch_add(1)) < items;) {
-      const size_t gi = item / blocks, b = item % blocks;
+      const size_t gi = item / per_group, part = item % per_group;
+      const size_t b0 = blocks * part / per_group, b1 = blocks * (part + 1) / per_group;
       const Group& g = groups[gi];
-      if (loaded != gi) {
-        for (int j = 0; j < g.lanes; ++j) in[j] = lane_input(cache, grid.decode(g.ids[j]));
-        loaded = gi;
+      for (int j = 0; j < g.lanes; ++j) in[j] = lane_input(cache, grid.decode(g.ids[j]));
+      for (size_t b = b0; b < b1; ++b) {
+        const LaneState* from = b == b0 ? nullptr : state[(b - b0 + 1) % 2];
+        LaneRange range{edge(b), edge(b), edge(b + 1), from, state[(b - b0) % 2]};
+        run_lanes(family_of_kind(g.kind), cross_of_kind(g.kind), vol_of_kind(g.kind), tables,
+                  cache.matrix(), in, g.lanes, range, lane_out);
+        for (int j = 0; j < g.lanes; ++j) out[g.ids[j] * blocks + b] = lane_out[j];
       }
-      run_lanes(family_of_kind(g.kind), cross_of_kind(g.kind), vol_of_kind(g.kind), tables,
-                cache.matrix(), in, g.lanes, edge(b), edge(b + 1), lane_out);
-      for (int j = 0; j < g.lanes; ++j) out[g.ids[j] * blocks + b] = lane_out[j];
     }
   };
   wfod::detail::run_workers(threads, [&](int) { worker(); });

@@ -1,8 +1,7 @@
 // Run-time choice of the CPU kernel variant: the widest instruction set this CPU supports.
 #include "lane_kernel.hpp"
 
-#include <cstdlib>
-#include <string_view>
+#include "src/cpu_isa.hpp"
 
 namespace wfod::cpu {
 
@@ -26,23 +25,14 @@ struct Variant {
 };
 
 Variant pick() {
-  // WFOD_CPU_KERNEL=generic|avx2|avx512 forces a variant (tests run parity on each one).
-  if (const char* forced = std::getenv("WFOD_CPU_KERNEL")) {
-    const std::string_view name = forced;
-    if (name == "generic") return {generic::run_lanes, "generic"};
-#if defined(__x86_64__) && defined(__GNUC__)
-    if (name == "avx2" && __builtin_cpu_supports("avx2")) return {avx2::run_lanes, "avx2"};
-    if (name == "avx512" && __builtin_cpu_supports("avx512f")) return {avx512::run_lanes, "avx512"};
-#endif
+  switch (preferred_cpu_isa()) {  // WFOD_CPU_KERNEL forces one (tests run parity on each)
+    case CpuIsa::avx512:
+      return {avx512::run_lanes, "avx512"};
+    case CpuIsa::avx2:
+      return {avx2::run_lanes, "avx2"};
+    case CpuIsa::generic:
+      break;
   }
-#if defined(__x86_64__) && defined(__GNUC__)
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-      __builtin_cpu_supports("avx512vl"))
-    return {avx512::run_lanes, "avx512"};
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-    return {avx2::run_lanes, "avx2"};
-#endif
   return {generic::run_lanes, "generic"};
 }
 

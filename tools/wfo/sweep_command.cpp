@@ -15,6 +15,7 @@
 #include "report.hpp"
 #include "report_writer.hpp"
 #include "run_plan.hpp"
+#include "run_timing.hpp"
 #include "selection_output.hpp"
 #include "strategy_from_flags.hpp"
 #include "table_output.hpp"
@@ -41,7 +42,7 @@ constexpr const char* kJsonShape = R"(
 --json prints {"evaluated", "skipped", "ranked",
   "unranked_by": {"min_trades", "max_drawdown", "min_exposure"} (valid combos failing each
     SPEC §7 constraint; one failing several counts under each; backends cpu and cpu_ref),
-  "seconds", "backend",
+  "seconds" (the sweep alone), "backend",
   "window": {"bars", "first_ts", "last_ts", "first", "last"},
   "top": [{"id", "params": {...}, "metrics": {every SPEC §6 metric}}],
   "selection": {"objective", "raw", "plateau", "winner", "current", "published", "changed",
@@ -49,7 +50,12 @@ constexpr const char* kJsonShape = R"(
     "sharpe_var", "bars", "skew", "kurt", "min_dsr", "passes"}, "pbo": {"pbo", "blocks",
     "block_bars", "remainder_bars", "splits", "splits_with_winner", "combos",
     "excluded_nonpositive", "logit": {quantiles}, "histogram", "degradation", "prob_oos_loss"}}
-  (robust selection, docs/spec-10-selection.md; absent with --no-selection)
+  (robust selection, docs/spec-10-selection.md; absent with --no-selection),
+  "timing": {"total_seconds", "load_seconds", "plan_seconds", "sweep_seconds",
+    "selection_seconds",
+    "selection": {"calls", "robust_seconds", "blocks_seconds", "scores_seconds",
+    "cscv_seconds", "plateau_seconds", "other_seconds"}}
+  (wall time of the whole run and its parts; selection null with --no-selection)}
 
 example:
   wfo sweep --csv goog.csv --family ma_cross --fast 5:50:1 --slow 20:200:5 --ma sma,ema \
@@ -68,6 +74,7 @@ std::vector<FlagSpec> sweep_flags() {
 }  // namespace
 
 int run_sweep(Args args) {
+  const Stopwatch run_time;
   if (wants_help(args)) {
     print(std::string(kUsage) + kStrategyFlagsHelp + kJsonShape);
     return 0;
@@ -80,11 +87,15 @@ int run_sweep(Args args) {
   const auto report_dir = parsed.text("report");
   if (report_dir) prepare_report_dir(*report_dir);
 
+  Stopwatch load_time;
   feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows);
   if (auto w = intraday_annualisation_warning(setup.csv_path, csv.series, setup.spec.bars_per_year,
                                               setup.bars_per_year_given)) {
     std::fprintf(stderr, "wfo: warning: %s\n", w->c_str());
   }
+  RunTiming timing;
+  timing.load = load_time.seconds();
+  Stopwatch plan_time;
   const HistoryView history = HistoryView::of(csv.series);
   const size_t n = history.size();
   const size_t warmup = setup.warmup.value_or(default_warmup(setup.spec.grid));
@@ -132,17 +143,26 @@ int run_sweep(Args args) {
   std::fprintf(stderr, "%s\n", plan_text(plan, plan_in).c_str());
   check_plan(plan, plan_in);
   request.memory_budget = plan.chunk_budget;
+  if (plan_in.selection)
+    std::fputs(
+        plain_cscv_note(setup.selection, setup.rank.objective, plan.combos.valid, window).c_str(),
+        stderr);
+  timing.plan = plan_time.seconds();
 
   ProgressBar progress("sweep");
   request.progress = progress.callback();
+  Stopwatch sweep_time;
   SweepResult result = backend->sweep(request);
+  timing.sweep = sweep_time.seconds();
   progress.finish();
   // Robust selection of this window; a one-off sweep has no current combo.
   std::optional<selection::SelectionReport> sel;
   if (!parsed.has("no-selection")) {
     request.progress = nullptr;
     sel = selection::select(*backend, request, result, std::nullopt, setup.selection);
+    timing.selection.emplace().add(sel->timing);
   }
+  timing.total = run_time.seconds();
 
   SweepReport report{setup.csv_path, setup.strategy_name, history,           setup.spec,
                      setup.rank,     request.window,      std::move(result), setup.precision};
@@ -150,10 +170,12 @@ int run_sweep(Args args) {
     Json j = sweep_json(report);
     if (sel)
       j["selection"] = selection_json(*sel, setup.selection, setup.spec.grid, setup.rank.objective);
+    j["timing"] = timing_json(timing);
     print(j.dump(2) + "\n");
   } else {
     print(sweep_table(report));
     if (sel) print(selection_text(*sel, setup.selection, setup.spec.grid));
+    print(timing_text(timing));
   }
   if (report_dir) {
     if (std::fflush(stdout) != 0) throw WriteError("standard output", errno);

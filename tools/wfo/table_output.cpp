@@ -95,7 +95,7 @@ std::string sweep_table(const SweepReport& r) {
   out += grouped(combos) + (combos == 1 ? " combo: " : " combos: ") + grouped(res.evaluated) +
          " evaluated, " + grouped(res.skipped) + " skipped, " + grouped(res.ranked) + " ranked (" +
          constraints_text(r.rank) + ")" +
-         format("; %.3f s on %s\n\n", res.seconds, res.backend.c_str());
+         format("; sweep %.3f s on %s\n\n", res.seconds, res.backend.c_str());
   if (const auto& fp = res.fast_parity) {
     // SPEC §9: fast mode reports its drift from exact decisions (shifted trades <= 0.1%).
     out += format(
@@ -199,7 +199,7 @@ std::string walk_table(const WalkReport& r) {
   const std::optional<double> aggregate = aggregate_wfe(res, r.spec.bars_per_year);
   s.add_row({"WFE, aggregate", aggregate ? fixed(*aggregate, 3) : "n/a (pooled IS cagr <= 0)"});
   out += s.render();
-  out += format("%.3f s on %s\n", res.seconds, r.backend.c_str());
+  out += format("walk %.3f s on %s\n", res.seconds, r.backend.c_str());
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include "report.hpp"
 #include "report_writer.hpp"
 #include "run_plan.hpp"
+#include "run_timing.hpp"
 #include "selection_output.hpp"
 #include "strategy_from_flags.hpp"
 #include "table_output.hpp"
@@ -52,7 +53,13 @@ constexpr const char* kJsonShape = R"(
   "oos": {metrics of the concatenated OOS series},
   "wfe" (mean of the folds' OOS/IS CAGR ratios, over folds with IS CAGR > 0),
   "wfe_aggregate" (the OOS series' CAGR / the folds' pooled IS CAGR; null unless that is
-    > 0), "seconds", "backend"}
+    > 0),
+  "seconds" (walk_seconds below: the folds' sweeps, selections and OOS replays), "backend",
+  "timing": {"total_seconds", "load_seconds", "plan_seconds", "walk_seconds",
+    "selection_seconds",
+    "selection": {"calls" (folds), "robust_seconds", "blocks_seconds", "scores_seconds",
+    "cscv_seconds", "plateau_seconds", "other_seconds"}}
+  (wall time of the whole run and its parts; selection null with --no-selection)}
 
 example:
   wfo walk --csv orcl.csv --family channel_breakout --n 10:100:10 --side long_short,long_only \
@@ -74,6 +81,7 @@ std::vector<FlagSpec> walk_flags() {
 }  // namespace
 
 int run_walk(Args args) {
+  const Stopwatch run_time;
   if (wants_help(args)) {
     print(std::string(kUsage) + kStrategyFlagsHelp + kJsonShape);
     return 0;
@@ -113,11 +121,16 @@ int run_walk(Args args) {
   }
   walk.warmup = setup.warmup.value_or(default_warmup(setup.spec.grid));
 
+  Stopwatch load_time;
   feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows);
   if (auto w = intraday_annualisation_warning(setup.csv_path, csv.series, setup.spec.bars_per_year,
                                               setup.bars_per_year_given)) {
     std::fprintf(stderr, "wfo: warning: %s\n", w->c_str());
   }
+  RunTiming timing;
+  timing.walk = true;
+  timing.load = load_time.seconds();
+  Stopwatch plan_time;
   const HistoryView history = HistoryView::of(csv.series);
   if (count_folds(history.size(), walk) == 0) {
     const size_t needed = walk.warmup + 1 + walk.is_bars + walk.oos_bars;
@@ -151,12 +164,19 @@ int run_walk(Args args) {
   std::fprintf(stderr, "%s\n", plan_text(plan, plan_in).c_str());
   check_plan(plan, plan_in);
   walk.memory_budget = plan.chunk_budget;
+  if (plan_in.selection)
+    std::fputs(
+        plain_cscv_note(setup.selection, setup.rank.objective, plan.combos.valid, walk.is_bars)
+            .c_str(),
+        stderr);
+  timing.plan = plan_time.seconds();
 
   ProgressBar progress("walk");
   // Robust selection per fold, on its IS window: the previous fold's winner is "current".
   std::vector<selection::SelectionReport> fold_selection;
   FoldSelector select;
   if (!parsed.has("no-selection")) {
+    timing.selection.emplace();
     select = [&](const SweepRequest& req, const SweepResult& sweep,
                  const std::optional<Ranked>& previous) -> std::optional<Ranked> {
       SweepRequest quiet = req;
@@ -164,12 +184,15 @@ int run_walk(Args args) {
       std::optional<uint64_t> current;
       if (previous) current = previous->combo.id;
       fold_selection.push_back(selection::select(*backend, quiet, sweep, current, setup.selection));
+      timing.selection->add(fold_selection.back().timing);
       return fold_selection.back().published;
     };
   }
   WalkResult result = walk_forward(*backend, history, setup.spec, setup.rank, walk, setup.precision,
                                    setup.threads, progress.callback(), select);
+  timing.sweep = result.seconds;  // walk_forward's own clock: the same number as "seconds"
   progress.finish();
+  timing.total = run_time.seconds();
 
   WalkReport report{
       setup.csv_path,    setup.strategy_name,         history, setup.spec, setup.rank, walk,
@@ -180,6 +203,7 @@ int run_walk(Args args) {
       j["folds"][f]["selection"] =
           selection_json(fold_selection[f], setup.selection, setup.spec.grid, setup.rank.objective);
     }
+    j["timing"] = timing_json(timing);
     print(j.dump(2) + "\n");
   } else {
     print(walk_table(report));
@@ -187,6 +211,7 @@ int run_walk(Args args) {
       print("fold " + std::to_string(f) + " " +
             selection_text(fold_selection[f], setup.selection, setup.spec.grid));
     }
+    print(timing_text(timing));
   }
   if (report_dir) {
     if (std::fflush(stdout) != 0) throw WriteError("standard output", errno);

@@ -12,6 +12,8 @@
 #include <string>
 #include <thread>
 
+#include "cscv_exact.hpp"
+#include "cscv_fast.hpp"
 #include "src/worker_pool.hpp"
 
 namespace wfod::selection {
@@ -19,54 +21,11 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// Order for the OOS rank: NaN below every number and equal to NaN (as ranking.cpp).
-bool below(double a, double b) {
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && !std::isnan(b);
-  return a < b;
-}
-bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
-
 double quantile_sorted(const std::vector<double>& v, double q) {
   const double h = static_cast<double>(v.size() - 1) * q;
   const size_t lo = static_cast<size_t>(std::floor(h));
   if (lo + 1 >= v.size()) return v[lo];
   return v[lo] + (h - static_cast<double>(lo)) * (v[lo + 1] - v[lo]);
-}
-
-// finalize() restricted to what ranking a split needs, written with finalize's very
-// operations so the values are identical: the moment objectives directly, the others (cagr's
-// pow, calmar, profit_factor) through finalize itself. Requires s.bars > 0.
-double lean_objective(const Summary& s, Objective o, double bars_per_year) {
-  const double n = static_cast<double>(s.bars);
-  switch (o) {
-    case Objective::sharpe: {
-      const double mean = s.sum / n;
-      const double sd = std::sqrt(std::max(0.0, s.sum_sq / n - mean * mean));
-      return sd > 0 ? mean / sd * std::sqrt(bars_per_year) : 0.0;
-    }
-    case Objective::sortino: {
-      const double mean = s.sum / n, down = std::sqrt(s.down_sq / n);
-      return down > 0 ? mean / down * std::sqrt(bars_per_year) : 0.0;
-    }
-    case Objective::total_return:
-      return s.growth - 1.0;
-    default:
-      return objective_value(finalize(s, bars_per_year), o);
-  }
-}
-
-// passes_constraints(finalize(s)) without the rest of finalize.
-bool lean_passes(const Summary& s, const RankSpec& rank) {
-  const int64_t trades =
-      s.closed_trades + (s.head_pos != 0 ? 1 : 0) + (!s.single_run && s.tail_pos != 0 ? 1 : 0);
-  if (trades < rank.min_trades) return false;
-  if (!(s.drawdown <= rank.max_drawdown)) return false;
-  if (rank.min_exposure) {
-    const double exposure =
-        static_cast<double>(s.long_bars + s.short_bars) / static_cast<double>(s.bars);
-    if (!(exposure >= *rank.min_exposure)) return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -135,19 +94,17 @@ void finish_pbo(std::span<const CscvSplit> splits, uint64_t participants, size_t
   }
 }
 
-PboResult cscv_pbo(std::span<const Summary> summaries, std::span<const uint8_t> take, size_t stride,
-                   size_t first_block, size_t blocks, const RankSpec& rank, double bars_per_year,
-                   int threads, size_t hist_bins) {
+namespace cscv {
+
+std::vector<uint64_t> participants(std::span<const Summary> summaries,
+                                   std::span<const uint8_t> take, size_t stride, size_t first_block,
+                                   size_t blocks, PboResult& r) {
   if (blocks < 2 || blocks > 20 || blocks % 2 != 0)
     throw std::invalid_argument("PBO needs an even block count in 2..20, got " +
                                 std::to_string(blocks));
   if (first_block + blocks > stride || summaries.size() != take.size() * stride)
     throw std::invalid_argument("PBO: summaries do not match the block layout");
-  PboResult r;
   r.blocks = blocks;
-
-  // Participants: valid combos whose CSCV blocks all keep equity positive (the drawdown
-  // combine needs it, spec-notes 5; such combos are rare and would need a replay per split).
   std::vector<uint64_t> ids;
   for (uint64_t i = 0; i < take.size(); ++i) {
     if (!take[i]) continue;
@@ -161,12 +118,42 @@ PboResult cscv_pbo(std::span<const Summary> summaries, std::span<const uint8_t> 
     }
   }
   r.combos = ids.size();
+  uint64_t splits = 1;  // C(S, S/2)
+  for (uint64_t k = 1; k <= blocks / 2; ++k) splits = splits * (blocks / 2 + k) / k;
+  r.splits = splits;
+  r.pbo = kNaN;
+  return ids;
+}
 
+}  // namespace cscv
+
+bool cscv_screened(Objective o) {
+  return o == Objective::sharpe || o == Objective::sortino || o == Objective::total_return;
+}
+
+PboResult cscv_pbo(std::span<const Summary> summaries, std::span<const uint8_t> take, size_t stride,
+                   size_t first_block, size_t blocks, const RankSpec& rank, double bars_per_year,
+                   int threads, size_t hist_bins) {
+  if (auto fast = cscv::cscv_pbo_fast(summaries, take, stride, first_block, blocks, rank,
+                                      bars_per_year, threads, hist_bins))
+    return std::move(*fast);
+  return cscv_pbo_plain(summaries, take, stride, first_block, blocks, rank, bars_per_year, threads,
+                        hist_bins);
+}
+
+PboResult cscv_pbo_plain(std::span<const Summary> summaries, std::span<const uint8_t> take,
+                         size_t stride, size_t first_block, size_t blocks, const RankSpec& rank,
+                         double bars_per_year, int threads, size_t hist_bins) {
+  using cscv::lean_objective;
+  using cscv::lean_passes;
+  PboResult r;
+  // Participants: valid combos whose CSCV blocks all keep equity positive (the drawdown
+  // combine needs it, spec-notes 5; such combos are rare and would need a replay per split).
+  const std::vector<uint64_t> ids =
+      cscv::participants(summaries, take, stride, first_block, blocks, r);
   std::vector<uint32_t> masks;
   for (uint32_t m = 0; m < (1u << blocks); ++m)
     if (static_cast<size_t>(std::popcount(m)) == blocks / 2) masks.push_back(m);
-  r.splits = masks.size();
-  r.pbo = kNaN;
   if (ids.size() < 2) return r;  // no selection among fewer than two combos
 
   std::vector<CscvSplit> outcome(masks.size());
@@ -207,8 +194,8 @@ PboResult cscv_pbo(std::span<const Summary> summaries, std::span<const uint8_t> 
       if (best == n) return;  // nothing ranked in sample: no selection in this split
       size_t under = 0, ties = 0;
       for (size_t k = 0; k < n; ++k) {
-        if (below(oos[k], oos[best])) ++under;
-        if (k != best && same(oos[k], oos[best])) ++ties;
+        if (cscv::below(oos[k], oos[best])) ++under;
+        if (k != best && cscv::same(oos[k], oos[best])) ++ties;
       }
       outcome[s] = {true, best_obj, oos[best], under, ties};
     };

@@ -3,6 +3,7 @@
 // scores plus one positions() call for the winner's returns (DSR moments).
 #include "wfod/selection/selection.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -42,6 +43,12 @@ GridScores score_grid(WindowSource& src, const BlockLayout& layout) {
   GridScores g;
   g.layout = layout;
   g.blocks = src.block_summaries(layout.cuts);
+  score_blocks(src, g);
+  return g;
+}
+
+void score_blocks(WindowSource& src, GridScores& g) {
+  const BlockLayout& layout = g.layout;
   const Grid& grid = src.strategy().grid;
   const uint64_t total = grid.size();
   const size_t stride = layout.total_blocks();
@@ -64,7 +71,6 @@ GridScores score_grid(WindowSource& src, const BlockLayout& layout) {
     const std::vector<Metrics> exact = src.evaluate(replay);
     for (size_t i = 0; i < replay.size(); ++i) set_score(g, replay[i], exact[i], src);
   }
-  return g;
 }
 
 GridScores score_grid_by_evaluate(WindowSource& src) {
@@ -118,14 +124,33 @@ std::vector<double> window_returns(Backend& backend, const SweepRequest& req, co
 }
 
 RobustScores host_robust_scores(WindowSource& src, const RobustOptions& options) {
+  using Clock = std::chrono::steady_clock;
+  auto seconds_since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
   RobustScores out;
-  GridScores g = options.pbo ? score_grid(src, options.layout) : score_grid_by_evaluate(src);
+  RobustTiming timing;
+  auto t = Clock::now();
+  GridScores g;
   if (options.pbo) {
+    g.layout = options.layout;
+    g.blocks = src.block_summaries(options.layout.cuts);
+    timing.blocks_seconds = seconds_since(t);
+    t = Clock::now();
+    score_blocks(src, g);
+    timing.scores_seconds = seconds_since(t);
+  } else {
+    g = score_grid_by_evaluate(src);
+    timing.blocks_seconds = seconds_since(t);
+  }
+  if (options.pbo) {
+    t = Clock::now();
     const BlockLayout& l = options.layout;
     std::vector<uint8_t> take(g.state.size());
     for (size_t i = 0; i < take.size(); ++i) take[i] = g.state[i] != ComboState::invalid;
     out.pbo = cscv_pbo(g.blocks, take, l.total_blocks(), l.first_cscv_block(), l.blocks, src.rank(),
                        src.strategy().bars_per_year, src.threads(), options.hist_bins);
+    timing.cscv_seconds = seconds_since(t);
   }
   out.objective = std::move(g.objective);
   out.sharpe = std::move(g.sharpe);
@@ -134,10 +159,13 @@ RobustScores host_robust_scores(WindowSource& src, const RobustOptions& options)
   out.ranked = g.ranked;
   g.blocks = {};  // before the stencil: the summaries are the big part
   if (options.plateau) {
+    t = Clock::now();
     const PlateauRequest& p = *options.plateau;
     out.plateau = plateau_select(p.axis_sizes, p.radii, out.objective, out.state, p.stat,
                                  &out.plateau_scores);
+    timing.plateau_seconds = seconds_since(t);
   }
+  out.timing = timing;
   return out;
 }
 
@@ -179,6 +207,8 @@ RobustScores StreamWindow::robust_scores(const RobustOptions& options) {
 
 SelectionReport select(WindowSource& src, const SweepResult& result,
                        std::optional<uint64_t> current, const SelectionSpec& spec) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
   SelectionReport rep;
   const Grid& grid = src.strategy().grid;
   const WindowSpec window = src.window();
@@ -206,7 +236,10 @@ SelectionReport select(WindowSource& src, const SweepResult& result,
   }
   // One grid pass: with PBO the block summaries score the grid and feed CSCV; without,
   // evaluate() in chunks keeps memory small on large grids (no Summary per combo).
+  const auto robust_start = Clock::now();
   RobustScores scores = src.robust_scores(options);
+  rep.timing.robust_seconds = std::chrono::duration<double>(Clock::now() - robust_start).count();
+  rep.timing.parts = scores.timing;
   if (options.pbo) {
     rep.pbo_layout = options.layout;
     rep.pbo = std::move(scores.pbo);
@@ -251,6 +284,7 @@ SelectionReport select(WindowSource& src, const SweepResult& result,
   if (rep.winner) cand = Candidate{rep.winner->combo.id, (*criterion)[rep.winner->combo.id]};
   rep.decision = decide(cand, rep.current, spec, rep.dsr_passes);
   if (rep.decision.id) rep.published = ranked_of(src, *rep.decision.id, rep.winner);
+  rep.timing.total_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return rep;
 }
 

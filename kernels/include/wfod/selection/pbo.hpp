@@ -54,8 +54,21 @@ void finish_pbo(std::span<const CscvSplit> splits, uint64_t participants, size_t
 // blocks are columns first_block .. first_block + S - 1. `take[i]` says whether combo i is a
 // valid combo (invalid ones have identity summaries and are skipped). Needs S even, 2..20.
 // `threads` workers over splits (0 = all cores); the result does not depend on it.
+// Runs the screened walk (docs/spec-10-selection.md §10.6) where it applies (objective
+// sharpe, sortino or total_return; CSCV blocks of equal bar counts), else the plain walk:
+// the two agree bit for bit.
 PboResult cscv_pbo(std::span<const Summary> summaries, std::span<const uint8_t> take, size_t stride,
                    size_t first_block, size_t blocks, const RankSpec&, double bars_per_year,
                    int threads = 0, size_t hist_bins = 20);
+
+// Whether cscv_pbo can take the screened walk for this objective (it also needs CSCV blocks
+// of equal bar counts); the other objectives always take the plain one.
+bool cscv_screened(Objective);
+
+// The plain walk, the oracle of the screened one: every split's IS winner and OOS rank from
+// exact objectives of joined Summaries, one participant after another.
+PboResult cscv_pbo_plain(std::span<const Summary> summaries, std::span<const uint8_t> take,
+                         size_t stride, size_t first_block, size_t blocks, const RankSpec&,
+                         double bars_per_year, int threads = 0, size_t hist_bins = 20);
 
 }  // namespace wfod::selection

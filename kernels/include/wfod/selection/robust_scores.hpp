@@ -32,6 +32,15 @@ struct RobustOptions {
   std::optional<PlateauRequest> plateau;  // run plateau_select on the scores
 };
 
+// Wall time of robust_scores' parts, in seconds, where the backend measures them (the host
+// pipeline of Backend::robust_scores does; a device pipeline that overlaps its parts need not).
+struct RobustTiming {
+  double blocks_seconds = 0;   // block Summaries; without PBO the evaluate() pass that scores
+  double scores_seconds = 0;   // window scores from the block Summaries (joins, replays)
+  double cscv_seconds = 0;     // PBO by CSCV
+  double plateau_seconds = 0;  // the plateau stencil
+};
+
 struct RobustScores {
   std::vector<double> objective;  // NaN for invalid combos
   std::vector<double> sharpe;     // per period (SPEC §6 sharpe / sqrt(A)); NaN for invalid
@@ -42,6 +51,7 @@ struct RobustScores {
   // the best centre (none when nothing is ranked).
   std::vector<double> plateau_scores;
   std::optional<PlateauWinner> plateau;
+  std::optional<RobustTiming> timing;  // unset where the backend does not measure its parts
 };
 
 }  // namespace wfod::selection

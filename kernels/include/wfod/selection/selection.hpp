@@ -14,6 +14,7 @@
 #include "wfod/selection/hysteresis.hpp"
 #include "wfod/selection/pbo.hpp"
 #include "wfod/selection/plateau.hpp"
+#include "wfod/selection/robust_scores.hpp"
 #include "wfod/selection/selection_spec.hpp"
 #include "wfod/selection/window_source.hpp"
 
@@ -34,12 +35,24 @@ struct GridScores {
 // reaches zero are re-evaluated through evaluate (spec-notes 5).
 GridScores score_grid(WindowSource&, const BlockLayout& layout);
 GridScores score_grid(Backend&, const SweepRequest&, const BlockLayout& layout);
+// score_grid's second half: the scores from g.blocks (block_summaries with g.layout's cuts).
+void score_blocks(WindowSource&, GridScores& g);
 // The same scores through evaluate in chunks of ids (no block summaries kept).
 GridScores score_grid_by_evaluate(WindowSource&);
 GridScores score_grid_by_evaluate(Backend&, const SweepRequest&);
 
 // Strategy returns s_t of one combo over the request's window.
 std::vector<double> window_returns(Backend&, const SweepRequest&, const Combo&);
+
+// Wall time of one select() call, in seconds: the whole call, the robust_scores
+// part (block Summaries, window scores, CSCV, plateau: the grid-sized work) and, where the
+// backend measures them, its parts. The rest is DSR's winner returns and the published
+// combo's metrics.
+struct SelectionTiming {
+  double total_seconds = 0;
+  double robust_seconds = 0;
+  std::optional<RobustTiming> parts;
+};
 
 struct SelectionReport {
   std::optional<Ranked> raw;             // the sweep's arg-max (SPEC §7)
@@ -55,6 +68,7 @@ struct SelectionReport {
   std::optional<PboResult> pbo;
   BlockLayout pbo_layout;   // the blocks PBO used
   std::string pbo_skipped;  // why there is no PBO (empty when there is)
+  SelectionTiming timing;
 };
 
 // `current`: the combo published before (by id in this grid), if any. `result`: the sweep
