@@ -5,7 +5,11 @@
 #include "daemon.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <stdexcept>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 #include "daemon_impl.hpp"
 #include "wfod/daemon/bar_log_reader.hpp"
@@ -268,11 +272,13 @@ void attach(zmq::socket_t& sock, std::string_view which, const std::string& endp
 // Every stream opened on the persisted history now, while memory holds all of it, so the
 // history can then keep only the tail the streams need (the worker is not running yet).
 void Daemon::open_streams_at_start() {
-  for (auto& [key, stream] : streams_) {
-    SymbolState& sym = symbols_.at(key.first);
+  std::vector<std::pair<const PublicationKey, Stream>*> todo;
+  for (auto& entry : streams_) todo.push_back(&entry);
+  auto open_one = [this](const PublicationKey& key, Stream& stream) {
+    const SymbolState& sym = symbols_.at(key.first);
     const HistorySnapshot snap = sym.history.snapshot();
     const auto t0 = Clock::now();
-    if (restore_checkpoint(key, stream, snap)) continue;
+    if (restore_checkpoint(key, stream, snap)) return;
     try {
       // Bars older than memory holds come from the bar log.
       stream.slot->open_from(*backend_, stream_spec_of(request_for(stream, snap.end)), snap,
@@ -280,7 +286,7 @@ void Daemon::open_streams_at_start() {
     } catch (const std::exception& e) {
       spdlog::error("stream {}.{}: cannot open at start ({}); the first run tries again", key.first,
                     key.second, e.what());
-      continue;
+      return;
     }
     stream.taken = stream.slot->bars();
     stream.bounded = stream.slot->bounded();
@@ -291,6 +297,28 @@ void Daemon::open_streams_at_start() {
         key.first, key.second, backend_name_, snap.end, stream.bounded,
         static_cast<double>(st.footprint_bytes) / 1e6, ms_between(t0, Clock::now()) / 1e3,
         stream.slot->fallback_reason().empty() ? "" : " fallback=", stream.slot->fallback_reason());
+  };
+  // Streams restore (or replay) independently: on the cpu backend, several at a time, so a
+  // restart's time is the slowest stream's share, not the sum (each touches tens of MB of
+  // fresh state). Each thread touches only its streams; the symbols and the checkpoint store
+  // are only read. The cuda backend opens its streams one after the other.
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const size_t threads = backend_name_ == "cpu" ? std::min<size_t>(todo.size(), cores)
+                                                : std::min<size_t>(todo.size(), 1);
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < todo.size(); i = next++) open_one(todo[i]->first, todo[i]->second);
+  };
+  {
+    std::vector<std::jthread> helpers;
+    for (size_t t = 1; t < threads; ++t) {
+      try {
+        helpers.emplace_back(work);
+      } catch (const std::system_error&) {
+        break;  // a refused thread: the others (and this one) take its streams
+      }
+    }
+    work();
   }
   for (auto& [name, sym] : symbols_) {
     update_history_needs(name);
