@@ -29,7 +29,7 @@ packages+=(prometheus)
 
 # The Python client (clients/python) and its tests: pyzmq from Debian, for the system
 # python3 (/usr/bin/python3). Without it those tests skip, saying so.
-packages+=(python3-zmq)
+packages+=(python3-zmq python3-venv python3-setuptools)
 
 missing=()
 for p in "${packages[@]}"; do
