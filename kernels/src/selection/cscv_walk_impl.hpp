@@ -54,8 +54,8 @@ class Walker {
     }
     prefix(0, a, na);
     prefix(1, b, nb);
-    if (na == h_ || nb == h_) {  // the prefix fills a half: one leaf, the rest to the other
-      int rest[kMaxHalf], m = 0;
+    if (na == h_ || nb == h_) {       // the prefix fills a half: one leaf, the rest to the other
+      int rest[2 * kMaxHalf], m = 0;  // blocks depth..S-1
       uint32_t a_mask = u.a_mask;
       for (int c = u.depth; c < b_.S; ++c) {
         rest[m++] = c;
@@ -287,7 +287,9 @@ class Walker {
   }
 
   void descend(int c, int na, int nb, uint32_t a_mask) {
-    int rest[kMaxHalf], m = 0;
+    // Blocks c+1..S-1: up to S - 2 of them (a leaf takes at most kMaxHalf, but all are
+    // listed before we know which half fills first).
+    int rest[2 * kMaxHalf], m = 0;
     for (int r = c + 1; r < b_.S; ++r) rest[m++] = r;
     uint32_t rest_mask = 0;
     for (int j = 0; j < m; ++j) rest_mask |= 1u << rest[j];
