@@ -16,6 +16,10 @@ namespace {
 
 constexpr std::array<std::string_view, 5> kMaCrossKeys = {"fast", "slow", "ma", "side", "entry"};
 constexpr std::array<std::string_view, 3> kBreakoutKeys = {"n", "source", "side"};
+constexpr std::array<std::string_view, 4> kBollingerKeys = {"n", "k", "style", "side"};
+constexpr std::array<std::string_view, 4> kRsiKeys = {"n", "lo", "hi", "side"};
+constexpr Family kFamilies[] = {Family::ma_cross, Family::channel_breakout, Family::bollinger,
+                                Family::rsi_reversion};
 constexpr std::array<std::string_view, 3> kVolKeys = {"vol_short", "vol_long", "vol_threshold"};
 
 std::string element_key(const TableReader& grid, std::string_view key, size_t i) {
@@ -145,21 +149,31 @@ bool contains(std::span<const std::string_view> keys, std::string_view key) {
 }
 
 std::span<const std::string_view> family_keys(Family family) {
-  if (family == Family::ma_cross) return kMaCrossKeys;
-  return kBreakoutKeys;
+  switch (family) {
+    case Family::ma_cross:
+      return kMaCrossKeys;
+    case Family::channel_breakout:
+      return kBreakoutKeys;
+    case Family::bollinger:
+      return kBollingerKeys;
+    case Family::rsi_reversion:
+      return kRsiKeys;
+  }
+  return kMaCrossKeys;
 }
 
 // A key that belongs to the other family gets a message saying so: a likelier mistake than a
 // typo, with a different fix.
 void reject_other_family(const toml::table& table, const std::string& path, std::string_view source,
                          Family family) {
-  const Family other = family == Family::ma_cross ? Family::channel_breakout : Family::ma_cross;
-  for (const std::string_view key : family_keys(other)) {
-    const toml::node* node = table.get(key);
-    if (node && !contains(family_keys(family), key)) {
-      fail_at(source, node->source().begin, path + "." + std::string(key),
-              "not a parameter of family " + std::string(to_string(family)) + " (it belongs to " +
-                  std::string(to_string(other)) + ")");
+  for (const Family other : kFamilies) {
+    for (const std::string_view key : family_keys(other)) {
+      const toml::node* node = table.get(key);
+      if (node && !contains(family_keys(family), key)) {
+        fail_at(source, node->source().begin, path + "." + std::string(key),
+                "not a parameter of family " + std::string(to_string(family)) + " (it belongs to " +
+                    std::string(to_string(other)) + ")");
+      }
     }
   }
 }
@@ -188,9 +202,21 @@ Grid read_grid(const toml::table& table, std::string path, std::string_view sour
     }
   } else {
     g.n = read_int_axis(grid, "n", required("n"));
+  }
+  if (family == Family::channel_breakout) {
     if (const toml::node* node = grid.find("source")) {
       g.source = read_enum_axis(grid, "source", *node, parse_source);
     }
+  }
+  if (family == Family::bollinger) {
+    g.k = read_real_axis(grid, "k", required("k"));
+    if (const toml::node* node = grid.find("style")) {
+      g.style = read_enum_axis(grid, "style", *node, parse_style);
+    }
+  }
+  if (family == Family::rsi_reversion) {
+    g.lo = read_real_axis(grid, "lo", required("lo"));
+    g.hi = read_real_axis(grid, "hi", required("hi"));
   }
   if (const toml::node* node = grid.find("side")) {
     g.side = read_enum_axis(grid, "side", *node, parse_side);

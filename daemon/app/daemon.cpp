@@ -42,6 +42,16 @@ std::string fingerprint(const config::StrategyConfig& s) {
   list(g.vol_short);
   list(g.vol_long);
   list(g.vol_threshold);
+  // The level families' axes, only where present: the text of the older families' strategies
+  // (which tags their saved live state) stays what it was.
+  if (g.family == Family::bollinger) {
+    list(g.k);
+    enums(g.style);
+  }
+  if (g.family == Family::rsi_reversion) {
+    list(g.lo);
+    list(g.hi);
+  }
   o << to_string(s.spec.fill) << ' ' << s.spec.costs.commission_bps << ' '
     << s.spec.costs.slippage_bps << ' ' << to_string(s.rank.objective) << ' ' << s.rank.min_trades
     << ' ' << s.rank.max_drawdown << ' ' << (s.rank.min_exposure ? *s.rank.min_exposure : -1.0)

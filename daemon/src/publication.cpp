@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "wfod/grid_params.hpp"
 #include "wfod/segments.hpp"
 #include "wfod/summary.hpp"
 
@@ -40,21 +41,15 @@ Json metrics_json(const Metrics& m) {
 
 Json params_json(const Grid& grid, const Combo& c) {
   Json j = Json::object();
-  if (grid.family == Family::ma_cross) {
-    j["fast"] = c.fast;
-    j["slow"] = c.slow;
-    j["ma"] = std::string(to_string(c.ma));
-    j["side"] = std::string(to_string(c.side));
-    j["entry"] = std::string(to_string(c.entry));
-  } else {
-    j["n"] = c.n;
-    j["source"] = std::string(to_string(c.source));
-    j["side"] = std::string(to_string(c.side));
-  }
-  if (grid.has_vol_filter()) {
-    j["vol_short"] = c.vol_short;
-    j["vol_long"] = c.vol_long;
-    j["vol_threshold"] = real(c.vol_threshold);
+  (void)grid;  // the combo knows its family and filter
+  for (const ParamValue& p : combo_params(c)) {
+    const std::string key(p.name);
+    if (p.kind == ParamKind::integer)
+      j[key] = static_cast<int64_t>(p.number);
+    else if (p.kind == ParamKind::real)
+      j[key] = real(p.number);
+    else
+      j[key] = std::string(p.text);
   }
   return j;
 }

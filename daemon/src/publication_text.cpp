@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "wfod/grid_params.hpp"
+
 namespace wfod::daemon {
 namespace {
 
@@ -159,21 +161,14 @@ void write_metrics(JsonText& w, const Metrics& m) {
 
 void write_params(JsonText& w, const Grid& grid, const Combo& c) {
   w.open_object();
-  if (grid.family == Family::ma_cross) {
-    w.field("fast", c.fast);
-    w.field("slow", c.slow);
-    w.field("ma", to_string(c.ma));
-    w.field("side", to_string(c.side));
-    w.field("entry", to_string(c.entry));
-  } else {
-    w.field("n", c.n);
-    w.field("source", to_string(c.source));
-    w.field("side", to_string(c.side));
-  }
-  if (grid.has_vol_filter()) {
-    w.field("vol_short", c.vol_short);
-    w.field("vol_long", c.vol_long);
-    w.real_field("vol_threshold", c.vol_threshold);
+  (void)grid;  // the combo knows its family and filter
+  for (const ParamValue& p : combo_params(c)) {
+    if (p.kind == ParamKind::integer)
+      w.field(p.name, static_cast<int64_t>(p.number));
+    else if (p.kind == ParamKind::real)
+      w.real_field(p.name, p.number);
+    else
+      w.field(p.name, p.text);
   }
   w.close_object();
 }

@@ -150,6 +150,46 @@ std::vector<double> lowest_before(std::span<const double> x, int n) {
   return out;
 }
 
+std::vector<double> rsi(std::span<const double> x, int n) {
+  require_period(n);
+  const auto len = static_cast<size_t>(n);
+  std::vector<double> out(x.size(), kUndefined);
+  if (x.size() <= len) return out;
+  // Changes d_i = c_i - c_{i-1} are exact in double for neighbouring prices (Sterbenz). The
+  // seeds are the means of the first n gains and losses; then Wilder's recursion
+  // G_t = G_{t-1} + (g_t - G_{t-1}) / n in its identical weighted form ((n-1) G + g) / n,
+  // carried in long double like the EMA: both terms are non-negative, so nothing cancels.
+  CompensatedSum gains, losses;
+  for (size_t i = 1; i <= len; ++i) {
+    const double d = x[i] - x[i - 1];
+    gains.add(d > 0 ? d : 0.0);
+    losses.add(d < 0 ? -d : 0.0);
+  }
+  const long double period = static_cast<long double>(n);
+  const long double keep = (period - 1.0L) / period;
+  long double g = static_cast<long double>(gains.value()) / period;
+  long double l = static_cast<long double>(losses.value()) / period;
+  auto value = [](long double up, long double down) {
+    const long double total = up + down;
+    return total == 0.0L ? 50.0 : static_cast<double>(100.0L * up / total);
+  };
+  out[len] = value(g, l);
+  for (size_t t = len + 1; t < x.size(); ++t) {
+    const double d = x[t] - x[t - 1];
+    g = keep * g + static_cast<long double>(d > 0 ? d : 0.0) / period;
+    l = keep * l + static_cast<long double>(d < 0 ? -d : 0.0) / period;
+    out[t] = value(g, l);
+  }
+  return out;
+}
+
+double band_offset(double sma_value, double std_dev, double k) {
+  if (std_counts_as_zero(std_dev, sma_value)) return 0.0;
+  // SPEC §4: k·STD rounded once (a plain double product; -ffp-contract=off keeps the
+  // following addition unfused).
+  return k * std_dev;
+}
+
 const std::vector<double>& IndicatorCache::get(IndicatorKind kind, int period, Source source) {
   // Only the Donchian channel reads a source; keying the others on close keeps one entry
   // per distinct series.
@@ -207,6 +247,8 @@ std::vector<double> IndicatorCache::compute(IndicatorKind kind, int period, Sour
       return highest_before(source == Source::high_low ? history_.high : close, period);
     case IndicatorKind::channel_low:
       return lowest_before(source == Source::high_low ? history_.low : close, period);
+    case IndicatorKind::rsi:
+      return rsi(close, period);
   }
   throw std::invalid_argument("cpu_ref: unknown indicator kind");
 }

@@ -22,8 +22,13 @@ std::vector<double> population_std(std::span<const double> x, int n);
 // Donchian channel of the previous n bars: max / min of x[t-n .. t-1].
 std::vector<double> highest_before(std::span<const double> x, int n);
 std::vector<double> lowest_before(std::span<const double> x, int n);
+// Wilder's RSI (SPEC §4): defined from bar n (the first with n changes); 50 where G + L = 0.
+std::vector<double> rsi(std::span<const double> x, int n);
+// Bollinger bands (SPEC §4) from SMA(n) and STD(n) rows: M ± k·STD, k·STD rounded once and
+// then added; where STD counts as 0 (STD <= delta * SMA) both bands are M.
+double band_offset(double sma, double std_dev, double k);
 
-enum class IndicatorKind { sma, ema, wma, hma, std, channel_high, channel_low };
+enum class IndicatorKind { sma, ema, wma, hma, std, channel_high, channel_low, rsi };
 
 // Values over every bar of one history. std::map keeps references stable across inserts,
 // so a combo may hold several series while the cache grows. Between combos, trim() drops

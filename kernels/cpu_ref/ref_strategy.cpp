@@ -1,8 +1,10 @@
 // cpu_ref strategy state machines (SPEC §5): ma_cross (state and cross entries),
-// channel_breakout and the vol_filter, run bar by bar from the anchor exactly as written.
+// channel_breakout, bollinger, rsi_reversion and the vol_filter, run bar by bar from the
+// anchor exactly as written (on purpose not through the fast backends' shared rule).
 #include "cpu_ref/ref_strategy.hpp"
 
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "cpu_ref/ref_numeric.hpp"
@@ -117,6 +119,73 @@ std::vector<int8_t> channel_breakout_positions(IndicatorCache& cache, const Comb
   return p;
 }
 
+// The level families (SPEC §5), written out rule by rule. x_t is compared with the levels
+// U_t > L_t and the middle M_t through the dead band.
+struct Levels {
+  double x, upper, lower, middle;
+};
+
+int8_t level_position(const Levels& v, bool reversion, int8_t prev, int8_t short_pos) {
+  const Order vs_upper = dead_band_compare(v.x, v.upper);
+  const Order vs_lower = dead_band_compare(v.x, v.lower);
+  const Order vs_middle = dead_band_compare(v.x, v.middle);
+  if (reversion) {
+    if (vs_upper == Order::greater) return short_pos;
+    if (vs_lower == Order::less) return 1;
+    if (prev == 1 && vs_middle == Order::less) return 1;
+    if (prev == -1 && vs_middle == Order::greater) return -1;
+    return 0;
+  }
+  if (vs_upper == Order::greater) return 1;
+  if (vs_lower == Order::less) return short_pos;
+  if (prev == 1 && vs_middle == Order::greater) return 1;
+  if (prev == -1 && vs_middle == Order::less) return -1;
+  return 0;
+}
+
+// Runs a level family bar by bar; levels_at(t) returns nullopt while its indicators are
+// undefined.
+template <typename LevelsAt>
+std::vector<int8_t> level_positions(IndicatorCache& cache, const Combo& combo, bool reversion,
+                                    LevelsAt levels_at) {
+  const VolFilter filter(cache, combo);
+  const int8_t short_pos = short_position(combo.side);
+  std::vector<int8_t> p(cache.history().size(), 0);
+  for (size_t t = 0; t < p.size(); ++t) {
+    const int8_t prev = t == 0 ? 0 : p[t - 1];
+    const std::optional<Levels> levels = levels_at(t);
+    const FilterState fs = filter.at(t);
+    if (!levels || fs == FilterState::undefined) {
+      p[t] = 0;
+    } else if (fs == FilterState::closed) {
+      p[t] = prev;
+    } else {
+      p[t] = level_position(*levels, reversion, prev, short_pos);
+    }
+  }
+  return p;
+}
+
+std::vector<int8_t> bollinger_positions(IndicatorCache& cache, const Combo& combo) {
+  const auto& mid = cache.get(IndicatorKind::sma, combo.n);
+  const auto& sd = cache.get(IndicatorKind::std, combo.n);
+  const auto close = cache.history().close;
+  return level_positions(cache, combo, combo.style == Style::reversion,
+                         [&](size_t t) -> std::optional<Levels> {
+                           if (std::isnan(mid[t]) || std::isnan(sd[t])) return std::nullopt;
+                           const double offset = band_offset(mid[t], sd[t], combo.k);
+                           return Levels{close[t], mid[t] + offset, mid[t] - offset, mid[t]};
+                         });
+}
+
+std::vector<int8_t> rsi_positions(IndicatorCache& cache, const Combo& combo) {
+  const auto& rsi_values = cache.get(IndicatorKind::rsi, combo.n);
+  return level_positions(cache, combo, /*reversion=*/true, [&](size_t t) -> std::optional<Levels> {
+    if (std::isnan(rsi_values[t])) return std::nullopt;
+    return Levels{rsi_values[t], combo.hi, combo.lo, 50.0};
+  });
+}
+
 }  // namespace
 
 std::vector<int8_t> strategy_positions(IndicatorCache& cache, const Combo& combo) {
@@ -126,6 +195,10 @@ std::vector<int8_t> strategy_positions(IndicatorCache& cache, const Combo& combo
       return ma_cross_positions(cache, combo);
     case Family::channel_breakout:
       return channel_breakout_positions(cache, combo);
+    case Family::bollinger:
+      return bollinger_positions(cache, combo);
+    case Family::rsi_reversion:
+      return rsi_positions(cache, combo);
   }
   throw std::invalid_argument("cpu_ref: unknown strategy family");
 }

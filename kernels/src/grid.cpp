@@ -26,7 +26,12 @@ E parse_enum(std::string_view text, const char* what,
 }
 
 constexpr std::pair<std::string_view, Family> kFamilies[] = {
-    {"ma_cross", Family::ma_cross}, {"channel_breakout", Family::channel_breakout}};
+    {"ma_cross", Family::ma_cross},
+    {"channel_breakout", Family::channel_breakout},
+    {"bollinger", Family::bollinger},
+    {"rsi_reversion", Family::rsi_reversion}};
+constexpr std::pair<std::string_view, Style> kStyles[] = {{"reversion", Style::reversion},
+                                                          {"breakout", Style::breakout}};
 constexpr std::pair<std::string_view, MaType> kMas[] = {
     {"sma", MaType::sma}, {"ema", MaType::ema}, {"wma", MaType::wma}, {"hma", MaType::hma}};
 constexpr std::pair<std::string_view, Side> kSides[] = {{"long_short", Side::long_short},
@@ -180,12 +185,14 @@ std::string_view to_string(Side v) { return name_of(v, kSides); }
 std::string_view to_string(Entry v) { return name_of(v, kEntries); }
 std::string_view to_string(Source v) { return name_of(v, kSources); }
 std::string_view to_string(Fill v) { return name_of(v, kFills); }
+std::string_view to_string(Style v) { return name_of(v, kStyles); }
 Family parse_family(std::string_view s) { return parse_enum(s, "family", kFamilies); }
 MaType parse_ma(std::string_view s) { return parse_enum(s, "ma", kMas); }
 Side parse_side(std::string_view s) { return parse_enum(s, "side", kSides); }
 Entry parse_entry(std::string_view s) { return parse_enum(s, "entry", kEntries); }
 Source parse_source(std::string_view s) { return parse_enum(s, "source", kSources); }
 Fill parse_fill(std::string_view s) { return parse_enum(s, "fill", kFills); }
+Style parse_style(std::string_view s) { return parse_enum(s, "style", kStyles); }
 
 std::vector<int> parse_int_axis(std::string_view text) {
   text = trim(text);
@@ -262,10 +269,32 @@ ComboCount count_combos(const Grid& g) {
   c.total = g.size();
   if (c.total == 0) return c;
   // total = pairs x vol pairs x the other axes; validity is a property of the two pairs.
+  // "pairs": the axes the family's rule reads; valid_pairs: their valid combinations.
   uint64_t pairs = 1, valid_pairs = 1;
-  if (g.family == Family::ma_cross) {
-    pairs = uint64_t{g.fast.size()} * g.slow.size();
-    valid_pairs = ordered_pairs(g.fast, g.slow);
+  auto at_least_2 = [](const std::vector<int>& v) {
+    return static_cast<uint64_t>(std::count_if(v.begin(), v.end(), [](int n) { return n >= 2; }));
+  };
+  switch (g.family) {
+    case Family::ma_cross:
+      pairs = uint64_t{g.fast.size()} * g.slow.size();
+      valid_pairs = ordered_pairs(g.fast, g.slow);
+      break;
+    case Family::channel_breakout:
+      break;
+    case Family::bollinger:
+      pairs = uint64_t{g.n.size()} * g.k.size();
+      valid_pairs = at_least_2(g.n) * static_cast<uint64_t>(std::count_if(
+                                          g.k.begin(), g.k.end(), [](double k) { return k > 0; }));
+      break;
+    case Family::rsi_reversion: {
+      pairs = uint64_t{g.n.size()} * g.lo.size() * g.hi.size();
+      uint64_t ordered = 0;
+      for (double lo : g.lo)
+        ordered += static_cast<uint64_t>(
+            std::count_if(g.hi.begin(), g.hi.end(), [lo](double hi) { return lo < hi; }));
+      valid_pairs = at_least_2(g.n) * ordered;
+      break;
+    }
   }
   uint64_t vol_pairs = 1, valid_vol_pairs = 1;
   if (g.has_vol_filter()) {
@@ -274,29 +303,68 @@ ComboCount count_combos(const Grid& g) {
   }
   const uint64_t rest = c.total / pairs / vol_pairs;
   c.valid = valid_pairs * valid_vol_pairs * rest;
-  c.fast_not_below_slow = (pairs - valid_pairs) * vol_pairs * rest;
+  c.family_rule = (pairs - valid_pairs) * vol_pairs * rest;
   c.vol_short_not_below_long = pairs * (vol_pairs - valid_vol_pairs) * rest;
   return c;
 }
 
+std::string_view family_rule_text(Family f) {
+  switch (f) {
+    case Family::ma_cross:
+      return "fast >= slow";
+    case Family::channel_breakout:
+      return "";
+    case Family::bollinger:
+      return "n < 2 or k <= 0";
+    case Family::rsi_reversion:
+      return "n < 2 or lo >= hi";
+  }
+  return "";
+}
+
 uint64_t indicator_series(const Grid& g) {
   uint64_t rows = 0;
-  if (g.family == Family::ma_cross) {
-    std::vector<MaType> ma = g.ma;
-    std::sort(ma.begin(), ma.end());
-    const auto types = static_cast<uint64_t>(std::unique(ma.begin(), ma.end()) - ma.begin());
-    rows = types * distinct_periods(g.fast, g.slow);
-  } else {
-    std::vector<Source> src = g.source;
-    std::sort(src.begin(), src.end());
-    const auto sources = static_cast<uint64_t>(std::unique(src.begin(), src.end()) - src.begin());
-    rows = 2 * sources * distinct_periods(g.n, {});
+  switch (g.family) {
+    case Family::ma_cross: {
+      std::vector<MaType> ma = g.ma;
+      std::sort(ma.begin(), ma.end());
+      const auto types = static_cast<uint64_t>(std::unique(ma.begin(), ma.end()) - ma.begin());
+      rows = types * distinct_periods(g.fast, g.slow);
+      break;
+    }
+    case Family::channel_breakout: {
+      std::vector<Source> src = g.source;
+      std::sort(src.begin(), src.end());
+      const auto sources = static_cast<uint64_t>(std::unique(src.begin(), src.end()) - src.begin());
+      rows = 2 * sources * distinct_periods(g.n, {});
+      break;
+    }
+    case Family::bollinger:  // SMA(n) and STD(n): the bands are formed per combo from k
+      rows = 2 * distinct_periods(g.n, {});
+      break;
+    case Family::rsi_reversion:
+      rows = distinct_periods(g.n, {});
+      break;
   }
   return rows + distinct_periods(g.vol_short, g.vol_long);
 }
 
+bool Combo::family_valid() const {
+  switch (family) {
+    case Family::ma_cross:
+      return fast >= 1 && slow >= 1 && fast < slow;
+    case Family::channel_breakout:
+      return n >= 1;
+    case Family::bollinger:
+      return n >= 2 && k > 0;
+    case Family::rsi_reversion:
+      return n >= 2 && lo < hi;
+  }
+  return false;
+}
+
 bool Combo::valid() const {
-  bool ok = family == Family::ma_cross ? (fast >= 1 && slow >= 1 && fast < slow) : n >= 1;
+  bool ok = family_valid();
   if (has_vol) ok = ok && vol_short >= 1 && vol_long >= 1 && vol_short < vol_long;
   return ok;
 }
@@ -313,16 +381,31 @@ std::optional<RepeatedValue> Grid::repeated_value() const {
     if (found) return;
     if (auto v = first_repeat(values)) found = RepeatedValue{axis, value_text(*v)};
   };
-  if (family == Family::ma_cross) {
-    check(fast, "fast");
-    check(slow, "slow");
-    check(ma, "ma");
-    check(side, "side");
-    check(entry, "entry");
-  } else {
-    check(n, "n");
-    check(source, "source");
-    check(side, "side");
+  switch (family) {
+    case Family::ma_cross:
+      check(fast, "fast");
+      check(slow, "slow");
+      check(ma, "ma");
+      check(side, "side");
+      check(entry, "entry");
+      break;
+    case Family::channel_breakout:
+      check(n, "n");
+      check(source, "source");
+      check(side, "side");
+      break;
+    case Family::bollinger:
+      check(n, "n");
+      check(k, "k");
+      check(style, "style");
+      check(side, "side");
+      break;
+    case Family::rsi_reversion:
+      check(n, "n");
+      check(lo, "lo");
+      check(hi, "hi");
+      check(side, "side");
+      break;
   }
   check(vol_short, "vol_short");
   check(vol_long, "vol_long");
@@ -332,14 +415,23 @@ std::optional<RepeatedValue> Grid::repeated_value() const {
 
 std::vector<AxisInfo> Grid::axes() const {
   std::vector<AxisInfo> a;
-  if (family == Family::ma_cross) {
-    a = {{"fast", fast.size()},
-         {"slow", slow.size()},
-         {"ma", ma.size()},
-         {"side", side.size()},
-         {"entry", entry.size()}};
-  } else {
-    a = {{"n", n.size()}, {"source", source.size()}, {"side", side.size()}};
+  switch (family) {
+    case Family::ma_cross:
+      a = {{"fast", fast.size()},
+           {"slow", slow.size()},
+           {"ma", ma.size()},
+           {"side", side.size()},
+           {"entry", entry.size()}};
+      break;
+    case Family::channel_breakout:
+      a = {{"n", n.size()}, {"source", source.size()}, {"side", side.size()}};
+      break;
+    case Family::bollinger:
+      a = {{"n", n.size()}, {"k", k.size()}, {"style", style.size()}, {"side", side.size()}};
+      break;
+    case Family::rsi_reversion:
+      a = {{"n", n.size()}, {"lo", lo.size()}, {"hi", hi.size()}, {"side", side.size()}};
+      break;
   }
   if (has_vol_filter()) {
     a.push_back({"vol_short", vol_short.size()});
@@ -370,16 +462,31 @@ Combo Grid::decode(uint64_t id) const {
     rest /= radix;
     return digit;
   };
-  if (family == Family::ma_cross) {
-    c.fast = fast[take(fast.size())];
-    c.slow = slow[take(slow.size())];
-    c.ma = ma[take(ma.size())];
-    c.side = side[take(side.size())];
-    c.entry = entry[take(entry.size())];
-  } else {
-    c.n = n[take(n.size())];
-    c.source = source[take(source.size())];
-    c.side = side[take(side.size())];
+  switch (family) {
+    case Family::ma_cross:
+      c.fast = fast[take(fast.size())];
+      c.slow = slow[take(slow.size())];
+      c.ma = ma[take(ma.size())];
+      c.side = side[take(side.size())];
+      c.entry = entry[take(entry.size())];
+      break;
+    case Family::channel_breakout:
+      c.n = n[take(n.size())];
+      c.source = source[take(source.size())];
+      c.side = side[take(side.size())];
+      break;
+    case Family::bollinger:
+      c.n = n[take(n.size())];
+      c.k = k[take(k.size())];
+      c.style = style[take(style.size())];
+      c.side = side[take(side.size())];
+      break;
+    case Family::rsi_reversion:
+      c.n = n[take(n.size())];
+      c.lo = lo[take(lo.size())];
+      c.hi = hi[take(hi.size())];
+      c.side = side[take(side.size())];
+      break;
   }
   if (has_vol_filter()) {
     c.has_vol = true;
@@ -399,7 +506,7 @@ int Grid::max_period() const {
     upd(fast);
     upd(slow);
   } else {
-    upd(n);
+    upd(n);  // RSI(n) reads n + 1 closes; the warm-up's 3 x n covers them
   }
   upd(vol_short);
   upd(vol_long);
@@ -413,18 +520,52 @@ void Grid::validate() const {
   auto periods_ok = [](const std::vector<int>& v) {
     return std::all_of(v.begin(), v.end(), [](int p) { return p >= 1; });
   };
-  if (family == Family::ma_cross) {
-    need(!fast.empty(), "ma_cross grid needs 'fast' values");
-    need(!slow.empty(), "ma_cross grid needs 'slow' values");
-    need(!ma.empty() && !entry.empty(), "ma_cross grid needs 'ma' and 'entry' values");
-    need(periods_ok(fast) && periods_ok(slow), "periods 'fast' and 'slow' must be >= 1");
-    need(n.empty(), "'n' is a channel_breakout parameter, not ma_cross");
-  } else {
-    need(!n.empty(), "channel_breakout grid needs 'n' values");
-    need(!source.empty(), "channel_breakout grid needs 'source' values");
-    need(periods_ok(n), "period 'n' must be >= 1");
-    need(fast.empty() && slow.empty(),
-         "'fast'/'slow' are ma_cross parameters, not channel_breakout");
+  const std::string name(to_string(family));
+  auto needs = [&](bool ok, const std::string& what) {
+    if (!ok) throw std::invalid_argument(name + " grid needs '" + what + "' values");
+  };
+  auto not_here = [&](bool absent, const std::string& what) {
+    if (!absent)
+      throw std::invalid_argument("'" + what + "' is not a parameter of " + name + " (SPEC §5)");
+  };
+  auto finite = [](const std::vector<double>& v) {
+    return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
+  };
+  const bool ma_family = family == Family::ma_cross;
+  not_here(!ma_family || n.empty(), "n");
+  not_here(ma_family || (fast.empty() && slow.empty()), fast.empty() ? "slow" : "fast");
+  not_here(family == Family::bollinger || k.empty(), "k");
+  not_here(family == Family::rsi_reversion || (lo.empty() && hi.empty()), lo.empty() ? "hi" : "lo");
+  switch (family) {
+    case Family::ma_cross:
+      needs(!fast.empty(), "fast");
+      needs(!slow.empty(), "slow");
+      needs(!ma.empty(), "ma");
+      needs(!entry.empty(), "entry");
+      need(periods_ok(fast) && periods_ok(slow), "periods 'fast' and 'slow' must be >= 1");
+      break;
+    case Family::channel_breakout:
+      needs(!n.empty(), "n");
+      needs(!source.empty(), "source");
+      need(periods_ok(n), "period 'n' must be >= 1");
+      break;
+    case Family::bollinger:
+      needs(!n.empty(), "n");
+      needs(!k.empty(), "k");
+      needs(!style.empty(), "style");
+      need(periods_ok(n), "period 'n' must be >= 1");
+      need(finite(k), "band width 'k' must be finite");
+      break;
+    case Family::rsi_reversion:
+      needs(!n.empty(), "n");
+      needs(!lo.empty(), "lo");
+      needs(!hi.empty(), "hi");
+      need(periods_ok(n), "period 'n' must be >= 1");
+      for (const auto* levels : {&lo, &hi})
+        for (double v : *levels)
+          need(std::isfinite(v) && v > 0 && v < 100,
+               "RSI levels 'lo' and 'hi' must lie strictly between 0 and 100 (SPEC §5)");
+      break;
   }
   need(!side.empty(), "grid needs 'side' values");
   if (has_vol_filter()) {

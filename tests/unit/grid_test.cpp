@@ -424,7 +424,7 @@ TEST(Grid, CountCombosMatchesDecodingEveryId) {
     EXPECT_EQ(n.total, c.grid.size());
     EXPECT_EQ(n.valid, valid);
     EXPECT_EQ(n.invalid(), c.grid.size() - valid);
-    EXPECT_EQ(n.fast_not_below_slow, fast_ge_slow);
+    EXPECT_EQ(n.family_rule, fast_ge_slow);
     EXPECT_EQ(n.vol_short_not_below_long, vol_ge);
   }
   EXPECT_EQ(count_combos(none).valid, 0u);

@@ -9,6 +9,7 @@
 #include "params.hpp"
 #include "walk_efficiency.hpp"
 #include "wfod/feeds/csv_reader.hpp"
+#include "wfod/grid_params.hpp"
 
 namespace wfod::cli {
 
@@ -48,22 +49,15 @@ Json metrics_json(const Metrics& m) {
 
 Json params_json(const Grid& g, const Combo& c) {
   Json j = Json::object();
-  for (std::string_view name : param_names(g)) {
-    std::string key(name);
-    if (name == "fast")
-      j[key] = c.fast;
-    else if (name == "slow")
-      j[key] = c.slow;
-    else if (name == "n")
-      j[key] = c.n;
-    else if (name == "vol_short")
-      j[key] = c.vol_short;
-    else if (name == "vol_long")
-      j[key] = c.vol_long;
-    else if (name == "vol_threshold")
-      j[key] = real(c.vol_threshold);
+  (void)g;  // the combo knows its family and filter
+  for (const ParamValue& p : combo_params(c)) {
+    const std::string key(p.name);
+    if (p.kind == ParamKind::integer)
+      j[key] = static_cast<int64_t>(p.number);
+    else if (p.kind == ParamKind::real)
+      j[key] = real(p.number);
     else
-      j[key] = param_text(c, name);  // enums, by their SPEC names
+      j[key] = std::string(p.text);  // enums, by their SPEC names
   }
   return j;
 }

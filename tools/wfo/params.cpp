@@ -3,39 +3,21 @@
 
 #include "params.hpp"
 
-#include <cstdio>
 #include <stdexcept>
+
+#include "wfod/grid_params.hpp"
 
 namespace wfod::cli {
 
 std::vector<std::string_view> param_names(const Grid& g) {
   std::vector<std::string_view> names;
-  if (g.family == Family::ma_cross) {
-    names = {"fast", "slow", "ma", "side", "entry"};
-  } else {
-    names = {"n", "source", "side"};
-  }
-  if (g.has_vol_filter()) {
-    names.insert(names.end(), {"vol_short", "vol_long", "vol_threshold"});
-  }
+  for (const AxisValues& axis : axis_values(g)) names.push_back(axis.name);
   return names;
 }
 
 std::string param_text(const Combo& c, std::string_view name) {
-  if (name == "fast") return std::to_string(c.fast);
-  if (name == "slow") return std::to_string(c.slow);
-  if (name == "ma") return std::string(to_string(c.ma));
-  if (name == "side") return std::string(to_string(c.side));
-  if (name == "entry") return std::string(to_string(c.entry));
-  if (name == "n") return std::to_string(c.n);
-  if (name == "source") return std::string(to_string(c.source));
-  if (name == "vol_short") return std::to_string(c.vol_short);
-  if (name == "vol_long") return std::to_string(c.vol_long);
-  if (name == "vol_threshold") {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.10g", c.vol_threshold);
-    return buf;
-  }
+  for (const ParamValue& p : combo_params(c))
+    if (p.name == name) return param_value_text(p);
   throw std::logic_error("param_text: unknown parameter " + std::string(name));
 }
 

@@ -10,8 +10,7 @@
 
 namespace wfod::cli {
 
-// ma_cross: fast, slow, ma, side, entry; channel_breakout: n, source, side;
-// then vol_short, vol_long, vol_threshold when the grid has the filter.
+// The grid's axis names in canonical order (wfod/grid_params.hpp).
 std::vector<std::string_view> param_names(const Grid&);
 // One parameter as text: "12", "sma", "0.8".
 std::string param_text(const Combo&, std::string_view name);

@@ -16,6 +16,7 @@
 #include "text_table.hpp"
 #include "walk_efficiency.hpp"
 #include "wfod/feeds/csv_reader.hpp"
+#include "wfod/grid_params.hpp"
 #include "wfod/segments.hpp"
 
 namespace wfod::cli {
@@ -84,23 +85,15 @@ void csv_row(std::string& out, const std::vector<std::string>& cells) {
 // Texts of one axis's values, by axis name (Grid::axes() names).
 std::vector<std::string> axis_value_texts(const Grid& g, std::string_view name) {
   std::vector<std::string> out;
-  auto ints = [&out](const std::vector<int>& v) {
-    for (int x : v) out.push_back(std::to_string(x));
-  };
-  auto enums = [&out](const auto& v) {
-    for (auto x : v) out.emplace_back(to_string(x));
-  };
-  if (name == "fast") ints(g.fast);
-  if (name == "slow") ints(g.slow);
-  if (name == "n") ints(g.n);
-  if (name == "vol_short") ints(g.vol_short);
-  if (name == "vol_long") ints(g.vol_long);
-  if (name == "ma") enums(g.ma);
-  if (name == "side") enums(g.side);
-  if (name == "entry") enums(g.entry);
-  if (name == "source") enums(g.source);
-  if (name == "vol_threshold") {
-    for (double x : g.vol_threshold) out.push_back(num(x));
+  for (const AxisValues& axis : axis_values(g)) {
+    if (axis.name != name) continue;
+    if (axis.kind == ParamKind::name) {
+      for (std::string_view v : axis.names) out.emplace_back(v);
+    } else {
+      for (double v : axis.numbers)
+        out.push_back(axis.kind == ParamKind::integer ? std::to_string(static_cast<long long>(v))
+                                                      : num(v));
+    }
   }
   return out;
 }
@@ -112,13 +105,6 @@ std::string join(const std::vector<std::string>& items, std::string_view sep) {
     s.append(item);
   }
   return s;
-}
-
-template <typename Enum>
-std::string enum_list(const std::vector<Enum>& values) {
-  std::vector<std::string> items;
-  for (auto v : values) items.emplace_back(to_string(v));
-  return join(items, ",");
 }
 
 Json span_ms(const HistoryView& h, size_t first, size_t last) {
@@ -594,12 +580,6 @@ std::string axis_text(std::span<const int> v) {
   return join(items, ",");
 }
 
-std::string axis_text(std::span<const double> v) {
-  std::vector<std::string> items;
-  for (double x : v) items.push_back(num(x));
-  return join(items, ",");
-}
-
 std::string equivalent_command(const RunInputs& in, const WalkSpec* walk,
                                const WindowSpec* window) {
   const StrategySetup& s = in.setup;
@@ -610,21 +590,16 @@ std::string equivalent_command(const RunInputs& in, const WalkSpec* walk,
     w.push_back("--" + std::move(name));
     w.push_back(std::move(value));
   };
-  if (g.family == Family::ma_cross) {
-    flag("fast", axis_text(g.fast));
-    flag("slow", axis_text(g.slow));
-    flag("ma", enum_list(g.ma));
-    flag("side", enum_list(g.side));
-    flag("entry", enum_list(g.entry));
-  } else {
-    flag("n", axis_text(g.n));
-    flag("source", enum_list(g.source));
-    flag("side", enum_list(g.side));
-  }
-  if (g.has_vol_filter()) {
-    flag("vol-short", axis_text(g.vol_short));
-    flag("vol-long", axis_text(g.vol_long));
-    flag("vol-threshold", axis_text(g.vol_threshold));
+  // Every axis as its flag (vol_short -> --vol-short), values joined by commas.
+  for (const AxisValues& axis : axis_values(g)) {
+    std::string name(axis.name);
+    std::replace(name.begin(), name.end(), '_', '-');
+    if (axis.kind == ParamKind::integer) {  // an arithmetic run prints as start:stop:step
+      const std::vector<int> ints(axis.numbers.begin(), axis.numbers.end());
+      flag(std::move(name), axis_text(ints));
+    } else {
+      flag(std::move(name), join(axis_value_texts(g, axis.name), ","));
+    }
   }
   flag("fill", std::string(to_string(s.spec.fill)));
   flag("cost-bps", num(s.spec.costs.commission_bps));

@@ -112,7 +112,6 @@ std::string command_as_run(const RunInputs&);
 std::string equivalent_command(const RunInputs&, const WalkSpec* walk, const WindowSpec* window);
 // An axis as the shortest flag text: "5:50:5" for an arithmetic int run, else "a,b,c".
 std::string axis_text(std::span<const int> values);
-std::string axis_text(std::span<const double> values);
 
 // The per-fold rows: walk_json's fold objects (same ids, params, metrics) plus
 // "is_objective", "oos_objective" and "wfe" (OOS cagr / IS cagr; null unless IS cagr > 0).

@@ -7,32 +7,10 @@
 #include <string_view>
 
 #include "params.hpp"
+#include "wfod/grid_params.hpp"
 
 namespace wfod::cli {
 namespace {
-
-// An axis's values as numbers; none for a named-choice axis.
-std::optional<std::vector<double>> numeric_axis(const Grid& g, std::string_view name) {
-  const auto of = [](const auto& values) {
-    return std::vector<double>(values.begin(), values.end());
-  };
-  if (name == "fast") return of(g.fast);
-  if (name == "slow") return of(g.slow);
-  if (name == "n") return of(g.n);
-  if (name == "vol_short") return of(g.vol_short);
-  if (name == "vol_long") return of(g.vol_long);
-  if (name == "vol_threshold") return of(g.vol_threshold);
-  return std::nullopt;
-}
-
-double numeric_value(const Combo& c, std::string_view name) {
-  if (name == "fast") return c.fast;
-  if (name == "slow") return c.slow;
-  if (name == "n") return c.n;
-  if (name == "vol_short") return c.vol_short;
-  if (name == "vol_long") return c.vol_long;
-  return c.vol_threshold;
-}
 
 std::string percent(double v) {
   char buf[32];
@@ -54,17 +32,18 @@ constexpr std::string_view kEdgeAdvice =
 
 std::vector<std::string> edge_parameters(const Grid& g, const Combo& winner) {
   std::vector<std::string> out;
-  for (const std::string_view name : param_names(g)) {
-    const std::optional<std::vector<double>> axis = numeric_axis(g, name);
-    if (!axis || axis->size() < 2) continue;
-    const auto [lo, hi] = std::minmax_element(axis->begin(), axis->end());
-    const double v = numeric_value(winner, name);
-    if (v == *lo)
-      out.push_back(std::string(name) + " = " + param_text(winner, name) +
-                    ", the lowest value tried");
-    if (v == *hi)
-      out.push_back(std::string(name) + " = " + param_text(winner, name) +
-                    ", the highest value tried");
+  const std::vector<ParamValue> params = combo_params(winner);
+  for (const AxisValues& axis : axis_values(g)) {
+    if (axis.kind == ParamKind::name || axis.size() < 2) continue;
+    const auto [lo, hi] = std::minmax_element(axis.numbers.begin(), axis.numbers.end());
+    const auto p = std::find_if(params.begin(), params.end(),
+                                [&](const ParamValue& v) { return v.name == axis.name; });
+    if (p == params.end()) continue;
+    const std::string name(axis.name);
+    if (p->number == *lo)
+      out.push_back(name + " = " + param_value_text(*p) + ", the lowest value tried");
+    if (p->number == *hi)
+      out.push_back(name + " = " + param_value_text(*p) + ", the highest value tried");
   }
   return out;
 }

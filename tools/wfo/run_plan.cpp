@@ -45,23 +45,52 @@ std::string axis_range(const std::vector<int>& v) {
   return *lo == *hi ? std::to_string(*lo) : std::to_string(*lo) + ".." + std::to_string(*hi);
 }
 
+// The family rule's axes with their ranges: "fast >= slow (fast 5..50, slow 5..20)".
+std::string family_rule_detail(const Grid& g) {
+  std::string rule(family_rule_text(g.family));
+  switch (g.family) {
+    case Family::ma_cross:
+      return rule + " (fast " + axis_range(g.fast) + ", slow " + axis_range(g.slow) + ")";
+    case Family::bollinger:
+    case Family::rsi_reversion:
+      return rule + " (n " + axis_range(g.n) + ")";
+    case Family::channel_breakout:
+      break;
+  }
+  return rule;
+}
+
+std::string_view family_rule_need(Family f) {
+  switch (f) {
+    case Family::ma_cross:
+      return "fast < slow";
+    case Family::bollinger:
+      return "n >= 2 and k > 0";
+    case Family::rsi_reversion:
+      return "n >= 2 and lo < hi";
+    case Family::channel_breakout:
+      break;
+  }
+  return "";
+}
+
 [[noreturn]] void no_valid_combo(const Grid& g, const ComboCount& c) {
   std::string why;
-  const bool periods = c.fast_not_below_slow > 0, vol = c.vol_short_not_below_long > 0;
-  const std::string fast_slow =
-      periods ? "fast >= slow (fast " + axis_range(g.fast) + ", slow " + axis_range(g.slow) + ")"
-              : "";
+  const bool family = c.family_rule > 0, vol = c.vol_short_not_below_long > 0;
+  const std::string rule = family ? family_rule_detail(g) : "";
+  const std::string family_name(to_string(g.family));
   const std::string vols = vol ? "vol_short >= vol_long (vol_short " + axis_range(g.vol_short) +
                                      ", vol_long " + axis_range(g.vol_long) + ")"
                                : "";
-  if (periods && !vol) {
-    why = "every one has " + fast_slow + "; ma_cross needs fast < slow";
-  } else if (vol && !periods) {
+  if (family && !vol) {
+    why = "every one has " + rule + "; " + family_name + " needs " +
+          std::string(family_rule_need(g.family));
+  } else if (vol && !family) {
     why = "every one has " + vols + "; the vol filter needs vol_short < vol_long";
   } else {
-    why = grouped(c.fast_not_below_slow) + " have " + fast_slow + " and " +
-          grouped(c.vol_short_not_below_long) + " have " + vols +
-          "; a valid combo needs fast < slow and vol_short < vol_long";
+    why = grouped(c.family_rule) + " have " + rule + " and " + grouped(c.vol_short_not_below_long) +
+          " have " + vols + "; a valid combo needs " + std::string(family_rule_need(g.family)) +
+          " and vol_short < vol_long";
   }
   throw InputError("no valid combo in the grid: of its " + grouped(c.total) + " combos, " + why +
                    " (SPEC §5)");
@@ -225,7 +254,8 @@ std::string plan_text(const RunPlan& p, const PlanInputs& in) {
                   grouped(c.valid) + " valid";
   if (c.invalid() > 0) {
     std::string why;
-    if (c.fast_not_below_slow) why += grouped(c.fast_not_below_slow) + " fast >= slow";
+    if (c.family_rule)
+      why += grouped(c.family_rule) + " " + std::string(family_rule_text(in.grid.family));
     if (c.vol_short_not_below_long) {
       why += (why.empty() ? "" : ", ") + grouped(c.vol_short_not_below_long) +
              " vol_short >= vol_long";

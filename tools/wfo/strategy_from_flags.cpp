@@ -18,21 +18,40 @@ namespace wfod::cli {
 namespace {
 
 constexpr std::array kStrategyFlags = {
-    FlagSpec{"csv"},          FlagSpec{"config"},
-    FlagSpec{"strategy"},     FlagSpec{"family"},
-    FlagSpec{"fast"},         FlagSpec{"slow"},
-    FlagSpec{"ma"},           FlagSpec{"side"},
-    FlagSpec{"entry"},        FlagSpec{"n"},
-    FlagSpec{"source"},       FlagSpec{"vol-short"},
-    FlagSpec{"vol-long"},     FlagSpec{"vol-threshold"},
-    FlagSpec{"warmup"},       FlagSpec{"cost-bps"},
-    FlagSpec{"slippage-bps"}, FlagSpec{"bars-per-year"},
-    FlagSpec{"objective"},    FlagSpec{"min-trades"},
-    FlagSpec{"max-drawdown"}, FlagSpec{"min-exposure"},
-    FlagSpec{"top"},          FlagSpec{"fill"},
-    FlagSpec{"threads"},      FlagSpec{"backend"},
-    FlagSpec{"precision"},    FlagSpec{"skip-bad-rows", false},
-    FlagSpec{"json", false},  FlagSpec{"report"},
+    FlagSpec{"csv"},
+    FlagSpec{"config"},
+    FlagSpec{"strategy"},
+    FlagSpec{"family"},
+    FlagSpec{"fast"},
+    FlagSpec{"slow"},
+    FlagSpec{"ma"},
+    FlagSpec{"side"},
+    FlagSpec{"entry"},
+    FlagSpec{"n"},
+    FlagSpec{"source"},
+    FlagSpec{"vol-short"},
+    FlagSpec{"vol-long"},
+    FlagSpec{"vol-threshold"},
+    FlagSpec{"warmup"},
+    FlagSpec{"cost-bps"},
+    FlagSpec{"slippage-bps"},
+    FlagSpec{"bars-per-year"},
+    FlagSpec{"objective"},
+    FlagSpec{"min-trades"},
+    FlagSpec{"max-drawdown"},
+    FlagSpec{"min-exposure"},
+    FlagSpec{"top"},
+    FlagSpec{"fill"},
+    FlagSpec{"threads"},
+    FlagSpec{"backend"},
+    FlagSpec{"precision"},
+    FlagSpec{"skip-bad-rows", false},
+    FlagSpec{"json", false},
+    FlagSpec{"report"},
+    FlagSpec{"k"},
+    FlagSpec{"style"},
+    FlagSpec{"lo"},
+    FlagSpec{"hi"},
 };
 
 // "sma,ema" -> {sma, ema}; each item parsed by the engine's enum parser, which names the
@@ -129,19 +148,37 @@ void apply_config(const ParsedArgs& args, StrategySetup& s) {
   }
 }
 
+// Each family-specific flag and the families it belongs to; --side and the vol filter's
+// belong to every family.
+struct FamilyFlag {
+  std::string_view flag;
+  std::array<bool, 4> of;  // ma_cross, channel_breakout, bollinger, rsi_reversion
+};
+constexpr FamilyFlag kFamilyFlags[] = {
+    {"fast", {true, false, false, false}}, {"slow", {true, false, false, false}},
+    {"ma", {true, false, false, false}},   {"entry", {true, false, false, false}},
+    {"n", {false, true, true, true}},      {"source", {false, true, false, false}},
+    {"k", {false, false, true, false}},    {"style", {false, false, true, false}},
+    {"lo", {false, false, false, true}},   {"hi", {false, false, false, true}},
+};
+
 void check_family_flags(const ParsedArgs& args, Family family) {
-  static constexpr std::array<std::string_view, 4> kMaCrossOnly = {"fast", "slow", "ma", "entry"};
-  static constexpr std::array<std::string_view, 2> kChannelOnly = {"n", "source"};
-  auto reject = [&](auto flags, std::string_view owner) {
-    for (auto f : flags) {
-      if (args.has(f)) {
-        throw UsageError("--" + std::string(f) + " is a " + std::string(owner) +
-                         " parameter, but the family is " + std::string(to_string(family)));
-      }
+  constexpr Family kAll[] = {Family::ma_cross, Family::channel_breakout, Family::bollinger,
+                             Family::rsi_reversion};
+  for (const FamilyFlag& f : kFamilyFlags) {
+    if (!args.has(f.flag) || f.of[static_cast<size_t>(family)]) continue;
+    std::string message = "--";
+    message.append(f.flag).append(" is a ");
+    bool first = true;
+    for (size_t i = 0; i < f.of.size(); ++i) {
+      if (!f.of[i]) continue;
+      if (!first) message.append("/");
+      message.append(to_string(kAll[i]));
+      first = false;
     }
-  };
-  if (family == Family::ma_cross) reject(kChannelOnly, "channel_breakout");
-  if (family == Family::channel_breakout) reject(kMaCrossOnly, "ma_cross");
+    message.append(" parameter, but the family is ").append(to_string(family));
+    throw UsageError(message);
+  }
 }
 
 void apply_grid_flags(const ParsedArgs& args, Grid& g) {
@@ -152,6 +189,10 @@ void apply_grid_flags(const ParsedArgs& args, Grid& g) {
   override_enum_axis<Entry>(args, "entry", g.entry, parse_entry);
   override_axis(args, "n", g.n, parse_int_axis);
   override_enum_axis<Source>(args, "source", g.source, parse_source);
+  override_axis(args, "k", g.k, parse_real_axis);
+  override_enum_axis<Style>(args, "style", g.style, parse_style);
+  override_axis(args, "lo", g.lo, parse_real_axis);
+  override_axis(args, "hi", g.hi, parse_real_axis);
   override_axis(args, "vol-short", g.vol_short, parse_int_axis);
   override_axis(args, "vol-long", g.vol_long, parse_int_axis);
   override_axis(args, "vol-threshold", g.vol_threshold, parse_real_axis);
@@ -166,6 +207,13 @@ void apply_grid_flags(const ParsedArgs& args, Grid& g) {
   }
   if (g.family == Family::channel_breakout && g.n.empty()) {
     throw UsageError("channel_breakout needs --n (e.g. --n 10:100:5)");
+  }
+  if (g.family == Family::bollinger && (g.n.empty() || g.k.empty())) {
+    throw UsageError("bollinger needs --n and --k (e.g. --n 10:50:5 --k 1.5:3.0:0.5)");
+  }
+  if (g.family == Family::rsi_reversion && (g.n.empty() || g.lo.empty() || g.hi.empty())) {
+    throw UsageError(
+        "rsi_reversion needs --n, --lo and --hi (e.g. --n 7:21:7 --lo 20,30 --hi 70,80)");
   }
   if (g.has_vol_filter() &&
       (g.vol_short.empty() || g.vol_long.empty() || g.vol_threshold.empty())) {
@@ -200,7 +248,9 @@ StrategySetup strategy_from_flags(const ParsedArgs& args) {
       s.spec.grid.family = f;
     }
   } else if (!args.has("config")) {
-    throw UsageError("--family is required (ma_cross | channel_breakout), or --config FILE");
+    throw UsageError(
+        "--family is required (ma_cross | channel_breakout | bollinger | rsi_reversion), or "
+        "--config FILE");
   }
   check_family_flags(args, s.spec.grid.family);
   apply_grid_flags(args, s.spec.grid);
@@ -246,13 +296,17 @@ const char* const kStrategyFlagsHelp =
     R"(Strategy (axis values: a scalar 12, a list 5,10,20 or an inclusive range start:stop:step;
 enum axes take lists too, e.g. --ma sma,ema; a value listed twice on one axis is an error;
 a grid in which no combo is valid, e.g. fast >= slow everywhere, is an error, exit 2):
-  --family ma_cross|channel_breakout   required unless --config gives it
+  --family ma_cross|channel_breakout|bollinger|rsi_reversion   required unless --config
   ma_cross:          --fast AXIS  --slow AXIS  (both required)
                      --ma sma|ema|wma|hma (sma)  --entry state|cross (state)
   channel_breakout:  --n AXIS (required)  --source close|high_low (close)
-  both:              --side long_short|long_only (long_short)
+  bollinger:         --n AXIS --k AXIS (both required; decimal k, e.g. 1.5:3.0:0.5)
+                     --style reversion|breakout (reversion)
+  rsi_reversion:     --n AXIS --lo AXIS --hi AXIS (all required; levels in (0, 100))
+  every family:      --side long_short|long_only (long_short)
   vol filter:        --vol-short AXIS --vol-long AXIS --vol-threshold AXIS (all three or none)
-  Flags of the other family are errors.
+  Flags of another family are errors. Invalid combos (fast >= slow; n < 2 or k <= 0;
+  n < 2 or lo >= hi) keep their ids and are skipped (SPEC §5).
 
 Costs, fills, annualisation:
   --cost-bps X       commission per unit of position change, basis points (0)

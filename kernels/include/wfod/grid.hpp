@@ -11,12 +11,14 @@
 
 namespace wfod {
 
-enum class Family { ma_cross, channel_breakout };
+enum class Family { ma_cross, channel_breakout, bollinger, rsi_reversion };
 enum class MaType { sma, ema, wma, hma };
 enum class Side { long_short, long_only };
 enum class Entry { state, cross };
 enum class Source { close, high_low };
 enum class Fill { close, next_open };
+// bollinger's style (SPEC §5): fade a close beyond a band, or follow it.
+enum class Style { reversion, breakout };
 
 std::string_view to_string(Family);
 std::string_view to_string(MaType);
@@ -24,6 +26,7 @@ std::string_view to_string(Side);
 std::string_view to_string(Entry);
 std::string_view to_string(Source);
 std::string_view to_string(Fill);
+std::string_view to_string(Style);
 
 // Parse an enum value by its SPEC name; throws std::invalid_argument naming the choices.
 Family parse_family(std::string_view);
@@ -32,6 +35,7 @@ Side parse_side(std::string_view);
 Entry parse_entry(std::string_view);
 Source parse_source(std::string_view);
 Fill parse_fill(std::string_view);
+Style parse_style(std::string_view);
 
 // One point of a grid: every parameter of the family (and the filter, when present).
 struct Combo {
@@ -41,18 +45,27 @@ struct Combo {
   int fast = 0, slow = 0;
   MaType ma = MaType::sma;
   Entry entry = Entry::state;
-  // channel_breakout
+  // channel_breakout, bollinger and rsi_reversion: the period
   int n = 0;
+  // channel_breakout
   Source source = Source::close;
-  // both families
+  // bollinger: band width in standard deviations, and the style
+  double k = 0;
+  Style style = Style::reversion;
+  // rsi_reversion: the levels
+  double lo = 0, hi = 0;
+  // every family
   Side side = Side::long_short;
   // vol_filter (only meaningful when has_vol)
   bool has_vol = false;
   int vol_short = 0, vol_long = 0;
   double vol_threshold = 0;
 
-  // SPEC §5 validity: fast < slow (ma_cross), vol_short < vol_long (filter), periods >= 1.
+  // SPEC §5 validity: fast < slow (ma_cross), n >= 2 and k > 0 (bollinger), n >= 2 and
+  // lo < hi (rsi_reversion), vol_short < vol_long (filter), periods >= 1.
   bool valid() const;
+  // Whether the family's own rule holds (the filter's aside).
+  bool family_valid() const;
 };
 
 // Name and size of one axis, in canonical order.
@@ -78,6 +91,9 @@ struct Grid {
   std::vector<Entry> entry{Entry::state};
   std::vector<int> n;
   std::vector<Source> source{Source::close};
+  std::vector<double> k;
+  std::vector<Style> style{Style::reversion};
+  std::vector<double> lo, hi;
   std::vector<int> vol_short, vol_long;
   std::vector<double> vol_threshold;
 
@@ -104,15 +120,19 @@ struct Grid {
 // Invalid combos by reason; one combo may fail both. Assumes every period >= 1 (validate()).
 struct ComboCount {
   uint64_t total = 0, valid = 0;
-  uint64_t fast_not_below_slow = 0;       // ma_cross combos with fast >= slow
+  uint64_t family_rule = 0;               // combos failing the family's rule (family_rule_text)
   uint64_t vol_short_not_below_long = 0;  // filter combos with vol_short >= vol_long
   uint64_t invalid() const { return total - valid; }
 };
 ComboCount count_combos(const Grid&);
+// The family's validity rule as an invalid combo breaks it ("fast >= slow"); empty for
+// channel_breakout, whose combos are all valid.
+std::string_view family_rule_text(Family);
 
 // Distinct indicator series (SPEC §4) the grid's combos read over the history: one per
-// (ma, period) of ma_cross, two (upper, lower) per (source, n) of channel_breakout, one per
-// vol period. What a sweep that held every row at once would hold.
+// (ma, period) of ma_cross, two (upper, lower) per (source, n) of channel_breakout, an SMA
+// and a STD per n of bollinger, one RSI per n of rsi_reversion, one per vol period. What a sweep
+// that held every row at once would hold.
 uint64_t indicator_series(const Grid&);
 
 // Axis text: a scalar "12", a list "5,10,20" or an inclusive range "start:stop:step".

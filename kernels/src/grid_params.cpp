@@ -1,0 +1,103 @@
+// Axes and combo parameters by name (SPEC §5 canonical order), for printers and reports.
+#include "wfod/grid_params.hpp"
+
+#include <charconv>
+
+namespace wfod {
+namespace {
+
+template <typename T>
+AxisValues numbers(std::string_view name, ParamKind kind, const std::vector<T>& v) {
+  AxisValues a{name, kind, {}, {}};
+  a.numbers.assign(v.begin(), v.end());
+  return a;
+}
+
+template <typename E>
+AxisValues names(std::string_view name, const std::vector<E>& v) {
+  AxisValues a{name, ParamKind::name, {}, {}};
+  for (E e : v) a.names.push_back(to_string(e));
+  return a;
+}
+
+ParamValue integer(std::string_view name, int v) {
+  return {name, ParamKind::integer, static_cast<double>(v), {}};
+}
+ParamValue real(std::string_view name, double v) { return {name, ParamKind::real, v, {}}; }
+template <typename E>
+ParamValue named(std::string_view name, E v) {
+  return {name, ParamKind::name, 0, to_string(v)};
+}
+
+}  // namespace
+
+std::vector<AxisValues> axis_values(const Grid& g) {
+  std::vector<AxisValues> out;
+  switch (g.family) {
+    case Family::ma_cross:
+      out = {numbers("fast", ParamKind::integer, g.fast),
+             numbers("slow", ParamKind::integer, g.slow), names("ma", g.ma), names("side", g.side),
+             names("entry", g.entry)};
+      break;
+    case Family::channel_breakout:
+      out = {numbers("n", ParamKind::integer, g.n), names("source", g.source),
+             names("side", g.side)};
+      break;
+    case Family::bollinger:
+      out = {numbers("n", ParamKind::integer, g.n), numbers("k", ParamKind::real, g.k),
+             names("style", g.style), names("side", g.side)};
+      break;
+    case Family::rsi_reversion:
+      out = {numbers("n", ParamKind::integer, g.n), numbers("lo", ParamKind::real, g.lo),
+             numbers("hi", ParamKind::real, g.hi), names("side", g.side)};
+      break;
+  }
+  if (g.has_vol_filter()) {
+    out.push_back(numbers("vol_short", ParamKind::integer, g.vol_short));
+    out.push_back(numbers("vol_long", ParamKind::integer, g.vol_long));
+    out.push_back(numbers("vol_threshold", ParamKind::real, g.vol_threshold));
+  }
+  return out;
+}
+
+std::vector<ParamValue> combo_params(const Combo& c) {
+  std::vector<ParamValue> out;
+  switch (c.family) {
+    case Family::ma_cross:
+      out = {integer("fast", c.fast), integer("slow", c.slow), named("ma", c.ma),
+             named("side", c.side), named("entry", c.entry)};
+      break;
+    case Family::channel_breakout:
+      out = {integer("n", c.n), named("source", c.source), named("side", c.side)};
+      break;
+    case Family::bollinger:
+      out = {integer("n", c.n), real("k", c.k), named("style", c.style), named("side", c.side)};
+      break;
+    case Family::rsi_reversion:
+      out = {integer("n", c.n), real("lo", c.lo), real("hi", c.hi), named("side", c.side)};
+      break;
+  }
+  if (c.has_vol) {
+    out.push_back(integer("vol_short", c.vol_short));
+    out.push_back(integer("vol_long", c.vol_long));
+    out.push_back(real("vol_threshold", c.vol_threshold));
+  }
+  return out;
+}
+
+std::string param_value_text(const ParamValue& p) {
+  switch (p.kind) {
+    case ParamKind::integer:
+      return std::to_string(static_cast<long long>(p.number));
+    case ParamKind::real: {
+      char buf[32];
+      const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, p.number);
+      return std::string(buf, ec == std::errc() ? end : buf);
+    }
+    case ParamKind::name:
+      return std::string(p.text);
+  }
+  return {};
+}
+
+}  // namespace wfod
