@@ -121,7 +121,7 @@ TEST(ConfigExamples, FullExampleParsesEveryKey) {
   EXPECT_EQ(c.find_symbol("ETHUSD")->backfill, "");
   EXPECT_EQ(c.find_symbol("NOPE"), nullptr);
 
-  ASSERT_EQ(c.strategies.size(), 2u);
+  ASSERT_EQ(c.strategies.size(), 4u);
   const StrategyConfig& trend = *c.find_strategy("trend");
   EXPECT_EQ(trend.symbols, (std::vector<std::string>{"BTCUSD", "ETHUSD"}));
   EXPECT_EQ(trend.window, 10000u);
@@ -150,6 +150,17 @@ TEST(ConfigExamples, FullExampleParsesEveryKey) {
   EXPECT_EQ(breakout.rank.objective, Objective::calmar);
   EXPECT_EQ(breakout.spec.fill, Fill::next_open);
   EXPECT_EQ(breakout.every, 60u);
+
+  const Grid& bands = c.find_strategy("bands")->spec.grid;
+  EXPECT_EQ(bands.family, Family::bollinger);
+  EXPECT_EQ(bands.n.size(), 9u);
+  EXPECT_EQ(bands.k, (std::vector<double>{1.5, 2.0, 2.5, 3.0}));
+  EXPECT_EQ(bands.style, (std::vector<Style>{Style::reversion, Style::breakout}));
+  const Grid& rsi = c.find_strategy("rsi")->spec.grid;
+  EXPECT_EQ(rsi.family, Family::rsi_reversion);
+  EXPECT_EQ(rsi.n, (std::vector<int>{7, 14, 21}));
+  EXPECT_EQ(rsi.lo, (std::vector<double>{20, 25, 30}));
+  EXPECT_EQ(rsi.hi, (std::vector<double>{70, 75, 80}));
 }
 
 TEST(ConfigExamples, UnreadableFile) {

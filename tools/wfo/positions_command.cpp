@@ -18,7 +18,7 @@ namespace wfod::cli {
 namespace {
 
 constexpr const char* kUsage =
-    R"(usage: wfo positions --csv FILE --family ma_cross|channel_breakout AXIS FLAGS... --id N
+    R"(usage: wfo positions --csv FILE --family FAMILY AXIS FLAGS... --id N
        wfo positions --config FILE [--strategy NAME] [--csv FILE] --id N [overriding flags...]
 
 Prints "bar,timestamp,ts_ns,position" for every bar of the CSV: p_t (SPEC §2) of combo N

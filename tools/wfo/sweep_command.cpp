@@ -25,7 +25,7 @@ namespace wfod::cli {
 namespace {
 
 constexpr const char* kUsage =
-    R"(usage: wfo sweep --csv FILE --family ma_cross|channel_breakout AXIS FLAGS... [options]
+    R"(usage: wfo sweep --csv FILE --family FAMILY AXIS FLAGS... [options]
        wfo sweep --config FILE [--strategy NAME] [overriding flags...]
 
 Evaluates every combo of the grid over one window that ends at the last bar of the CSV

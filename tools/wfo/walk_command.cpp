@@ -26,7 +26,7 @@ namespace wfod::cli {
 namespace {
 
 constexpr const char* kUsage =
-    R"(usage: wfo walk --csv FILE --family ma_cross|channel_breakout AXIS FLAGS... --is W --oos K [options]
+    R"(usage: wfo walk --csv FILE --family FAMILY AXIS FLAGS... --is W --oos K [options]
        wfo walk --config FILE [--strategy NAME] [overriding flags...]
 
 Walk-forward analysis (SPEC §8): fold f optimises on its in-sample window and its winner
