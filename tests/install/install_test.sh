@@ -33,10 +33,11 @@ if [[ "$prefix" == /usr ]]; then E="$R/etc/wfod"; else E="$P/etc/wfod"; fi
 for f in "$P/bin/wfod" "$P/bin/wfo" "$P/bin/wfo-replay" "$P/bin/wfo-sub" \
   "$P/lib/systemd/system/wfod.service" "$P/lib/systemd/system/wfod@.service" \
   "$E/wfod.toml" "$E/wfod.example.toml" "$P/share/doc/wfod/README.md" \
-  "$P/share/doc/wfod/operations.md"; do
+  "$P/share/doc/wfod/operations.md" "$P/include/wfod/client.hpp" \
+  "$P/lib/cmake/wfod_client/wfod_clientConfig.cmake"; do
   [[ -e "$f" ]] || fail "not installed: ${f#"$R"} (installed: $(cd "$R" && find . -type f | tr '\n' ' '))"
 done
-echo "layout: bin, lib/systemd/system, etc/wfod, share/doc/wfod"
+echo "layout: bin, lib/systemd/system, etc/wfod, share/doc/wfod, include/wfod, lib/cmake/wfod_client"
 
 # The units run the installed binary on the installed config; nothing left unconfigured.
 for unit in wfod.service wfod@.service; do
