@@ -5,9 +5,10 @@
 # tools/check-package.sh installs, checks and purges it in CI).
 include(GNUInstallDirs)
 
-# --- Binaries: every program a user runs (wfo-replay / wfo-sub exist where cppzmq does). ---
+# --- Binaries: every program a user runs (wfo-replay / wfo-sub / wfo-proxy exist where cppzmq
+# does). ---
 set(WFOD_INSTALLED_PROGRAMS wfod wfo)
-foreach(tool wfo-replay wfo-sub)
+foreach(tool wfo-replay wfo-sub wfo-proxy)
   if(TARGET ${tool})
     list(APPEND WFOD_INSTALLED_PROGRAMS ${tool})
   endif()
@@ -39,6 +40,13 @@ foreach(unit wfod.service wfod@.service)
                  @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/systemd/${unit} DESTINATION ${WFOD_UNIT_DIR})
 endforeach()
+# wfo-proxy's unit (installed, not enabled: docs/operations.md "Sharding").
+if(TARGET wfo-proxy)
+  set(WFOD_PROXY_BINARY ${CMAKE_INSTALL_FULL_BINDIR}/wfo-proxy)
+  configure_file(${PROJECT_SOURCE_DIR}/systemd/wfo-proxy.service.in
+                 ${PROJECT_BINARY_DIR}/systemd/wfo-proxy.service @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/systemd/wfo-proxy.service DESTINATION ${WFOD_UNIT_DIR})
+endif()
 
 # --- /etc/wfod: the example (every key, each with its default) and the file the unit runs,
 # which starts empty (comments only): the operator writes it. Both are conffiles in the
@@ -87,7 +95,8 @@ set(CPACK_PACKAGE_DESCRIPTION
     "wfod keeps the parameters of live technical strategies fresh: it subscribes to
 bar feeds (ZeroMQ), re-optimises each configured strategy over its parameter
 grid every k bars and publishes the winning parameters. With wfo (sweeps,
-walk-forward analysis, HTML reports), wfo-replay and wfo-sub.
+walk-forward analysis, HTML reports), wfo-replay, wfo-sub, wfo-proxy (one
+subscription endpoint for several shards) and the C++ client headers.
 ${WFOD_BUILD_TEXT}")
 set(CPACK_GENERATOR DEB)
 # Install with DESTDIR into the staging tree, so /etc (an absolute destination) lands in
@@ -103,6 +112,8 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # libstdc++6, ...); the maintainer scripts use deb-systemd-helper.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "init-system-helpers (>= 1.54~)")
+# The C++ client's headers (find_package(wfod_client)) need these to compile against.
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "cppzmq-dev, nlohmann-json3-dev")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 # conffiles names the paths this configure step installs /etc/wfod's files to.
 configure_file(${PROJECT_SOURCE_DIR}/packaging/deb/conffiles.in

@@ -83,6 +83,11 @@ dpkg_retry -i "$deb" >/dev/null || fail "dpkg -i $deb"
 files=$(dpkg -L wfod)
 units=$(grep -E '/systemd/system/wfod@?\.service$' <<<"$files")
 [ "$(wc -l <<<"$units")" -eq 2 ] || fail "expected two units, the package has: $units"
+# The C++ client (header only) and its CMake package config: find_package(wfod_client).
+for f in /usr/include/wfod/client.hpp /usr/lib/cmake/wfod_client/wfod_clientConfig.cmake \
+  /usr/lib/cmake/wfod_client/wfod_clientConfigVersion.cmake; do
+  grep -qx "$f" <<<"$files" || fail "the package lacks $f"
+done
 
 echo "== --version of every installed binary"
 for bin in $(grep -E '^/usr/bin/' <<<"$files"); do

@@ -30,13 +30,15 @@ P="$R$prefix"
 # GNUInstallDirs: /etc under the /usr prefix (the package's), <prefix>/etc otherwise.
 if [[ "$prefix" == /usr ]]; then E="$R/etc/wfod"; else E="$P/etc/wfod"; fi
 
-for f in "$P/bin/wfod" "$P/bin/wfo" "$P/bin/wfo-replay" "$P/bin/wfo-sub" \
+for f in "$P/bin/wfod" "$P/bin/wfo" "$P/bin/wfo-replay" "$P/bin/wfo-sub" "$P/bin/wfo-proxy" \
+  "$P/lib/systemd/system/wfo-proxy.service" \
   "$P/lib/systemd/system/wfod.service" "$P/lib/systemd/system/wfod@.service" \
   "$E/wfod.toml" "$E/wfod.example.toml" "$P/share/doc/wfod/README.md" \
-  "$P/share/doc/wfod/operations.md"; do
+  "$P/share/doc/wfod/operations.md" "$P/include/wfod/client.hpp" \
+  "$P/lib/cmake/wfod_client/wfod_clientConfig.cmake"; do
   [[ -e "$f" ]] || fail "not installed: ${f#"$R"} (installed: $(cd "$R" && find . -type f | tr '\n' ' '))"
 done
-echo "layout: bin, lib/systemd/system, etc/wfod, share/doc/wfod"
+echo "layout: bin, lib/systemd/system, etc/wfod, share/doc/wfod, include/wfod, lib/cmake/wfod_client"
 
 # The units run the installed binary on the installed config; nothing left unconfigured.
 for unit in wfod.service wfod@.service; do
@@ -47,6 +49,11 @@ for unit in wfod.service wfod@.service; do
   grep -q '^RestartPreventExitStatus=2 3$' "$u" || fail "$unit: RestartPreventExitStatus=2 3 missing"
 done
 echo "units: ExecStart=$prefix/bin/wfod --config ${E#"$R"}/..."
+u="$P/lib/systemd/system/wfo-proxy.service"
+grep -q "^ExecStart=$prefix/bin/wfo-proxy \$WFO_PROXY_ARGS$" "$u" &&
+  grep -q "^EnvironmentFile=${E#"$R"}/wfo-proxy.env$" "$u" ||
+  fail "wfo-proxy.service: $(grep -E '^(ExecStart|EnvironmentFile)=' "$u") does not run $prefix/bin/wfo-proxy with ${E#"$R"}/wfo-proxy.env"
+! grep -n '@WFOD_[A-Z_]*@' "$u" || fail "wfo-proxy.service: a placeholder was not configured"
 
 # Every installed program prints the one version; a git checkout adds its describe.
 describe=""
