@@ -1,4 +1,4 @@
-// End-to-end latency through the daemon (issue 5): a feed publisher and a parameter
+// End-to-end latency through the daemon: a feed publisher and a parameter
 // subscriber in one process on loopback. Each bar is sent (binary codec, PROTOCOL §1) and the
 // clock runs until the publication whose window ends at that bar arrives (PROTOCOL §2);
 // then the next bar. Prints one table of latency percentiles.

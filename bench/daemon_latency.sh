@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bar-to-publication latency through a real wfod (issue 5): writes a synthetic backfill and
+# Bar-to-publication latency through a real wfod: writes a synthetic backfill and
 # a config (ma_cross SMA, W = 10,000, every = 1), starts wfod on loopback, sends BARS bars one
 # at a time with daemon_latency and prints its table, then stops the daemon.
 #   bench/daemon_latency.sh WFOD DAEMON_LATENCY [GRID=1m|20k|tiny] [BARS=1000] [BACKEND=auto]

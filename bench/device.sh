@@ -19,7 +19,7 @@ export LD_LIBRARY_PATH=$S/lib:${LD_LIBRARY_PATH:-}
 } > "$OUT/device.txt" 2>&1
 cat "$OUT/device.txt"
 
-# Robust selection on the device (issue 8), only with WFOD_SELECTION=1: the device-vs-host
+# Robust selection on the device, only with WFOD_SELECTION=1: the device-vs-host
 # parity tests (block summaries, robust_scores, CSCV, plateau), then selection_bench at the
 # issue's size (200k SMA combos, W = 10k, S = 16). WFOD_SELECTION_ONLY=1: just this.
 if [ "${WFOD_SELECTION:-0}" = "1" ]; then
@@ -50,7 +50,7 @@ if [ "${WFOD_SOAK:-0}" = "1" ]; then
   [ "${WFOD_SOAK_ONLY:-0}" = "1" ] && exit 0
 fi
 
-# Which backend a start chooses and why (issue 17 item 2): the real device, then a faked
+# Which backend a start chooses and why: the real device, then a faked
 # older capability (WFOD_TEST_CUDA_CC, test only) that this sm_90 build must refuse.
 echo "== backend choice"
 A="sweep --csv /work/shared/data/goog_d1_2004-2013.csv --family ma_cross --window 500 --fast 5:20:5 --slow 30:60:10 --json"
@@ -63,7 +63,7 @@ A="sweep --csv /work/shared/data/goog_d1_2004-2013.csv --family ma_cross --windo
 } > "$OUT/backend_choice.txt" 2>&1
 cat "$OUT/backend_choice.txt"
 
-# Streams (issue 5): every advance vs a fresh sweep on the device, then the advance benchmark
+# Streams: every advance vs a fresh sweep on the device, then the advance benchmark
 # (1M combos, W = 10k, k = 1) with and without the CUDA graph. WFOD_STREAM_ONLY=1: just this.
 echo "== stream parity (cuda and cpu)"
 "$S/bin/wfod_parity_tests" --gtest_brief=1 --gtest_filter='*Stream*' > "$OUT/stream_parity.log" 2>&1

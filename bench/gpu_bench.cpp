@@ -1,4 +1,4 @@
-// GPU sweep benchmark (issue: CUDA backend): cases A (200k SMA combos x 10k bars), B (80 HMA
+// GPU sweep benchmark: cases A (200k SMA combos x 10k bars), B (80 HMA
 // combos x 150k bars) and C (the paper's 12.6M-combo 5-parameter model x 5k bars), each in
 // the backend's chosen layout and in the plain thread-per-combo layout. Prints one table:
 // median of repeated runs after a warm-up, device-event times, combo-bars/s.

@@ -1,4 +1,4 @@
-// Feed ingest benchmark (issue 4: daemon feed path): the daemon's own Ingest (decode ->
+// Feed ingest benchmark (the daemon feed path): the daemon's own Ingest (decode ->
 // validate -> stage in the bar log -> one write per touched log and one sync pass per
 // event-loop batch of kMaxIngestBatch messages) on one thread, JSON and binary payloads
 // pre-encoded from a synthetic series, 1 symbol and 1,000 symbols round-robin, each fsync

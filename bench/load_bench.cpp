@@ -1,4 +1,4 @@
-// Load test (issue 6): a real wfod (CPU backend) with N symbols x M strategies, fed binary bars
+// Load test: a real wfod (CPU backend) with N symbols x M strategies, fed binary bars
 // round-robin over ipc:// at increasing rates; per rate step it reports bars sent vs
 // accepted (zero loss?), publications, and the bar-to-publish latency (the time from sending
 // the bar that completes a window to receiving the publication of that window). The highest

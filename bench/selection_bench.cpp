@@ -1,4 +1,4 @@
-// Robust-selection benchmark (issue 8): ma_cross SMA on a seeded random walk, PBO by CSCV with
+// Robust-selection benchmark: ma_cross SMA on a seeded random walk, PBO by CSCV with
 // S blocks and the plateau stencil, against the plain sweep of the same window. Prints one
 // markdown table (median of the repeats after a warm-up): the sweep, the block summaries, the
 // window scores, CSCV, the plateau stencil, the whole Backend::robust_scores, and the ratios

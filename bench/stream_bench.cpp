@@ -1,4 +1,4 @@
-// Streaming benchmark (issue 5): ma_cross SMA over W = 10,000 bars, re-optimised on every
+// Streaming benchmark: ma_cross SMA over W = 10,000 bars, re-optimised on every
 // new bar (k = 1) through Stream::advance, against a full sweep of the same window in the
 // same run. Prints one table: advance latency percentiles over consecutive bars, the full
 // sweep's median time, the speed-up, the stream's memory footprint and its open (rebuild)

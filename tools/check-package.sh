@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The .deb as an operator meets it (issue 17): builds it from an existing build directory
+# The .deb as an operator meets it: builds it from an existing build directory
 # (`cpack -G DEB`: no second compile), installs it with dpkg, runs every installed binary
 # with --version, checks the example config as installed, `systemd-analyze verify` on the
 # installed units, removes it (only the conffiles and the units' enable state may stay),

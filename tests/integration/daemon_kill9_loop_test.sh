@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kill -9 at random points under load, 20 times (issue 6): a replay streams the GOOG bars
+# kill -9 at random points under load, 20 times: a replay streams the GOOG bars
 # while wfod is SIGKILLed 0.2-0.8 s into the feed, then restarted on the same state dir and
 # the replay resumed from its last persisted bar. Every restart must read its state (no
 # unreadable file), hold at least every bar health had counted before the kill (nothing

@@ -1,4 +1,4 @@
-// Drift over a long stream (issue 5): the incremental indicator states a stream keeps
+// Drift over a long stream: the incremental indicator states a stream keeps
 // (kernels/src/indicator_state.hpp, through RollingIndicators::append_columns, bar by bar)
 // against a fresh recomputation over the window at sampled bars of a 1,000,000-bar series:
 // within 1e-12 relative, however long the stream has run (the sliding sums re-anchor every

@@ -1,4 +1,4 @@
-// RollingIndicators::prepare_next (issue 5): the CUDA stream does the next bar's re-anchor
+// RollingIndicators::prepare_next: the CUDA stream does the next bar's re-anchor
 // sums while the device works. The values must not change by a single bit: a stream that
 // prepares ahead (before every bar, some bars, or ahead of a batch of bars) against one that
 // never does, for every indicator kind, periods around the 256-bar re-anchor block, and

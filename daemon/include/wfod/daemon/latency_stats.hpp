@@ -1,7 +1,7 @@
 // Where a bar's time goes inside the daemon, from the loop waking with it to the publication
-// leaving (issue 5's end-to-end budget): the last N samples of each stage, reported as
-// percentiles by `["health"]` (`latency_ms`) so an operator sees a slow stage, not just a
-// slow total.
+// leaving (the end-to-end budget of docs/operations.md): the last N samples of each stage, reported
+// as percentiles by `["health"]` (`latency_ms`) so an operator sees a slow stage, not just a slow
+// total.
 #pragma once
 
 #include <array>
