@@ -5,10 +5,21 @@
 
 #include "report_template.hpp"
 
+#include <string>
+
 #include "wfo/report_page.hpp"
 
 namespace wfod::cli {
 
-std::string_view report_template() { return generated::kReportPage; }
+std::string_view report_template() {
+  // The generated header holds the page in chunks (no one string literal may be this long);
+  // joined once, on first use.
+  static const std::string page = [] {
+    std::string joined;
+    for (const std::string_view chunk : generated::kReportPageChunks) joined += chunk;
+    return joined;
+  }();
+  return page;
+}
 
 }  // namespace wfod::cli
