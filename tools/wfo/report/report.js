@@ -1,3 +1,15 @@
+// The script of the `wfo walk|sweep --report` page. report.html inlines this file into its
+// last <script> at build time (embed_report.cmake), so the written page stays one file. It
+// reads the report document from <script id="report-data"> (report.json, equity cut to at most
+// 4,000 points) and draws every section as hand-written SVG and HTML tables, top to bottom:
+// headline figures and findings, OOS equity against buy-and-hold with drawdown, the folds
+// (table, parameter stability, IS vs OOS objective), robust selection (decisions, DSR, PBO
+// with its logit histogram), the objective landscape (heatmap, histogram), how to read it, and
+// the inputs with the reproducing command line. buildLayout() writes the sections, drawAll()
+// the charts (again on resize). No library, nothing fetched. ES5 in one closure, so it runs in
+// any browser that opens a local file; ctest report_js_syntax checks it parses and
+// report_browser that every chart draws. It must not contain a closing script tag or an HTML
+// comment opener (the build refuses both).
 (function () {
   'use strict';
 
