@@ -1,6 +1,6 @@
 // Robust selection (docs/spec-10-selection.md) in the `--report DIR` files: the settings
 // block stored as report.json's inputs.selection, and how a run's "selection" JSON joins
-// the report document. The page (report_template.cpp) draws both.
+// the report document. The page (report/report.js) draws both.
 #pragma once
 
 #include "json_output.hpp"

@@ -1,5 +1,6 @@
-// The HTML page of `wfo walk|sweep --report DIR` (report_template.cpp): one self-contained
-// file whose inline script draws every chart as SVG from the embedded JSON data block.
+// The HTML page of `wfo walk|sweep --report DIR` (tools/wfo/report/, embedded at build time):
+// one self-contained file whose inline script draws every chart as SVG from the embedded JSON
+// data block.
 #pragma once
 
 #include <string_view>

@@ -26,7 +26,7 @@ std::string render_html(const Json& chart_document);
 // when a file cannot be written.
 // `selection` (optional): robust selection's JSON (docs/spec-10-selection.md §10.5), stored
 // as report.json's "selection" (walk: one object per fold); the page draws it
-// (report_template.cpp).
+// (report/report.js).
 std::string write_walk_report(const std::string& dir, Backend&, const WalkReport&, const RunInputs&,
                               Precision, int threads, const Json* selection = nullptr);
 std::string write_sweep_report(const std::string& dir, Backend&, const SweepReport&,
