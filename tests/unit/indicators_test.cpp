@@ -419,6 +419,39 @@ TEST(Indicators, DispatchMatchesDirectCalls) {
   EXPECT_THROW(parse_indicator("macd"), std::invalid_argument);
 }
 
+bool bitwise_equal(double a, double b) {
+  return std::memcmp(&a, &b, sizeof a) == 0 || (std::isnan(a) && std::isnan(b));
+}
+
+TEST(Indicators, BollingerBandsAreSmaPlusMinusKStdWithTheZeroRule) {
+  // SPEC §4: M = SMA(n), U/L = M +- k*STD(n) with k*STD rounded once; U = L = M where STD
+  // counts as 0. SMA and STD are held to 1e-13 above; this pins the composition bit for bit.
+  std::vector<double> x = test::random_walk(3000, 23, 80, 0.01).close;
+  for (size_t t = 1000; t < 1400; ++t) x[t] = x[999];  // STD exactly or nearly 0
+  for (int n : {1, 2, 20, 257}) {
+    for (double k : {0.5, 2.0, 2.95}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " k=" + std::to_string(k));
+      const Bands b = bollinger_bands(x, n, k);
+      const auto m = sma(x, n), sd = stdev(x, n);
+      ASSERT_EQ(b.middle.size(), x.size());
+      size_t zero = 0;
+      for (size_t t = 0; t < x.size(); ++t) {
+        ASSERT_TRUE(bitwise_equal(b.middle[t], m[t])) << "t=" << t;
+        if (std::isnan(m[t])) {
+          ASSERT_TRUE(std::isnan(b.upper[t]) && std::isnan(b.lower[t])) << "t=" << t;
+          continue;
+        }
+        const bool counts_as_zero = sd[t] <= kDeadBand * m[t];
+        zero += counts_as_zero;
+        const double offset = counts_as_zero ? 0.0 : k * sd[t];
+        ASSERT_EQ(b.upper[t], m[t] + offset) << "t=" << t;
+        ASSERT_EQ(b.lower[t], m[t] - offset) << "t=" << t;
+      }
+      EXPECT_GT(zero, n == 1 ? x.size() - 1 : 100u) << "the flat stretch has no zero-STD bars";
+    }
+  }
+}
+
 TEST(Indicators, DeadBandComparison) {
   // x > y iff x - y > 1e-10 * max(|x|, |y|).
   EXPECT_TRUE(db_greater(1.0 + 2e-10, 1.0));
@@ -431,10 +464,6 @@ TEST(Indicators, DeadBandComparison) {
 }
 
 // --- Causality ---------------------------------------------------------------------------------
-
-bool bitwise_equal(double a, double b) {
-  return std::memcmp(&a, &b, sizeof a) == 0 || (std::isnan(a) && std::isnan(b));
-}
 
 TEST(Indicators, PrefixValuesEqualFullSeriesValues) {
   std::vector<std::pair<std::string, std::vector<double>>> series;
