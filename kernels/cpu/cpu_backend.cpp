@@ -57,14 +57,17 @@ size_t rows_budget(const SweepRequest& req) {
 
 // Lane groups one pass over all valid combos of the grid forms: one run of groups per kind.
 size_t sweep_groups(const Grid& grid, uint64_t valid) {
-  const uint64_t kinds = grid.family == Family::ma_cross ? grid.entry.size() : 1;
-  const uint64_t per_kind = valid / kinds;  // entry does not affect validity
+  // ma_cross's entry and bollinger's style split kinds; neither affects validity.
+  const uint64_t kinds = grid.family == Family::ma_cross    ? grid.entry.size()
+                         : grid.family == Family::bollinger ? grid.style.size()
+                                                            : 1;
+  const uint64_t per_kind = valid / kinds;
   return static_cast<size_t>(kinds * ((per_kind + kLanes - 1) / kLanes));
 }
 
 // Adds combo `id` to its kind's open group; full groups go to `groups`.
 struct GroupBuilder {
-  Group open[6];
+  Group open[kKindCount];
   std::vector<Group>& groups;
   void add(uint64_t id, int kind) {
     Group& g = open[kind];
@@ -82,17 +85,27 @@ struct GroupBuilder {
 };
 
 // A combo's indicator series as keys (what evaluate() batches by); a channel key stands for
-// its two rows (upper and lower).
+// its two rows (upper and lower). Bollinger reads SMA(n) (an ma key) and STD(n) (a vol key).
 int row_keys(const Combo& c, uint64_t out[4]) {
   auto key = [](uint64_t what, uint64_t sub, int period) {
     return what << 40 | sub << 32 | static_cast<uint32_t>(period);
   };
   int n = 0;
-  if (c.family == Family::ma_cross) {
-    out[n++] = key(0, static_cast<uint64_t>(c.ma), c.fast);
-    out[n++] = key(0, static_cast<uint64_t>(c.ma), c.slow);
-  } else {
-    out[n++] = key(1, static_cast<uint64_t>(c.source), c.n);
+  switch (c.family) {
+    case Family::ma_cross:
+      out[n++] = key(0, static_cast<uint64_t>(c.ma), c.fast);
+      out[n++] = key(0, static_cast<uint64_t>(c.ma), c.slow);
+      break;
+    case Family::channel_breakout:
+      out[n++] = key(1, static_cast<uint64_t>(c.source), c.n);
+      break;
+    case Family::bollinger:
+      out[n++] = key(0, static_cast<uint64_t>(MaType::sma), c.n);
+      out[n++] = key(2, 0, c.n);
+      break;
+    case Family::rsi_reversion:
+      out[n++] = key(3, 0, c.n);
+      break;
   }
   if (c.has_vol) {
     out[n++] = key(2, 0, c.vol_short);
@@ -183,7 +196,7 @@ class CpuBackend final : public Backend {
     const HistoryView& h = req.history;
     std::vector<Combo> combos;
     combos.reserve(ids.size());
-    size_t per_kind[6] = {};
+    size_t per_kind[kKindCount] = {};
     for (uint64_t id : ids) {
       if (id >= grid.size())
         throw std::invalid_argument("combo id " + std::to_string(id) + " is outside the grid");
@@ -213,8 +226,8 @@ class CpuBackend final : public Backend {
       // Groups per kind in id order, and each lane's position in `ids`.
       std::vector<Group> groups;
       std::vector<size_t> slot_of;
-      Group open[6];
-      std::vector<size_t> open_slots[6];
+      Group open[kKindCount];
+      std::vector<size_t> open_slots[kKindCount];
       for (size_t i = batch_first; i < end; ++i) {
         const int kind = kind_of(combos[i]);
         Group& g = open[kind];
@@ -228,7 +241,7 @@ class CpuBackend final : public Backend {
           g.lanes = 0;
         }
       }
-      for (int k = 0; k < 6; ++k)
+      for (int k = 0; k < kKindCount; ++k)
         if (open[k].lanes) {
           groups.push_back(open[k]);
           slot_of.insert(slot_of.end(), open_slots[k].begin(), open_slots[k].end());
@@ -336,8 +349,7 @@ class CpuBackend final : public Backend {
         const size_t hi = w.first() + w.bars * (ci + 1) / chunks;
         const int kind = g.kind;
         Summary* out = chunks > 1 ? &summaries[item * kLanes] : local;
-        run_lanes(family_of_kind(kind), cross_of_kind(kind), vol_of_kind(kind), tables,
-                  cache.matrix(), in, g.lanes, lo, hi, out);
+        run_lanes(kind, tables, cache.matrix(), in, g.lanes, lo, hi, out);
         if (chunks == 1) finish_group(index, gi, local);
         done.fetch_add(1, std::memory_order_relaxed);
       }

@@ -22,7 +22,7 @@ namespace {
 
 std::vector<Group> group_valid_combos(const Grid& grid) {
   std::vector<Group> groups;
-  Group open[6];
+  Group open[kKindCount];
   for (uint64_t id = 0; id < grid.size(); ++id) {
     const Combo c = grid.decode(id);
     if (!c.valid()) continue;
@@ -81,8 +81,7 @@ std::vector<Summary> block_summaries(const SweepRequest& req, std::span<const si
       for (size_t b = b0; b < b1; ++b) {
         const LaneState* from = b == b0 ? nullptr : state[(b - b0 + 1) % 2];
         LaneRange range{edge(b), edge(b), edge(b + 1), from, state[(b - b0) % 2]};
-        run_lanes(family_of_kind(g.kind), cross_of_kind(g.kind), vol_of_kind(g.kind), tables,
-                  cache.matrix(), in, g.lanes, range, lane_out);
+        run_lanes(g.kind, tables, cache.matrix(), in, g.lanes, range, lane_out);
         for (int j = 0; j < g.lanes; ++j) out[g.ids[j] * blocks + b] = lane_out[j];
       }
     }

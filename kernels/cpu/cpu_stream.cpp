@@ -125,7 +125,7 @@ void CpuStream::reserve_memory() {
 
 void CpuStream::make_groups() {
   const Grid& grid = spec_.strategy.grid;
-  Group open[6];
+  Group open[kKindCount];
   for (uint64_t id = 0; id < grid.size(); ++id) {
     const Combo c = grid.decode(id);
     if (!c.valid()) {
@@ -200,8 +200,7 @@ void CpuStream::roll_group(const BarTables& tables, size_t g, size_t end) {
   for (size_t t = rolled_; t < end;) {
     const size_t stop = std::min(end, (t / chunk_ + 1) * chunk_);
     const LaneRange range{t, t, stop, &state_[base], &state_[base]};
-    run_lanes(family_of_kind(grp.kind), cross_of_kind(grp.kind), vol_of_kind(grp.kind), tables,
-              rows_.matrix(), &inputs_[base], grp.lanes, range, part);
+    run_lanes(grp.kind, tables, rows_.matrix(), &inputs_[base], grp.lanes, range, part);
     for (int j = 0; j < grp.lanes; ++j) {
       const size_t c = base + static_cast<size_t>(j);
       tail_[c] = combine(tail_[c], part[j]);
@@ -242,9 +241,8 @@ void CpuStream::cache_head(const BarTables& tables, size_t head) {
       const size_t a = head * chunk_ + i * sub_, b = std::min(a + sub_, (head + 1) * chunk_);
       for (int j = 0; j < grp.lanes; ++j) head_start_[(base + size_t(j)) * subs_ + i] = state[j];
       const size_t from = std::max<size_t>(a, 1);
-      run_lanes(family_of_kind(grp.kind), cross_of_kind(grp.kind), vol_of_kind(grp.kind), tables,
-                rows_.matrix(), &inputs_[base], grp.lanes, LaneRange{from, from, b, state, state},
-                part);
+      run_lanes(grp.kind, tables, rows_.matrix(), &inputs_[base], grp.lanes,
+                LaneRange{from, from, b, state, state}, part);
       for (int j = 0; j < grp.lanes; ++j) head_suffix_[(base + size_t(j)) * subs_ + i] = part[j];
     }
     for (int j = 0; j < grp.lanes; ++j) {
@@ -274,8 +272,7 @@ SweepResult CpuStream::optimise() {
     }
     const LaneRange range{std::max<size_t>(p.sub_start, 1), first, p.sub_end, start, nullptr};
     Summary window[kLanes];
-    run_lanes(family_of_kind(grp.kind), cross_of_kind(grp.kind), vol_of_kind(grp.kind), tables,
-              rows_.matrix(), &inputs_[base], grp.lanes, range, window);
+    run_lanes(grp.kind, tables, rows_.matrix(), &inputs_[base], grp.lanes, range, window);
     for (int j = 0; j < grp.lanes; ++j) {
       const size_t c = base + static_cast<size_t>(j);
       if (p.has_suffix) window[j] = combine(window[j], head_suffix_[c * subs_ + sub + 1]);

@@ -74,6 +74,13 @@ std::string spec_text(const StreamSpec& spec, size_t chunk) {
   append_list(t, "entry", g.entry, named);
   append_list(t, "n", g.n, ints);
   append_list(t, "source", g.source, named);
+  // The SPEC v1.1 families' axes, only for them: older checkpoints keep their text.
+  if (g.family == Family::bollinger || g.family == Family::rsi_reversion) {
+    append_list(t, "k", g.k, reals);
+    append_list(t, "style", g.style, named);
+    append_list(t, "lo", g.lo, reals);
+    append_list(t, "hi", g.hi, reals);
+  }
   append_list(t, "vol_short", g.vol_short, ints);
   append_list(t, "vol_long", g.vol_long, ints);
   append_list(t, "vol_threshold", g.vol_threshold, reals);

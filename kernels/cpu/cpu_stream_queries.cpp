@@ -18,7 +18,8 @@ namespace {
 
 bool same_point(const Combo& a, const Combo& b) {
   return a.family == b.family && a.fast == b.fast && a.slow == b.slow && a.ma == b.ma &&
-         a.entry == b.entry && a.n == b.n && a.source == b.source && a.side == b.side &&
+         a.entry == b.entry && a.n == b.n && a.source == b.source && a.k == b.k &&
+         a.style == b.style && a.lo == b.lo && a.hi == b.hi && a.side == b.side &&
          a.has_vol == b.has_vol && a.vol_short == b.vol_short && a.vol_long == b.vol_long &&
          a.vol_threshold == b.vol_threshold;
 }
@@ -112,8 +113,7 @@ std::vector<Metrics> CpuStream::evaluate(std::span<const uint64_t> ids) const {
       const size_t lo = w.first() + w.bars * ci / chunks;
       const size_t hi = w.first() + w.bars * (ci + 1) / chunks;
       const LaneRange range{ci == 0 ? replay_from : lo, lo, hi, state, state};
-      run_lanes(family_of_kind(grp.kind), cross_of_kind(grp.kind), vol_of_kind(grp.kind), tables,
-                rows_.matrix(), in, grp.lanes, range, part);
+      run_lanes(grp.kind, tables, rows_.matrix(), in, grp.lanes, range, part);
       for (int j = 0; j < grp.lanes; ++j) joined[j] = combine(joined[j], part[j]);
     }
     for (int j = 0; j < grp.lanes; ++j) {
@@ -142,8 +142,7 @@ std::vector<Summary> CpuStream::block_summaries(std::span<const size_t> cuts) co
     for (size_t b = 0; b < blocks; ++b) {
       const size_t lo = edge(b), hi = edge(b + 1);
       const LaneRange range{b == 0 ? replay_from : lo, lo, hi, state, state};
-      run_lanes(family_of_kind(grp.kind), cross_of_kind(grp.kind), vol_of_kind(grp.kind), tables,
-                rows_.matrix(), &inputs_[base], grp.lanes, range, part);
+      run_lanes(grp.kind, tables, rows_.matrix(), &inputs_[base], grp.lanes, range, part);
       for (int j = 0; j < grp.lanes; ++j) out[grp.ids[j] * blocks + b] = part[j];
     }
   });

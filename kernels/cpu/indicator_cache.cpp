@@ -31,17 +31,29 @@ std::vector<double> vol_row(std::span<const double> close, int n) {
 }  // namespace
 
 IndicatorCache::IndicatorCache(const HistoryView& history, const Grid& grid, int threads) {
-  if (grid.family == Family::ma_cross) {
-    for (MaType type : grid.ma) {
-      for (int p : grid.fast) mas_[{type, p}];
-      for (int p : grid.slow) mas_[{type, p}];
-    }
-  } else {
-    for (Source src : grid.source)
-      for (int p : grid.n) {
-        uppers_[{src, p}];
-        lowers_[{src, p}];
+  switch (grid.family) {
+    case Family::ma_cross:
+      for (MaType type : grid.ma) {
+        for (int p : grid.fast) mas_[{type, p}];
+        for (int p : grid.slow) mas_[{type, p}];
       }
+      break;
+    case Family::channel_breakout:
+      for (Source src : grid.source)
+        for (int p : grid.n) {
+          uppers_[{src, p}];
+          lowers_[{src, p}];
+        }
+      break;
+    case Family::bollinger:
+      for (int p : grid.n) {
+        mas_[{MaType::sma, p}];
+        vols_[p];
+      }
+      break;
+    case Family::rsi_reversion:
+      for (int p : grid.n) rsis_[p];
+      break;
   }
   for (int p : grid.vol_short) vols_[p];
   for (int p : grid.vol_long) vols_[p];
@@ -60,12 +72,22 @@ IndicatorCache::IndicatorCache(const HistoryView& history, std::span<const Combo
 }
 
 void IndicatorCache::add_rows(const Combo& c) {
-  if (c.family == Family::ma_cross) {
-    mas_[{c.ma, c.fast}];
-    mas_[{c.ma, c.slow}];
-  } else {
-    uppers_[{c.source, c.n}];
-    lowers_[{c.source, c.n}];
+  switch (c.family) {
+    case Family::ma_cross:
+      mas_[{c.ma, c.fast}];
+      mas_[{c.ma, c.slow}];
+      break;
+    case Family::channel_breakout:
+      uppers_[{c.source, c.n}];
+      lowers_[{c.source, c.n}];
+      break;
+    case Family::bollinger:
+      mas_[{MaType::sma, c.n}];
+      vols_[c.n];
+      break;
+    case Family::rsi_reversion:
+      rsis_[c.n];
+      break;
   }
   if (c.has_vol) {
     vols_[c.vol_short];
@@ -98,6 +120,8 @@ void IndicatorCache::build(const HistoryView& h, int threads) {
     });
   for (auto& [period, row] : vols_)
     add_job(row, [&h, period = period] { return vol_row(h.close, period); });
+  for (auto& [period, row] : rsis_)
+    add_job(row, [&h, period = period] { return wfod::rsi(h.close, period); });
   matrix_.resize(bars * jobs.size());
 
   std::atomic<size_t> next{0};

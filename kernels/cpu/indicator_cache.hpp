@@ -1,6 +1,7 @@
 // Every distinct indicator series a sweep needs, computed once and shared by all combos
-// (SPEC §4): moving averages by (type, period), Donchian bounds by (source, period), and
-// volatility rows with the STD <= delta * SMA "counts as 0" rule already applied.
+// (SPEC §4): moving averages by (type, period), Donchian bounds by (source, period), RSI by
+// period, and volatility rows with the STD <= delta * SMA "counts as 0" rule already applied
+// (the vol filter's rows and bollinger's STD(n)).
 #pragma once
 
 #include <cstdint>
@@ -33,6 +34,7 @@ class IndicatorCache {
   const IndicatorRow& upper(Source source, int n) const { return uppers_.at({source, n}); }
   const IndicatorRow& lower(Source source, int n) const { return lowers_.at({source, n}); }
   const IndicatorRow& vol(int period) const { return vols_.at(period); }
+  const IndicatorRow& rsi(int period) const { return rsis_.at(period); }
   // Every row back to back (row length = bars), so lanes read them by offset (a gather).
   const double* matrix() const { return matrix_.data(); }
   // The lane_input() interface (lane_setup.hpp): a row's offset in matrix() and bar-0 pointer.
@@ -45,7 +47,7 @@ class IndicatorCache {
 
   std::map<std::pair<MaType, int>, IndicatorRow> mas_;
   std::map<std::pair<Source, int>, IndicatorRow> uppers_, lowers_;
-  std::map<int, IndicatorRow> vols_;
+  std::map<int, IndicatorRow> vols_, rsis_;
   std::vector<double> matrix_;
 };
 

@@ -5,10 +5,10 @@
 
 namespace wfod::cpu {
 
-#define WFOD_DECLARE_VARIANT(isa)                                                            \
-  namespace isa {                                                                            \
-  void run_lanes(Family, bool, bool, const BarTables&, const double*, const LaneInput*, int, \
-                 const LaneRange&, Summary*);                                                \
+#define WFOD_DECLARE_VARIANT(isa)                                                               \
+  namespace isa {                                                                               \
+  void run_lanes(int, const BarTables&, const double*, const LaneInput*, int, const LaneRange&, \
+                 Summary*);                                                                     \
   }
 WFOD_DECLARE_VARIANT(avx512)
 WFOD_DECLARE_VARIANT(avx2)
@@ -16,8 +16,8 @@ WFOD_DECLARE_VARIANT(generic)
 #undef WFOD_DECLARE_VARIANT
 
 namespace {
-using RunLanes = void (*)(Family, bool, bool, const BarTables&, const double*, const LaneInput*,
-                          int, const LaneRange&, Summary*);
+using RunLanes = void (*)(int, const BarTables&, const double*, const LaneInput*, int,
+                          const LaneRange&, Summary*);
 
 struct Variant {
   RunLanes run;
@@ -42,9 +42,9 @@ const Variant& chosen() {
 }
 }  // namespace
 
-void run_lanes(Family family, bool cross, bool vol, const BarTables& bars, const double* matrix,
-               const LaneInput* in, int lanes, const LaneRange& range, Summary* out) {
-  chosen().run(family, cross, vol, bars, matrix, in, lanes, range, out);
+void run_lanes(int kind, const BarTables& bars, const double* matrix, const LaneInput* in,
+               int lanes, const LaneRange& range, Summary* out) {
+  chosen().run(kind, bars, matrix, in, lanes, range, out);
 }
 
 const char* lane_kernel_variant() { return chosen().name; }

@@ -1,12 +1,15 @@
 // The CPU evaluation kernel: up to kLanes combos of one strategy kind side by side over a
 // range of bars, each lane producing the Summary (SPEC §6) of that range. Positions are
-// set-or-hold state machines (SPEC §2, §5), so a lane's state at any bar is found by
-// scanning back to the last bar that sets it: chunks start anywhere, exactly.
+// state machines (SPEC §2, §5) whose state at any bar is found by scanning back to the last
+// bar whose outcome does not depend on the position before it: chunks start anywhere,
+// exactly.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "cpu/lane_kinds.hpp"
+#include "wfod/family_rules.hpp"
 #include "wfod/grid.hpp"
 #include "wfod/indicators.hpp"
 #include "wfod/summary.hpp"
@@ -27,7 +30,9 @@ struct BarTables {
 };
 
 // What one lane (combo) reads. ma_cross: a = fast MA, b = slow MA. channel_breakout:
-// a = HH, b = LL. vol_short/vol_long: STD rows with the zero rule applied.
+// a = HH, b = LL. bollinger: a = SMA(n), b = STD(n) with the zero rule applied (a vol row),
+// k = band width. rsi_reversion: a = b = RSI(n), lo/hi = levels. vol_short/vol_long: STD
+// rows with the zero rule applied.
 struct LaneInput {
   // Offsets of the rows in the indicator matrix (for the vector kernel), and the same rows
   // as pointers (for scalar scans).
@@ -37,6 +42,8 @@ struct LaneInput {
   const double* vol_short = nullptr;
   const double* vol_long = nullptr;
   double threshold = 0;
+  double k = 0;               // bollinger
+  double lo = 0, hi = 0;      // rsi_reversion
   double short_value = -1;    // -1 long_short, 0 long_only
   size_t first_defined = 0;   // p_t = 0 before this bar (any indicator undefined)
   size_t signal_defined = 0;  // first bar where a and b are both defined
@@ -76,14 +83,86 @@ inline Decision decide(const LaneInput& in, const double* close, size_t t) {
   return {up || down, up ? 1.0 : (down ? in.short_value : 0.0)};
 }
 
-// Position p_t of one lane, by scanning back to the last bar that sets it (0 if none).
+// Where a bollinger / rsi_reversion lane's x stands at bar t against its levels (SPEC §4
+// dead band), with U = M + k S and L = M - k S (k S rounded once; no fused multiply-add) or
+// the RSI levels hi, lo and 50. The vector kernel forms the same values lane-wise.
+template <Family F>
+inline LevelSignals<bool> level_signals(const LaneInput& in, const double* close, size_t t) {
+  double x, upper, lower, middle;
+  if constexpr (F == Family::bollinger) {
+    x = close[t];
+    middle = in.a[t];
+    const double offset = in.k * in.b[t];
+    upper = middle + offset;
+    lower = middle - offset;
+  } else {
+    x = in.a[t];
+    middle = kRsiMiddle;
+    upper = in.hi;
+    lower = in.lo;
+  }
+  return {db_greater(x, upper), db_greater(lower, x), db_greater(x, middle), db_greater(middle, x)};
+}
+
+// Whether the vol filter is open at bar t (its rows defined): v_t ≻ threshold, where a
+// long-window STD counting as 0 closes it (SPEC §5).
+inline bool vol_open(const LaneInput& in, size_t t) {
+  const double lv = in.vol_long[t];
+  return lv != 0.0 && db_greater(in.vol_short[t] / lv, in.threshold);
+}
+
+// p_t of one lane of kind `Kind` given p_{t-1} = held.
+template <int Kind>
+inline double next_position(const LaneInput& in, const double* close, size_t t, double held) {
+  constexpr Family F = family_of_kind(Kind);
+  if constexpr (level_kind(Kind)) {
+    if (t < in.first_defined) return 0.0;
+    if constexpr (vol_of_kind(Kind))
+      if (!vol_open(in, t)) return held;
+    return level_rule<double, bool>(fade_of_kind(Kind), level_signals<F>(in, close, t), held,
+                                    in.short_value, 1.0, 0.0);
+  } else {
+    const Decision d = decide<F, cross_of_kind(Kind), vol_of_kind(Kind)>(in, close, t);
+    return d.set ? d.value : held;
+  }
+}
+
+// Position p_t of one lane. Set-or-hold kinds: scan back to the last bar that sets it (0 if
+// none). Level kinds: p_t depends on p_{t-1} through "keep while on the middle's side", so
+// the scan composes each bar's map p_{s-1} -> p_s (over -1, 0, +1) back from t until the
+// composition no longer depends on its input: an entry, an undefined bar, a "set 0" bar, or
+// two bars whose maps together are constant (a long kept below the middle after a bar above
+// it is flat either way).
+template <int Kind>
+inline double position_at(const LaneInput& in, const double* close, ptrdiff_t t) {
+  if constexpr (!level_kind(Kind)) {
+    constexpr Family F = family_of_kind(Kind);
+    for (; t >= 0; --t) {
+      const Decision d =
+          decide<F, cross_of_kind(Kind), vol_of_kind(Kind)>(in, close, static_cast<size_t>(t));
+      if (d.set) return d.value;
+    }
+    return 0.0;
+  } else {
+    double map[3] = {-1.0, 0.0, 1.0};  // p_t as a function of p_{s-1} = -1, 0, +1
+    for (; t >= 0; --t) {
+      const size_t s = static_cast<size_t>(t);
+      double next[3];
+      for (int i = 0; i < 3; ++i) {
+        const double step = next_position<Kind>(in, close, s, static_cast<double>(i - 1));
+        next[i] = map[static_cast<int>(step) + 1];
+      }
+      for (int i = 0; i < 3; ++i) map[i] = next[i];
+      if (map[0] == map[1] && map[1] == map[2]) return map[0];
+    }
+    return map[1];  // p_{-1} = 0
+  }
+}
+
+// The set-or-hold form for ma_cross / channel_breakout (the older interface).
 template <Family F, bool Cross, bool Vol>
 inline double position_at(const LaneInput& in, const double* close, ptrdiff_t t) {
-  for (; t >= 0; --t) {
-    const Decision d = decide<F, Cross, Vol>(in, close, static_cast<size_t>(t));
-    if (d.set) return d.value;
-  }
-  return 0.0;
+  return position_at<kind_of(F, Cross, Vol)>(in, close, t);
 }
 
 // A lane's strategy state entering bar t: the positions p_{t-2} and p_{t-1} (SPEC §2).
@@ -106,12 +185,24 @@ struct LaneRange {
 // the indicator matrix the lanes' offsets point into (read as matrix[offset + t]). Picks
 // the widest vector code the CPU runs (AVX-512, AVX2, or generic); every variant gives
 // bit-identical results.
-void run_lanes(Family family, bool cross, bool vol, const BarTables& bars, const double* matrix,
-               const LaneInput* in, int lanes, const LaneRange& range, Summary* out);
+// `kind`: lane_kinds.hpp.
+void run_lanes(int kind, const BarTables& bars, const double* matrix, const LaneInput* in,
+               int lanes, const LaneRange& range, Summary* out);
+inline void run_lanes(int kind, const BarTables& bars, const double* matrix, const LaneInput* in,
+                      int lanes, size_t first, size_t last, Summary* out) {
+  run_lanes(kind, bars, matrix, in, lanes, LaneRange{first, first, last}, out);
+}
+// The ma_cross / channel_breakout kinds by their flags (the older interface).
+inline void run_lanes(Family family, bool cross, bool vol, const BarTables& bars,
+                      const double* matrix, const LaneInput* in, int lanes, const LaneRange& range,
+                      Summary* out) {
+  run_lanes(kind_of(family, cross, vol), bars, matrix, in, lanes, range, out);
+}
 inline void run_lanes(Family family, bool cross, bool vol, const BarTables& bars,
                       const double* matrix, const LaneInput* in, int lanes, size_t first,
                       size_t last, Summary* out) {
-  run_lanes(family, cross, vol, bars, matrix, in, lanes, LaneRange{first, first, last}, out);
+  run_lanes(kind_of(family, cross, vol), bars, matrix, in, lanes, LaneRange{first, first, last},
+            out);
 }
 
 // Name of the variant run_lanes uses on this CPU ("avx512", "avx2", "generic").

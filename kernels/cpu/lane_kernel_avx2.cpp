@@ -7,8 +7,8 @@
 namespace wfod::cpu::avx2 {
 #include "lane_kernel_impl.hpp"
 
-void run_lanes(Family family, bool cross, bool vol, const BarTables& bars, const double* m,
-               const LaneInput* in, int lanes, const LaneRange& range, Summary* out) {
-  run_lanes_any(family, cross, vol, bars, m, in, lanes, range, out);
+void run_lanes(int kind, const BarTables& bars, const double* m, const LaneInput* in, int lanes,
+               const LaneRange& range, Summary* out) {
+  run_lanes_any(kind, bars, m, in, lanes, range, out);
 }
 }  // namespace wfod::cpu::avx2

@@ -16,12 +16,15 @@ inline vd vmax(vd a, vd b) { return a < b ? b : a; }
 inline vd vmin(vd a, vd b) { return b < a ? b : a; }
 inline vd splat(double x) { return vd{} + x; }
 
-template <Family F, bool Cross, bool Vol>
+template <int Kind>
 void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneInput* in, int lanes,
                  const LaneRange& range, Summary* out) {
+  constexpr Family F = family_of_kind(Kind);
+  constexpr bool Cross = cross_of_kind(Kind), Vol = vol_of_kind(Kind);
   const size_t first = range.first, last = range.last;
   int64_t oa[kLanes], ob[kLanes], ovs[kLanes], ovl[kLanes];
   vd first_defined, signal_defined, short_value, threshold, p2, p1;
+  vd band_k, level_lo, level_hi;  // bollinger's k, rsi_reversion's levels
   for (int j = 0; j < kLanes; ++j) {
     const LaneInput& l = in[j < lanes ? j : 0];  // padding lanes repeat lane 0
     oa[j] = l.off_a;
@@ -32,15 +35,17 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
     signal_defined[j] = static_cast<double>(l.signal_defined);
     short_value[j] = l.short_value;
     threshold[j] = l.threshold;
+    band_k[j] = l.k;
+    level_lo[j] = l.lo;
+    level_hi[j] = l.hi;
     if (range.start_state) {
       const LaneState& st = range.start_state[j < lanes ? j : 0];
       p2[j] = st.p2;
       p1[j] = st.p1;
     } else {
       const ptrdiff_t f = static_cast<ptrdiff_t>(first);
-      p2[j] = position_at<F, Cross, Vol>(l, bars.close, f - 2);
-      const Decision d = decide<F, Cross, Vol>(l, bars.close, first - 1);
-      p1[j] = d.set ? d.value : p2[j];
+      p2[j] = position_at<Kind>(l, bars.close, f - 2);
+      p1[j] = next_position<Kind>(l, bars.close, first - 1, p2[j]);
     }
   }
   const vd zero = splat(0.0), one = splat(1.0);
@@ -56,35 +61,65 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
     return v;
   };
 
-  // The decision at bar t's close (SPEC §5), the same rules as decide(): p_t given p_{t-1}.
+  // Dead-band x ≻ y (SPEC §4), lane-wise.
+  auto greater = [band](vd x, vd y) -> vm { return x - y > band * vmax(vabs(x), vabs(y)); };
+
+  // The decision at bar t's close (SPEC §5), the same rules as next_position(): p_t given
+  // p_{t-1}.
   auto decide_next = [&](size_t t, vd held) -> vd {
     const int64_t ti = static_cast<int64_t>(t);
-    const vd x = gather(oa, ti), y = gather(ob, ti);
-    vm up, down;
-    if constexpr (F == Family::ma_cross) {
-      const vd scale = band * vmax(vabs(x), vabs(y));
-      up = x - y > scale;
-      down = y - x > scale;
-      if constexpr (Cross) {
-        const vd xp = gather(oa, ti - 1), yp = gather(ob, ti - 1);
-        const vd scale_p = band * vmax(vabs(xp), vabs(yp));
-        const vm prev_ok = splat(static_cast<double>(t) - 1.0) >= signal_defined;
-        up = up & prev_ok & (yp - xp > scale_p);
-        down = down & prev_ok & (xp - yp > scale_p);
+    vd next;
+    if constexpr (level_kind(Kind)) {
+      vd x, upper, lower, middle;
+      if constexpr (F == Family::bollinger) {
+        x = splat(bars.close[t - bars.base]);
+        middle = gather(oa, ti);
+        const vd offset = band_k * gather(ob, ti);
+        upper = middle + offset;
+        lower = middle - offset;
+      } else {
+        x = gather(oa, ti);
+        middle = splat(kRsiMiddle);
+        upper = level_hi;
+        lower = level_lo;
+      }
+      const LevelSignals<vm> sig{greater(x, upper), greater(lower, x), greater(x, middle),
+                                 greater(middle, x)};
+      next = level_rule<vd, vm>(fade_of_kind(Kind), sig, held, short_value, one, zero);
+      if constexpr (Vol) {
+        const vd lv = gather(ovl, ti), sv = gather(ovs, ti);
+        const vm open = (lv != 0.0) & greater(sv / lv, threshold);
+        next = open ? next : held;
       }
     } else {
-      const vd close = splat(bars.close[t - bars.base]);
-      up = close > x;
-      down = close < y;
+      const vd x = gather(oa, ti), y = gather(ob, ti);
+      vm up, down;
+      if constexpr (F == Family::ma_cross) {
+        const vd scale = band * vmax(vabs(x), vabs(y));
+        up = x - y > scale;
+        down = y - x > scale;
+        if constexpr (Cross) {
+          const vd xp = gather(oa, ti - 1), yp = gather(ob, ti - 1);
+          const vd scale_p = band * vmax(vabs(xp), vabs(yp));
+          const vm prev_ok = splat(static_cast<double>(t) - 1.0) >= signal_defined;
+          up = up & prev_ok & (yp - xp > scale_p);
+          down = down & prev_ok & (xp - yp > scale_p);
+        }
+      } else {
+        const vd close = splat(bars.close[t - bars.base]);
+        up = close > x;
+        down = close < y;
+      }
+      if constexpr (Vol) {
+        const vd lv = gather(ovl, ti), sv = gather(ovs, ti);
+        const vd ratio = sv / lv;
+        const vm open =
+            (lv != 0.0) & (ratio - threshold > band * vmax(vabs(ratio), vabs(threshold)));
+        up = up & open;
+        down = down & open;
+      }
+      next = up ? one : (down ? short_value : held);
     }
-    if constexpr (Vol) {
-      const vd lv = gather(ovl, ti), sv = gather(ovs, ti);
-      const vd ratio = sv / lv;
-      const vm open = (lv != 0.0) & (ratio - threshold > band * vmax(vabs(ratio), vabs(threshold)));
-      up = up & open;
-      down = down & open;
-    }
-    const vd next = up ? one : (down ? short_value : held);
     return splat(static_cast<double>(t)) < first_defined ? zero : next;
   };
 
@@ -169,21 +204,7 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
   }
 }
 
-inline void run_lanes_any(Family family, bool cross, bool vol, const BarTables& bars,
-                          const double* m, const LaneInput* in, int lanes, const LaneRange& range,
-                          Summary* out) {
-  constexpr auto ma = Family::ma_cross;
-  constexpr auto ch = Family::channel_breakout;
-  if (family == ma) {
-    if (cross) {
-      vol ? run_lanes_t<ma, true, true>(bars, m, in, lanes, range, out)
-          : run_lanes_t<ma, true, false>(bars, m, in, lanes, range, out);
-    } else {
-      vol ? run_lanes_t<ma, false, true>(bars, m, in, lanes, range, out)
-          : run_lanes_t<ma, false, false>(bars, m, in, lanes, range, out);
-    }
-  } else {
-    vol ? run_lanes_t<ch, false, true>(bars, m, in, lanes, range, out)
-        : run_lanes_t<ch, false, false>(bars, m, in, lanes, range, out);
-  }
+inline void run_lanes_any(int kind, const BarTables& bars, const double* m, const LaneInput* in,
+                          int lanes, const LaneRange& range, Summary* out) {
+  with_kind(kind, [&](auto k) { run_lanes_t<decltype(k)::value>(bars, m, in, lanes, range, out); });
 }

@@ -10,8 +10,8 @@ namespace wfod::cpu {
 
 IdGroups group_ids(const Grid& grid, std::span<const uint64_t> ids) {
   IdGroups out;
-  Group open[6];
-  std::vector<size_t> open_slots[6];
+  Group open[kKindCount];
+  std::vector<size_t> open_slots[kKindCount];
   for (size_t i = 0; i < ids.size(); ++i) {
     if (ids[i] >= grid.size())
       throw std::invalid_argument("combo id " + std::to_string(ids[i]) + " is outside the grid");
@@ -29,7 +29,7 @@ IdGroups group_ids(const Grid& grid, std::span<const uint64_t> ids) {
       g.lanes = 0;
     }
   }
-  for (int k = 0; k < 6; ++k)
+  for (int k = 0; k < kKindCount; ++k)
     if (open[k].lanes) {
       out.groups.push_back(open[k]);
       out.slot_of.insert(out.slot_of.end(), open_slots[k].begin(), open_slots[k].end());
@@ -50,32 +50,13 @@ size_t time_chunks(size_t groups, int threads, size_t bars) {
 
 void extend_positions(const LaneInput& in, int kind, const double* close, size_t bars,
                       std::vector<int8_t>& p) {
-  double cur = p.empty() ? 0.0 : p.back();
-  for (size_t t = p.size(); t < bars; ++t) {
-    Decision d;
-    switch (kind) {
-      case 0:
-        d = decide<Family::ma_cross, false, false>(in, close, t);
-        break;
-      case 1:
-        d = decide<Family::ma_cross, false, true>(in, close, t);
-        break;
-      case 2:
-        d = decide<Family::ma_cross, true, false>(in, close, t);
-        break;
-      case 3:
-        d = decide<Family::ma_cross, true, true>(in, close, t);
-        break;
-      case 4:
-        d = decide<Family::channel_breakout, false, false>(in, close, t);
-        break;
-      default:
-        d = decide<Family::channel_breakout, false, true>(in, close, t);
-        break;
+  with_kind(kind, [&](auto k) {
+    double cur = p.empty() ? 0.0 : p.back();
+    for (size_t t = p.size(); t < bars; ++t) {
+      cur = next_position<decltype(k)::value>(in, close, t, cur);
+      p.push_back(static_cast<int8_t>(cur));
     }
-    cur = d.set ? d.value : cur;
-    p.push_back(static_cast<int8_t>(cur));
-  }
+  });
 }
 
 void replay_positions(const LaneInput& in, int kind, const double* matrix, const double* close,

@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "cpu/indicator_cache.hpp"
 #include "cpu/lane_kernel.hpp"
+#include "cpu/lane_kinds.hpp"
 #include "wfod/bar.hpp"
 #include "wfod/grid.hpp"
 #include "wfod/metrics.hpp"
@@ -21,17 +23,12 @@ struct SweepRequest;
 
 namespace wfod::cpu {
 
-// Combos sharing a kernel instantiation (family, entry, filter) go in the same group.
+// Combos sharing a kernel instantiation (their kind, lane_kinds.hpp) go in the same group.
 struct Group {
   uint64_t ids[kLanes];
   int lanes = 0;
   int kind = 0;
 };
-
-inline int kind_of(const Combo& c) {
-  return (c.family == Family::ma_cross ? 0 : 4) + (c.entry == Entry::cross ? 2 : 0) +
-         (c.has_vol ? 1 : 0);
-}
 
 // Lane groups of the listed combos, by kind in the order given (Backend::evaluate's
 // grouping: its time chunks depend on the number of groups). slot_of[group_base[g] + lane]
@@ -48,21 +45,34 @@ IdGroups group_ids(const Grid& grid, std::span<const uint64_t> ids);
 // Summaries are joined left to right with combine()).
 size_t time_chunks(size_t groups, int threads, size_t bars);
 
-inline Family family_of_kind(int kind) {
-  return kind >= 4 ? Family::channel_breakout : Family::ma_cross;
-}
-inline bool cross_of_kind(int kind) { return (kind & 2) != 0; }
-inline bool vol_of_kind(int kind) { return (kind & 1) != 0; }
-
 // Rows: IndicatorCache or RollingIndicators. Their rows have offset and first_defined;
 // rows.data(row) is the row's bar-0 pointer, or nullptr where the store keeps only a tail of
 // the series (then only the vector kernel with explicit start states may read it).
 template <typename Rows>
 LaneInput lane_input(const Rows& rows, const Combo& c) {
   LaneInput in;
-  const bool ma = c.family == Family::ma_cross;
-  const auto* a = ma ? &rows.ma(c.ma, c.fast) : &rows.upper(c.source, c.n);
-  const auto* b = ma ? &rows.ma(c.ma, c.slow) : &rows.lower(c.source, c.n);
+  const typename std::remove_cvref_t<decltype(rows.vol(0))>* a = nullptr;
+  decltype(a) b = nullptr;
+  switch (c.family) {
+    case Family::ma_cross:
+      a = &rows.ma(c.ma, c.fast);
+      b = &rows.ma(c.ma, c.slow);
+      break;
+    case Family::channel_breakout:
+      a = &rows.upper(c.source, c.n);
+      b = &rows.lower(c.source, c.n);
+      break;
+    case Family::bollinger:  // M = SMA(n), S = STD(n) counted as 0 where SPEC §4 says so
+      a = &rows.ma(MaType::sma, c.n);
+      b = &rows.vol(c.n);
+      in.k = c.k;
+      break;
+    case Family::rsi_reversion:
+      a = b = &rows.rsi(c.n);
+      in.lo = c.lo;
+      in.hi = c.hi;
+      break;
+  }
   in.off_a = rows.offset(*a);
   in.off_b = rows.offset(*b);
   in.a = rows.data(*a);

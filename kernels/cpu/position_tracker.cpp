@@ -23,14 +23,27 @@ constexpr size_t kSlice = 4096;  // bars decided at a time
 Grid grid_of(const Combo& c) {
   Grid one;
   one.family = c.family;
-  if (c.family == Family::ma_cross) {
-    one.fast = {c.fast};
-    one.slow = {c.slow};
-    one.ma = {c.ma};
-    one.entry = {c.entry};
-  } else {
-    one.n = {c.n};
-    one.source = {c.source};
+  switch (c.family) {
+    case Family::ma_cross:
+      one.fast = {c.fast};
+      one.slow = {c.slow};
+      one.ma = {c.ma};
+      one.entry = {c.entry};
+      break;
+    case Family::channel_breakout:
+      one.n = {c.n};
+      one.source = {c.source};
+      break;
+    case Family::bollinger:
+      one.n = {c.n};
+      one.k = {c.k};
+      one.style = {c.style};
+      break;
+    case Family::rsi_reversion:
+      one.n = {c.n};
+      one.lo = {c.lo};
+      one.hi = {c.hi};
+      break;
   }
   one.side = {c.side};
   if (c.has_vol) {

@@ -55,28 +55,42 @@ size_t heap_bytes(const State& s) {
 }  // namespace
 
 RollingIndicators::RollingIndicators(const Grid& grid) {
-  if (grid.family == Family::ma_cross) {
-    for (MaType type : grid.ma) {
-      for (int p : grid.fast) mas_.try_emplace({type, p}, ma_row(type, p));
-      for (int p : grid.slow) mas_.try_emplace({type, p}, ma_row(type, p));
-    }
-  } else {
-    for (Source src : grid.source)
-      for (int p : grid.n) {
-        const size_t first = static_cast<size_t>(p);  // the previous p bars
-        const bool hl = src == Source::high_low;
-        uppers_.try_emplace({src, p},
-                            RollingRow{detail::ExtremeState(p, true), first, 0,
-                                       hl ? RollingRow::Input::high : RollingRow::Input::close});
-        lowers_.try_emplace({src, p},
-                            RollingRow{detail::ExtremeState(p, false), first, 0,
-                                       hl ? RollingRow::Input::low : RollingRow::Input::close});
+  auto vol_row = [](int p) {
+    return RollingRow{detail::VolState(p, kDeadBand), static_cast<size_t>(p) - 1, 0};
+  };
+  switch (grid.family) {
+    case Family::ma_cross:
+      for (MaType type : grid.ma) {
+        for (int p : grid.fast) mas_.try_emplace({type, p}, ma_row(type, p));
+        for (int p : grid.slow) mas_.try_emplace({type, p}, ma_row(type, p));
       }
+      break;
+    case Family::channel_breakout:
+      for (Source src : grid.source)
+        for (int p : grid.n) {
+          const size_t first = static_cast<size_t>(p);  // the previous p bars
+          const bool hl = src == Source::high_low;
+          uppers_.try_emplace({src, p},
+                              RollingRow{detail::ExtremeState(p, true), first, 0,
+                                         hl ? RollingRow::Input::high : RollingRow::Input::close});
+          lowers_.try_emplace({src, p},
+                              RollingRow{detail::ExtremeState(p, false), first, 0,
+                                         hl ? RollingRow::Input::low : RollingRow::Input::close});
+        }
+      break;
+    case Family::bollinger:  // M = SMA(n) and S = STD(n) with the zero rule: a vol row
+      for (int p : grid.n) {
+        mas_.try_emplace({MaType::sma, p}, ma_row(MaType::sma, p));
+        vols_.try_emplace(p, vol_row(p));
+      }
+      break;
+    case Family::rsi_reversion:  // defined from bar n, the first with n changes
+      for (int p : grid.n)
+        rsis_.try_emplace(p, RollingRow{detail::RsiState(p), static_cast<size_t>(p), 0});
+      break;
   }
-  for (int p : grid.vol_short)
-    vols_.try_emplace(p, RollingRow{detail::VolState(p, kDeadBand), size_t(p) - 1, 0});
-  for (int p : grid.vol_long)
-    vols_.try_emplace(p, RollingRow{detail::VolState(p, kDeadBand), size_t(p) - 1, 0});
+  for (int p : grid.vol_short) vols_.try_emplace(p, vol_row(p));
+  for (int p : grid.vol_long) vols_.try_emplace(p, vol_row(p));
   auto index = [this](RollingRow& row) {
     row.index = rows_.size();
     rows_.push_back(&row);
@@ -85,6 +99,7 @@ RollingIndicators::RollingIndicators(const Grid& grid) {
   for (auto& [key, row] : uppers_) index(row);
   for (auto& [key, row] : lowers_) index(row);
   for (auto& [key, row] : vols_) index(row);
+  for (auto& [key, row] : rsis_) index(row);
   lookback_ = static_cast<size_t>(std::max(grid.max_period(), 1)) + 1;
 }
 
@@ -132,6 +147,7 @@ void RollingIndicators::append(const HistoryView& h, size_t bars_base) {
   for (auto& [key, row] : uppers_) fill(row, source_of(key.first, true));
   for (auto& [key, row] : lowers_) fill(row, source_of(key.first, false));
   for (auto& [key, row] : vols_) fill(row, h.close);
+  for (auto& [key, row] : rsis_) fill(row, h.close);
   end_ = new_end;
 }
 
@@ -175,6 +191,7 @@ void RollingIndicators::seed_from(const RollingIndicators& from, size_t values_f
   take(uppers_, from.uppers_);
   take(lowers_, from.lowers_);
   take(vols_, from.vols_);
+  take(rsis_, from.rsis_);
   end_ = from.end_;
   base_ = keep_from_ = values_from;
   stride_ = std::max<size_t>(64, 2 * (end_ - base_));
@@ -190,6 +207,7 @@ void RollingIndicators::seed_from(const RollingIndicators& from, size_t values_f
   values(uppers_, from.uppers_);
   values(lowers_, from.lowers_);
   values(vols_, from.vols_);
+  values(rsis_, from.rsis_);
   ++layout_version_;
 }
 

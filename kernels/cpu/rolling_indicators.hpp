@@ -24,8 +24,9 @@ class BlobReader;
 namespace wfod::cpu {
 
 struct RollingRow {
-  using State = std::variant<detail::SmaState, detail::EmaState, detail::WmaState, detail::HmaState,
-                             detail::StdState, detail::ExtremeState, detail::VolState>;
+  using State =
+      std::variant<detail::SmaState, detail::EmaState, detail::WmaState, detail::HmaState,
+                   detail::StdState, detail::ExtremeState, detail::VolState, detail::RsiState>;
   State state;
   size_t first_defined = 0;  // known from kind and period, before the bar arrives
   size_t index = 0;          // row number in the matrix
@@ -64,6 +65,7 @@ class RollingIndicators {
   const RollingRow& upper(Source source, int n) const { return uppers_.at({source, n}); }
   const RollingRow& lower(Source source, int n) const { return lowers_.at({source, n}); }
   const RollingRow& vol(int period) const { return vols_.at(period); }
+  const RollingRow& rsi(int period) const { return rsis_.at(period); }
   const double* matrix() const { return matrix_.data(); }
   int64_t offset(const RollingRow& row) const {
     return static_cast<int64_t>(row.index * stride_) - static_cast<int64_t>(base_);
@@ -100,7 +102,7 @@ class RollingIndicators {
 
   std::map<std::pair<MaType, int>, RollingRow> mas_;
   std::map<std::pair<Source, int>, RollingRow> uppers_, lowers_;
-  std::map<int, RollingRow> vols_;
+  std::map<int, RollingRow> vols_, rsis_;
   std::vector<RollingRow*> rows_;  // by index
   std::vector<double> matrix_;     // rows_.size() x stride_, bar t of row r at r*stride_ + t-base_
   size_t stride_ = 0, base_ = 0, end_ = 0, keep_from_ = 0;

@@ -13,9 +13,25 @@ namespace {
 
 // Indicator rows a tile with these blocks reads, at most (axes in canonical order).
 size_t rows_of(const Grid& g, const std::vector<size_t>& b) {
-  const bool ma = g.family == Family::ma_cross;
-  size_t rows = ma ? b[2] * (b[0] + b[1]) : 2 * b[0] * b[1];
-  const size_t vol = ma ? 5 : 3;  // first vol axis
+  size_t rows = 0, vol = 0;  // vol: the first vol axis
+  switch (g.family) {
+    case Family::ma_cross:  // a row per (ma, fast) and (ma, slow)
+      rows = b[2] * (b[0] + b[1]);
+      vol = 5;
+      break;
+    case Family::channel_breakout:  // upper and lower per (n, source)
+      rows = 2 * b[0] * b[1];
+      vol = 3;
+      break;
+    case Family::bollinger:  // SMA(n) and STD(n)
+      rows = 2 * b[0];
+      vol = 4;
+      break;
+    case Family::rsi_reversion:  // RSI(n)
+      rows = b[0];
+      vol = 4;
+      break;
+  }
   if (g.has_vol_filter()) rows += b[vol] + b[vol + 1];
   return rows;
 }
@@ -24,7 +40,7 @@ size_t rows_of(const Grid& g, const std::vector<size_t>& b) {
 double bytes_of(const Grid& g, const std::vector<size_t>& b, size_t bars) {
   double combos = 1;
   for (size_t v : b) combos *= static_cast<double>(v);
-  const double groups = combos / kLanes + 6;  // + one partial group per kind
+  const double groups = combos / kLanes + kKindCount;  // + one partial group per kind
   return static_cast<double>(rows_of(g, b)) * static_cast<double>(row_bytes(bars)) +
          groups * sizeof(Group);
 }
@@ -98,16 +114,31 @@ Tile tile_at(const Grid& grid, const TilePlan& plan, size_t k) {
     const size_t i = a++;
     return slice(values, t.first[i], count[i]);
   };
-  if (g.family == Family::ma_cross) {
-    s.fast = take(g.fast);
-    s.slow = take(g.slow);
-    s.ma = take(g.ma);
-    s.side = take(g.side);
-    s.entry = take(g.entry);
-  } else {
-    s.n = take(g.n);
-    s.source = take(g.source);
-    s.side = take(g.side);
+  switch (g.family) {
+    case Family::ma_cross:
+      s.fast = take(g.fast);
+      s.slow = take(g.slow);
+      s.ma = take(g.ma);
+      s.side = take(g.side);
+      s.entry = take(g.entry);
+      break;
+    case Family::channel_breakout:
+      s.n = take(g.n);
+      s.source = take(g.source);
+      s.side = take(g.side);
+      break;
+    case Family::bollinger:
+      s.n = take(g.n);
+      s.k = take(g.k);
+      s.style = take(g.style);
+      s.side = take(g.side);
+      break;
+    case Family::rsi_reversion:
+      s.n = take(g.n);
+      s.lo = take(g.lo);
+      s.hi = take(g.hi);
+      s.side = take(g.side);
+      break;
   }
   if (g.has_vol_filter()) {
     s.vol_short = take(g.vol_short);
@@ -122,7 +153,12 @@ bool may_hold_valid(const Tile& tile) {
   auto below = [](const std::vector<int>& lo, const std::vector<int>& hi) {
     return *std::min_element(lo.begin(), lo.end()) < *std::max_element(hi.begin(), hi.end());
   };
+  auto most = [](const auto& v) { return *std::max_element(v.begin(), v.end()); };
   if (g.family == Family::ma_cross && !below(g.fast, g.slow)) return false;
+  if (g.family == Family::bollinger && (most(g.n) < 2 || !(most(g.k) > 0))) return false;
+  if (g.family == Family::rsi_reversion) {
+    if (most(g.n) < 2 || !(*std::min_element(g.lo.begin(), g.lo.end()) < most(g.hi))) return false;
+  }
   if (g.has_vol_filter() && !below(g.vol_short, g.vol_long)) return false;
   return true;
 }

@@ -39,6 +39,16 @@ class ExactEma {
     a_hi_ = 2.0 / m;
     a_lo_ = fma(-a_hi_, m, 2.0) / m;  // 2 - a_hi * m is exact; the residual of alpha
   }
+  // Wilder's smoothing (RSI's averages, SPEC §4): the same recursion with alpha = 1/n, seeded
+  // with a double-double value (the mean of the first n changes).
+  WFOD_HD static ExactEma wilder(int n, double seed_hi, double seed_lo) {
+    ExactEma e(n, seed_hi);
+    e.lo_ = seed_lo;
+    const double m = n;
+    e.a_hi_ = 1.0 / m;
+    e.a_lo_ = fma(-e.a_hi_, m, 1.0) / m;  // 1 - a_hi * m is exact; the residual of alpha
+    return e;
+  }
   WFOD_HD double step(double c) {
     // d = c - e, exactly as a pair (TwoSum of c and -hi, then subtract lo).
     double d_hi, d_lo;

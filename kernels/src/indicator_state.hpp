@@ -233,6 +233,58 @@ class ExtremeState {
   std::deque<size_t> window_;
 };
 
+// Wilder's RSI(n) (SPEC §4): d_i = c_i - c_{i-1}; at bar n the averages G, L are the means
+// of the first n gains and losses (compensated sums, divided in double-double), then each
+// follows G_t = G_{t-1} + (g_t - G_{t-1}) / n in double-double (ExactEma::wilder), so G and
+// L stay within ~1e-30 relative of their exact values on any series; RSI = 100 G / (G + L)
+// rounds a few times (~1e-16), and is 50 where G + L = 0. O(1) per bar; reads x[t - 1].
+class RsiState {
+ public:
+  explicit RsiState(int n)
+      : n_(n), gain_(ExactEma::wilder(n, 0.0, 0.0)), loss_(ExactEma::wilder(n, 0.0, 0.0)) {}
+  double next(SeriesTail x) {
+    const long long t = t_++;
+    if (t == 0) return kUndefined;
+    const size_t ut = static_cast<size_t>(t);
+    const double d = x[ut] - x[ut - 1];
+    const double g = d > 0 ? d : 0.0, l = d < 0 ? -d : 0.0;
+    if (t < n_) {
+      gains_.add(g);
+      losses_.add(l);
+      return kUndefined;
+    }
+    if (t == n_) {
+      gains_.add(g);
+      losses_.add(l);
+      gain_ = seeded(gains_);
+      loss_ = seeded(losses_);
+    } else {
+      gain_.step(g);
+      loss_.step(l);
+    }
+    const double up = gain_.value(), down = loss_.value();
+    const double total = up + down;
+    return total == 0.0 ? 50.0 : 100.0 * up / total;
+  }
+  void prepare(SeriesTail) {}  // a recursion: no re-anchor
+
+ private:
+  friend struct StateCodec;
+  // ExactEma::wilder seeded with sum / n, the compensated sum divided in double-double.
+  ExactEma seeded(const CompensatedSum& sum) const {
+    const double m = static_cast<double>(n_);
+    const double hi = sum.sum + sum.comp, lo = sum.comp - (hi - sum.sum);  // exact pair
+    const double q = hi / m;
+    const double q_lo = (fma(-q, m, hi) + lo) / m;  // hi - q m is exact
+    const double s = q + q_lo;
+    return ExactEma::wilder(static_cast<int>(n_), s, q_lo - (s - q));
+  }
+
+  long long n_, t_ = 0;
+  CompensatedSum gains_, losses_;
+  ExactEma gain_, loss_;
+};
+
 // The vol filter's STD row with SPEC §4's rule applied: STD(n) <= delta * SMA(n) counts as 0.
 class VolState {
  public:

@@ -55,6 +55,11 @@ std::vector<double> stdev(std::span<const double> x, int n) {
   return run_state(x, detail::StdState(n));
 }
 
+std::vector<double> rsi(std::span<const double> x, int n) {
+  require_period(n);
+  return run_state(x, detail::RsiState(n));
+}
+
 std::vector<double> rolling_max_prev(std::span<const double> x, int n) {
   require_period(n);
   return run_state(x, detail::ExtremeState(n, true));
@@ -62,6 +67,22 @@ std::vector<double> rolling_max_prev(std::span<const double> x, int n) {
 std::vector<double> rolling_min_prev(std::span<const double> y, int n) {
   require_period(n);
   return run_state(y, detail::ExtremeState(n, false));
+}
+
+Bands bollinger_bands(std::span<const double> x, int n, double k) {
+  require_period(n);
+  Bands b;
+  b.middle = sma(x, n);
+  // STD with the zero rule: the vol filter's row (the same state, so the same values).
+  const std::vector<double> sd = run_state(x, detail::VolState(n, kDeadBand));
+  b.upper.resize(x.size());
+  b.lower.resize(x.size());
+  for (size_t t = 0; t < x.size(); ++t) {
+    const double offset = k * sd[t];  // rounded once; -ffp-contract=off keeps it unfused
+    b.upper[t] = b.middle[t] + offset;
+    b.lower[t] = b.middle[t] - offset;
+  }
+  return b;
 }
 
 std::vector<double> moving_average(MaType type, std::span<const double> x, int n) {
@@ -82,7 +103,7 @@ namespace {
 constexpr std::pair<std::string_view, IndicatorKind> kKinds[] = {
     {"sma", IndicatorKind::sma}, {"ema", IndicatorKind::ema}, {"wma", IndicatorKind::wma},
     {"hma", IndicatorKind::hma}, {"std", IndicatorKind::std}, {"hh", IndicatorKind::hh},
-    {"ll", IndicatorKind::ll}};
+    {"ll", IndicatorKind::ll},   {"rsi", IndicatorKind::rsi}};
 }  // namespace
 
 std::string_view to_string(IndicatorKind k) {
@@ -95,7 +116,7 @@ IndicatorKind parse_indicator(std::string_view s) {
   for (const auto& [name, v] : kKinds)
     if (name == s) return v;
   throw std::invalid_argument("unknown indicator '" + std::string(s) +
-                              "' (expected sma|ema|wma|hma|std|hh|ll)");
+                              "' (expected sma|ema|wma|hma|std|hh|ll|rsi)");
 }
 
 std::vector<double> compute_indicator(IndicatorKind kind, int period, const HistoryView& h,
@@ -115,6 +136,8 @@ std::vector<double> compute_indicator(IndicatorKind kind, int period, const Hist
       return rolling_max_prev(source == Source::close ? h.close : h.high, period);
     case IndicatorKind::ll:
       return rolling_min_prev(source == Source::close ? h.close : h.low, period);
+    case IndicatorKind::rsi:
+      return rsi(h.close, period);
   }
   throw std::invalid_argument("unknown indicator");
 }

@@ -146,6 +146,24 @@ struct StateCodec {
       s.window_.push_back(static_cast<size_t>(i));
     }
   }
+  static void save(BlobWriter& w, const RsiState& s) {
+    w.put(s.t_);
+    save(w, s.gains_);
+    save(w, s.losses_);
+    w.put(s.gain_.hi_);
+    w.put(s.gain_.lo_);
+    w.put(s.loss_.hi_);
+    w.put(s.loss_.lo_);
+  }
+  static void load(BlobReader& r, RsiState& s, size_t bars) {
+    s.t_ = counter(r, bars, "RSI");
+    load(r, s.gains_);
+    load(r, s.losses_);
+    s.gain_.hi_ = r.get<double>("RSI average gain");
+    s.gain_.lo_ = r.get<double>("RSI average gain");
+    s.loss_.hi_ = r.get<double>("RSI average loss");
+    s.loss_.lo_ = r.get<double>("RSI average loss");
+  }
   static void save(BlobWriter& w, const VolState& s) {
     save(w, s.sd_);
     save(w, s.mean_);

@@ -70,6 +70,30 @@ Grid channel_grid(std::vector<Source> sources, std::vector<Side> sides,
   return g;
 }
 
+// n = 1 and k = 0 combos are invalid (SPEC §5: n >= 2 and k > 0).
+Grid bollinger_grid(std::vector<Style> styles, std::vector<Side> sides,
+                    std::vector<int> n = {5, 20, 50}, std::vector<double> k = {1.0, 2.0}) {
+  Grid g;
+  g.family = Family::bollinger;
+  g.n = std::move(n);
+  g.k = std::move(k);
+  g.style = std::move(styles);
+  g.side = std::move(sides);
+  return g;
+}
+
+// lo >= hi combos are invalid (SPEC §5).
+Grid rsi_grid(std::vector<Side> sides, std::vector<int> n = {2, 7, 14},
+              std::vector<double> lo = {25, 35}, std::vector<double> hi = {30, 65, 75}) {
+  Grid g;
+  g.family = Family::rsi_reversion;
+  g.n = std::move(n);
+  g.lo = std::move(lo);
+  g.hi = std::move(hi);
+  g.side = std::move(sides);
+  return g;
+}
+
 Grid with_vol(Grid g, std::vector<int> vs = {5, 20}, std::vector<int> vl = {20, 50},
               std::vector<double> th = {0.9, 1.2}) {
   g.vol_short = std::move(vs);  // (20, 20) is invalid: vol_short >= vol_long
@@ -82,6 +106,7 @@ const std::vector<MaType> kAllMa = {MaType::sma, MaType::ema, MaType::wma, MaTyp
 const std::vector<Side> kBothSides = {Side::long_short, Side::long_only};
 const std::vector<Entry> kBothEntries = {Entry::state, Entry::cross};
 const std::vector<Source> kBothSources = {Source::close, Source::high_low};
+const std::vector<Style> kBothStyles = {Style::reversion, Style::breakout};
 
 StrategySpec spec_of(Grid g, Fill fill = Fill::close, double commission_bps = 0,
                      double slippage_bps = 0) {
@@ -139,6 +164,34 @@ std::vector<ParityCase> synthetic_cases() {
       spec_of(channel_grid({Source::high_low}, kBothSides), Fill::next_open, 4, 2), 1237);
   add("channel_vol_filter", rw,
       spec_of(with_vol(channel_grid(kBothSources, kBothSides)), Fill::next_open), 2000);
+  // bollinger: both styles, both sides, both fills, costs, the filter, invalid k = 0 / n = 1.
+  add("bollinger_reversion_close", rw,
+      spec_of(bollinger_grid({Style::reversion}, kBothSides, {1, 5, 20, 50}, {0.0, 1.0, 2.0})),
+      1000);
+  add("bollinger_both_styles_next_open_costs", rw,
+      spec_of(bollinger_grid(kBothStyles, kBothSides, {10, 30}, {0.5, 1.5, 2.5}), Fill::next_open,
+              3, 1),
+      1237);
+  add("bollinger_vol_filter", rw,
+      spec_of(with_vol(bollinger_grid(kBothStyles, kBothSides, {10, 20}, {1.0, 2.0})),
+              Fill::next_open, 1),
+      2000);
+  // rsi_reversion: both sides, both fills, costs, the filter, invalid lo >= hi.
+  add("rsi_close", rw, spec_of(rsi_grid(kBothSides)), 1000);
+  add("rsi_next_open_costs_n1", rw,
+      spec_of(rsi_grid(kBothSides, {1, 2, 5, 30}, {20, 40}, {60, 80}), Fill::next_open, 3, 1),
+      1237);
+  add("rsi_vol_filter", rw,
+      spec_of(with_vol(rsi_grid(kBothSides, {5, 14}, {30}, {70})), Fill::next_open, 1), 2000);
+  add(
+      "huge_prices_1e5_levels", [] { return test::random_walk(3000, 106, 1e5, 0.004, 0.001); },
+      spec_of(with_vol(bollinger_grid(kBothStyles, kBothSides, {4, 16, 64}, {1.0, 2.0}), {8, 32},
+                       {32, 64}, {0.85, 1.15}),
+              Fill::next_open, 1),
+      2222);
+  add(
+      "tiny_prices_1em3_rsi", [] { return test::random_walk(3000, 105, 1e-3, 0.01, 0.003); },
+      spec_of(rsi_grid(kBothSides, {3, 14}, {30}, {70}), Fill::next_open, 1), 2222);
   // A larger grid, a window ending well before the series does, prices far from 1.
   add("all_ma_big_grid", rw,
       spec_of(ma_grid(kAllMa, kBothSides, kBothEntries, {2, 3, 5, 8, 13, 21}, {5, 8, 21, 34, 55}),
@@ -178,6 +231,15 @@ std::vector<ParityCase> synthetic_cases() {
           Fill::close, 2),
       28000)
       ->rank.max_drawdown = 1e9;
+  // Level families over long windows with few combos: time chunks whose starting state is
+  // found by scanning back through "keep while on the middle's side" bars.
+  add("long_window_chunked_bollinger", rw30k,
+      spec_of(bollinger_grid(kBothStyles, kBothSides, {20, 200}, {2.0}), Fill::next_open, 1),
+      29000);
+  add("long_window_chunked_rsi_vol", rw30k,
+      spec_of(with_vol(rsi_grid(kBothSides, {14, 100}, {30}, {70}), {20}, {100}, {1.0}),
+              Fill::close, 1),
+      29000);
   // W = 1; warm-up = the largest period exactly with the widest window it allows.
   add("w1_ma", rw, spec_of(ma_grid(kAllMa, kBothSides, kBothEntries), Fill::next_open, 2), 1)
       ->rank.objective = Objective::total_return;
@@ -202,13 +264,22 @@ std::vector<ParityCase> synthetic_cases() {
       ->rank.min_trades = 0;
   add("warmup_is_max_period_channel", rw,
       spec_of(channel_grid(kBothSources, kBothSides), Fill::next_open), 0);
+  add("w1_levels_warmup_zero", rw,
+      spec_of(
+          with_vol(bollinger_grid(kBothStyles, kBothSides, {2, 3}, {1.0}), {1, 2}, {2, 3}, {0.5})),
+      0, 0);
+  add("rsi_warmup_zero", rw, spec_of(rsi_grid(kBothSides, {1, 2, 3}, {30}, {70})), 0, 0);
   // Constant prices: every comparison ties, nothing trades; with min_trades = 0 every combo
   // ranks with the same objective and the lower ids win.
   for (ParityCase* c :
        {add("constant_prices_ma", flat,
             spec_of(with_vol(ma_grid(kAllMa, kBothSides, kBothEntries))), 1000),
         add("constant_prices_channel", flat,
-            spec_of(with_vol(channel_grid(kBothSources, kBothSides)), Fill::next_open), 1000)}) {
+            spec_of(with_vol(channel_grid(kBothSources, kBothSides)), Fill::next_open), 1000),
+        add("constant_prices_bollinger", flat,
+            spec_of(with_vol(bollinger_grid(kBothStyles, kBothSides))), 1000),
+        add("constant_prices_rsi", flat,
+            spec_of(rsi_grid(kBothSides, {2, 7, 14}, {25, 35}, {65, 75})), 1000)}) {
     c->rank.min_trades = 0;
   }
   // A price that jumps 2.6x in one bar, twice: shorts lose more than 100%; equity <= 0.
@@ -216,7 +287,14 @@ std::vector<ParityCase> synthetic_cases() {
        {add("spike_short_loses_ma", spike,
             spec_of(ma_grid(kAllMa, {Side::long_short}, kBothEntries), Fill::close, 2), 1500),
         add("spike_short_loses_channel", spike,
-            spec_of(channel_grid(kBothSources, {Side::long_short}), Fill::next_open, 2), 1500)}) {
+            spec_of(channel_grid(kBothSources, {Side::long_short}), Fill::next_open, 2), 1500),
+        add("spike_short_loses_bollinger", spike,
+            spec_of(bollinger_grid({Style::breakout}, {Side::long_short}, {5, 20}, {0.5, 1.0}),
+                    Fill::next_open, 2),
+            1500),
+        add("spike_short_loses_rsi", spike,
+            spec_of(rsi_grid({Side::long_short}, {2, 5}, {30, 45}, {55, 70}), Fill::close, 2),
+            1500)}) {
     c->rank.max_drawdown = 1e9;
     c->rank.objective = Objective::total_return;
     c->rank.top = 30;
@@ -298,6 +376,35 @@ std::vector<ParityCase> real_data_cases() {
     ma.spec.bars_per_year = ch.spec.bars_per_year = n < 1000 ? 12 : 252;
     cs.push_back(ma);
     cs.push_back(ch);
+    // The level families on every file: bollinger (both styles; the filter on the longer
+    // files) and rsi_reversion, over the same windows as the channel case.
+    ParityCase bb = ch, rs = ch;
+    bb.name = stem + "_bollinger";
+    rs.name = stem + "_rsi";
+    if (n < 1000) {
+      bb.spec = spec_of(bollinger_grid(kBothStyles, kBothSides, {3, 6, 12}, {1.0, 2.0}),
+                        Fill::next_open, 2);
+      rs.spec = spec_of(rsi_grid(kBothSides, {2, 3, 6}, {30, 40}, {60, 70}));
+    } else {
+      const std::vector<int> periods =
+          n <= 6000 ? std::vector<int>{10, 20, 50} : std::vector<int>{20, 60, 120};
+      bb.spec = spec_of(with_vol(bollinger_grid(kBothStyles, kBothSides, periods, {1.5, 2.5}),
+                                 {periods[0]}, {periods[2]}, {0.9}),
+                        Fill::next_open, 1, 1);
+      rs.spec =
+          spec_of(rsi_grid(kBothSides, {2, 14, periods[1]}, {25, 35}, {65, 75}), Fill::close, 1);
+    }
+    if (n >= 1000) {
+      bb.warmup = default_warmup(bb.spec.grid);
+      rs.warmup = default_warmup(rs.spec.grid);
+      if (n <= 6000) {
+        bb.bars = n - 1 - bb.warmup;
+        rs.bars = n - 1 - rs.warmup;
+      }
+    }
+    bb.spec.bars_per_year = rs.spec.bars_per_year = n < 1000 ? 12 : 252;
+    cs.push_back(bb);
+    cs.push_back(rs);
     if (n > 40000) {  // the longest file: one window over all of it, few combos (time chunks)
       ParityCase full = ch;
       full.name = stem + "_full_window_channel";
@@ -411,6 +518,15 @@ std::string explain_position_mismatch(const HistoryView& h, const Combo& c,
     const double edge = std::fabs(f - sl) / (kDeadBand * std::max(std::fabs(f), std::fabs(sl)));
     std::snprintf(buf, sizeof buf, "; MA_fast=%.17g MA_slow=%.17g |diff|/band=%.15g%s", f, sl, edge,
                   std::fabs(edge - 1) < 1e-2 ? " (AT THE DEAD BAND EDGE: SPEC §9 exception)" : "");
+    s += buf;
+  }
+  if (c.family == Family::bollinger) {
+    std::snprintf(buf, sizeof buf, "; SMA=%.17g STD=%.17g k=%g", sma(h.close, c.n)[t],
+                  stdev(h.close, c.n)[t], c.k);
+    s += buf;
+  }
+  if (c.family == Family::rsi_reversion) {
+    std::snprintf(buf, sizeof buf, "; RSI=%.17g lo=%g hi=%g", rsi(h.close, c.n)[t], c.lo, c.hi);
     s += buf;
   }
   std::snprintf(buf, sizeof buf, "; close=%.17g", h.close[t]);
@@ -544,7 +660,16 @@ ParityCase random_case(uint64_t seed) {
   c.series = [=] { return test::random_walk(n, series_seed, level, vol, vol / 3); };
   const int max_p = static_cast<int>(std::max<size_t>(1, std::min<size_t>(n / 2, 80)));
   Grid g;
-  if (pick(2) == 0) {
+  const size_t family = pick(4);
+  if (family == 2) {
+    g = bollinger_grid(pick(2) ? kBothStyles : std::vector<Style>{Style::breakout},
+                       pick(2) ? kBothSides : std::vector<Side>{Side::long_only},
+                       periods(1, max_p, 1 + pick(3)), {0.5 + 0.5 * static_cast<double>(pick(4))});
+  } else if (family == 3) {
+    g = rsi_grid(pick(2) ? kBothSides : std::vector<Side>{Side::long_short},
+                 periods(1, max_p, 1 + pick(3)), {10.0 + 10.0 * static_cast<double>(pick(4))},
+                 {50.0 + 10.0 * static_cast<double>(pick(4)), 95});
+  } else if (family == 0) {
     std::vector<MaType> mas;
     for (MaType m : kAllMa)
       if (pick(2)) mas.push_back(m);
@@ -641,7 +766,8 @@ TEST(ParityThreads, CpuAnyThreadCountMatchesCpuRef) {
     if (c.name != "ma_vol_filter_close" && c.name != "channel_close_source" &&
         c.name != "w1_channel" && c.name != "three_bars" && c.name != "all_ma_w4999" &&
         c.name != "long_window_chunked_channel_vol" &&
-        c.name != "long_window_chunked_ma_cross_spike")
+        c.name != "long_window_chunked_ma_cross_spike" && c.name != "bollinger_vol_filter" &&
+        c.name != "long_window_chunked_bollinger" && c.name != "long_window_chunked_rsi_vol")
       continue;
     ++run;
     const Series s = c.series();
@@ -652,7 +778,7 @@ TEST(ParityThreads, CpuAnyThreadCountMatchesCpuRef) {
       expect_sweeps_match(cpu->sweep(request_of(c, h, threads)), want);
     }
   }
-  EXPECT_EQ(run, 7);
+  EXPECT_EQ(run, 10);
 }
 
 // --- Walk-forward parity on real files -------------------------------------------------------

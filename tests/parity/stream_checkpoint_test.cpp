@@ -56,6 +56,11 @@ std::vector<Case> cases() {
   out.push_back({"channel_close",
                  test::bounded_spec(test::small_channel_grid(), 160, Fill::close, 1, 32),
                  test::spike_series(3000, 42, {1900}, 2.6)});
+  out.push_back({"bollinger_next_open",
+                 test::bounded_spec(test::small_bollinger_grid(), 180, Fill::next_open, 2, 16),
+                 test::spike_series(3000, 44, {1700}, 2.6)});
+  out.push_back({"rsi_close", test::bounded_spec(test::small_rsi_grid(), 210, Fill::close, 1, 32),
+                 test::random_walk(3000, 45)});
   Case fast{"ma_fast_precision_default_chunk",
             test::bounded_spec(test::small_ma_grid(), 300, Fill::close, 0),
             test::random_walk(3000, 43)};
@@ -103,7 +108,8 @@ TEST(StreamCheckpoint, RestoredStreamsContinueBitIdentically) {
         restored = cpu->restore_stream(c.spec, blob);
         ++restores;
         if (want) {  // queries right after a restore, against the uninterrupted stream
-          const Combo combo = grid.decode(rng() % grid.size());
+          Combo combo = grid.decode(rng() % grid.size());
+          while (!combo.valid()) combo = grid.decode(rng() % grid.size());  // rsi: lo >= hi
           const size_t h = plain->horizon();
           EXPECT_EQ(restored->positions(combo, h, end), plain->positions(combo, h, end));
           const std::vector<uint64_t> ids{combo.id};

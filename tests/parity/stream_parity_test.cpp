@@ -80,6 +80,12 @@ std::vector<StreamCase> cases() {
       {"channel_both_sources", channel_grid(false), Fill::next_open, 3, 2500, 500, 32, 80, 4});
   out.push_back({"channel_vol_filter_calmar", channel_grid(true), Fill::close, 1, 2000, 150, 16, 10,
                  5, false, Objective::calmar});
+  out.push_back({"bollinger_vol_filter", test::small_bollinger_grid(), Fill::next_open, 2, 2500,
+                 300, 32, 40, 11});
+  out.push_back({"rsi_levels_sortino", test::small_rsi_grid(), Fill::close, 1, 2000, 257, 16, 60,
+                 12, false, Objective::sortino});
+  out.push_back({"levels_equity_through_zero", test::small_rsi_grid(), Fill::next_open, 0, 1500,
+                 300, 32, 50, 13, true});
   out.push_back({"window_inside_one_chunk",
                  ma_grid({MaType::sma}, {Entry::state}, {Side::long_short}, false), Fill::close, 0,
                  1200, 20, 64, 7, 6});

@@ -25,10 +25,15 @@ struct Case {
 
 // Small windows and chunks: ranges start anywhere relative to the ring's chunks.
 std::vector<Case> cases() {
-  return {{"ma_all_kinds", test::bounded_spec(test::small_ma_grid(), 150, Fill::next_open, 3, 16),
-           test::spike_series(6000, 21, {2500, 4100}, 2.6)},
-          {"channel", test::bounded_spec(test::small_channel_grid(), 200, Fill::close, 1, 32),
-           test::random_walk(6000, 22)}};
+  return {
+      {"ma_all_kinds", test::bounded_spec(test::small_ma_grid(), 150, Fill::next_open, 3, 16),
+       test::spike_series(6000, 21, {2500, 4100}, 2.6)},
+      {"channel", test::bounded_spec(test::small_channel_grid(), 200, Fill::close, 1, 32),
+       test::random_walk(6000, 22)},
+      {"bollinger", test::bounded_spec(test::small_bollinger_grid(), 170, Fill::next_open, 2, 16),
+       test::random_walk(6000, 23)},
+      {"rsi", test::bounded_spec(test::small_rsi_grid(), 190, Fill::close, 1, 32),
+       test::spike_series(6000, 24, {3100}, 2.6)}};
 }
 
 std::vector<double> returns_of(const HistoryView& h, const StrategySpec& s,

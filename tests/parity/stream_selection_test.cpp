@@ -62,6 +62,11 @@ std::vector<Case> cases() {
                  test::spike_series(4000, 31, {1700, 2900}, 2.6)});
   out.push_back({"channel", test::bounded_spec(test::small_channel_grid(), 256, Fill::close, 1, 16),
                  test::spike_series(4000, 32, {2200}, 2.6)});
+  out.push_back({"bollinger",
+                 test::bounded_spec(test::small_bollinger_grid(), 280, Fill::next_open, 1, 32),
+                 test::spike_series(4000, 34, {2500}, 2.6)});
+  out.push_back({"rsi", test::bounded_spec(test::small_rsi_grid(), 300, Fill::close, 2, 16),
+                 test::random_walk(3999, 35)});  // no spikes: not held to reach zero
   // A window long enough (>= 4096 bars) for evaluate() to split time over 4 threads.
   Case longer{"ma_long_window_time_chunks",
               test::bounded_spec(test::small_ma_grid(), 4500, Fill::close, 1),

@@ -44,6 +44,32 @@ inline Grid small_channel_grid() {
   return g;
 }
 
+// bollinger: both styles, both sides, the filter (SMA(n) and STD(n) rows shared with it).
+inline Grid small_bollinger_grid() {
+  Grid g;
+  g.family = Family::bollinger;
+  g.n = {5, 20};
+  g.k = {1.0, 2.0};
+  g.style = {Style::reversion, Style::breakout};
+  g.side = {Side::long_short, Side::long_only};
+  g.vol_short = {5};
+  g.vol_long = {20};
+  g.vol_threshold = {0.0, 1.0};
+  return g;
+}
+
+// rsi_reversion: RSI rows (a recursion carried across advances), both sides, invalid
+// lo >= hi combos.
+inline Grid small_rsi_grid() {
+  Grid g;
+  g.family = Family::rsi_reversion;
+  g.n = {2, 14, 30};
+  g.lo = {30, 40};
+  g.hi = {35, 70};
+  g.side = {Side::long_short, Side::long_only};
+  return g;
+}
+
 inline StreamSpec bounded_spec(const Grid& grid, size_t window, Fill fill, double cost_bps = 2,
                                size_t chunk = 0) {
   StreamSpec spec;

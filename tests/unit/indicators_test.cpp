@@ -75,6 +75,39 @@ std::vector<LD> ref_ema(std::span<const double> x, int n) {
   return out;
 }
 
+// Wilder's RSI with both averages in quad precision (literal form G + (g - G) / n), from
+// changes d_i = c_i - c_{i-1} rounded in double as SPEC's inputs are.
+std::vector<LD> ref_rsi(std::span<const double> x, int n) {
+  std::vector<LD> out(x.size(), kNaN);
+  const size_t un = static_cast<size_t>(n);
+  if (x.size() <= un) return out;
+  auto gain = [&x](size_t i) {
+    const double d = x[i] - x[i - 1];
+    return d > 0 ? Quad(d) : Quad(0);
+  };
+  auto loss = [&x](size_t i) {
+    const double d = x[i] - x[i - 1];
+    return d < 0 ? Quad(-d) : Quad(0);
+  };
+  Quad g = 0, l = 0;
+  for (size_t i = 1; i <= un; ++i) {
+    g += gain(i);
+    l += loss(i);
+  }
+  g /= Quad(n);
+  l /= Quad(n);
+  auto value = [](Quad up, Quad down) {
+    return up + down == 0 ? LD(50) : static_cast<LD>(Quad(100) * up / (up + down));
+  };
+  out[un] = value(g, l);
+  for (size_t t = un + 1; t < x.size(); ++t) {
+    g = g + (gain(t) - g) / Quad(n);
+    l = l + (loss(t) - l) / Quad(n);
+    out[t] = value(g, l);
+  }
+  return out;
+}
+
 int isqrt(int n) {
   int m = 0;
   while ((m + 1) * (m + 1) <= n) ++m;
@@ -135,6 +168,7 @@ size_t first_defined(IndicatorKind kind, int n) {
       return n < 2 ? SIZE_MAX : un - 1 + static_cast<size_t>(isqrt(n)) - 1;
     case IndicatorKind::hh:
     case IndicatorKind::ll:
+    case IndicatorKind::rsi:
       return un;
   }
   return SIZE_MAX;
@@ -155,6 +189,7 @@ const Indicator kIndicators[] = {
     {IndicatorKind::std, "stdev", &stdev, &ref_std},
     {IndicatorKind::hh, "rolling_max_prev", &rolling_max_prev, &ref_max_prev},
     {IndicatorKind::ll, "rolling_min_prev", &rolling_min_prev, &ref_min_prev},
+    {IndicatorKind::rsi, "rsi", &rsi, &ref_rsi},
 };
 
 // Mean |x| over the window ending at t (the scale of a near-zero standard deviation).
@@ -343,6 +378,8 @@ TEST(Indicators, ConstantSeriesIsExact) {
         for (size_t t = first; t < x.size() && first != SIZE_MAX; ++t) {
           if (ind.kind == IndicatorKind::std) {
             ASSERT_LE(std::fabs(v[t]), 1e-13 * price) << "t=" << t;
+          } else if (ind.kind == IndicatorKind::rsi) {
+            ASSERT_EQ(v[t], 50.0) << "t=" << t;  // no change at all: G + L = 0
           } else {
             ASSERT_NEAR(v[t], price, 1e-13 * price) << "t=" << t;
           }
@@ -366,6 +403,7 @@ TEST(Indicators, DispatchMatchesDirectCalls) {
     EXPECT_TRUE(same(moving_average(MaType::hma, s.close, n), hma(s.close, n)));
     EXPECT_TRUE(same(compute_indicator(IndicatorKind::sma, n, h), sma(s.close, n)));
     EXPECT_TRUE(same(compute_indicator(IndicatorKind::std, n, h), stdev(s.close, n)));
+    EXPECT_TRUE(same(compute_indicator(IndicatorKind::rsi, n, h), rsi(s.close, n)));
     EXPECT_TRUE(same(compute_indicator(IndicatorKind::hh, n, h), rolling_max_prev(s.close, n)));
     EXPECT_TRUE(same(compute_indicator(IndicatorKind::ll, n, h), rolling_min_prev(s.close, n)));
     EXPECT_TRUE(same(compute_indicator(IndicatorKind::hh, n, h, Source::high_low),
@@ -375,10 +413,43 @@ TEST(Indicators, DispatchMatchesDirectCalls) {
   }
   for (IndicatorKind k :
        {IndicatorKind::sma, IndicatorKind::ema, IndicatorKind::wma, IndicatorKind::hma,
-        IndicatorKind::std, IndicatorKind::hh, IndicatorKind::ll}) {
+        IndicatorKind::std, IndicatorKind::hh, IndicatorKind::ll, IndicatorKind::rsi}) {
     EXPECT_EQ(parse_indicator(to_string(k)), k);
   }
   EXPECT_THROW(parse_indicator("macd"), std::invalid_argument);
+}
+
+bool bitwise_equal(double a, double b) {
+  return std::memcmp(&a, &b, sizeof a) == 0 || (std::isnan(a) && std::isnan(b));
+}
+
+TEST(Indicators, BollingerBandsAreSmaPlusMinusKStdWithTheZeroRule) {
+  // SPEC §4: M = SMA(n), U/L = M +- k*STD(n) with k*STD rounded once; U = L = M where STD
+  // counts as 0. SMA and STD are held to 1e-13 above; this pins the composition bit for bit.
+  std::vector<double> x = test::random_walk(3000, 23, 80, 0.01).close;
+  for (size_t t = 1000; t < 1400; ++t) x[t] = x[999];  // STD exactly or nearly 0
+  for (int n : {1, 2, 20, 257}) {
+    for (double k : {0.5, 2.0, 2.95}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " k=" + std::to_string(k));
+      const Bands b = bollinger_bands(x, n, k);
+      const auto m = sma(x, n), sd = stdev(x, n);
+      ASSERT_EQ(b.middle.size(), x.size());
+      size_t zero = 0;
+      for (size_t t = 0; t < x.size(); ++t) {
+        ASSERT_TRUE(bitwise_equal(b.middle[t], m[t])) << "t=" << t;
+        if (std::isnan(m[t])) {
+          ASSERT_TRUE(std::isnan(b.upper[t]) && std::isnan(b.lower[t])) << "t=" << t;
+          continue;
+        }
+        const bool counts_as_zero = sd[t] <= kDeadBand * m[t];
+        zero += counts_as_zero;
+        const double offset = counts_as_zero ? 0.0 : k * sd[t];
+        ASSERT_EQ(b.upper[t], m[t] + offset) << "t=" << t;
+        ASSERT_EQ(b.lower[t], m[t] - offset) << "t=" << t;
+      }
+      EXPECT_GT(zero, n == 1 ? x.size() - 1 : 100u) << "the flat stretch has no zero-STD bars";
+    }
+  }
 }
 
 TEST(Indicators, DeadBandComparison) {
@@ -393,10 +464,6 @@ TEST(Indicators, DeadBandComparison) {
 }
 
 // --- Causality ---------------------------------------------------------------------------------
-
-bool bitwise_equal(double a, double b) {
-  return std::memcmp(&a, &b, sizeof a) == 0 || (std::isnan(a) && std::isnan(b));
-}
 
 TEST(Indicators, PrefixValuesEqualFullSeriesValues) {
   std::vector<std::pair<std::string, std::vector<double>>> series;

@@ -1,5 +1,6 @@
 // `wfo indicators`: one SPEC §4 indicator over every bar of a CSV, printed as
-// "timestamp,value" CSV (empty value where undefined), for checking against other tools.
+// "timestamp,value" CSV (empty value where undefined), or Bollinger bands as
+// "timestamp,upper,middle,lower", for checking against other tools.
 
 #include <array>
 #include <cmath>
@@ -20,17 +21,22 @@ namespace wfod::cli {
 namespace {
 
 constexpr const char* kUsage =
-    R"(usage: wfo indicators --csv FILE --name sma|ema|wma|hma|std|hh|ll --period N [options]
+    R"(usage: wfo indicators --csv FILE --name sma|ema|wma|hma|std|hh|ll|rsi --period N [options]
+       wfo indicators --csv FILE --name bbands --period N --k K [options]
 
 Prints "timestamp,value" for every bar of the CSV: the indicator of SPEC §4 at that bar
-(value empty while undefined; %.17g otherwise).
+(value empty while undefined; %.17g otherwise). bbands prints
+"timestamp,upper,middle,lower": SMA(N) +- K*STD(N), the bands bollinger combos trade
+(upper = lower = middle where STD(N) <= 1e-10 * SMA(N) counts as 0).
 
   --csv FILE         bars: a header naming timestamp (or date, datetime, time,
                      close_time), open, high, low, close, volume in any case; ',' ';'
                      or tab; ISO-8601 dates or epoch s/ms/us/ns (README "Your data")
   --name NAME        sma | ema | wma | hma | std (population) | hh | ll (Donchian channel
-                     of the previous N bars)
+                     of the previous N bars) | rsi (Wilder; defined from bar N; 50 where
+                     nothing moved) | bbands (Bollinger bands)
   --period N         lookback, >= 1 (hma: >= 2; HMA(1) is undefined)
+  --k K              band width in standard deviations, > 0; only for bbands (required)
   --source close|high_low   what hh/ll read (close); only for hh and ll
   --skip-bad-rows    skip and count malformed rows instead of failing
 )";
@@ -49,8 +55,41 @@ std::optional<std::string> undefined_everywhere(IndicatorKind kind, int64_t peri
   return std::nullopt;
 }
 
-constexpr std::array kFlags = {FlagSpec{"csv"}, FlagSpec{"name"}, FlagSpec{"period"},
-                               FlagSpec{"source"}, FlagSpec{"skip-bad-rows", false}};
+constexpr std::array kFlags = {FlagSpec{"csv"},    FlagSpec{"name"},
+                               FlagSpec{"period"}, FlagSpec{"source"},
+                               FlagSpec{"k"},      FlagSpec{"skip-bad-rows", false}};
+
+void append_value(std::string& out, double v) {
+  if (std::isnan(v)) return;
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  out += buf;
+}
+
+// `--name bbands`: the three bands per bar.
+int print_bands(const ParsedArgs& parsed, int64_t period) {
+  if (parsed.has("source")) throw UsageError("--source applies only to hh and ll");
+  const auto k = parsed.real("k", 0);
+  if (!k) throw UsageError("--k K is required for bbands (band width in standard deviations)");
+  if (!(*k > 0)) throw UsageError("--k: must be > 0 (SPEC §5: k > 0), got " + *parsed.text("k"));
+  feeds::CsvReadResult csv = load_history(*parsed.text("csv"), parsed.has("skip-bad-rows"));
+  const HistoryView history = HistoryView::of(csv.series);
+  const Bands b = bollinger_bands(history.close, static_cast<int>(period), *k);
+  std::string out = "timestamp,upper,middle,lower\n";
+  out.reserve(b.middle.size() * 80);
+  for (size_t t = 0; t < b.middle.size(); ++t) {
+    out += feeds::format_timestamp(history.ts_ns[t]);
+    out += ',';
+    append_value(out, b.upper[t]);
+    out += ',';
+    append_value(out, b.middle[t]);
+    out += ',';
+    append_value(out, b.lower[t]);
+    out += '\n';
+  }
+  print(out);
+  return 0;
+}
 
 }  // namespace
 
@@ -63,12 +102,18 @@ int run_indicators(Args args) {
   auto csv_path = parsed.text("csv");
   if (!csv_path) throw UsageError("--csv FILE is required");
   auto name = parsed.text("name");
-  if (!name) throw UsageError("--name is required (sma|ema|wma|hma|std|hh|ll)");
+  if (!name) throw UsageError("--name is required (sma|ema|wma|hma|std|hh|ll|rsi|bbands)");
+  if (*name == "bbands") {
+    auto period = parsed.integer("period", 1, 1'000'000'000);
+    if (!period) throw UsageError("--period N is required");
+    return print_bands(parsed, *period);
+  }
+  if (parsed.has("k")) throw UsageError("--k applies only to bbands");
   IndicatorKind kind;
   try {
     kind = parse_indicator(*name);
   } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("--name: ") + e.what());
+    throw UsageError(std::string("--name: ") + e.what() + " or bbands");
   }
   auto period = parsed.integer("period", 1, 1'000'000'000);
   if (!period) throw UsageError("--period N is required");
@@ -91,14 +136,10 @@ int run_indicators(Args args) {
 
   std::string out = "timestamp,value\n";
   out.reserve(values.size() * 40);
-  char buf[40];
   for (size_t t = 0; t < values.size(); ++t) {
     out += feeds::format_timestamp(history.ts_ns[t]);
     out += ',';
-    if (!std::isnan(values[t])) {
-      std::snprintf(buf, sizeof buf, "%.17g", values[t]);
-      out += buf;
-    }
+    append_value(out, values[t]);
     out += '\n';
   }
   print(out);

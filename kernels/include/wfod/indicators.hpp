@@ -12,7 +12,7 @@
 
 namespace wfod {
 
-enum class IndicatorKind { sma, ema, wma, hma, std, hh, ll };
+enum class IndicatorKind { sma, ema, wma, hma, std, hh, ll, rsi };
 std::string_view to_string(IndicatorKind);
 IndicatorKind parse_indicator(std::string_view);
 
@@ -23,9 +23,19 @@ std::vector<double> ema(std::span<const double> x, int n);
 std::vector<double> wma(std::span<const double> x, int n);
 std::vector<double> hma(std::span<const double> x, int n);
 std::vector<double> stdev(std::span<const double> x, int n);  // population (divide by n)
+// Wilder's RSI(n), defined from bar n (the first with n changes); 50 where G + L = 0.
+std::vector<double> rsi(std::span<const double> x, int n);
 // Donchian channel of the previous n bars: max(x[t-n..t-1]) / min(y[t-n..t-1]).
 std::vector<double> rolling_max_prev(std::span<const double> x, int n);
 std::vector<double> rolling_min_prev(std::span<const double> y, int n);
+
+// Bollinger bands of (n, k) (SPEC §4): middle = SMA(n), upper/lower = middle ± k·STD(n)
+// (k·STD rounded once, then added), and upper = lower = middle where STD(n) <= delta·SMA(n)
+// counts as 0. The values the cpu backend's lanes form.
+struct Bands {
+  std::vector<double> upper, middle, lower;
+};
+Bands bollinger_bands(std::span<const double> x, int n, double k);
 
 std::vector<double> moving_average(MaType, std::span<const double> x, int n);
 // Any indicator by kind; source selects close or high/low for hh/ll.
