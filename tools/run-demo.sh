@@ -26,7 +26,7 @@ CSV=data/goog_d1_2004-2013.csv
 RATE=200 # bars per second: the replay takes ~11 s, slow enough to watch
 
 echo "== 1/2: walk-forward report (wfo walk) =="
-"$WFO" walk --config config/examples/demo.toml --is 1000 --oos 250 --report out/demo-report "$@"
+"$WFO" walk --config config/examples/demo.toml --strategy demo --is 1000 --oos 250 --report out/demo-report "$@"
 
 echo
 echo "== 2/2: the daemon (wfod) on a live replay of $CSV at $RATE bars/s =="
@@ -136,7 +136,7 @@ prev=""
 for i in $(seq 1 60); do
   seq=$("$SUB" --snapshot "$SNAP_EP" --get --symbol GOOG --strategy demo \
     --timeout-ms 1000 2>/dev/null | grep -o '"seq": *[0-9]*' | head -n 1 | grep -o '[0-9]*$' || true)
-  got=$(grep -c '^params\.' "$DIR/updates.log" || true)
+  got=$(grep -c '^params\.GOOG\.demo ' "$DIR/updates.log" || true)
   [[ -n "$seq" && "$seq" == "$got" && "$seq" == "$prev" ]] && break
   [[ $i == 60 ]] && die "publications did not settle (snapshot seq ${seq:-none}, received $got)"
   prev=$seq

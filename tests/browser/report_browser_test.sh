@@ -114,7 +114,7 @@ if ! grep -q '^\[strategy\.selection\]' "$selcfg"; then
   printf '\n[strategy.selection]\nhysteresis_rel = 0.25\nplateau = true\nplateau_stat = "q25"\nmin_dsr = 0.3\npbo_blocks = 10\n' \
     >>"$selcfg"
 fi
-"$wfo" walk --config "$selcfg" --csv "$csv" --is 500 --oos 125 --backend cpu \
+"$wfo" walk --config "$selcfg" --strategy demo --csv "$csv" --is 500 --oos 125 --backend cpu \
   --report "$work/walk-sel" >/dev/null 2>"$work/walk-sel.err" ||
   { cat "$work/walk-sel.err"; fail "wfo walk --config (selection) --report exited non-zero"; }
 check_page walk-sel "$work/walk-sel" equity params isoos selection logit heatmap histogram
@@ -232,7 +232,7 @@ fi
 echo "ok: walk-sel selection values equal report.json ($nsel folds)"
 
 # --- walk without robust selection: none of its sections ---
-"$wfo" walk --config "$selcfg" --csv "$csv" --is 500 --oos 125 --backend cpu --no-selection \
+"$wfo" walk --config "$selcfg" --strategy demo --csv "$csv" --is 500 --oos 125 --backend cpu --no-selection \
   --report "$work/walk-nosel" >/dev/null 2>"$work/walk-nosel.err" ||
   { cat "$work/walk-nosel.err"; fail "wfo walk --no-selection --report exited non-zero"; }
 check_page walk-nosel "$work/walk-nosel" equity params isoos heatmap histogram

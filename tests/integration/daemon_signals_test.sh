@@ -2,7 +2,8 @@
 # Per-bar signals are exact (PROTOCOL §2a, SPEC §2): a live wfod is fed real data bar by bar,
 # a daily equity file (GOOG) and an intraday one (6E futures, minute bars, symbol 6E.H4), each
 # with an ma_cross strategy (sma and ema, state and cross entries, the volatility filter) and
-# a channel_breakout one (close and high_low, both sides, the filter, next_open fills). One
+# a channel_breakout one (close and high_low, both sides, the filter, next_open fills), a
+# bollinger one (both styles and sides, the filter) and an rsi_reversion one (next_open). One
 # subscriber records every publication and signal in arrival order; check_signals.py checks
 # each signal against `wfo positions --backend cpu_ref` of the combo of the newest
 # publication at or before its bar, that publication arriving first, one signal per bar, and
@@ -69,6 +70,38 @@ side = ["long_short", "long_only"]
 vol_short = 5
 vol_long = 20
 vol_threshold = 0.9
+
+[[strategy]]
+name = "bands"
+symbols = ["GOOG", "6E.H4"]
+family = "bollinger"
+window = 140
+every = 4
+cost_bps = 1.0
+top = 3
+[strategy.grid]
+n = "10:30:10"
+k = [1.5, 2.0]
+style = ["reversion", "breakout"]
+side = ["long_short", "long_only"]
+vol_short = 5
+vol_long = 20
+vol_threshold = 0.8
+
+[[strategy]]
+name = "rsi"
+symbols = ["GOOG", "6E.H4"]
+family = "rsi_reversion"
+window = 130
+every = 6
+cost_bps = 0.5
+fill = "next_open"
+top = 3
+[strategy.grid]
+n = [7, 14]
+lo = [25, 30]
+hi = [70, 75]
+side = "long_short"
 EOF
 }
 cat >"$CONFIG" <<EOF
@@ -128,10 +161,10 @@ feed() {
     for _ in $(seq 1 100); do
       n=$(grep -c "{\"schema\":1,\"symbol\":\"$sym\",\"strategy\":\"[a-z]*\",\"ts\":$lt," \
         "$TMP/$name.jsonl")
-      [[ "$n" -ge 2 ]] && break
+      [[ "$n" -ge 4 ]] && break
       sleep 0.2
     done
-    [[ "$n" -ge 2 ]] || fail "$name: $n of 2 $sym streams signalled the last bar ($lt)"
+    [[ "$n" -ge 4 ]] || fail "$name: $n of 4 $sym streams signalled the last bar ($lt)"
   done
   kill "$SUB_PID" 2>/dev/null
   wait "$SUB_PID" 2>/dev/null
@@ -141,7 +174,7 @@ check() {
   head -n $(($2 + 1)) "$DAILY" >"$TMP/GOOG.csv"
   head -n $(($2 + 1)) "$INTRADAY" >"$TMP/6E.H4.csv"
   for sym in GOOG 6E.H4; do
-    for strat in trend breakout; do
+    for strat in trend breakout bands rsi; do
       python3 "$CHECK" "$TMP/$1.jsonl" "$TMP/$sym.csv" "$2" "$sym" "$strat" "$WFO" "$CONFIG" \
         ${3:-} || fail "$1: $sym.$strat"
     done
@@ -157,11 +190,11 @@ check run1 "$BARS"
 kill -TERM "$DAEMON_PID"
 wait "$DAEMON_PID" 2>/dev/null
 start_daemon "$CONFIG" "$SNAP_EP" daemon2
-[[ $(grep -c "signals follow combo" "$TMP/daemon2.log") == 4 ]] ||
-  fail "the restart does not follow the 4 restored combos"
+[[ $(grep -c "signals follow combo" "$TMP/daemon2.log") == 8 ]] ||
+  fail "the restart does not follow the 8 restored combos"
 # The restored publications come first: what a client holds from before the restart.
 for sym in GOOG 6E.H4; do
-  for strat in trend breakout; do
+  for strat in trend breakout bands rsi; do
     snap "$SNAP_EP" --get --symbol "$sym" --strategy "$strat" >>"$TMP/restored.jsonl"
   done
 done

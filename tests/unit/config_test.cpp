@@ -67,7 +67,13 @@ TEST(ConfigExamples, DemoParses) {
   EXPECT_EQ(fs::canonical(c.symbols[0].backfill),
             fs::canonical(fs::path(WFOD_SOURCE_DIR) / "data" / "goog_d1_2004-2013.csv"));
 
-  ASSERT_EQ(c.strategies.size(), 1u);
+  ASSERT_EQ(c.strategies.size(), 2u);
+  const StrategyConfig* m = c.find_strategy("meanrev");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->spec.grid.family, Family::bollinger);
+  EXPECT_EQ(m->spec.grid.n.size(), 9u);
+  EXPECT_EQ(m->spec.grid.k.size(), 7u);
+  EXPECT_EQ(m->spec.grid.style, std::vector<Style>{Style::reversion});
   const StrategyConfig* s = c.find_strategy("demo");
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->symbols, std::vector<std::string>{"GOOG"});

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${1:-build/release}
-"$B/tools/wfo" walk --config config/examples/demo.toml --is 1000 --oos 250 \
+"$B/tools/wfo" walk --config config/examples/demo.toml --strategy demo --is 1000 --oos 250 \
   --report out/demo-report >/dev/null
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
