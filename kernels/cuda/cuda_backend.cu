@@ -286,6 +286,7 @@ class CudaBackend final : public Backend {
   static bool same_grid(const Grid& a, const Grid& b) {
     return a.family == b.family && a.fast == b.fast && a.slow == b.slow && a.ma == b.ma &&
            a.side == b.side && a.entry == b.entry && a.n == b.n && a.source == b.source &&
+           a.k == b.k && a.style == b.style && a.lo == b.lo && a.hi == b.hi &&
            a.vol_short == b.vol_short && a.vol_long == b.vol_long &&
            a.vol_threshold == b.vol_threshold;
   }
@@ -363,18 +364,21 @@ class CudaBackend final : public Backend {
     kinds_ = kinds_of(req.strategy.grid);
   }
 
-  // The kernel instantiations this grid needs: one per `entry` value for ma_cross.
+  // The kernel instantiations this grid needs: one per `entry` value for ma_cross, one for
+  // every other family (bollinger's style is a per-combo value, not a kind).
   // WFOD_CUDA_KERNEL=plain selects the per-bar baseline evaluator (benchmarks, tests).
   static std::vector<KernelKind> kinds_of(const Grid& g) {
     const char* k = std::getenv("WFOD_CUDA_KERNEL");
     const bool plain = k && std::string_view(k) == "plain";
     const bool vol = g.has_vol_filter();
     std::vector<KernelKind> kinds;
-    if (g.family == Family::channel_breakout) return {{1, false, vol, plain}};
+    if (g.family == Family::channel_breakout) return {{kChannel, false, vol, plain}};
+    if (g.family == Family::bollinger) return {{kBollinger, false, vol, plain}};
+    if (g.family == Family::rsi_reversion) return {{kRsi, false, vol, plain}};
     for (bool cross : {false, true})
       if (std::find(g.entry.begin(), g.entry.end(), cross ? Entry::cross : Entry::state) !=
           g.entry.end())
-        kinds.push_back({0, cross, vol, plain});
+        kinds.push_back({kMaCross, cross, vol, plain});
     return kinds;
   }
 
@@ -641,8 +645,11 @@ bool device_available(std::string* why) {
   return check.usable;
 }
 
-bool supports(Family family, CudaPart) {
-  return family == Family::ma_cross || family == Family::channel_breakout;
+bool supports(Family family, CudaPart part) {
+  // The level families' streams read their rows from the stream's rolling indicators, which
+  // do not build them yet.
+  return family == Family::ma_cross || family == Family::channel_breakout ||
+         part != CudaPart::stream;
 }
 
 std::unique_ptr<Backend> make_cuda_backend(bool cpu_for_unsupported) {

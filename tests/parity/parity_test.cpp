@@ -70,6 +70,30 @@ Grid channel_grid(std::vector<Source> sources, std::vector<Side> sides,
   return g;
 }
 
+// n = 1 and k = 0 combos are invalid (SPEC §5: n >= 2 and k > 0).
+Grid bollinger_grid(std::vector<Style> styles, std::vector<Side> sides,
+                    std::vector<int> n = {5, 20, 50}, std::vector<double> k = {1.0, 2.0}) {
+  Grid g;
+  g.family = Family::bollinger;
+  g.n = std::move(n);
+  g.k = std::move(k);
+  g.style = std::move(styles);
+  g.side = std::move(sides);
+  return g;
+}
+
+// lo >= hi combos are invalid (SPEC §5).
+Grid rsi_grid(std::vector<Side> sides, std::vector<int> n = {2, 7, 14},
+              std::vector<double> lo = {25, 35}, std::vector<double> hi = {30, 65, 75}) {
+  Grid g;
+  g.family = Family::rsi_reversion;
+  g.n = std::move(n);
+  g.lo = std::move(lo);
+  g.hi = std::move(hi);
+  g.side = std::move(sides);
+  return g;
+}
+
 Grid with_vol(Grid g, std::vector<int> vs = {5, 20}, std::vector<int> vl = {20, 50},
               std::vector<double> th = {0.9, 1.2}) {
   g.vol_short = std::move(vs);  // (20, 20) is invalid: vol_short >= vol_long
@@ -82,6 +106,7 @@ const std::vector<MaType> kAllMa = {MaType::sma, MaType::ema, MaType::wma, MaTyp
 const std::vector<Side> kBothSides = {Side::long_short, Side::long_only};
 const std::vector<Entry> kBothEntries = {Entry::state, Entry::cross};
 const std::vector<Source> kBothSources = {Source::close, Source::high_low};
+const std::vector<Style> kBothStyles = {Style::reversion, Style::breakout};
 
 StrategySpec spec_of(Grid g, Fill fill = Fill::close, double commission_bps = 0,
                      double slippage_bps = 0) {
@@ -236,6 +261,89 @@ std::vector<ParityCase> synthetic_cases() {
   return cs;
 }
 
+// The level families (SPEC §5 bollinger, rsi_reversion): both styles, both sides, both
+// fills, the filter, constant prices, long windows (time chunks whose entry state depends on
+// the position held: level_rule), W = 1, periods longer than the history, far price levels.
+std::vector<ParityCase> level_family_cases() {
+  auto rw = [] { return test::random_walk(3000, 111, 100, 0.01, 0.003); };
+  auto flat = [] { return test::constant_series(1500, 42.5); };
+  std::vector<ParityCase> cs;
+  cs.reserve(64);
+  auto add = [&](std::string name, std::function<Series()> series, StrategySpec spec, size_t bars,
+                 size_t warmup = SIZE_MAX) {
+    ParityCase c;
+    c.name = std::move(name);
+    c.series = std::move(series);
+    c.spec = std::move(spec);
+    c.bars = bars;
+    c.warmup = warmup;
+    cs.push_back(std::move(c));
+    return &cs.back();
+  };
+  add("bollinger_reversion_close", rw, spec_of(bollinger_grid({Style::reversion}, kBothSides)),
+      1000);
+  add("bollinger_breakout_next_open_costs", rw,
+      spec_of(bollinger_grid({Style::breakout}, kBothSides), Fill::next_open, 3, 1), 1237);
+  add("bollinger_both_styles_vol_filter", rw,
+      spec_of(with_vol(bollinger_grid(kBothStyles, kBothSides)), Fill::next_open, 1), 2000);
+  add("bollinger_long_only_vol_filter_close", rw,
+      spec_of(with_vol(bollinger_grid(kBothStyles, {Side::long_only}, {10, 30}, {0.5, 1.5}),
+                       {10, 30}, {10, 60}, {0.7, 1.0, 1.3}),
+              Fill::close, 2),
+      1500);
+  add("rsi_close", rw, spec_of(rsi_grid(kBothSides, {1, 2, 14, 30}, {20, 30, 45}, {30, 70, 80})),
+      1000);
+  add("rsi_next_open_costs", rw, spec_of(rsi_grid(kBothSides), Fill::next_open, 5, 2), 1237);
+  add("rsi_vol_filter", rw, spec_of(with_vol(rsi_grid(kBothSides)), Fill::next_open, 1), 2000);
+  add("rsi_long_only_wide_levels", rw,
+      spec_of(rsi_grid({Side::long_only}, {3, 7, 21}, {10, 25, 40}, {60, 75, 90}), Fill::close, 1),
+      2500);
+  add("w1_bollinger", rw, spec_of(with_vol(bollinger_grid(kBothStyles, kBothSides))), 1);
+  add("w1_rsi", rw, spec_of(rsi_grid(kBothSides), Fill::next_open), 1);
+  add("warmup_is_max_period_bollinger", rw,
+      spec_of(bollinger_grid(kBothStyles, kBothSides), Fill::next_open, 1), 0);
+  add("warmup_is_max_period_rsi", rw, spec_of(rsi_grid(kBothSides)), 0);
+  add("periods_longer_than_history_level", rw,
+      spec_of(rsi_grid(kBothSides, {14, 2999, 4000}), Fill::next_open, 1), 2500, 10);
+  add(
+      "tiny_prices_1em3_bollinger", [] { return test::random_walk(3000, 112, 1e-3, 0.01, 0.003); },
+      spec_of(with_vol(bollinger_grid(kBothStyles, kBothSides, {5, 20}, {1, 2})), Fill::next_open,
+              1),
+      2222);
+  add(
+      "huge_prices_1e5_rsi", [] { return test::random_walk(3000, 113, 1e5, 0.004, 0.001); },
+      spec_of(with_vol(rsi_grid(kBothSides, {4, 16}), {8}, {32}, {0.85, 1.15}), Fill::next_open, 1),
+      2222);
+  // Long windows with few combos: time chunks, each finding its entry state by scanning back
+  // (wide bands and far levels: entries are rare, positions held for long stretches).
+  auto rw30k = [] { return test::random_walk(30000, 114, 70, 0.006, 0.002); };
+  add("long_window_chunked_bollinger", rw30k,
+      spec_of(bollinger_grid(kBothStyles, kBothSides, {20, 100}, {2, 3}), Fill::next_open, 1),
+      29000);
+  add("long_window_chunked_rsi_vol", rw30k,
+      spec_of(with_vol(rsi_grid(kBothSides, {14, 50}, {25}, {75}), {20}, {100}, {1.0}), Fill::close,
+              1),
+      29000);
+  // Constant prices: STD counts as 0 (U = L = M = close) and RSI is 50: nothing trades.
+  for (ParityCase* c : {add("constant_prices_bollinger", flat,
+                            spec_of(with_vol(bollinger_grid(kBothStyles, kBothSides))), 1000),
+                        add("constant_prices_rsi", flat,
+                            spec_of(with_vol(rsi_grid(kBothSides)), Fill::next_open), 1000)}) {
+    c->rank.min_trades = 0;
+  }
+  for (Objective o : {Objective::sortino, Objective::profit_factor}) {
+    ParityCase* c =
+        add("objective_" + std::string(to_string(o)) + "_constrained_level", rw,
+            spec_of(bollinger_grid(kBothStyles, kBothSides), Fill::next_open, 1, 1), 1800);
+    c->rank.objective = o;
+    c->rank.min_trades = 10;
+    c->rank.max_drawdown = 0.35;
+    c->rank.min_exposure = 0.3;
+    c->rank.top = 25;
+  }
+  return cs;
+}
+
 size_t count_data_rows(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   size_t lines = 0;
@@ -311,6 +419,61 @@ std::vector<ParityCase> real_data_cases() {
   return cs;
 }
 
+// The level families on every shared file: both styles / sides and the filter, windows as
+// real_data_cases chooses them.
+std::vector<ParityCase> level_real_data_cases() {
+  std::vector<ParityCase> cs;
+  const auto files = test::shared_csv_files();
+  if (files.empty()) {
+    ParityCase c;
+    c.name = "shared_data_missing_level";
+    c.needs_shared_data = true;
+    cs.push_back(c);
+    return cs;
+  }
+  for (const auto& path : files) {
+    const size_t n = count_data_rows(path);
+    const std::string stem = test::sanitize_name(path.stem().string());
+    auto series = [p = path] { return test::load_csv(p); };
+    ParityCase bb, rsi;
+    bb.name = stem + "_bollinger";
+    rsi.name = stem + "_rsi_reversion";
+    bb.series = rsi.series = series;
+    bb.needs_shared_data = rsi.needs_shared_data = true;
+    if (n < 1000) {
+      bb.spec = spec_of(with_vol(bollinger_grid(kBothStyles, kBothSides, {3, 6, 12}, {1, 2}),
+                                 {3, 6}, {6, 12}, {0.9, 1.1}),
+                        Fill::next_open, 2);
+      rsi.spec = spec_of(rsi_grid(kBothSides, {2, 3, 6}, {25, 35}, {65, 75}));
+      bb.bars = rsi.bars = 0;
+    } else if (n <= 6000) {
+      bb.spec = spec_of(bollinger_grid(kBothStyles, kBothSides, {10, 20, 50}, {1.5, 2, 2.5}),
+                        Fill::close, 2);
+      rsi.spec = spec_of(with_vol(rsi_grid(kBothSides, {7, 14, 28}, {20, 30}, {70, 80}), {10, 20},
+                                  {20, 50}, {0.9, 1.2}),
+                         Fill::next_open, 1, 1);
+      bb.warmup = default_warmup(bb.spec.grid);
+      rsi.warmup = default_warmup(rsi.spec.grid);
+      bb.bars = n - 1 - bb.warmup;
+      rsi.bars = n - 1 - rsi.warmup;
+    } else {
+      bb.spec = spec_of(with_vol(bollinger_grid(kBothStyles, kBothSides, {20, 60, 120}, {2, 3}),
+                                 {10, 30}, {30, 120}, {0.8, 1.2}),
+                        Fill::next_open, 0.5);
+      rsi.spec = spec_of(rsi_grid(kBothSides, {14, 60}, {20, 30}, {70, 80}), Fill::close, 0.5);
+      bb.bars = 3001;
+      rsi.bars = 4099;
+      rsi.end = n - 7919;
+      bb.warmup = default_warmup(bb.spec.grid);
+      rsi.warmup = default_warmup(rsi.spec.grid);
+    }
+    bb.spec.bars_per_year = rsi.spec.bars_per_year = n < 1000 ? 12 : 252;
+    cs.push_back(bb);
+    cs.push_back(rsi);
+  }
+  return cs;
+}
+
 // The cpu backend picks its widest SIMD kernel at run time; WFOD_CPU_KERNEL forces one, read
 // once per process. Each variant gets its own entries ("cpu@avx2"), like ggml's CPU variants.
 // (Declared here: the variant query is not part of the public headers.)
@@ -327,6 +490,21 @@ std::vector<std::string> backends_under_test() {
     } else {
       out.push_back(n);
     }
+  }
+  return out;
+}
+
+// The backends the level families' cases run on: every backend under test except those
+// listed here, whose level-family kernels are not in this branch yet (the cpu lanes come with
+// the cpu backend's own change; remove "cpu" from this list when they land).
+const std::vector<std::string> kLevelFamiliesPending = {"cpu"};
+std::vector<std::string> level_backends_under_test() {
+  std::vector<std::string> out;
+  for (const std::string& entry : backends_under_test()) {
+    const std::string name = entry.substr(0, entry.find('@'));
+    if (std::find(kLevelFamiliesPending.begin(), kLevelFamiliesPending.end(), name) ==
+        kLevelFamiliesPending.end())
+      out.push_back(entry);
   }
   return out;
 }
@@ -518,6 +696,14 @@ INSTANTIATE_TEST_SUITE_P(Synthetic, Parity,
 INSTANTIATE_TEST_SUITE_P(RealData, Parity,
                          ::testing::Combine(::testing::ValuesIn(real_data_cases()),
                                             ::testing::ValuesIn(backends_under_test())),
+                         parity_name);
+INSTANTIATE_TEST_SUITE_P(LevelFamilies, Parity,
+                         ::testing::Combine(::testing::ValuesIn(level_family_cases()),
+                                            ::testing::ValuesIn(level_backends_under_test())),
+                         parity_name);
+INSTANTIATE_TEST_SUITE_P(LevelFamiliesRealData, Parity,
+                         ::testing::Combine(::testing::ValuesIn(level_real_data_cases()),
+                                            ::testing::ValuesIn(level_backends_under_test())),
                          parity_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Parity);
 
