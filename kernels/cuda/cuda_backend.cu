@@ -646,10 +646,9 @@ bool device_available(std::string* why) {
 }
 
 bool supports(Family family, CudaPart part) {
-  // The level families' streams read their rows from the stream's rolling indicators, which
-  // do not build them yet.
+  // The level families' streams read their rows from the stream's rolling indicators.
   return family == Family::ma_cross || family == Family::channel_breakout ||
-         part != CudaPart::stream;
+         part != CudaPart::stream || streams_run_level_families();
 }
 
 std::unique_ptr<Backend> make_cuda_backend(bool cpu_for_unsupported) {

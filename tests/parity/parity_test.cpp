@@ -799,6 +799,45 @@ INSTANTIATE_TEST_SUITE_P(Seeded, ParityRandomShapes, ::testing::ValuesIn(backend
                          [](const auto& tp) { return test::sanitize_name(tp.param); });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ParityRandomShapes);
 
+// --- What the cuda backend does not run for a family: refused by name, never wrong ---------
+
+// A level family's stream the cuda backend cannot run (its rolling indicators lack the rows:
+// cuda::supports) is refused under "cuda" by an error naming the family and the backend, and
+// runs on cpu under "auto"; one it can run is held to cpu by the stream parity tests.
+TEST(CudaLevelFamilies, StreamsRunOrAreRefusedByName) {
+  std::string why;
+  auto cuda = make_or_skip("cuda", &why);
+  if (!cuda) GTEST_SKIP() << "cuda backend not available here: " << why;
+  const Series s = test::random_walk(400, 115, 100, 0.01, 0.003);
+  const HistoryView h = HistoryView::of(s);
+  for (const Grid& g : {bollinger_grid(kBothStyles, kBothSides), rsi_grid(kBothSides)}) {
+    const std::string family(to_string(g.family));
+    SCOPED_TRACE(family);
+    StreamSpec spec;
+    spec.strategy = spec_of(g);
+    spec.window = 100;
+    spec.warmup = default_warmup(g);
+    bool refused = false;
+    try {
+      cuda->open_stream(spec, h);
+    } catch (const std::invalid_argument& e) {
+      refused = true;
+      const std::string what = e.what();
+      EXPECT_NE(what.find(family), std::string::npos) << what;
+      EXPECT_NE(what.find("cuda"), std::string::npos) << what;
+    }
+    std::printf("[ parity   ] cuda %s stream: %s\n", family.c_str(),
+                refused ? "refused by name" : "runs on the device");
+    auto automatic = make_backend("auto");
+    try {
+      automatic->open_stream(spec, h);
+    } catch (const std::exception& e) {
+      EXPECT_EQ(std::string(e.what()).find("the cuda backend does not run"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 // --- Which backends the table covers, visibly ------------------------------------------------
 
 TEST(ParityBackends, EveryBackendIsCoveredOrVisiblySkipped) {
