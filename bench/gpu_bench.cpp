@@ -1,6 +1,8 @@
-// GPU sweep benchmark: cases A (200k SMA combos x 10k bars), B (80 HMA
-// combos x 150k bars) and C (the paper's 12.6M-combo 5-parameter model x 5k bars), each in
-// the backend's chosen layout and in the plain thread-per-combo layout. Prints one table:
+// GPU sweep benchmark: cases A (200k SMA combos x 10k bars), B (80 HMA combos x 150k bars),
+// C (the paper's 12.6M-combo 5-parameter model x 5k bars), D (100k bollinger combos x 10k
+// bars) and E (102k rsi_reversion combos x 10k bars: the level families against A per
+// combo-bar), each in the backend's chosen layout and in the plain thread-per-combo layout.
+// Prints one table:
 // median of repeated runs after a warm-up, device-event times, combo-bars/s.
 #include <algorithm>
 #include <chrono>
@@ -35,7 +37,7 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   const int repeat = argc > 1 ? std::atoi(argv[1]) : 7;
-  const std::string only = argc > 2 ? argv[2] : "";  // "A", "B" or "C": one case (profiling)
+  const std::string only = argc > 2 ? argv[2] : "";  // "A" ... "E": one case (profiling)
   std::vector<Case> cases;
   {
     Case c{"A sma 200k x 10k", bench::random_walk(13'100, 1, bench::kDailyWalk), {}};
@@ -63,6 +65,30 @@ int main(int argc, char** argv) {
     g.vol_long = bench::range(20, 50);
     for (int i = 5; i <= 14; ++i) g.vol_threshold.push_back(i / 10.0);
     c.req.window = {5'601, 5'000, 600};
+    cases.push_back(std::move(c));
+  }
+  {
+    Case c{"D bollinger 100k x 10k", bench::random_walk(13'100, 4, bench::kDailyWalk), {}};
+    Grid& g = c.req.strategy.grid;
+    g.family = Family::bollinger;
+    g.n = bench::range(2, 201);
+    for (int i = 1; i <= 125; ++i) g.k.push_back(i / 25.0);  // 0.04 ... 5.0
+    g.style = {Style::reversion, Style::breakout};
+    g.side = {Side::long_short, Side::long_only};
+    c.req.window = {13'100, 10'000, default_warmup(g)};
+    cases.push_back(std::move(c));
+  }
+  {
+    Case c{"E rsi 102k x 10k", bench::random_walk(13'100, 5, bench::kDailyWalk), {}};
+    Grid& g = c.req.strategy.grid;
+    g.family = Family::rsi_reversion;
+    g.n = bench::range(2, 201);
+    for (int i = 0; i < 16; ++i) {
+      g.lo.push_back(10 + 2.5 * i);    // 10 ... 47.5
+      g.hi.push_back(52.5 + 2.5 * i);  // 52.5 ... 90
+    }
+    g.side = {Side::long_short, Side::long_only};
+    c.req.window = {13'100, 10'000, default_warmup(g)};
     cases.push_back(std::move(c));
   }
 

@@ -13,19 +13,24 @@
 
 namespace wfod::cuda {
 
-// The decision at the close of bar t (decide()'s answer). Screened: the float32 screen of
-// the sweep's exact mode (decide_loaded with fast = false: the doubles are read only when the
-// floats cannot settle a comparison, so the answer is decide()'s, SPEC §9); `cur` holds bar
-// t's float inputs, `prev` bar t - 1's. Otherwise the float64 rules directly.
+// p_t at the close of bar t from p_{t-1} = held (next()'s answer). Screened: the float32
+// screen of the sweep's exact mode (decide_loaded with fast = false: the doubles are read
+// only when the floats cannot settle a comparison, so the answer is next()'s, SPEC §9);
+// `cur` holds bar t's float inputs, `prev` bar t - 1's. Otherwise, and for the level
+// families, the float64 rules directly.
 template <int Family, bool Cross, bool Vol, bool Screened>
-__device__ __forceinline__ bool block_decide(const DeviceCombo& c, const BarData& bars,
+__device__ __forceinline__ double block_next(const DeviceCombo& c, const BarData& bars,
                                              const BarInputs& cur, const BarInputs& prev,
-                                             long long t, double* v) {
-  if constexpr (Screened)
+                                             long long t, double held) {
+  if constexpr (Screened && !is_level_family(Family)) {
+    double v;
     return decide_loaded<Family, Cross, Vol>(c, cur, prev, bars.matrix, bars.rows, bars.close, t,
-                                             false, v);
-  else
-    return decide<Family, Cross, Vol>(c, bars.matrix, bars.rows, bars.close, t, v);
+                                             false, &v)
+               ? v
+               : held;
+  } else {
+    return next<Family, Cross, Vol>(c, bars.matrix, bars.rows, bars.close, t, held);
+  }
 }
 
 template <int Family, bool Cross, bool Vol, bool Screened = false>
@@ -33,10 +38,9 @@ __device__ inline Summary block_range_summary(const DeviceCombo& c, const BarDat
                                               long long first, long long last) {
   const double* m = bars.matrix;
   const int rows = bars.rows;
-  // The state entering `first`, found by scanning back (positions are set-or-hold).
+  // The state entering `first`, found by scanning back (position_at).
   double p2 = position_at<Family, Cross, Vol>(c, m, rows, bars.close, first - 2);
-  double p1 = p2, v;
-  if (decide<Family, Cross, Vol>(c, m, rows, bars.close, first - 1, &v)) p1 = v;
+  double p1 = next<Family, Cross, Vol>(c, m, rows, bars.close, first - 1, p2);
   // Float inputs of bar t (cur) and t - 1 (prev), loaded one bar ahead of their use so the
   // gather's latency overlaps the previous bar's arithmetic.
   BarInputs prev{}, cur{};
@@ -54,7 +58,7 @@ __device__ inline Summary block_range_summary(const DeviceCombo& c, const BarDat
     if constexpr (Screened) {
       if (t + 1 < last) next = load_inputs<Family, Vol>(c, bars.matrix32, rows, t + 1);
     }
-    p1 = block_decide<Family, Cross, Vol, Screened>(c, bars, cur, prev, t, &v) ? v : b;
+    p1 = block_next<Family, Cross, Vol, Screened>(c, bars, cur, prev, t, b);
     if constexpr (Screened) {
       prev = cur;
       cur = next;

@@ -46,7 +46,7 @@ int next_pow2(long long x) {
 
 class CudaBackend final : public Backend {
  public:
-  CudaBackend() {
+  explicit CudaBackend(bool cpu_for_unsupported) : cpu_for_unsupported_(cpu_for_unsupported) {
     int device = 0;
     WFOD_CUDA_CHECK(cudaGetDevice(&device));
     cudaDeviceProp prop{};
@@ -59,6 +59,9 @@ class CudaBackend final : public Backend {
   std::string_view name() const override { return "cuda"; }
 
   SweepResult sweep(const SweepRequest& req) override {
+    if (Backend* other = elsewhere(req.strategy.grid.family, CudaPart::sweep)) {
+      return other->sweep(req);
+    }
     const auto start = std::chrono::steady_clock::now();
     check_window(req);
     maybe_inject_fault();
@@ -188,6 +191,9 @@ class CudaBackend final : public Backend {
   }
 
   std::vector<Metrics> evaluate(const SweepRequest& req, std::span<const uint64_t> ids) override {
+    if (Backend* other = elsewhere(req.strategy.grid.family, CudaPart::sweep)) {
+      return other->evaluate(req, ids);
+    }
     check_window(req);
     const Grid& grid = req.strategy.grid;
     for (uint64_t id : ids) {
@@ -205,6 +211,9 @@ class CudaBackend final : public Backend {
                                        std::span<const size_t> cuts) override {
     // One thread per (combo, block), bar by bar as the cpu lane kernel: bit-identical to
     // cpu's (selection_pipeline.cu, block_eval.cuh).
+    if (Backend* other = elsewhere(req.strategy.grid.family, CudaPart::selection)) {
+      return other->block_summaries(req, cuts);
+    }
     check_window(req);
     selection::check_cuts(req, cuts);
     prepare_unless_current(req);
@@ -213,6 +222,9 @@ class CudaBackend final : public Backend {
 
   selection::RobustScores robust_scores(const SweepRequest& req,
                                         const selection::RobustOptions& options) override {
+    if (Backend* other = elsewhere(req.strategy.grid.family, CudaPart::selection)) {
+      return other->robust_scores(req, options);
+    }
     // cagr and calmar need pow(), which the device does not round as glibc does: those run
     // the host pipeline (on this backend's device block summaries) so every backend agrees.
     if (!selection::lean::device_exact(req.rank.objective)) {
@@ -236,6 +248,9 @@ class CudaBackend final : public Backend {
   }
 
   std::unique_ptr<Stream> open_stream(const StreamSpec& spec, const HistoryView& h) override {
+    if (Backend* other = elsewhere(spec.strategy.grid.family, CudaPart::stream)) {
+      return other->open_stream(spec, h);
+    }
     return make_cuda_stream(spec, h);
   }
 
@@ -246,6 +261,17 @@ class CudaBackend final : public Backend {
   }
 
  private:
+  // Null when the device computes `part` for `family`; else the cpu backend that runs it
+  // (made for "auto"), or std::invalid_argument naming the family (made for "cuda").
+  Backend* elsewhere(Family family, CudaPart part) {
+    if (supports(family, part)) return nullptr;
+    if (cpu_for_unsupported_) return cpu_.get();
+    static constexpr const char* kPart[] = {"sweeps and evaluation", "robust selection", "streams"};
+    throw std::invalid_argument(
+        "the cuda backend does not run the " + std::string(to_string(family)) + " family's " +
+        kPart[static_cast<int>(part)] + "; use backend cpu (or auto, which runs it on cpu)");
+  }
+
   // What the last completed prepare() was for, compared in full (bar values, not pointers):
   // robust_scores / block_summaries right after the sweep of the same request skip the
   // second prepare, which would rebuild identical device state.
@@ -260,6 +286,7 @@ class CudaBackend final : public Backend {
   static bool same_grid(const Grid& a, const Grid& b) {
     return a.family == b.family && a.fast == b.fast && a.slow == b.slow && a.ma == b.ma &&
            a.side == b.side && a.entry == b.entry && a.n == b.n && a.source == b.source &&
+           a.k == b.k && a.style == b.style && a.lo == b.lo && a.hi == b.hi &&
            a.vol_short == b.vol_short && a.vol_long == b.vol_long &&
            a.vol_threshold == b.vol_threshold;
   }
@@ -337,18 +364,21 @@ class CudaBackend final : public Backend {
     kinds_ = kinds_of(req.strategy.grid);
   }
 
-  // The kernel instantiations this grid needs: one per `entry` value for ma_cross.
+  // The kernel instantiations this grid needs: one per `entry` value for ma_cross, one for
+  // every other family (bollinger's style is a per-combo value, not a kind).
   // WFOD_CUDA_KERNEL=plain selects the per-bar baseline evaluator (benchmarks, tests).
   static std::vector<KernelKind> kinds_of(const Grid& g) {
     const char* k = std::getenv("WFOD_CUDA_KERNEL");
     const bool plain = k && std::string_view(k) == "plain";
     const bool vol = g.has_vol_filter();
     std::vector<KernelKind> kinds;
-    if (g.family == Family::channel_breakout) return {{1, false, vol, plain}};
+    if (g.family == Family::channel_breakout) return {{kChannel, false, vol, plain}};
+    if (g.family == Family::bollinger) return {{kBollinger, false, vol, plain}};
+    if (g.family == Family::rsi_reversion) return {{kRsi, false, vol, plain}};
     for (bool cross : {false, true})
       if (std::find(g.entry.begin(), g.entry.end(), cross ? Entry::cross : Entry::state) !=
           g.entry.end())
-        kinds.push_back({0, cross, vol, plain});
+        kinds.push_back({kMaCross, cross, vol, plain});
     return kinds;
   }
 
@@ -506,6 +536,7 @@ class CudaBackend final : public Backend {
 
   PreparedSweep prepared() const { return PreparedSweep{&tables_.view, &bars_, &kinds_}; }
 
+  bool cpu_for_unsupported_ = false;
   std::string device_name_;
   long long resident_threads_ = 0;
   std::unique_ptr<Backend> cpu_ = make_cpu_backend();
@@ -614,7 +645,15 @@ bool device_available(std::string* why) {
   return check.usable;
 }
 
-std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<CudaBackend>(); }
+bool supports(Family family, CudaPart part) {
+  // The level families' streams read their rows from the stream's rolling indicators.
+  return family == Family::ma_cross || family == Family::channel_breakout ||
+         part != CudaPart::stream || streams_run_level_families();
+}
+
+std::unique_ptr<Backend> make_cuda_backend(bool cpu_for_unsupported) {
+  return std::make_unique<CudaBackend>(cpu_for_unsupported);
+}
 
 SweepTiming last_sweep_timing() { return g_last_timing; }
 

@@ -29,7 +29,15 @@ inline constexpr const char* kTestComputeCapabilityEnv = "WFOD_TEST_CUDA_CC";
 
 // check_device().usable; otherwise *why says what is missing.
 bool device_available(std::string* why);
-std::unique_ptr<Backend> make_cuda_backend();
+
+// The parts of the backend a family can run on the device.
+enum class CudaPart { sweep, selection, stream };
+// Whether the device computes `part` for `family` (SPEC §5). What it does not compute is
+// never computed wrong: the backend refuses it (std::invalid_argument naming the family and
+// the backend), or, when made with cpu_for_unsupported (what "auto" picks), runs it on the
+// cpu backend, whose results then say backend "cpu".
+bool supports(Family family, CudaPart part);
+std::unique_ptr<Backend> make_cuda_backend(bool cpu_for_unsupported = false);
 
 // Device-event timings of the last sweep on this thread (milliseconds), for benchmarks.
 struct SweepTiming {

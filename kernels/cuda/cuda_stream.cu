@@ -90,14 +90,33 @@ class Graph {
   cudaGraphExec_t exec_{};
 };
 
+// RollingIndicators gains RSI rows (and bollinger's SMA and STD rows) with the cpu backend's
+// level-family streams; a build whose rolling indicators have no rsi() refuses the level
+// families' streams instead of reading rows that were never built.
+template <typename Rows>
+concept RollingRsiRows = requires(const Rows& rows) {
+  rows.rsi(2).index;
+};
+
+template <typename Rows>
+int rsi_row_index(const Rows& rows, int period) {
+  if constexpr (RollingRsiRows<Rows>) {
+    return static_cast<int>(rows.rsi(period).index);
+  } else {
+    throw std::invalid_argument("the cuda stream does not run the rsi_reversion family");
+  }
+}
+
 std::vector<KernelKind> kinds_of(const Grid& g) {
   const bool vol = g.has_vol_filter();
-  if (g.family == Family::channel_breakout) return {{1, false, vol, false}};
+  if (g.family == Family::bollinger) return {{kBollinger, false, vol, false}};
+  if (g.family == Family::rsi_reversion) return {{kRsi, false, vol, false}};
+  if (g.family == Family::channel_breakout) return {{kChannel, false, vol, false}};
   std::vector<KernelKind> kinds;
   for (bool cross : {false, true})
     if (std::find(g.entry.begin(), g.entry.end(), cross ? Entry::cross : Entry::state) !=
         g.entry.end())
-      kinds.push_back({0, cross, vol, false});
+      kinds.push_back({kMaCross, cross, vol, false});
   return kinds;
 }
 
@@ -295,6 +314,14 @@ class CudaStream final : public Stream {
         for (int p : g.slow)
           ind.row_of[{row_kind_of(m), p, Source::close}] = static_cast<int>(rows_.ma(m, p).index);
       }
+    } else if (g.family == Family::bollinger) {  // rows as grid_tables.cu's rows_needed()
+      for (int p : g.n) {
+        ind.row_of[{RowKind::sma, p, Source::close}] =
+            static_cast<int>(rows_.ma(MaType::sma, p).index);
+        ind.row_of[{RowKind::vol, p, Source::close}] = static_cast<int>(rows_.vol(p).index);
+      }
+    } else if (g.family == Family::rsi_reversion) {
+      for (int p : g.n) ind.row_of[{RowKind::rsi, p, Source::close}] = rsi_row_index(rows_, p);
     } else {
       for (Source s : g.source)
         for (int p : g.n) {
@@ -531,6 +558,8 @@ class CudaStream final : public Stream {
 };
 
 }  // namespace
+
+bool streams_run_level_families() { return RollingRsiRows<cpu::RollingIndicators>; }
 
 std::unique_ptr<Stream> make_cuda_stream(const StreamSpec& spec, const HistoryView& history) {
   return std::make_unique<CudaStream>(spec, history);

@@ -1,27 +1,42 @@
 // A grid as the device sees it: per-axis tables (values and the indicator row each value
 // reads), the mixed-radix decode of a combo id (SPEC §5, first axis fastest), and the
-// set-or-hold decision rules of the strategy families (SPEC §4-5) on the transposed
-// indicator matrix value(row, t) = matrix[t * rows + row].
+// decision rules of the strategy families (SPEC §4-5) on the transposed indicator matrix
+// value(row, t) = matrix[t * rows + row]: set-or-hold for ma_cross and channel_breakout,
+// wfod/family_rules.hpp's level rule for bollinger and rsi_reversion.
 #pragma once
 
 #include <cstdint>
 
+#include "wfod/family_rules.hpp"
 #include "wfod/indicators.hpp"
 
 namespace wfod::cuda {
 
 inline constexpr int kMaxAxes = 8;
 
+// Families as the kernels' template argument (KernelKind::family, GridTables::family).
+inline constexpr int kMaCross = 0, kChannel = 1, kBollinger = 2, kRsi = 3;
+// bollinger and rsi_reversion: p_t depends on p_{t-1} beyond set-or-hold (level_rule).
+__host__ __device__ constexpr bool is_level_family(int family) { return family >= kBollinger; }
+
 struct GridTables {
-  int family = 0;  // 0 ma_cross, 1 channel_breakout
+  int family = 0;  // kMaCross, kChannel, kBollinger or kRsi
   int has_vol = 0;
   int axes = 0;
   uint64_t radix[kMaxAxes] = {};
-  // ma_cross: a = fast, b = slow (values; rows indexed [ma][value]); breakout: a = n.
+  // ma_cross: a = fast, b = slow (values; rows indexed [ma][value]); the others: a = n.
   const int* a_value = nullptr;
   const int* b_value = nullptr;
-  const int* a_row = nullptr;  // ma: [ma_i * n_fast + fast_i]; breakout: upper [src_i * n_n + n_i]
-  const int* b_row = nullptr;  // ma: [ma_i * n_slow + slow_i]; breakout: lower [src_i * n_n + n_i]
+  // ma: [ma_i * n_fast + fast_i]; breakout: upper [src_i * n_n + n_i]; bollinger: SMA [n_i];
+  // rsi_reversion: RSI [n_i].
+  const int* a_row = nullptr;
+  // ma: [ma_i * n_slow + slow_i]; breakout: lower [src_i * n_n + n_i]; bollinger: STD [n_i]
+  // (0 where it counts as 0, SPEC §4); rsi_reversion: RSI [n_i].
+  const int* b_row = nullptr;
+  const double* k_value = nullptr;      // bollinger: per k value
+  const int* fade = nullptr;            // bollinger: per style value, 1 reversion, 0 breakout
+  const double* lo_value = nullptr;     // rsi_reversion: per lo value
+  const double* hi_value = nullptr;     // rsi_reversion: per hi value
   const double* short_value = nullptr;  // per side value: -1 long_short, 0 long_only
   const int* cross = nullptr;           // per entry value: 1 cross, 0 state
   const int* vs_value = nullptr;
@@ -36,8 +51,10 @@ struct GridTables {
 struct DeviceCombo {
   bool valid;
   bool cross;
+  bool fade;  // level families: reversion style (rsi_reversion always)
   int row_a, row_b, row_vs, row_vl;
   double threshold, short_value;
+  double k, lo, hi;  // bollinger's band width; rsi_reversion's levels
   long long first_defined, signal_defined;
 };
 
@@ -48,9 +65,10 @@ __device__ inline DeviceCombo decode_combo(const GridTables& g, uint64_t id) {
     id /= g.radix[i];
   }
   DeviceCombo c{};
-  int side_axis, vol_axis;  // canonical order: ma_cross fast, slow, ma, side, entry;
-                            // channel_breakout n, source, side; then the filter's three
-  if (g.family == 0) {
+  // Canonical order: ma_cross fast, slow, ma, side, entry; channel_breakout n, source, side;
+  // bollinger n, k, style, side; rsi_reversion n, lo, hi, side; then the filter's three.
+  int side_axis, vol_axis;
+  if (g.family == kMaCross) {
     const int fi = static_cast<int>(digit[0]), si = static_cast<int>(digit[1]);
     const int mi = static_cast<int>(digit[2]);
     const int nf = static_cast<int>(g.radix[0]), ns = static_cast<int>(g.radix[1]);
@@ -60,6 +78,23 @@ __device__ inline DeviceCombo decode_combo(const GridTables& g, uint64_t id) {
     c.cross = g.cross[digit[4]] != 0;
     side_axis = 3;
     vol_axis = 5;
+  } else if (is_level_family(g.family)) {
+    const int ni = static_cast<int>(digit[0]);
+    c.row_a = g.a_row[ni];
+    c.row_b = g.b_row[ni];
+    c.cross = false;
+    if (g.family == kBollinger) {
+      c.k = g.k_value[digit[1]];
+      c.fade = g.fade[digit[2]] != 0;
+      c.valid = g.a_value[ni] >= 2 && c.k > 0;
+    } else {
+      c.lo = g.lo_value[digit[1]];
+      c.hi = g.hi_value[digit[2]];
+      c.fade = true;
+      c.valid = g.a_value[ni] >= 2 && c.lo < c.hi;
+    }
+    side_axis = 3;
+    vol_axis = 4;
   } else {
     const int ni = static_cast<int>(digit[0]), src = static_cast<int>(digit[1]);
     const int nn = static_cast<int>(g.radix[0]);
@@ -99,6 +134,7 @@ __device__ inline bool dev_db_greater(double x, double y) {
 template <int Family, bool Cross, bool Vol>
 __device__ inline bool decide_at(const DeviceCombo& c, const double* __restrict__ at, int rows,
                                  double close_t, long long t, double* value) {
+  static_assert(!is_level_family(Family), "set-or-hold families only: use next_at()");
   if (t < c.first_defined) {
     *value = 0.0;
     return true;
@@ -181,6 +217,7 @@ __device__ inline bool decide_loaded(const DeviceCombo& c, const BarInputs& cur,
                                      const BarInputs& prev, const double* __restrict__ m, int rows,
                                      const double* __restrict__ close, long long t, bool fast,
                                      double* value) {
+  static_assert(!is_level_family(Family), "set-or-hold families only: use next()");
   if (t < c.first_defined) {
     *value = 0.0;
     return true;
@@ -246,14 +283,67 @@ __device__ inline bool decide_loaded(const DeviceCombo& c, const BarInputs& cur,
   return up || down;
 }
 
+// p_t of a level family (SPEC §5 bollinger, rsi_reversion) from p_{t-1} = held, at bar t's
+// column `at`: 0 while undefined, held while the filter is closed, else level_rule.
+template <int Family, bool Vol>
+__device__ inline double level_next_at(const DeviceCombo& c, const double* __restrict__ at,
+                                       double close_t, long long t, double held) {
+  if (t < c.first_defined) return 0.0;
+  if constexpr (Vol) {
+    const double lv = at[c.row_vl];
+    if (!(lv != 0.0 && dev_db_greater(at[c.row_vs] / lv, c.threshold))) return held;
+  }
+  double x, upper, lower, middle;
+  if constexpr (Family == kBollinger) {
+    // U = M + k*STD, L = M - k*STD with k*STD rounded once, then added (SPEC §4): explicit
+    // roundings, since nvcc contracts a * b + c into a fused multiply-add by default. The STD
+    // row is already 0 where STD counts as 0, so then U = L = M.
+    middle = at[c.row_a];
+    const double offset = __dmul_rn(c.k, at[c.row_b]);
+    upper = __dadd_rn(middle, offset);
+    lower = __dsub_rn(middle, offset);
+    x = close_t;
+  } else {
+    x = at[c.row_a];
+    upper = c.hi;
+    lower = c.lo;
+    middle = kRsiMiddle;
+  }
+  const LevelSignals<bool> s{dev_db_greater(x, upper), dev_db_greater(lower, x),
+                             dev_db_greater(x, middle), dev_db_greater(middle, x)};
+  return level_rule<double, bool>(c.fade, s, held, c.short_value, 1.0, 0.0);
+}
+
+// p_t from p_{t-1} = held for every family, at bar t's column `at` (the previous bar's column
+// is at - rows).
+template <int Family, bool Cross, bool Vol>
+__device__ inline double next_at(const DeviceCombo& c, const double* __restrict__ at, int rows,
+                                 double close_t, long long t, double held) {
+  if constexpr (is_level_family(Family)) {
+    return level_next_at<Family, Vol>(c, at, close_t, t, held);
+  } else {
+    double v;
+    return decide_at<Family, Cross, Vol>(c, at, rows, close_t, t, &v) ? v : held;
+  }
+}
+
+// The same on the whole matrix and close series.
+template <int Family, bool Cross, bool Vol>
+__device__ inline double next(const DeviceCombo& c, const double* __restrict__ m, int rows,
+                              const double* __restrict__ close, long long t, double held) {
+  if (t < c.first_defined) return 0.0;
+  return next_at<Family, Cross, Vol>(c, m + t * rows, rows, close[t], t, held);
+}
+
 // The hot-loop form of decide_loaded: positions as ints, inputs passed as floats, the
 // doubles read only when the floats cannot settle a comparison. Returns the new position
 // (`held` when nothing sets it).
 template <int Family, bool Cross, bool Vol>
-__device__ inline int decide_int(const DeviceCombo& c, int short_value, const BarInputs& cur,
-                                 const BarInputs& prev, const double* __restrict__ m, int rows,
-                                 const double* __restrict__ close, long long t, bool fast,
-                                 int held) {
+__device__ inline int decide_int_set_or_hold(const DeviceCombo& c, int short_value,
+                                             const BarInputs& cur, const BarInputs& prev,
+                                             const double* __restrict__ m, int rows,
+                                             const double* __restrict__ close, long long t,
+                                             bool fast, int held) {
   if (t < c.first_defined) return 0;
   double v;
   // Settled by the floats in the common case; otherwise the exact path decides.
@@ -274,14 +364,48 @@ __device__ inline int decide_int(const DeviceCombo& c, int short_value, const Ba
              : held;
 }
 
-// p_t by scanning back to the last bar that sets it (0 if none): any chunk starts exactly.
+// decide_int_set_or_hold for the set-or-hold families, next() for the level families.
+template <int Family, bool Cross, bool Vol>
+__device__ inline int decide_int(const DeviceCombo& c, int short_value, const BarInputs& cur,
+                                 const BarInputs& prev, const double* __restrict__ m, int rows,
+                                 const double* __restrict__ close, long long t, bool fast,
+                                 int held) {
+  if constexpr (is_level_family(Family)) {
+    // The level rule reads the float64 values directly (no float screen yet): exact in both
+    // precisions.
+    return static_cast<int>(next<Family, Cross, Vol>(c, m, rows, close, t, held));
+  } else {
+    return decide_int_set_or_hold<Family, Cross, Vol>(c, short_value, cur, prev, m, rows, close, t,
+                                                      fast, held);
+  }
+}
+
+// p_t by scanning back (p_{-1} = 0): any chunk starts exactly. Set-or-hold families stop at
+// the last bar that sets the position. A level family's bar maps p_{t-1} to p_t (level_rule,
+// or the identity while the filter is closed); the maps are composed backwards until the
+// composition is constant: at an entry, an undefined bar, a close on the middle level, or a
+// bar that keeps only longs after one that keeps only shorts (or the mirror).
 template <int Family, bool Cross, bool Vol>
 __device__ inline double position_at(const DeviceCombo& c, const double* m, int rows,
                                      const double* close, long long t) {
-  double v = 0.0;
-  for (; t >= 0; --t)
-    if (decide<Family, Cross, Vol>(c, m, rows, close, t, &v)) return v;
-  return 0.0;
+  if constexpr (is_level_family(Family)) {
+    double image[3] = {-1.0, 0.0, 1.0};  // the composition of bars (t', t] at -1, 0, +1
+    for (; t >= 0; --t) {
+      double composed[3];
+      for (int i = 0; i < 3; ++i) {
+        const double bar = next<Family, Cross, Vol>(c, m, rows, close, t, i - 1.0);
+        composed[i] = image[static_cast<int>(bar) + 1];
+      }
+      for (int i = 0; i < 3; ++i) image[i] = composed[i];
+      if (image[0] == image[1] && image[1] == image[2]) return image[0];
+    }
+    return image[1];
+  } else {
+    double v = 0.0;
+    for (; t >= 0; --t)
+      if (decide<Family, Cross, Vol>(c, m, rows, close, t, &v)) return v;
+    return 0.0;
+  }
 }
 
 }  // namespace wfod::cuda

@@ -1,7 +1,7 @@
 // Device indicator kernels. Sliding sums use the host's compensated arithmetic and re-anchor
 // on the same 256-bar blocks, each block one thread, so rows match the CPU backend's to a
-// few ulps; EMA and STD run one thread per row (their state is sequential); Donchian bounds
-// are direct windowed extremes, exact.
+// few ulps; EMA, STD and RSI run one thread per row (their state is sequential); Donchian
+// bounds are direct windowed extremes, exact.
 #include <cmath>
 #include <limits>
 
@@ -97,6 +97,72 @@ __global__ void vol_kernel(const double* __restrict__ x, long long bars, const i
   }
 }
 
+// Wilder's average a + (x - a) / n carried in double-double (hi + lo), 1/n itself in
+// double-double, as ExactEma carries the EMA: the rounded value is the exactly rounded
+// average (SPEC §4 asks 1e-13 relative) after any number of steps.
+class WilderAverage {
+ public:
+  __device__ WilderAverage(long long n, double sum) {
+    const double p = static_cast<double>(n);
+    hi_ = sum / p;
+    lo_ = fma(-hi_, p, sum) / p;  // the seed's residual: sum - hi * p is exact
+    a_hi_ = 1.0 / p;
+    a_lo_ = fma(-a_hi_, p, 1.0) / p;
+  }
+  __device__ double step(double x) {
+    double d_hi, d_lo;  // d = x - a as a pair
+    two_sum(x, -hi_, d_hi, d_lo);
+    d_lo -= lo_;
+    const double m_hi = a_hi_ * d_hi;
+    const double m_lo = fma(a_hi_, d_hi, -m_hi) + a_hi_ * d_lo + a_lo_ * d_hi;
+    double s, s_err;
+    two_sum(hi_, m_hi, s, s_err);
+    const double tail = s_err + lo_ + m_lo;
+    hi_ = s + tail;
+    lo_ = tail - (hi_ - s);
+    return hi_;
+  }
+  __device__ double value() const { return hi_; }
+
+ private:
+  __device__ static void two_sum(double a, double b, double& s, double& err) {
+    s = a + b;
+    const double bb = s - a;
+    err = (a - (s - bb)) + (b - bb);
+  }
+  double hi_, lo_, a_hi_, a_lo_;
+};
+
+// RSI = 100 G / (G + L), 50 where G + L is exactly 0 (SPEC §4; both are >= 0).
+__device__ inline double rsi_of(double gain, double loss) {
+  const double total = gain + loss;
+  return total == 0.0 ? 50.0 : 100.0 * gain / total;
+}
+
+// RSI(n) (Wilder, SPEC §4), one thread per row: the means of the first n changes' gains and
+// losses at bar n, then Wilder's recursion from bar n + 1 on.
+__global__ void rsi_kernel(const double* __restrict__ x, long long bars, const int* periods,
+                           const long long* row_offset, int count, RowOut out) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= count) return;
+  const long long p = periods[j];
+  if (p < 1 || bars <= p) return;
+  CompensatedSum gains, losses;
+  for (long long i = 1; i <= p; ++i) {
+    const double d = x[i] - x[i - 1];
+    gains.add(d > 0 ? d : 0.0);
+    losses.add(d < 0 ? -d : 0.0);
+  }
+  WilderAverage g(p, gains.value()), l(p, losses.value());
+  double* dst = out.base + row_offset[j];
+  dst[p * out.t_stride] = rsi_of(g.value(), l.value());
+  for (long long t = p + 1; t < bars; ++t) {
+    const double d = x[t] - x[t - 1];
+    const double up = g.step(d > 0 ? d : 0.0), down = l.step(d < 0 ? -d : 0.0);
+    dst[t * out.t_stride] = rsi_of(up, down);
+  }
+}
+
 // Donchian bounds of the previous n bars, one thread per (row, bar): exact extremes.
 __global__ void channel_kernel(const double* __restrict__ x, long long bars, const int* periods,
                                const long long* row_offset, int count, bool upper, RowOut out) {
@@ -183,6 +249,7 @@ void build_indicators(const DeviceHistory& h, size_t bars_u, const std::vector<R
         break;
       case RowKind::upper:
       case RowKind::lower:
+      case RowKind::rsi:  // RSI: the first bar with n changes
         fd = p;
         break;
       default:
@@ -239,6 +306,11 @@ void build_indicators(const DeviceHistory& h, size_t bars_u, const std::vector<R
         break;
       case RowKind::vol:
         vol_kernel<<<grid_for(count), kThreads>>>(close, bars, periods.data(), offsets.data(),
+                                                  count, to_matrix);
+        WFOD_CUDA_CHECK_LAUNCH();
+        break;
+      case RowKind::rsi:
+        rsi_kernel<<<grid_for(count), kThreads>>>(close, bars, periods.data(), offsets.data(),
                                                   count, to_matrix);
         WFOD_CUDA_CHECK_LAUNCH();
         break;

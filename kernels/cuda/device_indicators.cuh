@@ -12,7 +12,8 @@
 
 namespace wfod::cuda {
 
-enum class RowKind { sma = 0, ema, wma, hma, vol, upper, lower };
+// vol: STD with the SPEC §4 zero rule (the filter's and bollinger's); rsi: Wilder's RSI.
+enum class RowKind { sma = 0, ema, wma, hma, vol, upper, lower, rsi };
 
 struct RowKey {
   RowKind kind;

@@ -12,6 +12,13 @@ std::vector<RowKey> rows_needed(const Grid& g) {
       for (int p : g.fast) keys.push_back({row_kind_of(m), p, Source::close});
       for (int p : g.slow) keys.push_back({row_kind_of(m), p, Source::close});
     }
+  } else if (g.family == Family::bollinger) {
+    for (int p : g.n) {  // the bands are formed per combo from k (level_next_at)
+      keys.push_back({RowKind::sma, p, Source::close});
+      keys.push_back({RowKind::vol, p, Source::close});
+    }
+  } else if (g.family == Family::rsi_reversion) {
+    for (int p : g.n) keys.push_back({RowKind::rsi, p, Source::close});
   } else {
     for (Source s : g.source)
       for (int p : g.n) {
@@ -27,7 +34,20 @@ std::vector<RowKey> rows_needed(const Grid& g) {
 void build_tables(const Grid& g, const DeviceIndicators& ind, DeviceGridTables& t) {
   GridTables& v = t.view;
   v = GridTables{};
-  v.family = g.family == Family::ma_cross ? 0 : 1;
+  switch (g.family) {
+    case Family::ma_cross:
+      v.family = kMaCross;
+      break;
+    case Family::channel_breakout:
+      v.family = kChannel;
+      break;
+    case Family::bollinger:
+      v.family = kBollinger;
+      break;
+    case Family::rsi_reversion:
+      v.family = kRsi;
+      break;
+  }
   v.has_vol = g.has_vol_filter() ? 1 : 0;
   const auto axes = g.axes();
   if (axes.size() > static_cast<size_t>(kMaxAxes))
@@ -43,6 +63,23 @@ void build_tables(const Grid& g, const DeviceIndicators& ind, DeviceGridTables& 
       for (int p : g.slow) b_row.push_back(row(row_kind_of(m), p, Source::close));
     t.a_value.upload(g.fast);
     t.b_value.upload(g.slow);
+  } else if (g.family == Family::bollinger || g.family == Family::rsi_reversion) {
+    const bool bands = g.family == Family::bollinger;
+    for (int p : g.n) {
+      a_row.push_back(row(bands ? RowKind::sma : RowKind::rsi, p, Source::close));
+      b_row.push_back(row(bands ? RowKind::vol : RowKind::rsi, p, Source::close));
+    }
+    t.a_value.upload(g.n);
+    t.b_value.upload(g.n);
+    if (bands) {
+      std::vector<int> fade;
+      for (Style s : g.style) fade.push_back(s == Style::reversion ? 1 : 0);
+      t.k_value.upload(g.k);
+      t.fade.upload(fade);
+    } else {
+      t.lo_value.upload(g.lo);
+      t.hi_value.upload(g.hi);
+    }
   } else {
     for (Source s : g.source)
       for (int p : g.n) {
@@ -81,6 +118,10 @@ void build_tables(const Grid& g, const DeviceIndicators& ind, DeviceGridTables& 
   v.vl_value = t.vl_value.data();
   v.vs_row = t.vs_row.data();
   v.vl_row = t.vl_row.data();
+  v.k_value = t.k_value.data();
+  v.fade = t.fade.data();
+  v.lo_value = t.lo_value.data();
+  v.hi_value = t.hi_value.data();
   v.threshold = t.threshold.data();
   v.row_first_defined = t.first_defined.data();
   v.rows = ind.rows;

@@ -13,8 +13,8 @@ namespace wfod::cuda {
 
 struct DeviceGridTables {
   DeviceBuffer<int> a_value, b_value, a_row, b_row, cross, vs_value, vl_value, vs_row, vl_row,
-      first_defined;
-  DeviceBuffer<double> short_value, threshold;
+      first_defined, fade;
+  DeviceBuffer<double> short_value, threshold, k_value, lo_value, hi_value;
   GridTables view;
 };
 

@@ -14,7 +14,7 @@ namespace wfod::cuda {
 // Whether a combo belongs to this kernel instantiation (one launch per kind in the grid).
 template <int Family, bool Cross>
 inline __device__ bool is_kind(const DeviceCombo& c) {
-  return Family == 1 || c.cross == Cross;
+  return Family != kMaCross || c.cross == Cross;
 }
 
 inline __device__ double objective_of(const Metrics& m, int objective) {

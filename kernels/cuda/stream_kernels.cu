@@ -77,9 +77,7 @@ template <int Family, bool Cross, bool Vol>
 __device__ inline double decide_ring(const DeviceCombo& c, const RingView& r, long long t,
                                      double held) {
   const long long slot = t & r.mask;
-  double v;
-  return decide_at<Family, Cross, Vol>(c, r.m + slot * r.rows, r.rows, r.close[slot], t, &v) ? v
-                                                                                             : held;
+  return next_at<Family, Cross, Vol>(c, r.m + slot * r.rows, r.rows, r.close[slot], t, held);
 }
 
 // Decisions only over [start, first) from `st` (entering start), then the Summary of
@@ -113,7 +111,7 @@ __device__ inline unsigned long long thread_id() {
 
 template <int Family, bool Cross>
 __device__ inline bool mine(const DeviceCombo& c) {
-  return c.valid && (Family == 1 || c.cross == Cross);
+  return c.valid && (Family != kMaCross || c.cross == Cross);
 }
 
 __global__ void scatter_kernel(const StreamStep* step, const double* columns, const double* bars,

@@ -22,15 +22,14 @@ __device__ Summary evaluate_range(const DeviceCombo& c, const BarData& bars, lon
   const double* m = bars.matrix;
   const int rows = bars.rows;
   double p2 = position_at<Family, Cross, Vol>(c, m, rows, bars.close, first - 2);
-  double p1 = p2, v;
-  if (decide<Family, Cross, Vol>(c, m, rows, bars.close, first - 1, &v)) p1 = v;
+  double p1 = next<Family, Cross, Vol>(c, m, rows, bars.close, first - 1, p2);
   const double head_pos = p2;
   RangeWalk<false> walk;
   for (long long t = first; t < last; ++t) {
     const double b = p1;
     walk.bar(p2, b, bars.gap[t], bars.body[t], bars.cost);
     p2 = b;
-    p1 = decide<Family, Cross, Vol>(c, m, rows, bars.close, t, &v) ? v : b;
+    p1 = next<Family, Cross, Vol>(c, m, rows, bars.close, t, b);
   }
   return walk.summary(first, last, head_pos, p2);
 }
@@ -75,8 +74,7 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
   const int rows = bars.rows;
   const PrefixData& px = bars.prefix;
   double p2 = position_at<Family, Cross, Vol>(c, m, rows, bars.close, first - 2);
-  double p1 = p2, v;
-  if (decide<Family, Cross, Vol>(c, m, rows, bars.close, first - 1, &v)) p1 = v;
+  double p1 = next<Family, Cross, Vol>(c, m, rows, bars.close, first - 1, p2);
   const double head_pos = p2, cost = bars.cost;
   Tally tally;
   long long bad = 0;

@@ -82,7 +82,7 @@ struct Counters {
 // per value (each thread skips combos of the other kind), so no kernel carries the code and
 // registers of every strategy rule.
 struct KernelKind {
-  int family;  // 0 ma_cross, 1 channel_breakout
+  int family;  // kMaCross, kChannel, kBollinger or kRsi (device_grid.cuh)
   bool cross;
   bool vol;
   bool plain;  // the per-bar baseline evaluator instead of the stretch one
@@ -105,13 +105,20 @@ inline RankParams rank_params_of(const RankSpec& rank, double bars_per_year) {
 template <typename F>
 void dispatch_family(const KernelKind& kind, F&& f) {
   using std::false_type, std::true_type;
-  using Ma = std::integral_constant<int, 0>;
-  using Channel = std::integral_constant<int, 1>;
-  if (kind.family == 0) {
+  using Ma = std::integral_constant<int, kMaCross>;
+  using Channel = std::integral_constant<int, kChannel>;
+  using Bollinger = std::integral_constant<int, kBollinger>;
+  using Rsi = std::integral_constant<int, kRsi>;
+  if (kind.family == kMaCross) {
     if (kind.cross)
       kind.vol ? f(Ma{}, true_type{}, true_type{}) : f(Ma{}, true_type{}, false_type{});
     else
       kind.vol ? f(Ma{}, false_type{}, true_type{}) : f(Ma{}, false_type{}, false_type{});
+  } else if (kind.family == kBollinger) {
+    kind.vol ? f(Bollinger{}, false_type{}, true_type{})
+             : f(Bollinger{}, false_type{}, false_type{});
+  } else if (kind.family == kRsi) {
+    kind.vol ? f(Rsi{}, false_type{}, true_type{}) : f(Rsi{}, false_type{}, false_type{});
   } else {
     kind.vol ? f(Channel{}, false_type{}, true_type{}) : f(Channel{}, false_type{}, false_type{});
   }

@@ -34,7 +34,9 @@ BackendChoice choose_backend(std::string_view name) {
   if (name == "cuda" || name == "auto") {
 #ifdef WFOD_HAVE_CUDA
     const cuda::DeviceCheck device = cuda::check_device();
-    if (device.usable) return {cuda::make_cuda_backend(), "backend=cuda " + device.text, false};
+    // "auto" runs on cpu what the device does not compute (cuda::supports); "cuda" refuses it.
+    if (device.usable)
+      return {cuda::make_cuda_backend(name == "auto"), "backend=cuda " + device.text, false};
     if (name == "cuda") throw std::invalid_argument("cuda backend unavailable: " + device.text);
     // "refused": a GPU is there but this build cannot run on it; "unavailable": no GPU.
     return {

@@ -314,6 +314,89 @@ std::vector<ParityCase> synthetic_cases() {
   return cs;
 }
 
+// The level families (SPEC §5 bollinger, rsi_reversion): both styles, both sides, both
+// fills, the filter, constant prices, long windows (time chunks whose entry state depends on
+// the position held: level_rule), W = 1, periods longer than the history, far price levels.
+std::vector<ParityCase> level_family_cases() {
+  auto rw = [] { return test::random_walk(3000, 111, 100, 0.01, 0.003); };
+  auto flat = [] { return test::constant_series(1500, 42.5); };
+  std::vector<ParityCase> cs;
+  cs.reserve(64);
+  auto add = [&](std::string name, std::function<Series()> series, StrategySpec spec, size_t bars,
+                 size_t warmup = SIZE_MAX) {
+    ParityCase c;
+    c.name = std::move(name);
+    c.series = std::move(series);
+    c.spec = std::move(spec);
+    c.bars = bars;
+    c.warmup = warmup;
+    cs.push_back(std::move(c));
+    return &cs.back();
+  };
+  add("bollinger_reversion_close", rw, spec_of(bollinger_grid({Style::reversion}, kBothSides)),
+      1000);
+  add("bollinger_breakout_next_open_costs", rw,
+      spec_of(bollinger_grid({Style::breakout}, kBothSides), Fill::next_open, 3, 1), 1237);
+  add("bollinger_both_styles_vol_filter", rw,
+      spec_of(with_vol(bollinger_grid(kBothStyles, kBothSides)), Fill::next_open, 1), 2000);
+  add("bollinger_long_only_vol_filter_close", rw,
+      spec_of(with_vol(bollinger_grid(kBothStyles, {Side::long_only}, {10, 30}, {0.5, 1.5}),
+                       {10, 30}, {10, 60}, {0.7, 1.0, 1.3}),
+              Fill::close, 2),
+      1500);
+  add("rsi_close", rw, spec_of(rsi_grid(kBothSides, {1, 2, 14, 30}, {20, 30, 45}, {30, 70, 80})),
+      1000);
+  add("rsi_next_open_costs", rw, spec_of(rsi_grid(kBothSides), Fill::next_open, 5, 2), 1237);
+  add("rsi_vol_filter", rw, spec_of(with_vol(rsi_grid(kBothSides)), Fill::next_open, 1), 2000);
+  add("rsi_long_only_wide_levels", rw,
+      spec_of(rsi_grid({Side::long_only}, {3, 7, 21}, {10, 25, 40}, {60, 75, 90}), Fill::close, 1),
+      2500);
+  add("w1_bollinger", rw, spec_of(with_vol(bollinger_grid(kBothStyles, kBothSides))), 1);
+  add("w1_rsi", rw, spec_of(rsi_grid(kBothSides), Fill::next_open), 1);
+  add("warmup_is_max_period_bollinger", rw,
+      spec_of(bollinger_grid(kBothStyles, kBothSides), Fill::next_open, 1), 0);
+  add("warmup_is_max_period_rsi", rw, spec_of(rsi_grid(kBothSides)), 0);
+  add("periods_longer_than_history_level", rw,
+      spec_of(rsi_grid(kBothSides, {14, 2999, 4000}), Fill::next_open, 1), 2500, 10);
+  add(
+      "tiny_prices_1em3_bollinger", [] { return test::random_walk(3000, 112, 1e-3, 0.01, 0.003); },
+      spec_of(with_vol(bollinger_grid(kBothStyles, kBothSides, {5, 20}, {1, 2})), Fill::next_open,
+              1),
+      2222);
+  add(
+      "huge_prices_1e5_rsi", [] { return test::random_walk(3000, 113, 1e5, 0.004, 0.001); },
+      spec_of(with_vol(rsi_grid(kBothSides, {4, 16}), {8}, {32}, {0.85, 1.15}), Fill::next_open, 1),
+      2222);
+  // Long windows with few combos: time chunks, each finding its entry state by scanning back
+  // (wide bands and far levels: entries are rare, positions held for long stretches).
+  auto rw30k = [] { return test::random_walk(30000, 114, 70, 0.006, 0.002); };
+  add("long_window_chunked_bollinger", rw30k,
+      spec_of(bollinger_grid(kBothStyles, kBothSides, {20, 100}, {2, 3}), Fill::next_open, 1),
+      29000);
+  add("long_window_chunked_rsi_vol", rw30k,
+      spec_of(with_vol(rsi_grid(kBothSides, {14, 50}, {25}, {75}), {20}, {100}, {1.0}), Fill::close,
+              1),
+      29000);
+  // Constant prices: STD counts as 0 (U = L = M = close) and RSI is 50: nothing trades.
+  for (ParityCase* c : {add("constant_prices_bollinger", flat,
+                            spec_of(with_vol(bollinger_grid(kBothStyles, kBothSides))), 1000),
+                        add("constant_prices_rsi", flat,
+                            spec_of(with_vol(rsi_grid(kBothSides)), Fill::next_open), 1000)}) {
+    c->rank.min_trades = 0;
+  }
+  for (Objective o : {Objective::sortino, Objective::profit_factor}) {
+    ParityCase* c =
+        add("objective_" + std::string(to_string(o)) + "_constrained_level", rw,
+            spec_of(bollinger_grid(kBothStyles, kBothSides), Fill::next_open, 1, 1), 1800);
+    c->rank.objective = o;
+    c->rank.min_trades = 10;
+    c->rank.max_drawdown = 0.35;
+    c->rank.min_exposure = 0.3;
+    c->rank.top = 25;
+  }
+  return cs;
+}
+
 size_t count_data_rows(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   size_t lines = 0;
@@ -414,6 +497,61 @@ std::vector<ParityCase> real_data_cases() {
       full.bars = 0;
       cs.push_back(full);
     }
+  }
+  return cs;
+}
+
+// The level families on every shared file: both styles / sides and the filter, windows as
+// real_data_cases chooses them.
+std::vector<ParityCase> level_real_data_cases() {
+  std::vector<ParityCase> cs;
+  const auto files = test::shared_csv_files();
+  if (files.empty()) {
+    ParityCase c;
+    c.name = "shared_data_missing_level";
+    c.needs_shared_data = true;
+    cs.push_back(c);
+    return cs;
+  }
+  for (const auto& path : files) {
+    const size_t n = count_data_rows(path);
+    const std::string stem = test::sanitize_name(path.stem().string());
+    auto series = [p = path] { return test::load_csv(p); };
+    ParityCase bb, rsi;
+    bb.name = stem + "_bollinger";
+    rsi.name = stem + "_rsi_reversion";
+    bb.series = rsi.series = series;
+    bb.needs_shared_data = rsi.needs_shared_data = true;
+    if (n < 1000) {
+      bb.spec = spec_of(with_vol(bollinger_grid(kBothStyles, kBothSides, {3, 6, 12}, {1, 2}),
+                                 {3, 6}, {6, 12}, {0.9, 1.1}),
+                        Fill::next_open, 2);
+      rsi.spec = spec_of(rsi_grid(kBothSides, {2, 3, 6}, {25, 35}, {65, 75}));
+      bb.bars = rsi.bars = 0;
+    } else if (n <= 6000) {
+      bb.spec = spec_of(bollinger_grid(kBothStyles, kBothSides, {10, 20, 50}, {1.5, 2, 2.5}),
+                        Fill::close, 2);
+      rsi.spec = spec_of(with_vol(rsi_grid(kBothSides, {7, 14, 28}, {20, 30}, {70, 80}), {10, 20},
+                                  {20, 50}, {0.9, 1.2}),
+                         Fill::next_open, 1, 1);
+      bb.warmup = default_warmup(bb.spec.grid);
+      rsi.warmup = default_warmup(rsi.spec.grid);
+      bb.bars = n - 1 - bb.warmup;
+      rsi.bars = n - 1 - rsi.warmup;
+    } else {
+      bb.spec = spec_of(with_vol(bollinger_grid(kBothStyles, kBothSides, {20, 60, 120}, {2, 3}),
+                                 {10, 30}, {30, 120}, {0.8, 1.2}),
+                        Fill::next_open, 0.5);
+      rsi.spec = spec_of(rsi_grid(kBothSides, {14, 60}, {20, 30}, {70, 80}), Fill::close, 0.5);
+      bb.bars = 3001;
+      rsi.bars = 4099;
+      rsi.end = n - 7919;
+      bb.warmup = default_warmup(bb.spec.grid);
+      rsi.warmup = default_warmup(rsi.spec.grid);
+    }
+    bb.spec.bars_per_year = rsi.spec.bars_per_year = n < 1000 ? 12 : 252;
+    cs.push_back(bb);
+    cs.push_back(rsi);
   }
   return cs;
 }
@@ -635,6 +773,14 @@ INSTANTIATE_TEST_SUITE_P(RealData, Parity,
                          ::testing::Combine(::testing::ValuesIn(real_data_cases()),
                                             ::testing::ValuesIn(backends_under_test())),
                          parity_name);
+INSTANTIATE_TEST_SUITE_P(LevelFamilies, Parity,
+                         ::testing::Combine(::testing::ValuesIn(level_family_cases()),
+                                            ::testing::ValuesIn(backends_under_test())),
+                         parity_name);
+INSTANTIATE_TEST_SUITE_P(LevelFamiliesRealData, Parity,
+                         ::testing::Combine(::testing::ValuesIn(level_real_data_cases()),
+                                            ::testing::ValuesIn(backends_under_test())),
+                         parity_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Parity);
 
 // --- Seeded random shapes (STYLE habit 8) -----------------------------------------------------
@@ -737,6 +883,45 @@ TEST_P(ParityRandomShapes, MatchCpuRef) {
 INSTANTIATE_TEST_SUITE_P(Seeded, ParityRandomShapes, ::testing::ValuesIn(backends_under_test()),
                          [](const auto& tp) { return test::sanitize_name(tp.param); });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ParityRandomShapes);
+
+// --- What the cuda backend does not run for a family: refused by name, never wrong ---------
+
+// A level family's stream the cuda backend cannot run (its rolling indicators lack the rows:
+// cuda::supports) is refused under "cuda" by an error naming the family and the backend, and
+// runs on cpu under "auto"; one it can run is held to cpu by the stream parity tests.
+TEST(CudaLevelFamilies, StreamsRunOrAreRefusedByName) {
+  std::string why;
+  auto cuda = make_or_skip("cuda", &why);
+  if (!cuda) GTEST_SKIP() << "cuda backend not available here: " << why;
+  const Series s = test::random_walk(400, 115, 100, 0.01, 0.003);
+  const HistoryView h = HistoryView::of(s);
+  for (const Grid& g : {bollinger_grid(kBothStyles, kBothSides), rsi_grid(kBothSides)}) {
+    const std::string family(to_string(g.family));
+    SCOPED_TRACE(family);
+    StreamSpec spec;
+    spec.strategy = spec_of(g);
+    spec.window = 100;
+    spec.warmup = default_warmup(g);
+    bool refused = false;
+    try {
+      cuda->open_stream(spec, h);
+    } catch (const std::invalid_argument& e) {
+      refused = true;
+      const std::string what = e.what();
+      EXPECT_NE(what.find(family), std::string::npos) << what;
+      EXPECT_NE(what.find("cuda"), std::string::npos) << what;
+    }
+    std::printf("[ parity   ] cuda %s stream: %s\n", family.c_str(),
+                refused ? "refused by name" : "runs on the device");
+    auto automatic = make_backend("auto");
+    try {
+      automatic->open_stream(spec, h);
+    } catch (const std::exception& e) {
+      EXPECT_EQ(std::string(e.what()).find("the cuda backend does not run"), std::string::npos)
+          << e.what();
+    }
+  }
+}
 
 // --- Which backends the table covers, visibly ------------------------------------------------
 

@@ -75,6 +75,42 @@ StrategySpec channel_spec(bool vol, Fill fill) {
   return s;
 }
 
+// bollinger: both styles and sides, invalid n = 1 and k = 0 combos.
+StrategySpec bollinger_spec(bool vol, Fill fill, std::vector<double> k = {0, 1, 2}) {
+  StrategySpec s;
+  s.grid.family = Family::bollinger;
+  s.grid.n = {1, 5, 20, 40};
+  s.grid.k = std::move(k);
+  s.grid.style = {Style::reversion, Style::breakout};
+  s.grid.side = {Side::long_short, Side::long_only};
+  if (vol) {
+    s.grid.vol_short = {5};
+    s.grid.vol_long = {30};
+    s.grid.vol_threshold = {0.9, 1.1};
+  }
+  s.fill = fill;
+  s.costs.commission_bps = 1;
+  return s;
+}
+
+// rsi_reversion: both sides, invalid n = 1 and lo >= hi combos.
+StrategySpec rsi_spec(bool vol, Fill fill) {
+  StrategySpec s;
+  s.grid.family = Family::rsi_reversion;
+  s.grid.n = {1, 3, 14, 30};
+  s.grid.lo = {25, 35};
+  s.grid.hi = {30, 65, 75};
+  s.grid.side = {Side::long_short, Side::long_only};
+  if (vol) {
+    s.grid.vol_short = {10};
+    s.grid.vol_long = {40};
+    s.grid.vol_threshold = {0.8, 1.2};
+  }
+  s.fill = fill;
+  s.costs.slippage_bps = 2;
+  return s;
+}
+
 SweepRequest request_of(const HistoryView& h, const StrategySpec& spec, size_t bars) {
   SweepRequest req;
   req.history = h;
@@ -684,6 +720,10 @@ std::vector<BlockCase> block_cases() {
                                                 {Side::long_short}, true, fill)});
     out.push_back({"channel" + f, channel_spec(false, fill)});
     out.push_back({"channel_vol_filter" + f, channel_spec(true, fill)});
+    out.push_back({"bollinger" + f, bollinger_spec(false, fill)});
+    out.push_back({"bollinger_vol_filter" + f, bollinger_spec(true, fill)});
+    out.push_back({"rsi_reversion" + f, rsi_spec(false, fill)});
+    out.push_back({"rsi_reversion_vol_filter" + f, rsi_spec(true, fill)});
   }
   return out;
 }
@@ -791,6 +831,8 @@ TEST(SelectionDeviceParity, RobustScoresEqualHostPipeline) {
       {&spikes, channel_spec(false, Fill::close), 1500, 4, nullptr},
       {&real, ma_spec({MaType::hma}, {Entry::state}, {Side::long_short}, false, Fill::close), 800,
        0, "min"},
+      {&real, bollinger_spec(true, Fill::next_open), 1101, 8, "median"},
+      {&spikes, rsi_spec(false, Fill::close), 1700, 10, "mean"},
   };
   for (const Run& run : runs) {
     for (const RankCase& rc : rank_cases()) {
@@ -883,6 +925,20 @@ TEST(SelectionDeviceParity, RobustScoresAfterSweepOfAnotherRequest) {
   other.strategy.costs.commission_bps = 9;
   cuda->sweep(other);
   expect_same_scores(cuda->robust_scores(req, opt), want);
+  // A bollinger request after a sweep of the same grid with other band widths, then with the
+  // styles in another order (k and style are grid values the prepared tables depend on).
+  const StrategySpec bands = bollinger_spec(false, Fill::close, {1, 2});
+  SweepRequest band_req = request_of(HistoryView::of(real), bands, 1203);
+  const auto band_opt = options_of(band_req, 16, "mean");
+  const auto band_want = cpu->robust_scores(band_req, band_opt);
+  other = band_req;
+  other.strategy.grid.k = {1.5, 2.5};
+  cuda->sweep(other);
+  expect_same_scores(cuda->robust_scores(band_req, band_opt), band_want);
+  other = band_req;
+  other.strategy.grid.style = {Style::breakout, Style::reversion};
+  cuda->sweep(other);
+  expect_same_scores(cuda->robust_scores(band_req, band_opt), band_want);
   // Another series in another buffer: same length, same first and last close, one bar between
   // changed (so the bar returns differ).
   Series changed = real;

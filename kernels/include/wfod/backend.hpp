@@ -206,7 +206,9 @@ class Backend {
   virtual std::unique_ptr<Stream> restore_stream(const StreamSpec&, std::span<const uint8_t> blob);
 };
 
-// "auto" picks cuda when built and a device this build can run on is present, else cpu.
+// "auto" picks cuda when built and a device this build can run on is present, else cpu;
+// under "auto" the cuda backend runs on cpu what its device does not compute for a family
+// (cuda::supports), where "cuda" refuses it with an error naming the family.
 // Unknown or unavailable names throw std::invalid_argument saying which backends exist or
 // why cuda cannot run (no device, or a device the build has no code for).
 std::unique_ptr<Backend> make_backend(std::string_view name);
