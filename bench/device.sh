@@ -9,6 +9,7 @@ S=$PWD/.device
 # stage-device.sh packs the binaries (each embeds the kernels' fatbin): the carried tree must
 # stay under the device tool's 64 MiB.
 if [ -f "$S/bin.tgz" ] && [ ! -d "$S/bin" ]; then tar xzf "$S/bin.tgz" -C "$S"; fi
+if [ -f "$S/data.tgz" ] && [ ! -d "$S/data" ]; then tar xzf "$S/data.tgz" -C "$S"; fi
 export LD_LIBRARY_PATH=$S/lib:${LD_LIBRARY_PATH:-}
 # The test binaries look for the real data and sources where they were built.
 [ -d /work/shared/data ] || { mkdir -p /work/shared && cp -r "$S/data" /work/shared/data; }
@@ -119,7 +120,7 @@ echo "rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$OUT/unit.log" | tr '\n' '
 if [ "${WFOD_MEMCHECK:-1}" = "1" ] && command -v compute-sanitizer >/dev/null; then
   echo "== compute-sanitizer memcheck (synthetic CUDA parity cases)"
   timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$S/bin/wfod_parity_tests" \
-    --gtest_brief=1 --gtest_filter='Synthetic*cuda*' > "$OUT/memcheck.log" 2>&1
+    --gtest_brief=1 --gtest_filter='Synthetic*cuda*:LevelFamilies/*cuda*' > "$OUT/memcheck.log" 2>&1
   echo "rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)"
 fi
 fi  # WFOD_BENCH_ONLY
