@@ -1,7 +1,7 @@
-// TOML text or file -> Config (PROTOCOL §4): the [daemon], [publish], [[feed]] and [[symbol]]
-// tables, cross-checks between tables, and file reading with backfill paths made relative
-// to the config file and, when asked, checked. [[strategy]] tables are read by
-// strategy_config.cpp; endpoint syntax by endpoint.cpp.
+// TOML text or file -> Config (PROTOCOL §4): the [daemon], [publish], [curve], [[feed]] and
+// [[symbol]] tables read through their key tables (service_keys.cpp), checks between keys
+// and tables, and file reading with backfill paths made relative to the config file and,
+// when asked, checked. [[strategy]] tables are read by strategy_config.cpp.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,15 +10,15 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <limits>
 #include <memory>
 
+#include "key_rows.hpp"
 #include "sha256.hpp"
 #include "strategy_config.hpp"
 #include "toml_reader.hpp"
 #include "wfod/config/config.hpp"
+#include "wfod/config/config_keys.hpp"
 #include "wfod/config/credentials.hpp"
-#include "wfod/config/endpoint.hpp"
 
 namespace wfod::config {
 namespace {
@@ -52,89 +52,27 @@ void run_check(const Hook& hook, const std::string& value, TableReader& t, std::
   }
 }
 
-std::string endpoint(TableReader& t, std::string_view key, std::string value, EndpointUse use) {
-  if (const std::string problem = endpoint_problem(value, use); !problem.empty()) {
-    t.fail(key, "\"" + value + "\": " + problem);
-  }
-  return value;
-}
-
-// SPEC §1: 1-32 bytes of [A-Za-z0-9._:/-].
-bool valid_symbol_name(std::string_view name) {
-  return !name.empty() && name.size() <= 32 && std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-           c == '_' || c == ':' || c == '/' || c == '-';
-  });
-}
-
-std::string non_empty(TableReader& t, std::string_view key, std::string value) {
-  if (value.empty()) t.fail(key, "must not be empty");
-  return value;
+// One table read through its key table (config_keys.hpp).
+template <class Struct>
+Struct read_table(TableReader& t, const KeyTable<Struct>& keys) {
+  Struct s;
+  detail::read_keys(t, keys, s);
+  return s;
 }
 
 DaemonConfig read_daemon(const toml::table& table, std::string_view source) {
-  TableReader t(
-      table, "daemon", source,
-      {"state_dir", "backend", "precision", "threads", "log_level", "fsync", "busy_poll_us",
-       "max_future_s", "stop_retry_s", "checkpoint_every_s", "on_corrupt_log"});
-  DaemonConfig d;
-  if (auto v = t.get_string("state_dir")) d.state_dir = non_empty(t, "state_dir", *v);
-  // Availability (is there a GPU?) is a run-time question; here only the name is checked.
-  if (auto v = t.get_choice("backend", {"auto", "cpu", "cuda", "cpu_ref"})) d.backend = *v;
-  if (auto v = t.get_parsed("precision", parse_precision)) d.precision = *v;
-  if (auto v = t.get_integer("threads", 0, std::numeric_limits<int>::max())) {
-    d.threads = static_cast<int>(*v);
-  }
-  if (auto v = t.get_choice("log_level", {"trace", "debug", "info", "warn", "error"})) {
-    d.log_level = *v;
-  }
-  if (auto v = t.get_choice("fsync", {"every", "batch", "none"})) {
-    d.fsync = *v == "every"  ? FsyncPolicy::every
-              : *v == "none" ? FsyncPolicy::none
-                             : FsyncPolicy::batch;
-  }
-  if (auto v = t.get_integer("busy_poll_us", 0, kMaxBusyPollUs)) {
-    d.busy_poll_us = static_cast<int>(*v);
-  }
-  if (auto v = t.get_integer("max_future_s", 0, kMaxFutureS)) d.max_future_s = static_cast<int>(*v);
-  if (auto v = t.get_integer("stop_retry_s", 0, kMaxStopRetryS)) {
-    d.stop_retry_s = static_cast<int>(*v);
-  }
-  if (auto v = t.get_integer("checkpoint_every_s", 0, kMaxCheckpointEveryS)) {
-    d.checkpoint_every_s = static_cast<int>(*v);
-  }
-  if (auto v = t.get_choice("on_corrupt_log", {"refuse", "quarantine"})) {
-    d.on_corrupt_log = *v == "quarantine" ? CorruptLogPolicy::quarantine : CorruptLogPolicy::refuse;
-  }
-  return d;
+  TableReader t(table, "daemon", source, detail::key_names(daemon_keys()));
+  return read_table(t, daemon_keys());
 }
 
 PublishConfig read_publish(const toml::table& table, std::string_view source) {
-  TableReader t(table, "publish", source, {"endpoint", "snapshot", "http", "sndhwm", "signals"});
-  PublishConfig p;
-  if (auto v = t.get_string("endpoint"))
-    p.endpoint = endpoint(t, "endpoint", *v, EndpointUse::bind);
-  if (auto v = t.get_string("snapshot"))
-    p.snapshot = endpoint(t, "snapshot", *v, EndpointUse::bind);
-  if (auto v = t.get_string("http")) {
-    // "" turns the HTTP endpoint off; anything else must be a listener address.
-    if (!v->empty() && !parse_host_port(*v)) {
-      t.fail("http", "\"" + *v + "\": expected HOST:PORT with PORT 1..65535 (\"\" turns it off)");
-    }
-    p.http = *v;
-  }
-  if (auto v = t.get_integer("sndhwm", 0, std::numeric_limits<int>::max())) {
-    p.sndhwm = static_cast<int>(*v);
-  }
-  if (auto v = t.get_bool("signals")) p.signals = *v;
-  return p;
+  TableReader t(table, "publish", source, detail::key_names(publish_keys()));
+  return read_table(t, publish_keys());
 }
 
 CurveConfig read_curve(const toml::table& table, std::string_view source) {
-  TableReader t(table, "curve", source, {"key_file", "clients_file"});
-  CurveConfig c;
-  if (auto v = t.get_string("key_file")) c.key_file = non_empty(t, "key_file", *v);
-  if (auto v = t.get_string("clients_file")) c.clients_file = non_empty(t, "clients_file", *v);
+  TableReader t(table, "curve", source, detail::key_names(curve_keys()));
+  const CurveConfig c = read_table(t, curve_keys());
   if (c.key_file.empty() != c.clients_file.empty()) {
     t.fail(c.key_file.empty() ? "clients_file" : "key_file",
            "key_file and clients_file go together (the server admits only listed clients)");
@@ -144,21 +82,8 @@ CurveConfig read_curve(const toml::table& table, std::string_view source) {
 
 FeedConfig read_feed(const toml::table& table, size_t index, std::string_view source) {
   TableReader t(table, "feed[" + std::to_string(index) + "]", source,
-                {"endpoint", "format", "rcvhwm", "curve_server_key_file"});
-  FeedConfig f;
-  const auto found = t.get_string("endpoint");
-  if (!found) t.fail_missing("endpoint");
-  f.endpoint = endpoint(t, "endpoint", *found, EndpointUse::connect);
-  if (auto v = t.get_choice("format", {"json", "binary"})) {
-    f.format = *v == "binary" ? FeedFormat::binary : FeedFormat::json;
-  }
-  if (auto v = t.get_integer("rcvhwm", 0, std::numeric_limits<int>::max())) {
-    f.rcvhwm = static_cast<int>(*v);
-  }
-  if (auto v = t.get_string("curve_server_key_file")) {
-    f.curve_server_key_file = non_empty(t, "curve_server_key_file", *v);
-  }
-  return f;
+                detail::key_names(feed_keys()));
+  return read_table(t, feed_keys());
 }
 
 // A file the daemon reads at start: it must exist, be a regular file and be readable, or the
@@ -176,29 +101,13 @@ void check_readable_file(TableReader& t, std::string_view key, const std::string
 SymbolConfig read_symbol(const toml::table& table, size_t index, std::string_view source,
                          const FileContext* files) {
   TableReader t(table, "symbol[" + std::to_string(index) + "]", source,
-                {"name", "bars_per_year", "backfill", "stale_after_s"});
-  SymbolConfig s;
-  const auto name = t.get_string("name");
-  if (!name) t.fail_missing("name");
-  if (!valid_symbol_name(*name)) {
-    t.fail("name", "\"" + *name + "\" is not a valid symbol (1-32 bytes of [A-Za-z0-9._:/-])");
-  }
-  s.name = *name;
-  if (auto v = t.get_number("bars_per_year")) {
-    if (!(*v > 0)) t.fail("bars_per_year", "must be > 0");
-    s.bars_per_year = *v;
-  }
-  if (auto v = t.get_number("stale_after_s")) {
-    if (!(*v >= 0)) t.fail("stale_after_s", "must be >= 0 (0 = off)");
-    s.stale_after_s = *v;
-  }
-  if (auto v = t.get_string("backfill")) {
-    s.backfill = *v;
-    if (files != nullptr && !v->empty()) {
-      resolve_beside(*files, s.backfill);
-      if (files->checks->backfill_exists) check_readable_file(t, "backfill", *v, s.backfill);
-      run_check(files->checks->backfill, s.backfill, t, "backfill");
-    }
+                detail::key_names(symbol_keys()));
+  SymbolConfig s = read_table(t, symbol_keys());
+  if (files != nullptr && !s.backfill.empty()) {
+    const std::string written = s.backfill;
+    resolve_beside(*files, s.backfill);
+    if (files->checks->backfill_exists) check_readable_file(t, "backfill", written, s.backfill);
+    run_check(files->checks->backfill, s.backfill, t, "backfill");
   }
   return s;
 }

@@ -1,11 +1,13 @@
-// [[strategy]] tables: every key of PROTOCOL §4 with its SPEC default, range-checked where it
-// is read so that each error points at the offending value.
+// [[strategy]] tables: the key table of every key of PROTOCOL §4 (its SPEC default is the
+// member's), range-checked where it is read so that each error points at the offending
+// value, and the reading of one table through it.
 #include "strategy_config.hpp"
 
 #include <algorithm>
 #include <limits>
 
 #include "grid_config.hpp"
+#include "key_rows.hpp"
 #include "selection_config.hpp"
 #include "toml_reader.hpp"
 #include "wfod/ranking.hpp"
@@ -40,72 +42,99 @@ std::vector<std::string> read_symbols(TableReader& t, const std::vector<std::str
   return *names;
 }
 
-double non_negative(TableReader& t, std::string_view key, double value) {
-  if (value < 0) t.fail(key, "must be >= 0");
-  return value;
+std::string strategy_name(TableReader& t, std::string_view key, std::string name) {
+  if (!valid_strategy_name(name)) {
+    t.fail(key, "\"" + name + "\" is not a valid strategy name ([A-Za-z0-9_-]+)");
+  }
+  return name;
 }
 
 }  // namespace
 
+}  // namespace wfod::config::detail
+
+namespace wfod::config {
+
+const KeyTable<StrategyConfig>& strategy_keys() {
+  using S = StrategyConfig;
+  using detail::custom_key, detail::integer_key, detail::number_key, detail::parsed_key,
+      detail::ReadContext, detail::string_key, detail::TableReader;
+  constexpr Reload stream = Reload::stream;
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  static const KeyTable<S> keys{
+      string_key<S>(
+          "name", stream, [](auto& s) -> auto& { return s.name; }, detail::strategy_name,
+          /*required=*/true),
+      custom_key<S>(
+          "symbols", stream,
+          [](TableReader& t, S& s, const ReadContext& ctx) {
+            s.symbols = detail::read_symbols(t, *ctx.symbols);
+          },
+          /*required=*/true),
+      // Read into the grid, whose axes it decides (the grid key below).
+      parsed_key<S>(
+          "family", stream, [](auto& s) -> auto& { return s.spec.grid.family; }, parse_family,
+          /*required=*/true),
+      // Windows and schedule (SPEC §3, §8).
+      integer_key<S>(
+          "window", stream, [](auto& s) -> auto& { return s.window; }, 1, kMax,
+          /*required=*/true),
+      integer_key<S>(
+          "warmup", stream, [](auto& s) -> auto& { return s.warmup; }, 0, kMax),
+      integer_key<S>(
+          "every", stream, [](auto& s) -> auto& { return s.every; }, 1, kMax),
+      // Ranking (SPEC §7).
+      parsed_key<S>(
+          "objective", stream, [](auto& s) -> auto& { return s.rank.objective; }, parse_objective),
+      integer_key<S>(
+          "min_trades", stream, [](auto& s) -> auto& { return s.rank.min_trades; }, 0, kMax),
+      number_key<S>(
+          "max_drawdown", stream, [](auto& s) -> auto& { return s.rank.max_drawdown; },
+          [](double v) { return v > 0; }, "must be > 0"),
+      number_key<S>(
+          "min_exposure", stream, [](auto& s) -> auto& { return s.rank.min_exposure; },
+          [](double v) { return v >= 0 && v <= 1; }, "must be in [0, 1]"),
+      integer_key<S>(
+          "top", stream, [](auto& s) -> auto& { return s.rank.top; }, 1, kMax),
+      // Trading (SPEC §2).
+      number_key<S>(
+          "cost_bps", stream, [](auto& s) -> auto& { return s.spec.costs.commission_bps; },
+          [](double v) { return v >= 0; }, "must be >= 0"),
+      number_key<S>(
+          "slippage_bps", stream, [](auto& s) -> auto& { return s.spec.costs.slippage_bps; },
+          [](double v) { return v >= 0; }, "must be >= 0"),
+      parsed_key<S>(
+          "fill", stream, [](auto& s) -> auto& { return s.spec.fill; }, parse_fill),
+      // The family's axes (grid_config.cpp): not in a key table, since they depend on it.
+      custom_key<S>(
+          "grid", stream,
+          [](TableReader& t, S& s, const ReadContext&) {
+            s.spec.grid = detail::read_grid(*t.get_table("grid"), t.key_path("grid"), t.source(),
+                                            s.spec.grid.family);
+          },
+          /*required=*/true),
+      // Robust selection (docs/spec-10-selection.md); absent = the defaults (raw arg-max, PBO on).
+      custom_key<S>("selection", stream,
+                    [](TableReader& t, S& s, const ReadContext&) {
+                      s.selection =
+                          detail::read_selection(*t.get_table("selection"), t.key_path("selection"),
+                                                 t.source(), s.spec.grid);
+                      s.has_selection = true;
+                    }),
+  };
+  return keys;
+}
+
+}  // namespace wfod::config
+
+namespace wfod::config::detail {
+
 StrategyConfig read_strategy(const toml::table& table, size_t index, std::string_view source,
                              const std::vector<std::string>& symbols) {
   TableReader t(table, "strategy[" + std::to_string(index) + "]", source,
-                {"name", "symbols", "family", "window", "warmup", "every", "objective",
-                 "min_trades", "max_drawdown", "min_exposure", "cost_bps", "slippage_bps", "fill",
-                 "top", "grid", "selection"});
+                key_names(strategy_keys()));
   StrategyConfig s;
-  const std::optional<std::string> name = t.get_string("name");
-  if (!name) t.fail_missing("name");
-  if (!valid_strategy_name(*name)) {
-    t.fail("name", "\"" + *name + "\" is not a valid strategy name ([A-Za-z0-9_-]+)");
-  }
-  s.name = *name;
-  s.symbols = read_symbols(t, symbols);
-
-  const std::optional<Family> family = t.get_parsed("family", parse_family);
-  if (!family) t.fail_missing("family");
-
-  // Windows and schedule (SPEC §3, §8).
-  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-  const std::optional<int64_t> window = t.get_integer("window", 1, kMax);
-  if (!window) t.fail_missing("window");
-  s.window = static_cast<size_t>(*window);
-  if (const auto warmup = t.get_integer("warmup", 0, kMax)) s.warmup = static_cast<size_t>(*warmup);
-  if (const auto every = t.get_integer("every", 1, kMax)) s.every = static_cast<size_t>(*every);
-
-  // Ranking (SPEC §7).
-  if (const auto objective = t.get_parsed("objective", parse_objective)) {
-    s.rank.objective = *objective;
-  }
-  if (const auto min_trades = t.get_integer("min_trades", 0, kMax)) s.rank.min_trades = *min_trades;
-  if (const auto max_drawdown = t.get_number("max_drawdown")) {
-    if (!(*max_drawdown > 0)) t.fail("max_drawdown", "must be > 0");
-    s.rank.max_drawdown = *max_drawdown;
-  }
-  if (const auto min_exposure = t.get_number("min_exposure")) {
-    if (*min_exposure < 0 || *min_exposure > 1) t.fail("min_exposure", "must be in [0, 1]");
-    s.rank.min_exposure = *min_exposure;
-  }
-  if (const auto top = t.get_integer("top", 1, kMax)) s.rank.top = static_cast<size_t>(*top);
-
-  // Trading (SPEC §2).
-  if (const auto cost = t.get_number("cost_bps")) {
-    s.spec.costs.commission_bps = non_negative(t, "cost_bps", *cost);
-  }
-  if (const auto slippage = t.get_number("slippage_bps")) {
-    s.spec.costs.slippage_bps = non_negative(t, "slippage_bps", *slippage);
-  }
-  if (const auto fill = t.get_parsed("fill", parse_fill)) s.spec.fill = *fill;
-
-  const toml::table* grid = t.get_table("grid");
-  if (!grid) t.fail_missing("grid");
-  s.spec.grid = read_grid(*grid, t.key_path("grid"), source, *family);
-
-  // Robust selection (docs/spec-10-selection.md); absent = the defaults (raw arg-max, PBO on).
-  if (const toml::table* sel = t.get_table("selection")) {
-    s.selection = read_selection(*sel, t.key_path("selection"), source, s.spec.grid);
-    s.has_selection = true;
-  }
+  read_keys(t, strategy_keys(), s, ReadContext{&symbols, nullptr});
   return s;
 }
 

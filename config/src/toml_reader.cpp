@@ -143,8 +143,8 @@ std::vector<const toml::table*> TableReader::get_table_array(std::string_view ke
   return out;
 }
 
-std::optional<std::string> TableReader::get_choice(
-    std::string_view key, std::initializer_list<std::string_view> choices) {
+std::optional<std::string> TableReader::get_choice(std::string_view key,
+                                                   const std::vector<std::string_view>& choices) {
   std::optional<std::string> value = get_string(key);
   if (!value || std::find(choices.begin(), choices.end(), *value) != choices.end()) return value;
   std::string message = "unknown value \"" + *value + "\" (expected one of:";

@@ -6,7 +6,6 @@
 #include <toml++/toml.h>
 
 #include <cstdint>
-#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -71,7 +70,7 @@ class TableReader {
   }
   // A string that must be one of `choices`.
   std::optional<std::string> get_choice(std::string_view key,
-                                        std::initializer_list<std::string_view> choices);
+                                        const std::vector<std::string_view>& choices);
 
   // Errors at the value of `key` (or at this table when the key is absent).
   [[noreturn]] void fail(std::string_view key, std::string_view message) const;

@@ -1,72 +1,62 @@
-// The reload table: each non-strategy key and whether a SIGHUP applies it in place. Keys are
-// named as the config file names them (feed[1].endpoint, symbol[BTCUSD].backfill).
+// The reload plan: each changed key outside [[strategy]] and whether a SIGHUP applies it in
+// place, as its row in the key tables says (wfod/config/config_keys.hpp). Keys are named as
+// the config file names them (feed[1].endpoint, symbol[BTCUSD].backfill).
 #include "wfod/daemon/reload_plan.hpp"
 
 #include <algorithm>
 #include <map>
 #include <string>
 
+#include "wfod/config/config_keys.hpp"
+
 namespace wfod::daemon {
 namespace {
 
-void compare(bool changed, const std::string& key, bool live, ReloadPlan& plan) {
-  if (changed) (live ? plan.live : plan.restart).push_back(key);
+void add(const std::string& key, bool live, ReloadPlan& plan) {
+  (live ? plan.live : plan.restart).push_back(key);
+}
+
+// Every key of one table whose member differs, under `prefix` ("daemon", "feed[0]").
+template <class Struct>
+void compare(const config::KeyTable<Struct>& keys, const Struct& a, const Struct& b,
+             const std::string& prefix, ReloadPlan& plan) {
+  for (const config::Key<Struct>& k : keys) {
+    if (k.differs(a, b))
+      add(prefix + "." + std::string(k.name), k.reload == config::Reload::live, plan);
+  }
 }
 
 }  // namespace
 
 ReloadPlan plan_reload(const config::Config& a, const config::Config& b) {
   ReloadPlan p;
-  const auto& d0 = a.daemon;
-  const auto& d1 = b.daemon;
-  compare(d0.log_level != d1.log_level, "daemon.log_level", true, p);
-  compare(d0.max_future_s != d1.max_future_s, "daemon.max_future_s", true, p);
-  compare(d0.stop_retry_s != d1.stop_retry_s, "daemon.stop_retry_s", true, p);
-  compare(d0.checkpoint_every_s != d1.checkpoint_every_s, "daemon.checkpoint_every_s", true, p);
-  compare(d0.state_dir != d1.state_dir, "daemon.state_dir", false, p);
-  compare(d0.backend != d1.backend, "daemon.backend", false, p);
-  compare(d0.precision != d1.precision, "daemon.precision", false, p);
-  compare(d0.threads != d1.threads, "daemon.threads", false, p);
-  compare(d0.fsync != d1.fsync, "daemon.fsync", false, p);
-  compare(d0.busy_poll_us != d1.busy_poll_us, "daemon.busy_poll_us", false, p);
-  compare(d0.on_corrupt_log != d1.on_corrupt_log, "daemon.on_corrupt_log", false, p);
-  compare(a.publish.http != b.publish.http, "publish.http", true, p);
-  compare(a.publish.endpoint != b.publish.endpoint, "publish.endpoint", false, p);
-  compare(a.publish.snapshot != b.publish.snapshot, "publish.snapshot", false, p);
-  compare(a.publish.sndhwm != b.publish.sndhwm, "publish.sndhwm", false, p);
-  compare(a.publish.signals != b.publish.signals, "publish.signals", false, p);
-  compare(a.curve.key_file != b.curve.key_file, "curve.key_file", false, p);
-  compare(a.curve.clients_file != b.curve.clients_file, "curve.clients_file", false, p);
+  compare(config::daemon_keys(), a.daemon, b.daemon, "daemon", p);
+  compare(config::publish_keys(), a.publish, b.publish, "publish", p);
+  compare(config::curve_keys(), a.curve, b.curve, "curve", p);
+  // Feeds by their place in the file; one added or removed needs a restart.
   const size_t nf = std::max(a.feeds.size(), b.feeds.size());
   for (size_t i = 0; i < nf; ++i) {
     const std::string k = "feed[" + std::to_string(i) + "]";
     if (i >= a.feeds.size() || i >= b.feeds.size()) {
-      compare(true, k, false, p);
-      continue;
+      add(k, false, p);
+    } else {
+      compare(config::feed_keys(), a.feeds[i], b.feeds[i], k, p);
     }
-    const auto& f0 = a.feeds[i];
-    const auto& f1 = b.feeds[i];
-    compare(f0.endpoint != f1.endpoint, k + ".endpoint", false, p);
-    compare(f0.format != f1.format, k + ".format", false, p);
-    compare(f0.rcvhwm != f1.rcvhwm, k + ".rcvhwm", false, p);
-    compare(f0.curve_server_key_file != f1.curve_server_key_file, k + ".curve_server_key_file",
-            false, p);
   }
+  // Symbols by name; one added or removed needs a restart.
   std::map<std::string, const config::SymbolConfig*> before;
   for (const auto& s : a.symbols) before[s.name] = &s;
   for (const auto& s : b.symbols) {
     const std::string k = "symbol[" + s.name + "]";
     const auto it = before.find(s.name);
     if (it == before.end()) {
-      compare(true, k + " (added)", false, p);
+      add(k + " (added)", false, p);
       continue;
     }
-    compare(it->second->bars_per_year != s.bars_per_year, k + ".bars_per_year", false, p);
-    compare(it->second->backfill != s.backfill, k + ".backfill", false, p);
-    compare(it->second->stale_after_s != s.stale_after_s, k + ".stale_after_s", false, p);
+    compare(config::symbol_keys(), *it->second, s, k, p);
     before.erase(it);
   }
-  for (const auto& [name, s] : before) compare(true, "symbol[" + name + "] (removed)", false, p);
+  for (const auto& [name, s] : before) add("symbol[" + name + "] (removed)", false, p);
   return p;
 }
 

@@ -1,7 +1,8 @@
 // What a SIGHUP reload does with each changed key outside [[strategy]]: the few that are
 // cheap to apply in place (log level, the HTTP status listener) apply at once; the rest
-// (sockets, stores, the engine, security) are named as needing a restart. A pure function,
-// so the table in docs/operations.md "Reload" is unit-testable.
+// (sockets, stores, the engine, security) are named as needing a restart. Which is which is
+// each key's row in wfod/config/config_keys.hpp; docs/operations.md "Signals and reload" is
+// checked against those rows (tests/unit/config_keys_test.cpp). A pure function.
 #pragma once
 
 #include <string>
