@@ -81,7 +81,13 @@ class CudaBackend final : public Backend {
     const long long window = static_cast<long long>(req.window.bars);
     const long long first = static_cast<long long>(req.window.first());
     int chunks = 1;
-    if (static_cast<long long>(n_ids) * 2 < resident_threads_) {
+    // The level families chunk only when combos fill under a quarter of the GPU (so never into
+    // 2 chunks): their chunks each scan back for their entry state over three positions
+    // (position_at), and on the H200 2 chunks ran slower than one thread per combo for both
+    // (bench/results/h200-2026-12-01-s7: bollinger 100k x 10k 9.0 ms vs 8.2, rsi 102k x 10k
+    // 10.1 ms vs 9.5).
+    const long long fill = is_level_family(tables_.view.family) ? 4 : 2;
+    if (static_cast<long long>(n_ids) * fill < resident_threads_) {
       const long long want =
           resident_threads_ / static_cast<long long>(std::max<unsigned long long>(n_ids, 1));
       chunks = std::min(next_pow2(want), next_pow2(std::max<long long>(1, window / 32)) / 2);

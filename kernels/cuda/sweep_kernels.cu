@@ -157,12 +157,15 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
     const float* row_vs = bars.matrix32 + t0 * rows + c.row_vs;
     const float* row_vl = bars.matrix32 + t0 * rows + c.row_vl;
     for (int j = 0; j < count; ++j) {
-      BarInputs in;
-      in.a = *row_a;
-      in.b = *row_b;
-      row_a += rows;
-      row_b += rows;
-      if constexpr (Vol) {
+      BarInputs in{};
+      // The level families decide from the float64 rows (decide_int): no float loads.
+      if constexpr (!is_level_family(Family)) {
+        in.a = *row_a;
+        in.b = *row_b;
+        row_a += rows;
+        row_b += rows;
+      }
+      if constexpr (Vol && !is_level_family(Family)) {
         in.vs = *row_vs;
         in.vl = *row_vl;
         row_vs += rows;
@@ -194,6 +197,27 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
                        bad > 0);
 }
 
+// The combo id a fused-kernel thread runs: its index q itself, except for the level families,
+// whose first (fastest) axis is n: consecutive ids differ in n and so read different indicator
+// rows (SMA(n) and STD(n), or RSI(n)), a separate float64 load per lane every bar. For them
+// the ids are visited transposed, q = i_n * inner + rest -> id = i_n + radix[0] * rest, so the
+// lanes of a warp share n (and read one broadcast value per row and bar) and differ in the
+// other axes, whose per-combo values (k, lo, hi, style, side, filter) cost no bar loads. A
+// bijection of [0, n_ids) when radix[0] divides n_ids; the results do not depend on it, since
+// a group's top k is reduced by (objective, id) and the counters are sums.
+template <int Family>
+__device__ inline unsigned long long fused_combo_id(const GridTables& g, unsigned long long q,
+                                                    unsigned long long n_ids) {
+  if constexpr (is_level_family(Family)) {
+    const unsigned long long outer = g.radix[0];
+    if (outer > 1 && n_ids % outer == 0) {
+      const unsigned long long inner = n_ids / outer;
+      return q / inner + outer * (q % inner);
+    }
+  }
+  return q;
+}
+
 template <int Family, bool Cross, bool Vol, bool Plain>
 __device__ Summary evaluate_kind(const DeviceCombo& c, const BarData& bars, long long first,
                                  long long last) {
@@ -214,10 +238,11 @@ __global__ void __launch_bounds__(kBlock, kFusedBlocksPerSm)
                        unsigned int fallback_cap) {
   const unsigned long long groups = (n_ids + kBlock - 1) / kBlock;
   for (unsigned long long group = blockIdx.x; group < groups; group += gridDim.x) {
-    const unsigned long long id = group * kBlock + threadIdx.x;
+    const unsigned long long q = group * kBlock + threadIdx.x;
     Candidate cand{0.0, kEmptyId};
     bool mine = false, valid = false, ranked = false;
-    if (id < n_ids) {
+    if (q < n_ids) {
+      const unsigned long long id = fused_combo_id<Family>(g, q, n_ids);
       const DeviceCombo c = decode_combo(g, id);
       mine = is_kind<Family, Cross>(c);
       valid = c.valid;
