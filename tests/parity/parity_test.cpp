@@ -377,6 +377,19 @@ std::vector<ParityCase> level_family_cases() {
       spec_of(with_vol(rsi_grid(kBothSides, {14, 50}, {25}, {75}), {20}, {100}, {1.0}), Fill::close,
               1),
       29000);
+  // Grids of several blocks of 256 combos with many n: the cuda fused layout visits a level
+  // family's ids transposed (a warp's lanes share n), so blocks hold ids from all over the grid.
+  auto many = [](int from, int count) {
+    std::vector<int> v;
+    for (int i = 0; i < count; ++i) v.push_back(from + i);
+    return v;
+  };
+  add("bollinger_many_n_blocks", rw,
+      spec_of(bollinger_grid(kBothStyles, kBothSides, many(2, 40), {0.5, 1.0, 1.5, 2.0}),
+              Fill::next_open, 1),
+      1000);
+  add("rsi_many_n_blocks", rw,
+      spec_of(rsi_grid(kBothSides, many(2, 30), {20, 30, 40}, {60, 70, 80}), Fill::close, 1), 1000);
   // Constant prices: STD counts as 0 (U = L = M = close) and RSI is 50: nothing trades.
   for (ParityCase* c : {add("constant_prices_bollinger", flat,
                             spec_of(with_vol(bollinger_grid(kBothStyles, kBothSides))), 1000),
