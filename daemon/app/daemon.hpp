@@ -1,6 +1,6 @@
 // The wfod daemon: one Boost.Asio loop on the calling thread owning the feeds (ZeroMQ SUB),
 // bar stores, scheduling, the publisher (PUB) and the snapshot endpoint (REP); sweeps run on
-// a Worker thread and post results back (ARCHITECTURE.md "Threads").
+// a Worker thread and post results back (docs/architecture.md, "Threads").
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// The optimisation worker (ARCHITECTURE.md "Threads"): one thread running sweeps off the
+// The optimisation worker (docs/architecture.md, "Threads"): one thread running sweeps off the
 // event loop. Jobs are closures; each posts its own result back to the loop when done.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Per-stream scheduling and coalescing (ARCHITECTURE.md "Threads"): a slow sweep never
+// Per-stream scheduling and coalescing (docs/architecture.md, "Threads"): a slow sweep never
 // builds a queue; due runs during it collapse into one run on the latest data.
 
 #include "wfod/daemon/scheduler.hpp"

@@ -1,4 +1,4 @@
-// The backend seam (ARCHITECTURE.md): one interface, interchangeable implementations.
+// The backend seam (docs/architecture.md): one interface, interchangeable implementations.
 // cpu_ref is the float64 oracle; cpu the fast threaded one; cuda the GPU one (WFOD_CUDA).
 #pragma once
 
@@ -92,7 +92,7 @@ struct SweepResult {
   std::optional<ConstraintTally> unranked_by;  // evaluated - ranked, by constraint (cpu, cpu_ref)
 };
 
-// Incremental re-optimisation (ARCHITECTURE.md open_stream/advance): one (history,
+// Incremental re-optimisation (docs/architecture.md): one (history,
 // strategy, window) kept warm across runs. Every advance() equals a from-scratch sweep()
 // of the same window on the same bars from the anchor (SPEC §3, §9).
 struct StreamSpec {

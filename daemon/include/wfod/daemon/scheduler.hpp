@@ -1,4 +1,4 @@
-// When a (symbol, strategy) stream re-optimises (ARCHITECTURE.md "Threads"): every `every`
+// When a (symbol, strategy) stream re-optimises (docs/architecture.md, "Threads"): every `every`
 // accepted bars once the history is long enough, at most one job in flight, and a due run
 // that finds one in flight coalesced into a single follow-up run (counted, never queued).
 #pragma once
