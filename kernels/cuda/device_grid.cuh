@@ -436,11 +436,12 @@ __device__ inline int level_screen(bool fade, float x, float m, float s, const L
 // The hot-loop form of next() for a level family: the filter through the float screen of
 // decide_loaded (the doubles read only when it cannot settle), then level_screen, then, when
 // that is undecided, the float64 rule. `cur` holds the float rows (a = SMA or RSI, b = STD).
+// x32 is bollinger's close rounded to float (unused by rsi_reversion, whose x is cur.a).
 template <int Family, bool Vol>
 __device__ inline int decide_int_level(const DeviceCombo& c, int short_value, const BarInputs& cur,
-                                       const LevelFloats& lf, const double* __restrict__ m,
-                                       int rows, const double* __restrict__ close, long long t,
-                                       int held) {
+                                       float x32, const LevelFloats& lf,
+                                       const double* __restrict__ m, int rows,
+                                       const double* __restrict__ close, long long t, int held) {
   if (t < c.first_defined) return 0;
   const long long at = t * rows;
   if constexpr (Vol) {
@@ -452,7 +453,7 @@ __device__ inline int decide_int_level(const DeviceCombo& c, int short_value, co
     }
     if (!o) return held;  // the filter is closed: level_next_at holds too
   }
-  const float x = Family == kBollinger ? __double2float_rn(close[t]) : cur.a;
+  const float x = Family == kBollinger ? x32 : cur.a;
   const int r = level_screen<Family>(c.fade, x, cur.a, cur.b, lf, held, short_value);
   if (r != kUndecided) return r;
   // The filter is open here (or absent), so level_next_at's own filter test passes again.

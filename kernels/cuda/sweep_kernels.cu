@@ -179,8 +179,11 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
       ip2 = ip1;
       if constexpr (is_level_family(Family)) {
         // Exact in both precisions: the float screen falls back to the float64 rule.
-        ip1 = decide_int_level<Family, Vol>(c, short_int, in, level_f, m, rows, bars.close, t0 + j,
-                                            ip1);
+        float x32 = 0.0f;
+        if constexpr (Family == kBollinger)
+          x32 = bars.close32 ? bars.close32[t0 + j] : __double2float_rn(bars.close[t0 + j]);
+        ip1 = decide_int_level<Family, Vol>(c, short_int, in, x32, level_f, m, rows, bars.close,
+                                            t0 + j, ip1);
       } else {
         ip1 = decide_int_set_or_hold<Family, Cross, Vol>(c, short_int, in, prev, m, rows,
                                                          bars.close, t0 + j, bars.fast, ip1);
