@@ -397,6 +397,33 @@ std::vector<ParityCase> level_family_cases() {
                             spec_of(with_vol(rsi_grid(kBothSides)), Fill::next_open), 1000)}) {
     c->rank.min_trades = 0;
   }
+  // The edge of the cuda sweep's float32 screen (device_grid.cuh level_screen): closes within
+  // ulps or 1e-10 relative of a band or of the SMA, STD counting as 0, RSI exactly at lo, hi
+  // and 50 (RSI(1) is 0, 50 or 100; RSI(2) of a move and its reversal is 100/3 or 200/3 to
+  // the last bits); k outside the screen's range (always the float64 rule); price levels where the
+  // margin's floor (tiny), float overflow (1e150) or nothing special (1, 3e37) applies.
+  for (const auto& [tag, scale] : std::vector<std::pair<std::string, double>>{
+           {"1", 1.0}, {"1em30", 1e-30}, {"3e37", 3e37}, {"1e150", 1e150}}) {
+    auto series = [scale = scale] { return test::near_level_series(2000, 115, scale); };
+    for (ParityCase* c :
+         {add("near_levels_bollinger_" + tag, series,
+              spec_of(bollinger_grid(kBothStyles, kBothSides, {2, 3, 5, 7},
+                                     {1e-20, 0.5, 1.0, 2.0, 1e20}),
+                      Fill::next_open, 1),
+              1800),
+          add("near_levels_rsi_" + tag, series,
+              spec_of(rsi_grid(kBothSides, {1, 2, 5}, {100.0 / 3, 50}, {50, 200.0 / 3, 75}),
+                      Fill::close, 1),
+              1800)}) {
+      c->rank.min_trades = 0;
+    }
+  }
+  add(
+      "near_levels_bollinger_vol_filter", [] { return test::near_level_series(2000, 116, 1.0); },
+      spec_of(with_vol(bollinger_grid(kBothStyles, kBothSides, {2, 5}, {1.0, 2.0}), {2}, {8},
+                       {0.5, 1.0}),
+              Fill::close, 1),
+      1800);
   for (Objective o : {Objective::sortino, Objective::profit_factor}) {
     ParityCase* c =
         add("objective_" + std::string(to_string(o)) + "_constrained_level", rw,

@@ -53,6 +53,44 @@ inline Series constant_series(size_t n, double price) {
   return s;
 }
 
+// Closes on or next to the level families' levels (the edge of the cuda sweep's float32
+// screen): blocks of 6 bars at one price P, then P * (1 + e) and P * (1 - e) for e from a
+// list of ulp-sized, dead-band-sized (1e-10 relative, just above and below) and ordinary
+// moves; P walks between blocks and everything is scaled by `scale`. Within a block SMA(n <= 6)
+// is P and STD(n) counts as 0 (U = L = M = close); on a moved bar with n = 2 and k = 1 the
+// close lies on a band (x - M = e*P/2 = STD), RSI(1) is exactly 0, 50 or 100 and RSI(2)
+// 100/3 or 200/3 (to the last bits).
+inline Series near_level_series(size_t n, uint64_t seed, double scale) {
+  static constexpr double kMoves[] = {0x1p-52,       3 * 0x1p-52,   -0x1p-52, 1e-10,  -1e-10,
+                                      1.0000001e-10, 0.9999999e-10, 2e-10,    -3e-10, 1e-9,
+                                      1e-7,          1e-6,          -1e-6,    1e-3,   0.02};
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> step(0, 0.01);
+  Series s;
+  s.reserve(n);
+  double price = 100 * scale, prev = price;
+  size_t move = 0;
+  auto push = [&](double close) {
+    Bar b;
+    b.ts_ns = static_cast<int64_t>(s.size() + 1) * kMinuteNs;
+    b.open = prev;
+    b.close = close;
+    b.high = std::max(b.open, b.close);
+    b.low = std::min(b.open, b.close);
+    b.volume = 1;
+    s.push_back(b);
+    prev = close;
+  };
+  while (s.size() < n) {
+    for (int i = 0; i < 6 && s.size() < n; ++i) push(price);
+    const double e = kMoves[move++ % std::size(kMoves)];
+    if (s.size() < n) push(price * (1 + e));
+    if (s.size() < n) push(price * (1 - e));
+    price *= std::exp(step(rng));
+  }
+  return s;
+}
+
 // A random walk in which, at each bar of `spikes`, the price opens and closes `factor` times
 // higher than the previous close: a short held through it loses more than 100% in one bar.
 inline Series spike_series(size_t n, uint64_t seed, std::vector<size_t> spikes, double factor) {
