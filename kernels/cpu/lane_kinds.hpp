@@ -54,10 +54,10 @@ decltype(auto) with_kind(int kind, Fn&& fn) {
   return [&]<int... K>(std::integer_sequence<int, K...>)->decltype(auto) {
     using R = decltype(fn(std::integral_constant<int, 0>{}));
     if constexpr (std::is_void_v<R>) {
-      ((kind == K ? (fn(std::integral_constant<int, K>{}), true) : false) || ...);
+      (void)((kind == K ? (fn(std::integral_constant<int, K>{}), true) : false) || ...);
     } else {
       R out{};
-      ((kind == K ? (out = fn(std::integral_constant<int, K>{}), true) : false) || ...);
+      (void)((kind == K ? (out = fn(std::integral_constant<int, K>{}), true) : false) || ...);
       return out;
     }
   }

@@ -40,9 +40,9 @@ WFOD_HOST_DEVICE inline V level_rule(bool fade, const LevelSignals<B>& s, V held
   // breakout; the two cannot both hold (U >= L), so one expression serves both.
   return short_entry ? short_value
                      : (long_entry ? one
-                                   : ((held == one) & keep_long
+                                   : (((held == one) & keep_long)
                                           ? one
-                                          : ((held == -one) & keep_short ? -one : zero)));
+                                          : (((held == -one) & keep_short) ? -one : zero)));
 }
 
 // RSI's middle level (SPEC §5: exits at 50).
