@@ -366,8 +366,7 @@ class CudaBackend final : public Backend {
                     req.precision == Precision::fast ? 1 : 0,
                     indicators_.rows,
                     req.strategy.costs.per_unit(),
-                    prefix_view(n),
-                    indicators_.close32.data()};
+                    prefix_view(n)};
     kinds_ = kinds_of(req.strategy.grid);
   }
 

@@ -364,100 +364,20 @@ __device__ inline int decide_int_set_or_hold(const DeviceCombo& c, int short_val
              : held;
 }
 
-// A level family's per-combo constants as floats, for level_screen: bollinger's k (NaN, so
-// that no bar is screened, when k lies outside [2^-40, 2^40]: keeps k * STD's float error
-// within the proof below), rsi_reversion's lo and hi.
-struct LevelFloats {
-  float k, lo, hi;
-};
-
-__device__ inline LevelFloats level_floats(const DeviceCombo& c) {
-  LevelFloats f;
-  f.k = (c.k >= 0x1p-40 && c.k <= 0x1p40) ? __double2float_rn(c.k) : __int_as_float(0x7fc00000);
-  f.lo = __double2float_rn(c.lo);
-  f.hi = __double2float_rn(c.hi);
-  return f;
-}
-
-inline constexpr int kUndecided = 2;  // level_screen: not every comparison is conclusive
-
-// Single-precision screen of a level family's bar (SPEC §4 dead band; SPEC §9: it decides
-// exactly as the float64 rule or not at all). x is the float copy of the close (bollinger) or
-// of RSI(n) (rsi_reversion); m, s the float copies of SMA(n) and STD(n) (s unused by rsi).
-// Returns level_rule's answer when all three signed differences x - U, L - x, x - M clear
-// the margin, else kUndecided (the caller then runs the float64 rule, level_next_at).
-//
-// Why the margin suffices. Every float below is the round-to-nearest of its double (or a
-// float operation on such floats), so with u = 2^-24 and the subnormal step e = 2^-150 each
-// input carries |f - d| <= u|d| + e and each operation adds <= u|result| + e. Bollinger:
-// with T = |x| + |M| + k*S (magnitudes), off = k*S has error <= k*e + S*u*k + 3.1u*k*S
-// (k's, S's and the product's roundings; k in [2^-40, 2^40] makes
-// k*e <= 2^-110, and <= 2^-86 even were subnormals flushed to zero, e = 2^-126); U and L
-// (one more rounding each) are within 2.1u|M| + 4.2u*k*S + 2^-85 of the doubles U_d, L_d
-// that level_next_at compares (themselves rounded sums, error 2^-53 relative, included);
-// the float differences x - U, L - x, x - M then lie within 5.3u*T + 2^-84 < 3.2e-7*T +
-// 2^-84 of the exact x_d - U_d, L_d - x_d, x_d - M_d. rsi_reversion: the levels are exact
-// doubles, x - hi etc. are within 2.1u*T + 3e of the exact difference, T = |x| + |lo| +
-// |hi| + 50 (a larger scale than needed, a looser margin, same proof). The margin is
-// 1e-6*T + 2^-70 (computed in float: within 3u of that). (a) + (b): a float difference above
-// the margin means an exact difference above 1e-6*T(1 - 3e-6) - 3.2e-7*T + 2^-70 - 2^-84 >
-// 6.7e-7*T, and a float difference below -margin an exact one below -6.7e-7*T. (c): the dead
-// band's threshold 1e-10 * max(|x_d|, |y_d|) is at most 1e-10*T(1 + 2^-50) < 6.7e-7*T, and
-// the double subtraction x_d - y_d keeps the sign and at least (1 - 2^-53) of the magnitude,
-// so the double comparison is true in the first case and false (a negative difference never
-// clears a non-negative threshold) in the second: each of the four signals equals the
-// float64 one, hence so does level_rule's answer. Overflow or NaN (prices or k*S beyond
-// float range, k out of range) makes T infinite or NaN, so no difference clears the margin:
-// undecided. Values below 2^-70 (tiny prices) never clear it either: the exact path decides.
-template <int Family>
-__device__ inline int level_screen(bool fade, float x, float m, float s, const LevelFloats& lf,
-                                   int held, int short_value) {
-  float du, dl, dm, scale;
-  if constexpr (Family == kBollinger) {
-    const float off = __fmul_rn(lf.k, s);
-    const float upper = __fadd_rn(m, off), lower = __fsub_rn(m, off);
-    du = __fsub_rn(x, upper);
-    dl = __fsub_rn(lower, x);
-    dm = __fsub_rn(x, m);
-    scale = __fadd_rn(__fadd_rn(fabsf(x), fabsf(m)), fabsf(off));
+// decide_int_set_or_hold for the set-or-hold families, next() for the level families.
+template <int Family, bool Cross, bool Vol>
+__device__ inline int decide_int(const DeviceCombo& c, int short_value, const BarInputs& cur,
+                                 const BarInputs& prev, const double* __restrict__ m, int rows,
+                                 const double* __restrict__ close, long long t, bool fast,
+                                 int held) {
+  if constexpr (is_level_family(Family)) {
+    // The level rule reads the float64 values directly (no float screen yet): exact in both
+    // precisions.
+    return static_cast<int>(next<Family, Cross, Vol>(c, m, rows, close, t, held));
   } else {
-    du = __fsub_rn(x, lf.hi);
-    dl = __fsub_rn(lf.lo, x);
-    dm = __fsub_rn(x, static_cast<float>(kRsiMiddle));
-    scale = __fadd_rn(__fadd_rn(fabsf(x), fabsf(lf.lo)),
-                      __fadd_rn(fabsf(lf.hi), static_cast<float>(kRsiMiddle)));
+    return decide_int_set_or_hold<Family, Cross, Vol>(c, short_value, cur, prev, m, rows, close, t,
+                                                      fast, held);
   }
-  const float margin = __fadd_rn(__fmul_rn(1e-6f, scale), 0x1p-70f);
-  if (!(fabsf(du) > margin && fabsf(dl) > margin && fabsf(dm) > margin)) return kUndecided;
-  const LevelSignals<bool> sig{du > 0.0f, dl > 0.0f, dm > 0.0f, dm < 0.0f};
-  return level_rule<int, bool>(fade, sig, held, short_value, 1, 0);
-}
-
-// The hot-loop form of next() for a level family: the filter through the float screen of
-// decide_loaded (the doubles read only when it cannot settle), then level_screen, then, when
-// that is undecided, the float64 rule. `cur` holds the float rows (a = SMA or RSI, b = STD).
-// x32 is bollinger's close rounded to float (unused by rsi_reversion, whose x is cur.a).
-template <int Family, bool Vol>
-__device__ inline int decide_int_level(const DeviceCombo& c, int short_value, const BarInputs& cur,
-                                       float x32, const LevelFloats& lf,
-                                       const double* __restrict__ m, int rows,
-                                       const double* __restrict__ close, long long t, int held) {
-  if (t < c.first_defined) return 0;
-  const long long at = t * rows;
-  if constexpr (Vol) {
-    int o = -1;
-    if (cur.vl != 0.0f) o = screen_greater(cur.vs / cur.vl, static_cast<float>(c.threshold));
-    if (o < 0) {
-      const double lvd = m[at + c.row_vl];
-      o = lvd != 0.0 && dev_db_greater(m[at + c.row_vs] / lvd, c.threshold);
-    }
-    if (!o) return held;  // the filter is closed: level_next_at holds too
-  }
-  const float x = Family == kBollinger ? x32 : cur.a;
-  const int r = level_screen<Family>(c.fade, x, cur.a, cur.b, lf, held, short_value);
-  if (r != kUndecided) return r;
-  // The filter is open here (or absent), so level_next_at's own filter test passes again.
-  return static_cast<int>(level_next_at<Family, Vol>(c, m + at, close[t], t, held));
 }
 
 // p_t by scanning back (p_{-1} = 0): any chunk starts exactly. Set-or-hold families stop at

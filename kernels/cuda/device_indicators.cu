@@ -388,9 +388,6 @@ void build_indicators(const DeviceHistory& h, size_t bars_u, const std::vector<R
   out.matrix32.resize(static_cast<size_t>(cells));
   to_float_kernel<<<grid_for(cells), kThreads>>>(out.matrix.data(), out.matrix32.data(), cells);
   WFOD_CUDA_CHECK_LAUNCH();
-  out.close32.resize(static_cast<size_t>(bars));
-  to_float_kernel<<<grid_for(bars), kThreads>>>(close, out.close32.data(), bars);
-  WFOD_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace wfod::cuda

@@ -35,7 +35,6 @@ struct DeviceHistory {
 struct DeviceIndicators {
   DeviceBuffer<double> matrix;     // bars x rows, transposed
   DeviceBuffer<float> matrix32;    // the same, rounded to float (decision screen)
-  DeviceBuffer<float> close32;     // the closes rounded to float (bollinger's screen)
   std::map<RowKey, int> row_of;    // key -> row index
   std::vector<int> first_defined;  // per row: first bar with a value (bars if never)
   int rows = 0;

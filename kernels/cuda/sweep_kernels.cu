@@ -140,7 +140,6 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
 
   constexpr int kTile = 32;
   const int short_int = static_cast<int>(c.short_value);
-  [[maybe_unused]] const LevelFloats level_f = level_floats(c);  // level families only
   BarInputs prev{};
   if constexpr (Cross) {
     if (first >= 1) prev = load_inputs<Family, Vol>(c, bars.matrix32, rows, first - 1);
@@ -159,14 +158,14 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
     const float* row_vl = bars.matrix32 + t0 * rows + c.row_vl;
     for (int j = 0; j < count; ++j) {
       BarInputs in{};
-      // rsi_reversion reads one row (RSI(n)): row_b is the same row, not loaded twice.
-      in.a = *row_a;
-      row_a += rows;
-      if constexpr (Family != kRsi) {
+      // The level families decide from the float64 rows (decide_int): no float loads.
+      if constexpr (!is_level_family(Family)) {
+        in.a = *row_a;
         in.b = *row_b;
+        row_a += rows;
         row_b += rows;
       }
-      if constexpr (Vol) {
+      if constexpr (Vol && !is_level_family(Family)) {
         in.vs = *row_vs;
         in.vl = *row_vl;
         row_vs += rows;
@@ -177,17 +176,8 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
       change_mask |= static_cast<unsigned int>(ip2 != ip1) << j;
       held |= static_cast<unsigned long long>(ip1 + 1) << (2 * j);
       ip2 = ip1;
-      if constexpr (is_level_family(Family)) {
-        // Exact in both precisions: the float screen falls back to the float64 rule.
-        float x32 = 0.0f;
-        if constexpr (Family == kBollinger)
-          x32 = bars.close32 ? bars.close32[t0 + j] : __double2float_rn(bars.close[t0 + j]);
-        ip1 = decide_int_level<Family, Vol>(c, short_int, in, x32, level_f, m, rows, bars.close,
-                                            t0 + j, ip1);
-      } else {
-        ip1 = decide_int_set_or_hold<Family, Cross, Vol>(c, short_int, in, prev, m, rows,
-                                                         bars.close, t0 + j, bars.fast, ip1);
-      }
+      ip1 = decide_int<Family, Cross, Vol>(c, short_int, in, prev, m, rows, bars.close, t0 + j,
+                                           bars.fast, ip1);
       prev = in;
     }
     p2 = ip2;

@@ -58,9 +58,6 @@ struct BarData {
   int rows;
   double cost;
   PrefixData prefix;
-  // The closes rounded to float (round to nearest), or null: bollinger's float screen then
-  // rounds close[t] itself (a float64 conversion per bar, slower on the device, same value).
-  const float* close32 = nullptr;
 };
 
 struct RankParams {
