@@ -247,12 +247,14 @@ std::vector<double> parse_real_axis(std::string_view text) {
 }
 
 namespace {
-// Pairs (a, b), a from `lo` and b from `hi`, with a < b.
-uint64_t ordered_pairs(const std::vector<int>& lo, const std::vector<int>& hi) {
-  std::vector<int> sorted = hi;
+// Pairs (a, b), a from `lo` and b from `hi`, with a < b: O((|lo| + |hi|) log |hi|), since
+// axes may hold 10^7 values each.
+template <typename T>
+uint64_t ordered_pairs(const std::vector<T>& lo, const std::vector<T>& hi) {
+  std::vector<T> sorted = hi;
   std::sort(sorted.begin(), sorted.end());
   uint64_t n = 0;
-  for (int a : lo)
+  for (const T& a : lo)
     n += static_cast<uint64_t>(sorted.end() - std::upper_bound(sorted.begin(), sorted.end(), a));
   return n;
 }
@@ -288,11 +290,7 @@ ComboCount count_combos(const Grid& g) {
       break;
     case Family::rsi_reversion: {
       pairs = uint64_t{g.n.size()} * g.lo.size() * g.hi.size();
-      uint64_t ordered = 0;
-      for (double lo : g.lo)
-        ordered += static_cast<uint64_t>(
-            std::count_if(g.hi.begin(), g.hi.end(), [lo](double hi) { return lo < hi; }));
-      valid_pairs = at_least_2(g.n) * ordered;
+      valid_pairs = at_least_2(g.n) * ordered_pairs(g.lo, g.hi);
       break;
     }
   }

@@ -4,6 +4,7 @@
 // the key, and name their parameters once for every printer (wfod/grid_params.hpp).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -94,6 +95,32 @@ TEST(LevelFamilyGrid, CountCombosMatchesDecodingEveryId) {
   // Bollinger reads SMA(n) and STD(n); RSI one row per n.
   EXPECT_EQ(indicator_series(bollinger_grid()), 2u * 3);
   EXPECT_EQ(indicator_series(rsi_grid()), 3u);
+}
+
+// Counting valid rsi combos is not quadratic in the level axes: each may hold 10^7 values, and
+// a product of two such axes compared pair by pair would hold the plan line for hours.
+TEST(LevelFamilyGrid, CountingLevelPairsOfHugeAxesIsFast) {
+  Grid g;
+  g.family = Family::rsi_reversion;
+  g.n = {14};
+  for (int i = 1; i <= 2'000'000; ++i) {
+    g.lo.push_back(i * 1e-5);       // 0.00001 .. 20
+    g.hi.push_back(19 + i * 1e-5);  // 19.00001 .. 39
+  }
+  // The expected count by a two-pointer merge over the sorted axes (both already sorted).
+  uint64_t want = 0;
+  size_t j = 0;
+  for (double lo : g.lo) {
+    while (j < g.hi.size() && g.hi[j] <= lo) ++j;
+    want += g.hi.size() - j;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const ComboCount c = count_combos(g);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(c.valid, want);
+  EXPECT_EQ(c.family_rule, c.total - want);
+  EXPECT_LT(seconds, 10.0);  // pair by pair: 4e12 comparisons
 }
 
 TEST(LevelFamilyGrid, ValidateRejectsWhatNoComboCanMean) {
