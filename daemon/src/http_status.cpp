@@ -30,7 +30,8 @@ std::optional<std::pair<std::string, uint16_t>> parse_http_address(std::string_v
   return config::parse_host_port(text);
 }
 
-std::string http_response(std::string_view head, const HealthInput& h) {
+std::string status_http_response(std::string_view head, const std::function<std::string()>& metrics,
+                                 const std::function<HealthVerdict()>& health) {
   const size_t eol = head.find("\r\n");
   const std::string_view line = head.substr(0, eol);
   const size_t sp1 = line.find(' ');
@@ -45,14 +46,24 @@ std::string http_response(std::string_view head, const HealthInput& h) {
   if (method != "GET" && method != "HEAD") return text(405, "Method Not Allowed", "GET only\n");
   std::string r;
   if (path == "/metrics") {
-    r = response(200, "OK", "text/plain; version=0.0.4; charset=utf-8", prometheus_metrics(h));
+    r = response(200, "OK", "text/plain; version=0.0.4; charset=utf-8", metrics());
   } else if (path == "/healthz") {
-    r = h.degraded ? text(503, "Service Unavailable", "degraded\n") : text(200, "OK", "ok\n");
+    const HealthVerdict v = health();
+    r = v.ok ? text(200, "OK", "ok\n")
+             : text(503, "Service Unavailable", "degraded" + v.detail + "\n");
   } else {
     r = text(404, "Not Found", "try /metrics or /healthz\n");
   }
   if (method == "HEAD") r.erase(r.find("\r\n\r\n") + 4);
   return r;
+}
+
+std::string http_response(std::string_view head, const HealthInput& h) {
+  return status_http_response(
+      head, [&h] { return prometheus_metrics(h); },
+      [&h] {
+        return HealthVerdict{!h.degraded, ""};
+      });
 }
 
 }  // namespace wfod::daemon

@@ -1,28 +1,11 @@
 // wfo-proxy's /metrics and /healthz (proxy_status.hpp), written with the daemon's
-// PrometheusText so the format rules are the daemon's.
+// PrometheusText and served by its status_http_response, so the rules are the daemon's.
 #include "proxy_status.hpp"
 
+#include "wfod/daemon/http_status.hpp"
 #include "wfod/daemon/prometheus_text.hpp"
 
 namespace wfod::proxy {
-
-namespace {
-
-std::string response(int code, std::string_view reason, std::string_view type,
-                     std::string_view body) {
-  std::string r = "HTTP/1.1 " + std::to_string(code) + " " + std::string(reason) + "\r\n";
-  r += "Content-Type: " + std::string(type) + "\r\n";
-  r += "Content-Length: " + std::to_string(body.size()) + "\r\n";
-  r += "Connection: close\r\n\r\n";
-  r += body;
-  return r;
-}
-
-std::string text(int code, std::string_view reason, std::string_view body) {
-  return response(code, reason, "text/plain; charset=utf-8", body);
-}
-
-}  // namespace
 
 std::string metrics_text(const ProxyStatus& s, std::string_view version) {
   wfod::daemon::PrometheusText m;
@@ -55,38 +38,19 @@ std::string metrics_text(const ProxyStatus& s, std::string_view version) {
 }
 
 std::string http_response(std::string_view head, const ProxyStatus& s, std::string_view version) {
-  const size_t eol = head.find("\r\n");
-  const std::string_view line = head.substr(0, eol);
-  const size_t sp1 = line.find(' ');
-  const size_t sp2 = sp1 == std::string_view::npos ? sp1 : line.find(' ', sp1 + 1);
-  if (sp1 == std::string_view::npos || sp2 == std::string_view::npos ||
-      line.substr(sp2 + 1).substr(0, 5) != "HTTP/") {
-    return text(400, "Bad Request", "bad request\n");
-  }
-  const std::string_view method = line.substr(0, sp1);
-  std::string_view path = line.substr(sp1 + 1, sp2 - sp1 - 1);
-  if (const size_t q = path.find('?'); q != std::string_view::npos) path = path.substr(0, q);
-  if (method != "GET" && method != "HEAD") return text(405, "Method Not Allowed", "GET only\n");
-  std::string r;
-  if (path == "/metrics") {
-    r = response(200, "OK", "text/plain; version=0.0.4; charset=utf-8", metrics_text(s, version));
-  } else if (path == "/healthz") {
-    std::string down;
-    for (const auto& [endpoint, up] : s.upstreams) {
-      if (!up) down += " " + endpoint;
-    }
-    if (!s.stats_ok) {
-      r = text(503, "Service Unavailable", "degraded: the forwarder does not answer\n");
-    } else if (!down.empty()) {
-      r = text(503, "Service Unavailable", "degraded: upstream not connected:" + down + "\n");
-    } else {
-      r = text(200, "OK", "ok\n");
-    }
-  } else {
-    r = text(404, "Not Found", "try /metrics or /healthz\n");
-  }
-  if (method == "HEAD") r.erase(r.find("\r\n\r\n") + 4);
-  return r;
+  return wfod::daemon::status_http_response(
+      head, [&] { return metrics_text(s, version); },
+      [&] {
+        std::string down;
+        for (const auto& [endpoint, up] : s.upstreams) {
+          if (!up) down += " " + endpoint;
+        }
+        if (!s.stats_ok)
+          return wfod::daemon::HealthVerdict{false, ": the forwarder does not answer"};
+        if (!down.empty())
+          return wfod::daemon::HealthVerdict{false, ": upstream not connected:" + down};
+        return wfod::daemon::HealthVerdict{};
+      });
 }
 
 }  // namespace wfod::proxy

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,5 +25,17 @@ std::optional<std::pair<std::string, uint16_t>> parse_http_address(std::string_v
 // GET /healthz (200 "ok" or 503 "degraded"); 404 for other paths, 405 for other methods,
 // 400 for anything unparsable.
 std::string http_response(std::string_view request_head, const HealthInput& h);
+
+// /healthz's verdict: 200 "ok", or 503 "degraded" followed by `detail` (e.g. ": why").
+struct HealthVerdict {
+  bool ok = true;
+  std::string detail;
+};
+
+// The same status endpoint for any program (wfod, wfo-proxy): `metrics` makes the /metrics
+// body (Prometheus text) and `health` the /healthz verdict, each called only for its path.
+std::string status_http_response(std::string_view request_head,
+                                 const std::function<std::string()>& metrics,
+                                 const std::function<HealthVerdict()>& health);
 
 }  // namespace wfod::daemon
