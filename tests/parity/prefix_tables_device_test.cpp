@@ -50,7 +50,7 @@ void expect_same_tables(const std::string& name, const Series& s) {
           {"sparse", &detail::PrefixTables::sparse}};
       for (const auto& [table, member] : tables) {
         const auto& w = want.*member;
-        const auto& g = got->*member;
+        const auto& g = (*got).*member;
         ASSERT_EQ(g.size(), w.size()) << table;
         const long long at = first_difference(w, g);
         EXPECT_EQ(at, -1) << table << "[" << at << "]: host " << std::hexfloat
