@@ -22,11 +22,11 @@
 #include "cuda/device_indicators.cuh"
 #include "cuda/fault_injection.cuh"
 #include "cuda/grid_tables.cuh"
+#include "cuda/prefix_tables.cuh"
 #include "cuda/selection_device.hpp"
 #include "cuda/selection_lean.cuh"
 #include "cuda/selection_pipeline.cuh"
 #include "cuda/sweep_kernels.cuh"
-#include "src/compensated.hpp"
 #include "wfod/cuda_arch.hpp"
 #include "wfod/segments.hpp"
 #include "wfod/selection/blocks.hpp"
@@ -349,16 +349,14 @@ class CudaBackend final : public Backend {
       keep(uploaded_.low, h.low);
       history_.bars = n;
     }
-    std::vector<double> gap, body;
-    bar_returns(h, req.strategy.fill, n, gap, body);
-    gap_.upload(gap);
-    body_.upload(body);
     cost_ = req.strategy.costs.per_unit();
-    upload_prefix(gap, body);
+    // Bar returns, prefix sums, trees and sparse tables: kernels over the device history.
+    build_prefix_tables(history_.close.data(), history_.open.data(), req.strategy.fill, n, cost_,
+                        prefix_tables_);
     build_indicators(history_, n, rows_needed(req.strategy.grid), indicators_);
     build_tables(req.strategy.grid, indicators_, tables_);
-    bars_ = BarData{gap_.data(),
-                    body_.data(),
+    bars_ = BarData{prefix_tables_.gap.data(),
+                    prefix_tables_.body.data(),
                     history_.close.data(),
                     indicators_.matrix.data(),
                     indicators_.matrix32.data(),
@@ -366,7 +364,7 @@ class CudaBackend final : public Backend {
                     req.precision == Precision::fast ? 1 : 0,
                     indicators_.rows,
                     req.strategy.costs.per_unit(),
-                    prefix_view(n)};
+                    prefix_tables_.view()};
     kinds_ = kinds_of(req.strategy.grid);
   }
 
@@ -386,109 +384,6 @@ class CudaBackend final : public Backend {
           g.entry.end())
         kinds.push_back({kMaCross, cross, vol, plain});
     return kinds;
-  }
-
-  // Prefix sums of r_t = gap_t + body_t and friends (PrefixData), accumulated with
-  // compensation on the host so every stored prefix is within an ulp of the exact sum.
-  void upload_prefix(const std::vector<double>& gap, const std::vector<double>& body) {
-    const size_t n = gap.size();
-    std::vector<double> all(kPrefixArrays * (n + 1), 0.0);
-    detail::CompensatedSum acc[kPrefixArrays];
-    for (size_t t = 0; t < n; ++t) {
-      const double r = t == 0 ? 0.0 : gap[t] + body[t];
-      const double terms[kPrefixArrays] = {r,
-                                           r * r,
-                                           r < 0 ? r * r : 0.0,
-                                           r > 0 ? r * r : 0.0,
-                                           1.0 + r > 0 ? std::log1p(r) : 0.0,
-                                           1.0 - r > 0 ? std::log1p(-r) : 0.0,
-                                           1.0 + r > 0 ? 0.0 : 1.0,
-                                           1.0 - r > 0 ? 0.0 : 1.0};
-      for (size_t a = 0; a < kPrefixArrays; ++a) {
-        acc[a].add(terms[a]);
-        all[a * (n + 1) + t + 1] = acc[a].value();
-      }
-    }
-    // Change-bar log growth per (p2, p1): the same segment values as evaluate_range.
-    const double cost = cost_;
-    std::vector<double> change(9 * n, 0.0);
-    for (int p2 = -1; p2 <= 1; ++p2)
-      for (int p1 = -1; p1 <= 1; ++p1) {
-        if (p1 == p2) continue;
-        double* row = &change[static_cast<size_t>((p2 + 1) * 3 + (p1 + 1)) * n];
-        for (size_t t = 1; t < n; ++t) {
-          const double s =
-              (p2 * gap[t] - cost * std::abs(p2)) + (p1 * body[t] - cost * std::abs(p1));
-          row[t] = 1.0 + s > 0 ? std::log1p(s) : 0.0;  // bad bars are flagged in the kernel
-        }
-      }
-    all.insert(all.end(), change.begin(), change.end());
-    prefix_.upload(all);
-    // Drawdown trees over the log growth prefix of each sign (PrefixData::tree_*).
-    tree_leaves_ = 1;
-    while (tree_leaves_ < static_cast<long long>(n)) tree_leaves_ <<= 1;
-    const size_t leaves = static_cast<size_t>(tree_leaves_);
-    std::vector<double> trees(2 * 3 * 2 * leaves);
-    for (int sign = 0; sign < 2; ++sign) {
-      double* tree = &trees[static_cast<size_t>(sign) * 3 * 2 * leaves];
-      const double* log_prefix = &all[static_cast<size_t>(4 + sign) * (n + 1)];
-      for (size_t i = 0; i < leaves; ++i) {
-        double* node = tree + 3 * (leaves + i);
-        const bool real = i < n;
-        node[0] = real ? log_prefix[i + 1] : -HUGE_VAL;
-        node[1] = real ? log_prefix[i + 1] : HUGE_VAL;
-        node[2] = 0.0;
-      }
-      for (size_t i = leaves - 1; i >= 1; --i) {
-        const double *l = tree + 3 * (2 * i), *r = tree + 3 * (2 * i + 1);
-        double* node = tree + 3 * i;
-        node[0] = std::max(l[0], r[0]);
-        node[1] = std::min(l[1], r[1]);
-        node[2] = std::max({l[2], r[2], l[0] - r[1]});
-      }
-    }
-    trees_.upload(trees);
-    // Sparse tables of the same leaves (PrefixData::sparse): level k = max/min over 2^k bars.
-    sparse_levels_ = 1;
-    while ((size_t{1} << sparse_levels_) <= n) ++sparse_levels_;
-    const size_t levels = static_cast<size_t>(sparse_levels_);
-    std::vector<double> sparse(2 * levels * 2 * n);
-    for (size_t sign = 0; sign < 2; ++sign) {
-      const double* log_prefix = &all[(4 + sign) * (n + 1)];
-      auto at = [&](size_t level, size_t which) {
-        return &sparse[((sign * levels + level) * 2 + which) * n];
-      };
-      for (size_t i = 0; i < n; ++i) at(0, 0)[i] = at(0, 1)[i] = log_prefix[i + 1];
-      for (size_t level = 1; level < levels; ++level) {
-        const size_t half = size_t{1} << (level - 1);
-        for (size_t i = 0; i + (half << 1) <= n; ++i) {
-          at(level, 0)[i] = std::max(at(level - 1, 0)[i], at(level - 1, 0)[i + half]);
-          at(level, 1)[i] = std::min(at(level - 1, 1)[i], at(level - 1, 1)[i + half]);
-        }
-      }
-    }
-    sparse_.upload(sparse);
-  }
-
-  PrefixData prefix_view(size_t n) const {
-    const double* base = prefix_.data();
-    auto at = [&](size_t a) { return base + a * (n + 1); };
-    const double* trees = trees_.data();
-    const size_t tree_size = 3 * 2 * static_cast<size_t>(tree_leaves_);
-    return PrefixData{at(0),
-                      at(1),
-                      at(2),
-                      at(3),
-                      at(4),
-                      at(5),
-                      at(6),
-                      at(7),
-                      at(8),
-                      trees,
-                      trees + tree_size,
-                      tree_leaves_,
-                      sparse_.data(),
-                      sparse_levels_};
   }
 
   std::vector<Metrics> evaluate_prepared(const SweepRequest& req,
@@ -555,16 +450,12 @@ class CudaBackend final : public Backend {
     return same_bars(uploaded_.close, h.close, n) && same_bars(uploaded_.open, h.open, n) &&
            same_bars(uploaded_.high, h.high, n) && same_bars(uploaded_.low, h.low, n);
   }
-  static constexpr size_t kPrefixArrays = 8;
   double cost_ = 0;
-  DeviceBuffer<double> gap_, body_, prefix_, trees_;
+  DevicePrefixTables prefix_tables_;
   DeviceBuffer<Candidate> candidates_, reduce_[2];
   DeviceBuffer<Counters> counters_;
   DeviceBuffer<unsigned long long> fallback_;
   DeviceBuffer<Summary> parts_;
-  long long tree_leaves_ = 1;
-  DeviceBuffer<double> sparse_;
-  int sparse_levels_ = 1;
   DeviceIndicators indicators_;
   DeviceGridTables tables_;
   BarData bars_{};
