@@ -1,17 +1,19 @@
-// Device build of the stretch evaluator's tables (prefix_tables.cuh). Bit for bit the host
-// build (src/prefix_tables.cpp): the per-bar values are the same IEEE operations in the same
-// order (this file is compiled with -fmad=false: no contraction the host does not do) and
-// log1p is the host library's (src/libm_log1p.hpp); the compensated sums are not a parallel
-// scan, whose association would round differently, but the host's sequential Neumaier
-// recurrence, one thread block per array; the trees and sparse tables are max / min /
-// difference, exact in any order, and use std::max / std::min's comparisons (hd_max).
+// Device build of the stretch evaluator's tables (prefix_tables.cuh). The per-bar values are
+// the host build's IEEE operations in the same order (src/prefix_tables.cpp; this file is
+// compiled with -fmad=false: no contraction the host does not do), except log1p: CUDA's is
+// within 1 ulp, like the host library's, but not always the same double, so the log rows and
+// what is built on them (log prefixes, trees, sparse tables) may differ from a host build by
+// the ulps of their summands (tests/parity/prefix_tables_device_test.cpp bounds it); every
+// other table is bit for bit. The compensated sums are not a parallel scan, whose association
+// would round differently, but the host's sequential Neumaier recurrence, one thread block
+// per array; the trees and sparse tables are max / min / difference, exact in any order, and
+// use std::max / std::min's comparisons (hd_max).
 #include <algorithm>
 
 #include "cuda/cuda_check.cuh"
 #include "cuda/prefix_tables.cuh"
 #include "cuda/prefix_tables_host.hpp"
 #include "src/compensated.hpp"
-#include "src/libm_log1p.hpp"
 #include "wfod/detail/hd.hpp"
 
 namespace wfod::cuda {
@@ -45,8 +47,8 @@ __global__ void __launch_bounds__(kThreads)
                                                     r * r,
                                                     r < 0 ? r * r : 0.0,
                                                     r > 0 ? r * r : 0.0,
-                                                    1.0 + r > 0 ? detail::libm_log1p(r) : 0.0,
-                                                    1.0 - r > 0 ? detail::libm_log1p(-r) : 0.0,
+                                                    1.0 + r > 0 ? log1p(r) : 0.0,
+                                                    1.0 - r > 0 ? log1p(-r) : 0.0,
                                                     1.0 + r > 0 ? 0.0 : 1.0,
                                                     1.0 - r > 0 ? 0.0 : 1.0};
     for (int a = 0; a < static_cast<int>(detail::kPrefixArrays); ++a)
@@ -56,7 +58,7 @@ __global__ void __launch_bounds__(kThreads)
         double v = 0.0;
         if (p1 != p2 && t > 0) {
           const double s = (p2 * g - cost * abs(p2)) + (p1 * b - cost * abs(p1));
-          v = 1.0 + s > 0 ? detail::libm_log1p(s) : 0.0;
+          v = 1.0 + s > 0 ? log1p(s) : 0.0;
         }
         change[((p2 + 1) * 3 + (p1 + 1)) * n + t] = v;
       }
