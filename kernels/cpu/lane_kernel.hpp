@@ -58,29 +58,25 @@ struct Decision {
 template <Family F, bool Cross, bool Vol>
 inline Decision decide(const LaneInput& in, const double* close, size_t t) {
   if (t < in.first_defined) return {true, 0.0};
-  bool up, down;
+  constexpr auto greater = [](double x, double y) { return db_greater(x, y); };
+  TrendSignals<bool> s;
   if constexpr (F == Family::ma_cross) {
-    const double f = in.a[t], s = in.b[t];
-    up = db_greater(f, s);
-    down = db_greater(s, f);
+    s = ma_cross_signals(in.a[t], in.b[t], greater);
     if constexpr (Cross) {
-      const bool prev_ok = t >= 1 && t - 1 >= in.signal_defined;
-      const double fp = prev_ok ? in.a[t - 1] : 0.0, sp = prev_ok ? in.b[t - 1] : 0.0;
-      up = up && prev_ok && db_greater(sp, fp);
-      down = down && prev_ok && db_greater(fp, sp);
+      const bool before_ok = t >= 1 && t - 1 >= in.signal_defined;
+      const TrendSignals<bool> before = before_ok
+                                            ? ma_cross_signals(in.a[t - 1], in.b[t - 1], greater)
+                                            : TrendSignals<bool>{false, false};
+      s = cross_entries(s, before, before_ok);
     }
   } else {
-    const double c = close[t];
-    up = c > in.a[t];
-    down = c < in.b[t];
+    s = channel_signals(close[t], in.a[t], in.b[t]);
   }
   if constexpr (Vol) {
     const double lv = in.vol_long[t];
-    const bool open = lv != 0.0 && db_greater(in.vol_short[t] / lv, in.threshold);
-    up = up && open;
-    down = down && open;
+    s = gate_trend(s, lv != 0.0 && db_greater(in.vol_short[t] / lv, in.threshold));
   }
-  return {up || down, up ? 1.0 : (down ? in.short_value : 0.0)};
+  return {s.up || s.down, trend_rule(s, 0.0, in.short_value, 1.0)};
 }
 
 // Where a bollinger / rsi_reversion lane's x stands at bar t against its levels (SPEC §4

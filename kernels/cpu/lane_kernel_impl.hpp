@@ -93,32 +93,22 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
       }
     } else {
       const vd x = gather(oa, ti), y = gather(ob, ti);
-      vm up, down;
+      TrendSignals<vm> sig;
       if constexpr (F == Family::ma_cross) {
-        const vd scale = band * vmax(vabs(x), vabs(y));
-        up = x - y > scale;
-        down = y - x > scale;
+        sig = ma_cross_signals(x, y, greater);
         if constexpr (Cross) {
-          const vd xp = gather(oa, ti - 1), yp = gather(ob, ti - 1);
-          const vd scale_p = band * vmax(vabs(xp), vabs(yp));
-          const vm prev_ok = splat(static_cast<double>(t) - 1.0) >= signal_defined;
-          up = up & prev_ok & (yp - xp > scale_p);
-          down = down & prev_ok & (xp - yp > scale_p);
+          const vm before_ok = splat(static_cast<double>(t) - 1.0) >= signal_defined;
+          sig = cross_entries(
+              sig, ma_cross_signals(gather(oa, ti - 1), gather(ob, ti - 1), greater), before_ok);
         }
       } else {
-        const vd close = splat(bars.close[t - bars.base]);
-        up = close > x;
-        down = close < y;
+        sig = channel_signals(splat(bars.close[t - bars.base]), x, y);
       }
       if constexpr (Vol) {
         const vd lv = gather(ovl, ti), sv = gather(ovs, ti);
-        const vd ratio = sv / lv;
-        const vm open =
-            (lv != 0.0) & (ratio - threshold > band * vmax(vabs(ratio), vabs(threshold)));
-        up = up & open;
-        down = down & open;
+        sig = gate_trend(sig, static_cast<vm>((lv != 0.0) & greater(sv / lv, threshold)));
       }
-      next = up ? one : (down ? short_value : held);
+      next = trend_rule(sig, held, short_value, one);
     }
     return splat(static_cast<double>(t)) < first_defined ? zero : next;
   };

@@ -1,8 +1,8 @@
 // A grid as the device sees it: per-axis tables (values and the indicator row each value
 // reads), the mixed-radix decode of a combo id (SPEC §5, first axis fastest), and the
 // decision rules of the strategy families (SPEC §4-5) on the transposed indicator matrix
-// value(row, t) = matrix[t * rows + row]: set-or-hold for ma_cross and channel_breakout,
-// wfod/family_rules.hpp's level rule for bollinger and rsi_reversion.
+// value(row, t) = matrix[t * rows + row], through wfod/family_rules.hpp's rules (trend_rule
+// for ma_cross and channel_breakout, level_rule for bollinger and rsi_reversion).
 #pragma once
 
 #include <cstdint>
@@ -139,33 +139,26 @@ __device__ inline bool decide_at(const DeviceCombo& c, const double* __restrict_
     *value = 0.0;
     return true;
   }
-  bool up, down;
+  constexpr auto greater = [](double x, double y) { return dev_db_greater(x, y); };
+  TrendSignals<bool> s;
   if constexpr (Family == 0) {
-    const double f = at[c.row_a], s = at[c.row_b];
-    up = dev_db_greater(f, s);
-    down = dev_db_greater(s, f);
+    s = ma_cross_signals(at[c.row_a], at[c.row_b], greater);
     if constexpr (Cross) {
-      const bool prev_ok = t - 1 >= c.signal_defined;
-      if (prev_ok) {
-        const double fp = at[c.row_a - rows], sp = at[c.row_b - rows];
-        up = up && dev_db_greater(sp, fp);
-        down = down && dev_db_greater(fp, sp);
-      } else {
-        up = down = false;
-      }
+      const bool before_ok = t - 1 >= c.signal_defined;
+      const TrendSignals<bool> before =
+          before_ok ? ma_cross_signals(at[c.row_a - rows], at[c.row_b - rows], greater)
+                    : TrendSignals<bool>{false, false};
+      s = cross_entries(s, before, before_ok);
     }
   } else {
-    up = close_t > at[c.row_a];
-    down = close_t < at[c.row_b];
+    s = channel_signals(close_t, at[c.row_a], at[c.row_b]);
   }
   if constexpr (Vol) {
     const double lv = at[c.row_vl];
-    const bool open = lv != 0.0 && dev_db_greater(at[c.row_vs] / lv, c.threshold);
-    up = up && open;
-    down = down && open;
+    s = gate_trend(s, lv != 0.0 && dev_db_greater(at[c.row_vs] / lv, c.threshold));
   }
-  *value = up ? 1.0 : (down ? c.short_value : 0.0);
-  return up || down;
+  *value = trend_rule(s, 0.0, c.short_value, 1.0);
+  return s.up || s.down;
 }
 
 // The same on the whole matrix (value(row, t) = m[t * rows + row]) and close series.
@@ -211,7 +204,10 @@ __device__ inline BarInputs load_inputs(const DeviceCombo& c, const float* __res
   return in;
 }
 
-// decide_screened() on preloaded inputs: `cur` for bar t, `prev` for bar t - 1 (cross only).
+// decide_at() on preloaded inputs: `cur` for bar t, `prev` for bar t - 1 (cross only). The
+// signals are ma_cross_signals / channel_signals / the filter's comparison, each settled by
+// its float screen where it can be and by the doubles otherwise (so exactly decide_at's), then
+// composed by the same rule (cross_entries, gate_trend, trend_rule).
 template <int Family, bool Cross, bool Vol>
 __device__ inline bool decide_loaded(const DeviceCombo& c, const BarInputs& cur,
                                      const BarInputs& prev, const double* __restrict__ m, int rows,
@@ -223,7 +219,7 @@ __device__ inline bool decide_loaded(const DeviceCombo& c, const BarInputs& cur,
     return true;
   }
   const long long at = t * rows;
-  bool up, down;
+  TrendSignals<bool> s;
   if constexpr (Family == 0) {
     int g = screen_greater(cur.a, cur.b), l = screen_greater(cur.b, cur.a);
     if (fast && (g < 0 || l < 0)) {  // precision "fast": the floats decide alone
@@ -235,8 +231,7 @@ __device__ inline bool decide_loaded(const DeviceCombo& c, const BarInputs& cur,
       g = dev_db_greater(fd, sd);
       l = dev_db_greater(sd, fd);
     }
-    up = g;
-    down = l;
+    s = {g != 0, l != 0};
     if constexpr (Cross) {
       if (t - 1 >= c.signal_defined) {
         int gp = screen_greater(prev.a, prev.b), lp = screen_greater(prev.b, prev.a);
@@ -249,10 +244,9 @@ __device__ inline bool decide_loaded(const DeviceCombo& c, const BarInputs& cur,
           gp = dev_db_greater(fpd, spd);
           lp = dev_db_greater(spd, fpd);
         }
-        up = up && lp;
-        down = down && gp;
+        s = cross_entries(s, TrendSignals<bool>{gp != 0, lp != 0}, true);
       } else {
-        up = down = false;
+        s = {false, false};
       }
     }
   } else {
@@ -263,11 +257,10 @@ __device__ inline bool decide_loaded(const DeviceCombo& c, const BarInputs& cur,
     if (fast && d < 0) d = px32 < cur.b;
     if (u < 0) u = px > m[at + c.row_a];
     if (d < 0) d = px < m[at + c.row_b];
-    up = u;
-    down = d;
+    s = {u != 0, d != 0};
   }
   if constexpr (Vol) {
-    if (up || down) {
+    if (s.up || s.down) {
       int o = -1;
       if (cur.vl != 0.0f) o = screen_greater(cur.vs / cur.vl, static_cast<float>(c.threshold));
       if (fast && o < 0) o = cur.vl != 0.0f && cur.vs / cur.vl > static_cast<float>(c.threshold);
@@ -275,12 +268,11 @@ __device__ inline bool decide_loaded(const DeviceCombo& c, const BarInputs& cur,
         const double lvd = m[at + c.row_vl];
         o = lvd != 0.0 && dev_db_greater(m[at + c.row_vs] / lvd, c.threshold);
       }
-      up = up && o;
-      down = down && o;
+      s = gate_trend(s, o != 0);
     }
   }
-  *value = up ? 1.0 : (down ? c.short_value : 0.0);
-  return up || down;
+  *value = trend_rule(s, 0.0, c.short_value, 1.0);
+  return s.up || s.down;
 }
 
 // p_t of a level family (SPEC §5 bollinger, rsi_reversion) from p_{t-1} = held, at bar t's
@@ -350,12 +342,15 @@ __device__ inline int decide_int_set_or_hold(const DeviceCombo& c, int short_val
   if constexpr (Family == 0 && !Vol) {
     const int g = screen_greater(cur.a, cur.b), l = screen_greater(cur.b, cur.a);
     if constexpr (!Cross) {
-      if (g >= 0 && l >= 0) return g ? 1 : (l ? short_value : held);
+      if (g >= 0 && l >= 0)
+        return trend_rule(TrendSignals<bool>{g != 0, l != 0}, held, short_value, 1);
     } else {
       if (t - 1 >= c.signal_defined) {
         const int gp = screen_greater(prev.a, prev.b), lp = screen_greater(prev.b, prev.a);
         if (g >= 0 && l >= 0 && gp >= 0 && lp >= 0)
-          return (g && lp) ? 1 : ((l && gp) ? short_value : held);
+          return trend_rule(cross_entries(TrendSignals<bool>{g != 0, l != 0},
+                                          TrendSignals<bool>{gp != 0, lp != 0}, true),
+                            held, short_value, 1);
       }
     }
   }
