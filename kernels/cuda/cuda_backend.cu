@@ -27,6 +27,7 @@
 #include "cuda/selection_pipeline.cuh"
 #include "cuda/sweep_kernels.cuh"
 #include "src/compensated.hpp"
+#include "src/position_cache.hpp"
 #include "wfod/cuda_arch.hpp"
 #include "wfod/segments.hpp"
 #include "wfod/selection/blocks.hpp"
@@ -264,8 +265,10 @@ class CudaBackend final : public Backend {
 
   std::vector<int8_t> positions(const HistoryView& h, const StrategySpec& spec,
                                 const Combo& c) override {
-    // One combo's positions are a sequential scan: the host does it (same rules, SPEC §5).
-    return cpu_->positions(h, spec, c);
+    // One combo's positions are a sequential scan: the host does it (same rules, SPEC §5),
+    // through trackers that a walk's next fold extends (src/position_cache.hpp).
+    if (!c.valid()) return cpu_->positions(h, spec, c);
+    return positions_.positions(h, spec, c, *cpu_);
   }
 
  private:
@@ -560,6 +563,7 @@ class CudaBackend final : public Backend {
   std::string device_name_;
   long long resident_threads_ = 0;
   std::unique_ptr<Backend> cpu_ = make_cpu_backend();
+  detail::PositionCache positions_;
   DeviceHistory history_;
   // Host copies of the bars in history_ (its first history_.bars of each column).
   struct UploadedBars {
