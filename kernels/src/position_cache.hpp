@@ -1,11 +1,13 @@
 // Positions p_t (SPEC §2) of the combos a backend was asked for lately. A walk asks for its
 // winner's positions fold after fold (its OOS bars, its selection's DSR returns) on ever
-// longer prefixes of one history: a combo asked for again gets a tracker over the bars it
-// saw, which later requests extend by the new bars (PositionTracker::extend, identical to
-// the cpu backend's positions) instead of recomputing from the anchor. A combo asked for
-// once is computed from the anchor by the batch path (faster than starting a tracker: a
-// walk's arg-max winners mostly change from fold to fold). The cuda backend answers
-// positions() through it; cpu and cpu_ref compute from the anchor every time.
+// longer prefixes of one history: a combo asked for a third time gets a tracker over the bars
+// it saw, which later requests extend by the new bars (PositionTracker::extend, identical to
+// the cpu backend's positions) instead of recomputing from the anchor. The first two
+// requests take the batch path: starting a tracker costs 1-2.5x a batch pass, and a walk's
+// winners often change from fold to fold (a walk with selection asks for each winner twice
+// per fold: DSR, then OOS), so a combo pays for its tracker only once it has come back.
+// The cuda backend answers positions() through it; cpu and cpu_ref compute from the anchor
+// every time.
 #pragma once
 
 #include <cstdint>
@@ -32,12 +34,10 @@ class PositionCache {
     if (!matches_seen(h, std::min(n, seen_bars()))) clear();
     if (n > seen_bars()) remember(h, seen_bars(), n);
     Entry* entry = find(c);
-    if (entry == nullptr) {
-      insert(c).used = ++clock_;
-      return batch.positions(h, spec, c);
-    }
+    if (entry == nullptr) entry = &insert(c);
     entry->used = ++clock_;
-    if (!entry->tracker) entry->tracker.emplace(spec, c);  // asked for again: worth one
+    if (!entry->tracker && ++entry->asked <= kBatchRequests) return batch.positions(h, spec, c);
+    if (!entry->tracker) entry->tracker.emplace(spec, c);
     PositionTracker& tracker = *entry->tracker;
     if (tracker.bars() <= n) return tracker.extend(h);
     return tracker.positions(0, n);
@@ -53,9 +53,12 @@ class PositionCache {
   }
 
  private:
+  // Requests of one combo answered by the batch path before it gets a tracker.
+  static constexpr int kBatchRequests = 2;
   struct Entry {
     Combo combo;
-    std::optional<PositionTracker> tracker;  // from the second request on
+    std::optional<PositionTracker> tracker;  // from request kBatchRequests + 1 on
+    int asked = 0;
     uint64_t used = 0;
   };
 
