@@ -20,6 +20,52 @@ export LD_LIBRARY_PATH=$S/lib:${LD_LIBRARY_PATH:-}
 } > "$OUT/device.txt" 2>&1
 cat "$OUT/device.txt"
 
+# Walk-forward end to end (issue 15 item 2): btcperp m1 (45k bars), 40,000 SMA combos, IS 10,000,
+# OOS 1,000 (31 folds), rolling and anchored without selection and rolling with the default
+# robust selection, each checked against the cpu backend (FAIL lines on a difference); then
+# `wfo walk` and `wfo sweep` as a user runs them, timed whole. Runs before gpu_bench;
+# WFOD_WALK_ONLY=1: the walk parity tests (chosen, fused and 64-chunk layouts) and this only.
+# wall OUT CMD...: CMD's whole process timed (no /usr/bin/time needed), printed as
+# "rc=N wall S s; <wfo's own time: line>".
+wall() {
+  local out=$1 t0 t1 rc
+  shift
+  t0=$(date +%s.%N)
+  "$@" > "$out.txt" 2> "$out.err"
+  rc=$?
+  t1=$(date +%s.%N)
+  awk -v a="$t0" -v b="$t1" -v rc=$rc -v line="$(grep -h '^time:' "$out.txt" "$out.err")" \
+    'BEGIN { printf "rc=%d wall %.3f s; %s\n", rc, b - a, line }'
+  grep -hE "rror" "$out.err" | head -5
+}
+walk_section() {
+  echo "== walk_bench cuda (btcperp m1, 200 x 200 SMA, IS 10000, OOS 1000)"
+  "$S/bin/walk_bench" cuda /work/shared/data/btcperp_ftx_m1_2022-01.csv 10000 1000 200 200 \
+    "${WFOD_WALK_REPEAT:-3}" 0 1 1 2>&1 | tee "$OUT/walk_bench.txt"
+  echo "rc=${PIPESTATUS[0]} $(grep -E '^\| cuda' "$OUT/walk_bench.txt" | cut -d'|' -f3,4,10,11,12 | tr '\n' ';')"
+  W="--csv /work/shared/data/btcperp_ftx_m1_2022-01.csv --family ma_cross --fast 2:201:1 --slow 205:1200:5 --bars-per-year 525600"
+  for b in cuda cpu; do
+    echo "== wfo walk --backend $b --no-selection (whole process)"
+    wall "$OUT/wfo_walk_$b" "$S/bin/wfo" walk $W --is 10000 --oos 1000 --no-selection --backend $b
+  done
+  echo "== wfo walk --backend cuda, default selection (whole process)"
+  wall "$OUT/wfo_walk_cuda_selection" "$S/bin/wfo" walk $W --is 10000 --oos 1000 --backend cuda
+  echo "== wfo sweep --backend cuda, 40,000 combos x 40,000 bars --no-selection (whole process)"
+  wall "$OUT/wfo_sweep" "$S/bin/wfo" sweep $W --window 40000 --warmup 3600 --no-selection --backend cuda
+}
+if [ "${WFOD_WALK_ONLY:-0}" = "1" ]; then
+  for pass in "chosen:WFOD_CUDA_FORCE_CHUNKS=0" "fused:WFOD_CUDA_FORCE_CHUNKS=1" "chunked64:WFOD_CUDA_FORCE_CHUNKS=64"; do
+    name=${pass%%:*}
+    echo "== walk parity ($name: ${pass#*:})"
+    env ${pass#*:} "$S/bin/wfod_parity_tests" --gtest_brief=1 \
+      --gtest_filter='*WalkPrepared*:*WalkPreparation*:*WalkParity*:PositionCache*' > "$OUT/walk_parity_$name.log" 2>&1
+    echo "rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$OUT/walk_parity_$name.log" | tr '\n' ' ')"
+    grep -sE "FAILED|Failure|Expected|Which is" "$OUT/walk_parity_$name.log" | head -20
+  done
+  walk_section
+  exit 0
+fi
+
 # Robust selection on the device, only with WFOD_SELECTION=1: the device-vs-host
 # parity tests (block summaries, robust_scores, CSCV, plateau), then selection_bench at the
 # issue's size (200k SMA combos, W = 10k, S = 16). WFOD_SELECTION_ONLY=1: just this.
@@ -124,6 +170,9 @@ if [ "${WFOD_MEMCHECK:-1}" = "1" ] && command -v compute-sanitizer >/dev/null; t
   echo "rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)"
 fi
 fi  # WFOD_BENCH_ONLY
+walk_section
+
+
 echo "== gpu_bench"
 "$S/bin/gpu_bench" "${WFOD_BENCH_REPEAT:-7}" 2> "$OUT/gpu_bench.err" | tee "$OUT/gpu_bench.txt"
 if [ "${WFOD_PROFILE:-0}" = "1" ] && command -v ncu >/dev/null; then

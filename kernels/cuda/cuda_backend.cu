@@ -27,6 +27,7 @@
 #include "cuda/selection_lean.cuh"
 #include "cuda/selection_pipeline.cuh"
 #include "cuda/sweep_kernels.cuh"
+#include "src/position_cache.hpp"
 #include "wfod/cuda_arch.hpp"
 #include "wfod/segments.hpp"
 #include "wfod/selection/blocks.hpp"
@@ -73,7 +74,9 @@ class CudaBackend final : public Backend {
 
     GpuEvent e0, e1, e2, e3;
     e0.record();
-    prepare(req);
+    // A walk's folds (SweepRequest::prepare_bars) and repeated requests on the same bars
+    // reuse the preparation: only the window moves.
+    prepare_unless_current(req);
     e1.record();
 
     // Layout by shape: enough combos to fill the GPU -> one thread per combo; otherwise
@@ -209,7 +212,7 @@ class CudaBackend final : public Backend {
         throw std::invalid_argument("combo id " + std::to_string(id) + " is invalid");
     }
     maybe_inject_fault();
-    prepare(req);
+    prepare_unless_current(req);
     return evaluate_prepared(req, std::vector<uint64_t>(ids.begin(), ids.end()));
   }
 
@@ -262,8 +265,10 @@ class CudaBackend final : public Backend {
 
   std::vector<int8_t> positions(const HistoryView& h, const StrategySpec& spec,
                                 const Combo& c) override {
-    // One combo's positions are a sequential scan: the host does it (same rules, SPEC §5).
-    return cpu_->positions(h, spec, c);
+    // One combo's positions are a sequential scan: the host does it (same rules, SPEC §5),
+    // through trackers that a walk's next fold extends (src/position_cache.hpp).
+    if (!c.valid()) return cpu_->positions(h, spec, c);
+    return positions_.positions(h, spec, c, *cpu_);
   }
 
  private:
@@ -300,17 +305,27 @@ class CudaBackend final : public Backend {
     const char* k = std::getenv("WFOD_CUDA_KERNEL");
     return k && std::string_view(k) == "plain";
   }
+  // The first n bars kept equal the first n of `now`.
   static bool same_bars(const std::vector<double>& kept, std::span<const double> now, size_t n) {
-    return kept.size() == n && now.size() >= n &&
+    return kept.size() >= n && now.size() >= n &&
            (n == 0 || std::memcmp(kept.data(), now.data(), n * sizeof(double)) == 0);
   }
+  // Bars [0, n) that prepare(req) builds: the window's end, or further when the request
+  // asks (SweepRequest::prepare_bars: a walk's folds then share one preparation).
+  static size_t prepare_target(const SweepRequest& req) {
+    const size_t wanted = std::min(req.prepare_bars, req.history.size());
+    return std::max(req.window.end, wanted);
+  }
+  // The preparation serves any request whose bars up to its window's end are the prepared
+  // ones: every prepared value at bar t (uploaded bars, gap/body returns, prefix sums, trees
+  // and sparse tables of their leaves, indicator rows, first-defined bars capped at the
+  // prepared length) depends only on bars <= t, and the kernels read none past window.end.
   bool prepared_for(const SweepRequest& req) const {
     const PreparedKey& k = prepared_key_;
-    const auto& h = req.history;
-    const size_t n = req.window.end;
     return k.valid && k.fill == req.strategy.fill && k.cost == req.strategy.costs.per_unit() &&
            k.precision == req.precision && k.plain == plain_kernel() &&
-           same_grid(k.grid, req.strategy.grid) && history_.bars == n && uploaded_matches(h, n);
+           same_grid(k.grid, req.strategy.grid) && history_.bars >= prepare_target(req) &&
+           uploaded_matches(req.history, req.window.end);
   }
   void prepare_unless_current(const SweepRequest& req) {
     if (!prepared_for(req)) prepare(req);
@@ -331,10 +346,10 @@ class CudaBackend final : public Backend {
 
   void prepare_state(const SweepRequest& req) {
     const auto& h = req.history;
-    const size_t n = req.window.end;  // bars past the window's end are never read
+    const size_t n = prepare_target(req);  // bars past it are never read
     // Every bar compared (O(n), small next to any sweep): a caller may edit a bar in place
     // in the same buffer, and a stale device history would be silently wrong.
-    if (history_.bars != n || !uploaded_matches(h, n)) {
+    if (history_.bars != n || uploaded_.close.size() != n || !uploaded_matches(h, n)) {
       history_.bars = 0;  // until all four columns are up
       history_.close.upload(h.close.data(), n);
       history_.open.upload(h.open.data(), n);
@@ -390,9 +405,11 @@ class CudaBackend final : public Backend {
                                          const std::vector<uint64_t>& ids) {
     std::vector<Metrics> out(ids.size());
     if (ids.empty()) return out;
-    DeviceBuffer<unsigned long long> d_ids;
+    // Grow-only members: a walk evaluates its winners every fold without an allocation.
+    DeviceBuffer<unsigned long long>& d_ids = eval_ids_;
     d_ids.upload(reinterpret_cast<const unsigned long long*>(ids.data()), ids.size());
-    DeviceBuffer<Summary> summaries(ids.size());
+    DeviceBuffer<Summary>& summaries = eval_summaries_;
+    summaries.ensure(ids.size());
     const long long window = static_cast<long long>(req.window.bars);
     for (const auto& kind : kinds_)
       launch_sweep_chunks(kind, tables_.view, bars_, static_cast<long long>(req.window.first()),
@@ -441,6 +458,7 @@ class CudaBackend final : public Backend {
   std::string device_name_;
   long long resident_threads_ = 0;
   std::unique_ptr<Backend> cpu_ = make_cpu_backend();
+  detail::PositionCache positions_;
   DeviceHistory history_;
   // Host copies of the bars in history_ (its first history_.bars of each column).
   struct UploadedBars {
@@ -456,6 +474,8 @@ class CudaBackend final : public Backend {
   DeviceBuffer<Counters> counters_;
   DeviceBuffer<unsigned long long> fallback_;
   DeviceBuffer<Summary> parts_;
+  DeviceBuffer<unsigned long long> eval_ids_;
+  DeviceBuffer<Summary> eval_summaries_;
   DeviceIndicators indicators_;
   DeviceGridTables tables_;
   BarData bars_{};

@@ -44,6 +44,10 @@ WalkResult walk_forward(Backend& backend, const HistoryView& h, const StrategySp
                                 std::to_string(spec.warmup + spec.is_bars + spec.oos_bars + 1) +
                                 " bars, the history has " + std::to_string(h.size()));
 
+  // The last fold's in-sample end: a backend preparing per history (cuda) prepares the bars
+  // up to it once, and every fold's sweep (and selection) then reuses it.
+  const size_t last_end = spec.warmup + spec.is_bars + (folds - 1) * spec.oos_bars + 1;
+
   WalkResult result;
   const double cost = strategy.costs.per_unit();
   const double annual = strategy.bars_per_year;
@@ -72,6 +76,7 @@ WalkResult walk_forward(Backend& backend, const HistoryView& h, const StrategySp
     req.precision = precision;
     req.threads = threads;
     req.memory_budget = spec.memory_budget;
+    req.prepare_bars = last_end;
     if (progress)
       req.progress = [&progress, f, folds](double x) {
         progress((static_cast<double>(f) + x) / static_cast<double>(folds));

@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
+#include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -288,6 +291,62 @@ TEST(WalkForward, SwitchCostAndRunOnAcrossBoundaries) {
     ++checked;
   }
   EXPECT_GT(checked, 0u);
+}
+
+// A backend that records the requests it sees and answers through cpu_ref.
+class RecordingBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "recording"; }
+  SweepResult sweep(const SweepRequest& req) override {
+    seen.push_back(req.window.end);
+    prepare.push_back(req.prepare_bars);
+    return inner_->sweep(req);
+  }
+  std::vector<Metrics> evaluate(const SweepRequest& req, std::span<const uint64_t> ids) override {
+    return inner_->evaluate(req, ids);
+  }
+  std::vector<int8_t> positions(const HistoryView& h, const StrategySpec& spec,
+                                const Combo& c) override {
+    return inner_->positions(h, spec, c);
+  }
+  std::vector<Summary> block_summaries(const SweepRequest& req,
+                                       std::span<const size_t> cuts) override {
+    return inner_->block_summaries(req, cuts);
+  }
+  std::vector<size_t> seen, prepare;
+
+ private:
+  std::unique_ptr<Backend> inner_ = make_backend("cpu_ref");
+};
+
+// Every fold's request (and so its selection's, which gets the same request) asks a backend
+// that prepares per history to prepare through the last fold's in-sample end once: the
+// cuda backend then builds rows and tables once per walk (tests/parity/walk_parity_test.cpp
+// holds the results equal).
+TEST(WalkForward, EveryFoldAsksToPrepareThroughTheLastFoldsEnd) {
+  for (const WalkCase& c : walk_cases()) {
+    SCOPED_TRACE(c.name);
+    RecordingBackend be;
+    size_t selector_saw = 0;
+    const FoldSelector select = [&](const SweepRequest& req, const SweepResult& sweep,
+                                    const std::optional<Ranked>&) -> std::optional<Ranked> {
+      selector_saw = req.prepare_bars;
+      if (sweep.top.empty()) return std::nullopt;
+      return sweep.top.front();
+    };
+    const HistoryView h = HistoryView::of(c.series);
+    const WalkResult r =
+        walk_forward(be, h, c.spec, c.rank, c.walk, Precision::exact, 1, {}, select);
+    ASSERT_GE(r.folds.size(), 2u);
+    ASSERT_EQ(be.seen.size(), r.folds.size());
+    const size_t last_end = r.folds.back().is_last + 1;
+    EXPECT_EQ(be.seen.back(), last_end);
+    for (size_t f = 0; f < be.seen.size(); ++f) {
+      EXPECT_EQ(be.seen[f], r.folds[f].is_last + 1) << "fold " << f;
+      EXPECT_EQ(be.prepare[f], last_end) << "fold " << f;
+    }
+    EXPECT_EQ(selector_saw, last_end);
+  }
 }
 
 }  // namespace

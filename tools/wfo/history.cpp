@@ -1,17 +1,28 @@
 // Loading a CSV history for a command: read_csv, stderr notes (skipped rows, columns not
 // used, intraday bars annualised as daily), and the "no bars" check, so every command
-// reports input problems the same way.
+// reports input problems the same way; and the backend started while the CSV parses.
 
 #include "history.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <system_error>
 #include <vector>
 
 #include "args.hpp"
 
 namespace wfod::cli {
+
+std::future<BackendChoice> start_backend_choice(const std::string& name) {
+  auto choose = [name] { return choose_backend(name); };
+  try {
+    return std::async(std::launch::async, choose);
+  } catch (const std::system_error&) {
+    // No thread to be had (tests/cli/wfo_resources_test.sh): the run goes on without one.
+    return std::async(std::launch::deferred, choose);
+  }
+}
 
 feeds::CsvReadResult load_history(const std::string& path, bool skip_bad_rows) {
   feeds::CsvReadOptions options;

@@ -1,18 +1,25 @@
 // Loading a CSV history for a command: read_csv, stderr notes (skipped rows, columns not
 // used, intraday bars annualised as daily), and the "no bars" check, so every command
-// reports input problems the same way.
+// reports input problems the same way; and the backend started while the CSV parses.
 #pragma once
 
 #include <cstdint>
+#include <future>
 #include <optional>
 #include <string>
 
+#include "wfod/backend.hpp"
 #include "wfod/feeds/csv_reader.hpp"
 
 namespace wfod::cli {
 
 // Throws feeds::CsvError (file:line messages) or UsageError when the file holds no bars.
 feeds::CsvReadResult load_history(const std::string& path, bool skip_bad_rows);
+
+// choose_backend(name) on a thread of its own, so that with cuda the driver and the device
+// context (most of a short run's fixed time) start while the caller parses the CSV; where no
+// thread can start, on the caller's thread at get(). Its errors surface at get().
+std::future<BackendChoice> start_backend_choice(const std::string& name);
 
 // SPEC §6's default A, meant for daily bars.
 inline constexpr double kDailyBarsPerYear = 252;

@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,9 @@ int run_sweep(Args args) {
   const auto report_dir = parsed.text("report");
   if (report_dir) prepare_report_dir(*report_dir);
 
+  // The backend starts while the CSV parses; its errors still come after the CSV's, where
+  // the choice is taken below.
+  std::future<BackendChoice> starting = start_backend_choice(setup.backend);
   Stopwatch load_time;
   feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows);
   if (auto w = intraday_annualisation_warning(setup.csv_path, csv.series, setup.spec.bars_per_year,
@@ -126,7 +130,7 @@ int run_sweep(Args args) {
   check_window(request);
 
   // What --backend auto|cuda found (the GPU and the code that runs on it, or why not).
-  BackendChoice choice = choose_backend(setup.backend);
+  BackendChoice choice = starting.get();
   if (!choice.detail.empty()) std::fprintf(stderr, "wfo: %s\n", choice.detail.c_str());
   auto backend = std::move(choice.backend);
   PlanInputs plan_in;

@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -121,6 +122,9 @@ int run_walk(Args args) {
   }
   walk.warmup = setup.warmup.value_or(default_warmup(setup.spec.grid));
 
+  // The backend starts while the CSV parses; its errors still come after the CSV's, where
+  // the choice is taken below.
+  std::future<BackendChoice> starting = start_backend_choice(setup.backend);
   Stopwatch load_time;
   feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows);
   if (auto w = intraday_annualisation_warning(setup.csv_path, csv.series, setup.spec.bars_per_year,
@@ -142,7 +146,7 @@ int run_walk(Args args) {
   }
 
   // What --backend auto|cuda found (the GPU and the code that runs on it, or why not).
-  BackendChoice choice = choose_backend(setup.backend);
+  BackendChoice choice = starting.get();
   if (!choice.detail.empty()) std::fprintf(stderr, "wfo: %s\n", choice.detail.c_str());
   auto backend = std::move(choice.backend);
   const size_t folds = count_folds(history.size(), walk);

@@ -62,6 +62,13 @@ struct SweepRequest {
   // Bytes of indicator rows and lane work held at once (cpu, cpu_ref; 0 =
   // kDefaultMemoryBudget). A budget below one combo's rows throws std::invalid_argument.
   size_t memory_budget = 0;
+  // Bars from the anchor that a backend preparing per history (cuda: the uploaded bars,
+  // indicator rows, prefix sums, grid tables) may prepare in one go, so that the requests
+  // that follow on the same bars and grid, with windows ending by then, reuse it:
+  // walk_forward() sets its last fold's end. 0 (or <= window.end) = window.end; capped at
+  // history.size(). Never changes a result: everything prepared for bar t depends only on
+  // bars <= t (SPEC §4's indicators are causal). cpu and cpu_ref ignore it.
+  size_t prepare_bars = 0;
 };
 
 // SPEC §9 fast-mode report: every valid combo evaluated with float32 signals and exactly,
