@@ -146,10 +146,14 @@ int main(int argc, char** argv) {
       rows.push_back({c.name, layout, static_cast<double>(r.evaluated),
                       static_cast<double>(c.req.window.bars), median(ind), median(eval),
                       median(sel), median(e2e), t.chunks_per_combo});
-      std::fprintf(stderr, "%s %s: top id %llu objective %.6f trades %lld\n", c.name, layout,
-                   r.top.empty() ? 0ull : static_cast<unsigned long long>(r.top[0].combo.id),
-                   r.top.empty() ? 0.0 : r.top[0].objective,
-                   r.top.empty() ? 0ll : static_cast<long long>(r.top[0].metrics.trades));
+      // Exact precision settles the top K from the screen's candidates (docs/spec-notes.md 13):
+      // how many screens ran and how many candidates were re-scored (in topk_ms).
+      std::fprintf(
+          stderr, "%s %s: top id %llu objective %.6f trades %lld; screens %d, re-scored %zu\n",
+          c.name, layout, r.top.empty() ? 0ull : static_cast<unsigned long long>(r.top[0].combo.id),
+          r.top.empty() ? 0.0 : r.top[0].objective,
+          r.top.empty() ? 0ll : static_cast<long long>(r.top[0].metrics.trades), t.screen_passes,
+          t.rescored);
     }
   }
   std::printf("# gpu_bench on %s, %s, median of %d after warm-up\n",

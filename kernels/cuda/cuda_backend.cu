@@ -1,6 +1,8 @@
 // The CUDA backend: uploads the history, builds the indicator rows on the device, picks the
 // layout by shape (a thread per combo when combos fill the GPU, else time chunks joined by a
-// combine tree), ranks on the device and brings back only the top-K and the counters.
+// combine tree), screens on the device and brings back only the best candidates and the
+// counters; with exact precision the host settles the top-K from them re-scored in one
+// canonical summation order (exact ties by the lower id, docs/spec-notes.md item 13).
 // Combos whose equity reaches zero (rare) are re-evaluated on the host, exactly.
 #include <algorithm>
 #include <chrono>
@@ -10,8 +12,10 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string_view>
+#include <vector>
 
 #include "cpu/cpu_backend.hpp"
 #include "cuda/cuda_backend.hpp"
@@ -29,6 +33,7 @@
 #include "cuda/sweep_kernels.cuh"
 #include "src/position_cache.hpp"
 #include "wfod/cuda_arch.hpp"
+#include "wfod/screened_top.hpp"
 #include "wfod/segments.hpp"
 #include "wfod/selection/blocks.hpp"
 #include "wfod/selection/robust_scores.hpp"
@@ -70,7 +75,6 @@ class CudaBackend final : public Backend {
     timing.device = device_name_;
     const Grid& grid = req.strategy.grid;
     const unsigned long long n_ids = grid.size();
-    const int k = static_cast<int>(std::min<size_t>(req.rank.top, kBlock));
 
     GpuEvent e0, e1, e2, e3;
     e0.record();
@@ -104,79 +108,55 @@ class CudaBackend final : public Backend {
     }
     timing.chunks_per_combo = chunks;
 
-    const unsigned long long blocks = (n_ids + kBlock - 1) / kBlock;
-    const unsigned long long per_kind = blocks * static_cast<unsigned long long>(k);
-    // Work buffers are members that only grow: no allocation once a sweep of this size ran.
-    DeviceBuffer<Candidate>& candidates = candidates_;
-    candidates.ensure(per_kind * kinds_.size());
-    DeviceBuffer<Counters>& counters = counters_;
-    counters.ensure(1);
-    WFOD_CUDA_CHECK(cudaMemset(counters.data(), 0, sizeof(Counters)));
-    const unsigned int fallback_cap =
-        static_cast<unsigned int>(std::min<unsigned long long>(n_ids, 1u << 20));
-    DeviceBuffer<unsigned long long>& fallback = fallback_;
-    fallback.ensure(std::max(1u, fallback_cap));
     const RankParams rp = rank_params_of(req.rank, req.strategy.bars_per_year);
-    if (chunks == 1) {
-      for (size_t i = 0; i < kinds_.size(); ++i)
-        launch_sweep_fused(kinds_[i], tables_.view, bars_, first, first + window, n_ids, rp, k,
-                           candidates.data() + i * per_kind, counters.data(), fallback.data(),
-                           fallback_cap);
-    } else {
-      const int parts = std::max(1, chunks / kBlock);
-      DeviceBuffer<Summary>& part_buf = parts_;
-      part_buf.ensure(n_ids * static_cast<unsigned long long>(parts));
-      for (const auto& kind : kinds_)
-        launch_sweep_chunks(kind, tables_.view, bars_, first, window, n_ids, nullptr, chunks,
-                            part_buf.data());
-      // The finalize kernel ranks every combo once: it writes the first kind's slots only.
-      launch_finalize_rank(tables_.view, part_buf.data(), parts, n_ids, rp, k, candidates.data(),
-                           counters.data(), fallback.data(), fallback_cap);
-      WFOD_CUDA_CHECK(cudaMemset(candidates.data() + per_kind, 0xFF,
-                                 (kinds_.size() - 1) * per_kind * sizeof(Candidate)));
-      WFOD_CUDA_CHECK(cudaDeviceSynchronize());
+    // Exact precision: the device screens K + m candidates by the objective of its own
+    // summation order, and the host settles the top K from them in the canonical one
+    // (settle_top, docs/spec-notes.md item 13); a screen too short to settle it runs again
+    // with twice the candidates, up to every ranked combo. Fast precision keeps the screen's
+    // top K as it ranks them (SPEC §9 asks it for the report, not for identical ids).
+    const bool canonical = req.precision == Precision::exact;
+    int k = canonical ? screen_candidates(req.rank.top)
+                      : static_cast<int>(std::min<size_t>(req.rank.top, kBlock));
+    Screen screen = screen_on_device(req, chunks, k, n_ids, rp, &e2);
+    TopK top(req.rank.top);
+    SettleStats settled;
+    timing.screen_passes = 1;
+    while (canonical) {
+      top = TopK(req.rank.top);
+      // The first batch is what a first screen keeps (all of it, usually); a complete list of
+      // every ranked combo is re-scored only as far as the bound needs.
+      const size_t batch = std::min(screen.list.size(), 2 * req.rank.top + 16);
+      settled = settle_top(
+          screen.list, screen.complete, batch,
+          [&](std::span<const uint64_t> ids) { return rescore(req, ids); }, top);
+      timing.rescored += settled.rescored;
+      if (settled.settled || k >= kBlock) break;
+      k = k * 2 > kBlock / 2 ? kBlock : k * 2;
+      screen = screen_on_device(req, chunks, k, n_ids, rp);
+      ++timing.screen_passes;
     }
-    e2.record();
-
-    // Reduce the per-block candidates until one block's worth is left.
-    unsigned long long n = per_kind * kinds_.size();
-    Candidate* cur = candidates.data();
-    for (int pass = 0; n > static_cast<unsigned long long>(kBlock) && k <= kBlock / 2; ++pass) {
-      const unsigned long long b = (n + kBlock - 1) / kBlock;
-      DeviceBuffer<Candidate>& out = reduce_[pass % 2];
-      out.ensure(b * static_cast<unsigned long long>(k));
-      launch_topk_reduce(cur, n, k, out.data());
-      cur = out.data();
-      n = b * static_cast<unsigned long long>(k);
-    }
-    std::vector<Candidate> host(n);
-    WFOD_CUDA_CHECK(cudaMemcpy(host.data(), cur, n * sizeof(Candidate), cudaMemcpyDeviceToHost));
-    Counters c{};
-    WFOD_CUDA_CHECK(cudaMemcpy(&c, counters.data(), sizeof(Counters), cudaMemcpyDeviceToHost));
-    e3.record();
+    const Counters& c = screen.counters;
 
     SweepResult result;
     result.backend = "cuda";
     result.evaluated = c.evaluated;
     result.skipped = c.skipped;
-    result.ranked = c.ranked;
-    std::vector<uint64_t> top_ids;
-    for (const auto& cand : host)
-      if (cand.id != kEmptyId) top_ids.push_back(cand.id);
-    std::sort(top_ids.begin(), top_ids.end());
-    top_ids.erase(std::unique(top_ids.begin(), top_ids.end()), top_ids.end());
-    TopK top(req.rank.top);
-    // Winners: metrics from their device Summaries, finalized on the host like every backend.
-    const auto metrics = evaluate_prepared(req, top_ids);
-    for (size_t i = 0; i < top_ids.size(); ++i)
-      top.offer(
-          {grid.decode(top_ids[i]), metrics[i], objective_value(metrics[i], req.rank.objective)});
+    // Candidates the screen ranked whose canonical metrics fail a constraint are not ranked.
+    result.ranked = c.ranked - settled.dropped;
+    if (!canonical) {
+      // Winners: metrics from their device Summaries, finalized on the host like every backend.
+      std::vector<uint64_t> top_ids = screen.all_ids;
+      const auto metrics = evaluate_prepared(req, top_ids, false);
+      for (size_t i = 0; i < top_ids.size(); ++i)
+        top.offer(
+            {grid.decode(top_ids[i]), metrics[i], objective_value(metrics[i], req.rank.objective)});
+    }
     if (c.fallback > 0) {
-      if (c.fallback > fallback_cap)
+      if (c.fallback > screen.fallback_cap)
         throw std::runtime_error(
             "cuda backend: " + std::to_string(c.fallback) +
             " combos reached non-positive equity; too many to re-evaluate on the host");
-      auto ids = fallback.download(c.fallback);
+      auto ids = fallback_.download(c.fallback);
       std::sort(ids.begin(), ids.end());
       std::vector<uint64_t> list(ids.begin(), ids.end());
       const auto fb = cpu_->evaluate(req, list);
@@ -186,6 +166,7 @@ class CudaBackend final : public Backend {
         top.offer({grid.decode(list[i]), fb[i], objective_value(fb[i], req.rank.objective)});
       }
     }
+    e3.record();
     result.top = top.sorted();
     result.precision = req.precision;
     if (req.precision == Precision::fast)
@@ -213,7 +194,10 @@ class CudaBackend final : public Backend {
     }
     maybe_inject_fault();
     prepare_unless_current(req);
-    return evaluate_prepared(req, std::vector<uint64_t>(ids.begin(), ids.end()));
+    // Exact precision: the canonical order, as the sweep's winners (equal metrics for equal
+    // ids; exact ties stay exact for the selection's scores by evaluate()).
+    return evaluate_prepared(req, std::vector<uint64_t>(ids.begin(), ids.end()),
+                             req.precision == Precision::exact);
   }
 
   std::vector<Summary> block_summaries(const SweepRequest& req,
@@ -401,8 +385,118 @@ class CudaBackend final : public Backend {
     return kinds;
   }
 
-  std::vector<Metrics> evaluate_prepared(const SweepRequest& req,
-                                         const std::vector<uint64_t>& ids) {
+  // Candidates per block the device keeps for a top K: K plus as many again (and 16) for the
+  // settling margin, within what the reduction passes take (k <= kBlock / 2); beyond that
+  // every candidate of every block (kBlock: nothing dropped, the screen is complete).
+  static int screen_candidates(size_t top) {
+    const size_t want = 2 * top + 16;
+    return want <= static_cast<size_t>(kBlock / 2) ? static_cast<int>(want) : kBlock;
+  }
+
+  // The device's ranking of one sweep: its best candidates, best first by (screened
+  // objective, id), at most k of them; whether they are every ranked combo; the counters.
+  struct Screen {
+    std::vector<Screened> list;
+    std::vector<uint64_t> all_ids;  // every candidate that came back, sorted by id
+    bool complete = false;
+    Counters counters{};
+    unsigned int fallback_cap = 0;
+  };
+
+  // Evaluates every combo on the device (the layout by shape), keeps k candidates per block
+  // of 256 combos (then records `evaluated`, when given) and reduces them until one block's
+  // worth is left.
+  Screen screen_on_device(const SweepRequest& req, int chunks, int k, unsigned long long n_ids,
+                          const RankParams& rp, GpuEvent* evaluated = nullptr) {
+    const long long window = static_cast<long long>(req.window.bars);
+    const long long first = static_cast<long long>(req.window.first());
+    const unsigned long long blocks = (n_ids + kBlock - 1) / kBlock;
+    const unsigned long long per_kind = blocks * static_cast<unsigned long long>(k);
+    // Work buffers are members that only grow: no allocation once a sweep of this size ran.
+    candidates_.ensure(per_kind * kinds_.size());
+    counters_.ensure(1);
+    WFOD_CUDA_CHECK(cudaMemset(counters_.data(), 0, sizeof(Counters)));
+    Screen screen;
+    screen.fallback_cap = static_cast<unsigned int>(std::min<unsigned long long>(n_ids, 1u << 20));
+    fallback_.ensure(std::max(1u, screen.fallback_cap));
+    if (chunks == 1) {
+      for (size_t i = 0; i < kinds_.size(); ++i)
+        launch_sweep_fused(kinds_[i], tables_.view, bars_, first, first + window, n_ids, rp, k,
+                           candidates_.data() + i * per_kind, counters_.data(), fallback_.data(),
+                           screen.fallback_cap);
+    } else {
+      const int parts = std::max(1, chunks / kBlock);
+      parts_.ensure(n_ids * static_cast<unsigned long long>(parts));
+      for (const auto& kind : kinds_)
+        launch_sweep_chunks(kind, tables_.view, bars_, first, window, n_ids, nullptr, chunks,
+                            parts_.data());
+      // The finalize kernel ranks every combo once: it writes the first kind's slots only.
+      launch_finalize_rank(tables_.view, parts_.data(), parts, n_ids, rp, k, candidates_.data(),
+                           counters_.data(), fallback_.data(), screen.fallback_cap);
+      WFOD_CUDA_CHECK(cudaMemset(candidates_.data() + per_kind, 0xFF,
+                                 (kinds_.size() - 1) * per_kind * sizeof(Candidate)));
+      WFOD_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    if (evaluated) evaluated->record();
+    // Reduce the per-block candidates until one block's worth is left.
+    unsigned long long n = per_kind * kinds_.size();
+    Candidate* cur = candidates_.data();
+    for (int pass = 0; n > static_cast<unsigned long long>(kBlock) && k <= kBlock / 2; ++pass) {
+      const unsigned long long b = (n + kBlock - 1) / kBlock;
+      DeviceBuffer<Candidate>& out = reduce_[pass % 2];
+      out.ensure(b * static_cast<unsigned long long>(k));
+      launch_topk_reduce(cur, n, k, out.data());
+      cur = out.data();
+      n = b * static_cast<unsigned long long>(k);
+    }
+    std::vector<Candidate> host(n);
+    WFOD_CUDA_CHECK(cudaMemcpy(host.data(), cur, n * sizeof(Candidate), cudaMemcpyDeviceToHost));
+    WFOD_CUDA_CHECK(
+        cudaMemcpy(&screen.counters, counters_.data(), sizeof(Counters), cudaMemcpyDeviceToHost));
+    for (const auto& cand : host)
+      if (cand.id != kEmptyId) screen.list.push_back({cand.id, cand.objective});
+    std::sort(screen.list.begin(), screen.list.end(), [](const Screened& a, const Screened& b) {
+      return ranks_before(a.objective, a.id, b.objective, b.id);
+    });
+    // A block (of any pass) that dropped a candidate passed k on, and those k reach the end:
+    // fewer than k left means nothing was dropped. Past the k-th, what came back is not the
+    // screen's next best (another block's k+1-th may rank before it): the list stops at k.
+    screen.complete = k >= kBlock || screen.list.size() < static_cast<size_t>(k);
+    for (const auto& s : screen.list) screen.all_ids.push_back(s.id);
+    std::sort(screen.all_ids.begin(), screen.all_ids.end());
+    screen.all_ids.erase(std::unique(screen.all_ids.begin(), screen.all_ids.end()),
+                         screen.all_ids.end());
+    if (!screen.complete) screen.list.resize(static_cast<size_t>(k));
+    return screen;
+  }
+
+  // Time chunks of the canonical evaluation: a function of the window length alone (>= 256
+  // bars each, at most 256), so every combo of every sweep of this window is summed with the
+  // same chunk boundaries and the same combine tree.
+  static int canonical_chunks(long long window) {
+    int chunks = 1;
+    while (chunks < kBlock && window / (2 * chunks) >= 256) chunks *= 2;
+    return chunks;
+  }
+
+  // The canonical re-score of screened candidates (settle_top): the per-bar evaluator over
+  // canonical_chunks(), and the constraints on its metrics.
+  std::vector<std::optional<Ranked>> rescore(const SweepRequest& req,
+                                             std::span<const uint64_t> ids) {
+    const std::vector<uint64_t> list(ids.begin(), ids.end());
+    const std::vector<Metrics> metrics = evaluate_prepared(req, list, true);
+    std::vector<std::optional<Ranked>> out(list.size());
+    for (size_t i = 0; i < list.size(); ++i)
+      if (passes_constraints(metrics[i], req.rank))
+        out[i] = Ranked{req.strategy.grid.decode(list[i]), metrics[i],
+                        objective_value(metrics[i], req.rank.objective)};
+    return out;
+  }
+
+  // canonical: the per-bar evaluator over canonical_chunks() (one summation order for every
+  // combo: exact ties stay exact); else the kinds_' evaluator over the whole window.
+  std::vector<Metrics> evaluate_prepared(const SweepRequest& req, const std::vector<uint64_t>& ids,
+                                         bool canonical) {
     std::vector<Metrics> out(ids.size());
     if (ids.empty()) return out;
     // Grow-only members: a walk evaluates its winners every fold without an allocation.
@@ -411,9 +505,12 @@ class CudaBackend final : public Backend {
     DeviceBuffer<Summary>& summaries = eval_summaries_;
     summaries.ensure(ids.size());
     const long long window = static_cast<long long>(req.window.bars);
-    for (const auto& kind : kinds_)
+    const int chunks = canonical ? canonical_chunks(window) : 1;
+    for (KernelKind kind : kinds_) {
+      kind.plain = kind.plain || canonical;
       launch_sweep_chunks(kind, tables_.view, bars_, static_cast<long long>(req.window.first()),
-                          window, ids.size(), d_ids.data(), 1, summaries.data());
+                          window, ids.size(), d_ids.data(), chunks, summaries.data());
+    }
     const auto host = summaries.download(ids.size());
     std::vector<uint64_t> fallback_ids;
     std::vector<size_t> fallback_slots;

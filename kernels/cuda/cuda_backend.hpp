@@ -43,8 +43,12 @@ std::unique_ptr<Backend> make_cuda_backend(bool cpu_for_unsupported = false);
 struct SweepTiming {
   double indicators_ms = 0;  // indicator rows on the device
   double evaluate_ms = 0;    // window evaluation + block top-K
-  double select_ms = 0;      // top-K reduction passes + re-evaluation of the winners
+  double select_ms = 0;      // top-K reduction passes + the candidates' canonical re-score
   int chunks_per_combo = 1;  // layout chosen: 1 = combo-parallel, >1 = time-chunked
+  // Exact precision: device screens run (1 unless the first was too short to settle the
+  // top K) and candidates re-scored in the canonical order (docs/spec-notes.md item 13).
+  int screen_passes = 1;
+  size_t rescored = 0;
   std::string device;
 };
 SweepTiming last_sweep_timing();

@@ -299,6 +299,19 @@ std::vector<ParityCase> synthetic_cases() {
     c->rank.objective = Objective::total_return;
     c->rank.top = 30;
   }
+  // Exact ties between combos whose positions differ (test::tie_series: they change position
+  // at different bars where the close does not move, so they split identical returns into
+  // different stretches and trades). Every backend orders them by the lower id (SPEC §7), the
+  // cuda sweep too, whose screen sums per stretch (docs/spec-notes.md item 13). top covers
+  // the whole grid: every tie is compared in order.
+  for (Objective o : {Objective::sharpe, Objective::total_return}) {
+    ParityCase* c = add(
+        "exact_ties_" + std::string(to_string(o)), [] { return test::tie_series(40, 117); },
+        spec_of(ma_grid({MaType::sma, MaType::wma}, kBothSides, {Entry::state}, {1, 2, 3}, {4})),
+        0);
+    c->rank.objective = o;
+    c->rank.top = 12;
+  }
   // Other objectives with every constraint biting.
   for (Objective o :
        {Objective::sortino, Objective::calmar, Objective::cagr, Objective::profit_factor}) {
@@ -785,6 +798,19 @@ TEST_P(Parity, MatchesCpuRef) {
     const Combo combo = c.spec.grid.decode(ids[i]);
     const auto pg = be->positions(h, c.spec, combo), pw = ref->positions(h, c.spec, combo);
     EXPECT_TRUE(pg == pw) << "id " << ids[i] << ": " << explain_position_mismatch(h, combo, pg, pw);
+  }
+  // The tie cases must really hold exact ties (bit-equal objectives in the oracle) between
+  // combos whose positions differ.
+  if (c.name.rfind("exact_ties", 0) == 0) {
+    size_t tied_apart = 0;
+    for (size_t i = 1; i < want.top.size(); ++i)
+      if (want.top[i].objective == want.top[i - 1].objective &&
+          ref->positions(h, c.spec, want.top[i].combo) !=
+              ref->positions(h, c.spec, want.top[i - 1].combo))
+        ++tied_apart;
+    EXPECT_GE(tied_apart, 4u) << "too few exact ties between combos with different positions";
+    std::printf("[ parity   ] %s: %zu adjacent ranks tie exactly with different positions\n",
+                c.name.c_str(), tied_apart);
   }
   // Spike cases must really take some equity through zero (the sequential path of §6).
   if (c.name.find("spike") != std::string::npos) {

@@ -112,6 +112,46 @@ inline Series spike_series(size_t n, uint64_t seed, std::vector<size_t> spikes, 
   return s;
 }
 
+// Exact ties whose positions differ (docs/spec-notes.md item 13): for ma_cross state combos
+// with slow 4 and fast 1..3 (sma and wma), close fill and no cost, several combos hold
+// different positions only on bars whose close does not move (zero return), so their
+// per-bar returns are identical while their positions change at different bars: their
+// trades split the same returns at different places. Rising runs (every combo long) alternate
+// with an episode: 7 flat closes at Y, then 0.94 Y, 1.04 Y, then 3 closes at Y, where the
+// combos flip at different flat bars (found by brute force over the SPEC §5 rule with
+// rationals; the parity case checks that the oracle sees the ties).
+inline Series tie_series(size_t episodes, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> rise(20, 150);  // per bar, in 1e-4 of the close
+  Series s;
+  double close = 100;
+  auto push = [&](double c) {
+    Bar b;
+    b.ts_ns = static_cast<int64_t>(s.size() + 1) * kMinuteNs;
+    b.open = s.size() == 0 ? c : close;
+    b.close = c;
+    b.high = std::max(b.open, b.close);
+    b.low = std::min(b.open, b.close);
+    b.volume = 1;
+    s.push_back(b);
+    close = c;
+  };
+  auto rising = [&](int bars) {
+    for (int i = 0; i < bars; ++i) push(close * (1 + rise(rng) * 1e-4));
+  };
+  push(close);
+  rising(40);
+  for (size_t e = 0; e < episodes; ++e) {
+    const double y = close;
+    for (int i = 0; i < 7; ++i) push(y);
+    push(y * 0.94);
+    push(y * 1.04);
+    for (int i = 0; i < 3; ++i) push(y);
+    rising(30);
+  }
+  return s;
+}
+
 inline std::string shared_data_dir() { return WFOD_SHARED_DATA_DIR; }
 
 // Every *.csv of the shared data folder, sorted by name; empty if the folder is missing.
