@@ -8,6 +8,11 @@ mkdir -p "$OUT"
 S=$PWD/.device
 # stage-device.sh packs the binaries (each embeds the kernels' fatbin): the carried tree must
 # stay under the device tool's 64 MiB.
+if [ -f "$S/bin.txz" ] && [ ! -d "$S/bin" ]; then
+  # xz where the image has it, else Python's lzma module.
+  if command -v xz >/dev/null; then xz -dc "$S/bin.txz" | tar xf - -C "$S"
+  else python3 -c 'import lzma,sys; sys.stdout.buffer.write(lzma.open(sys.argv[1]).read())' "$S/bin.txz" | tar xf - -C "$S"; fi
+fi
 if [ -f "$S/bin.tgz" ] && [ ! -d "$S/bin" ]; then tar xzf "$S/bin.tgz" -C "$S"; fi
 if [ -f "$S/data.tgz" ] && [ ! -d "$S/data" ]; then tar xzf "$S/data.tgz" -C "$S"; fi
 export LD_LIBRARY_PATH=$S/lib:${LD_LIBRARY_PATH:-}
