@@ -560,7 +560,7 @@ TEST(BarStore, TornTailsAreRecoveredUnderRefuse) {
   Bytes zeros = full;
   std::fill(zeros.end() - 3 * 64, zeros.end(), 0);  // 3 unwritten records
   tails.push_back(zeros);
-  zeros.resize(zeros.size() - 10);  // and a partial one
+  zeros.erase(zeros.end() - 10, zeros.end());  // and a partial one
   tails.push_back(zeros);
   Bytes last_bad = full;
   last_bad[last_bad.size() - 5] ^= 0xff;  // only the last record fails its CRC
