@@ -84,6 +84,18 @@ Series load(const std::string& data) {
   return feeds::read_csv(data).series;
 }
 
+// Robust selection per fold as `wfo walk` runs it (the previous winner is "current"), or
+// none (arg-max winners) when `on` is false.
+FoldSelector default_selector(Backend& backend, bool on, const selection::SelectionSpec& spec) {
+  if (!on) return {};
+  return [&backend, &spec](const SweepRequest& req, const SweepResult& sweep,
+                           const std::optional<Ranked>& previous) -> std::optional<Ranked> {
+    std::optional<uint64_t> current;
+    if (previous) current = previous->combo.id;
+    return selection::select(backend, req, sweep, current, spec).published;
+  };
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -138,14 +150,7 @@ int main(int argc, char** argv) {
     WalkResult first;
     for (int r = 0; r < repeat; ++r) {
       auto backend = make_backend(backend_name);
-      FoldSelector select;
-      if (run.selection)
-        select = [&](const SweepRequest& req, const SweepResult& sweep,
-                     const std::optional<Ranked>& previous) -> std::optional<Ranked> {
-          std::optional<uint64_t> current;
-          if (previous) current = previous->combo.id;
-          return selection::select(*backend, req, sweep, current, selection_spec).published;
-        };
+      const FoldSelector select = default_selector(*backend, run.selection, selection_spec);
       const auto start = std::chrono::steady_clock::now();
       WalkResult result =
           walk_forward(*backend, h, spec, rank, walk, Precision::exact, threads, {}, select);
@@ -166,14 +171,7 @@ int main(int argc, char** argv) {
     std::string equal;
     if (check) {
       auto cpu = make_backend("cpu");
-      FoldSelector select;
-      if (run.selection)
-        select = [&](const SweepRequest& req, const SweepResult& sweep,
-                     const std::optional<Ranked>& previous) -> std::optional<Ranked> {
-          std::optional<uint64_t> current;
-          if (previous) current = previous->combo.id;
-          return selection::select(*cpu, req, sweep, current, selection_spec).published;
-        };
+      const FoldSelector select = default_selector(*cpu, run.selection, selection_spec);
       const WalkResult want =
           walk_forward(*cpu, h, spec, rank, walk, Precision::exact, threads, {}, select);
       const std::string d = first_difference(first, want, false);
