@@ -102,7 +102,9 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
               sig, ma_cross_signals(gather(oa, ti - 1), gather(ob, ti - 1), greater), before_ok);
         }
       } else {
-        sig = channel_signals(splat(bars.close[t - bars.base]), x, y);
+        // Clang types a double-vector comparison as long long lanes, GCC as long: cast.
+        const auto channel = channel_signals(splat(bars.close[t - bars.base]), x, y);
+        sig = {static_cast<vm>(channel.up), static_cast<vm>(channel.down)};
       }
       if constexpr (Vol) {
         const vd lv = gather(ovl, ti), sv = gather(ovs, ti);
