@@ -13,20 +13,19 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "cpu/cpu_backend.hpp"
-#include "cuda/cuda_backend.hpp"
-#include "cuda/cuda_check.cuh"
-#include "cuda/cuda_handles.cuh"
-#include "cuda/cuda_stream.hpp"
-#include "cuda/device_buffer.cuh"
-#include "cuda/device_indicators.cuh"
-#include "cuda/fault_injection.cuh"
-#include "cuda/grid_tables.cuh"
-#include "cuda/selection_device.hpp"
-#include "cuda/selection_lean.cuh"
-#include "cuda/selection_pipeline.cuh"
-#include "cuda/sweep_kernels.cuh"
+#include "cuda_backend.hpp"
+#include "cuda_check.cuh"
+#include "cuda_handles.cuh"
+#include "cuda_stream.hpp"
+#include "device_buffer.cuh"
+#include "device_indicators.cuh"
+#include "fault_injection.cuh"
+#include "grid_tables.cuh"
+#include "selection_device.hpp"
+#include "selection_lean.cuh"
+#include "selection_pipeline.cuh"
 #include "src/compensated.hpp"
+#include "sweep_kernels.cuh"
 #include "wfod/cuda_arch.hpp"
 #include "wfod/segments.hpp"
 #include "wfod/selection/blocks.hpp"
@@ -46,7 +45,8 @@ int next_pow2(long long x) {
 
 class CudaBackend final : public Backend {
  public:
-  explicit CudaBackend(bool cpu_for_unsupported) : cpu_for_unsupported_(cpu_for_unsupported) {
+  CudaBackend(std::unique_ptr<Backend> host, bool cpu_for_unsupported)
+      : cpu_for_unsupported_(cpu_for_unsupported), cpu_(std::move(host)) {
     int device = 0;
     WFOD_CUDA_CHECK(cudaGetDevice(&device));
     cudaDeviceProp prop{};
@@ -545,7 +545,7 @@ class CudaBackend final : public Backend {
   bool cpu_for_unsupported_ = false;
   std::string device_name_;
   long long resident_threads_ = 0;
-  std::unique_ptr<Backend> cpu_ = make_cpu_backend();
+  std::unique_ptr<Backend> cpu_;  // the host backend the registry hands over (make_cuda_backend)
   DeviceHistory history_;
   // Host copies of the bars in history_ (its first history_.bars of each column).
   struct UploadedBars {
@@ -657,8 +657,10 @@ bool supports(Family family, CudaPart part) {
          part != CudaPart::stream || streams_run_level_families();
 }
 
-std::unique_ptr<Backend> make_cuda_backend(bool cpu_for_unsupported) {
-  return std::make_unique<CudaBackend>(cpu_for_unsupported);
+std::unique_ptr<Backend> make_cuda_backend(std::unique_ptr<Backend> host,
+                                           bool cpu_for_unsupported) {
+  if (!host) throw std::invalid_argument("the cuda backend needs a host backend");
+  return std::make_unique<CudaBackend>(std::move(host), cpu_for_unsupported);
 }
 
 SweepTiming last_sweep_timing() { return g_last_timing; }

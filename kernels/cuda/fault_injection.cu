@@ -3,8 +3,8 @@
 #include <mutex>
 #include <string>
 
-#include "cuda/cuda_check.cuh"
-#include "cuda/fault_injection.cuh"
+#include "cuda_check.cuh"
+#include "fault_injection.cuh"
 
 namespace wfod::cuda {
 namespace {

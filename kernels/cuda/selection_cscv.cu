@@ -11,8 +11,8 @@
 #include <limits>
 #include <string>
 
-#include "cuda/selection_cscv.cuh"
-#include "cuda/selection_kernels.cuh"
+#include "selection_cscv.cuh"
+#include "selection_kernels.cuh"
 #include "wfod/selection/blocks.hpp"
 
 namespace wfod::cuda {

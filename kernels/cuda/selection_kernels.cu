@@ -11,10 +11,10 @@
 #include <string_view>
 #include <type_traits>
 
-#include "cuda/block_eval.cuh"
-#include "cuda/cuda_check.cuh"
-#include "cuda/rank_device.cuh"
-#include "cuda/selection_kernels.cuh"
+#include "block_eval.cuh"
+#include "cuda_check.cuh"
+#include "rank_device.cuh"
+#include "selection_kernels.cuh"
 #include "wfod/detail/summary_math.hpp"
 
 namespace wfod::cuda {
