@@ -56,10 +56,8 @@ Metrics evaluate_sequential(const IndicatorCache& cache, const HistoryView& h, F
                             size_t end) {
   const auto p = forward_positions(cache, h, c, end);
   SequentialMetrics seq;
-  for (size_t t = first; t < end; ++t) {
-    const int8_t p2 = t >= 2 ? p[t - 2] : 0, p1 = p[t - 1];
-    seq.add(bar_segments(h, fill, cost, t, p2, p1));
-  }
+  for_each_segment(h, fill, cost, p, first, end, position_or_flat(p, first - 2),
+                   [&](size_t, const BarSegments& s) { seq.add(s); });
   return seq.finish(bars_per_year);
 }
 
