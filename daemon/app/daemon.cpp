@@ -12,6 +12,7 @@
 
 #include "daemon_impl.hpp"
 #include "wfod/daemon/bar_log_reader.hpp"
+#include "wfod/env_knobs.hpp"
 #include "wfod/worker_threads.hpp"
 
 namespace wfod::daemon {
@@ -486,7 +487,7 @@ bool Daemon::start_up() {
     spdlog::critical("backend {}: {}", cfg_.daemon.backend, e.what());
     return false;
   }
-  if (const char* fault = std::getenv(kBackendFaultEnv); fault != nullptr && *fault != '\0') {
+  if (const char* fault = env_value(Env::test_backend_fault); fault != nullptr && *fault != '\0') {
     const auto from = parse_backend_fault(fault);
     if (!from) {
       spdlog::critical("{}=\"{}\": expected sweep:N (N >= 1); it is for tests only",

@@ -27,6 +27,7 @@
 #include "src/compensated.hpp"
 #include "sweep_kernels.cuh"
 #include "wfod/cuda_arch.hpp"
+#include "wfod/env_knobs.hpp"
 #include "wfod/segments.hpp"
 #include "wfod/selection/blocks.hpp"
 #include "wfod/selection/robust_scores.hpp"
@@ -95,7 +96,7 @@ class CudaBackend final : public Backend {
     }
     // WFOD_CUDA_FORCE_CHUNKS=N (a power of two) overrides the choice: tests run parity on
     // both layouts, benchmarks time the plain thread-per-combo layout (N = 1) beside it.
-    if (const char* forced = std::getenv("WFOD_CUDA_FORCE_CHUNKS")) {
+    if (const char* forced = wfod::env_value(wfod::Env::cuda_force_chunks)) {
       const long long f = std::atoll(forced);
       if (f >= 1 && (f & (f - 1)) == 0 && f <= window) chunks = static_cast<int>(f);
     }
@@ -297,7 +298,7 @@ class CudaBackend final : public Backend {
            a.vol_threshold == b.vol_threshold;
   }
   static bool plain_kernel() {
-    const char* k = std::getenv("WFOD_CUDA_KERNEL");
+    const char* k = wfod::env_value(wfod::Env::cuda_kernel);
     return k && std::string_view(k) == "plain";
   }
   static bool same_bars(const std::vector<double>& kept, std::span<const double> now, size_t n) {
@@ -374,7 +375,7 @@ class CudaBackend final : public Backend {
   // every other family (bollinger's style is a per-combo value, not a kind).
   // WFOD_CUDA_KERNEL=plain selects the per-bar baseline evaluator (benchmarks, tests).
   static std::vector<KernelKind> kinds_of(const Grid& g) {
-    const char* k = std::getenv("WFOD_CUDA_KERNEL");
+    const char* k = wfod::env_value(wfod::Env::cuda_kernel);
     const bool plain = k && std::string_view(k) == "plain";
     const bool vol = g.has_vol_filter();
     std::vector<KernelKind> kinds;
@@ -584,7 +585,7 @@ __global__ void probe_kernel() {}
 
 // WFOD_TEST_CUDA_CC="M.m", when set and well formed.
 std::optional<ComputeCapability> test_compute_capability() {
-  const char* v = std::getenv(kTestComputeCapabilityEnv);
+  const char* v = wfod::env_value(wfod::Env::test_cuda_cc);
   ComputeCapability cc;
   char dot = 0;
   if (v == nullptr || std::sscanf(v, "%d%c%d", &cc.major, &dot, &cc.minor) != 3 || dot != '.') {

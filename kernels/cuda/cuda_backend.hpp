@@ -6,6 +6,7 @@
 #include <string>
 
 #include "wfod/backend.hpp"
+#include "wfod/env_knobs.hpp"
 
 namespace wfod::cuda {
 
@@ -25,7 +26,7 @@ DeviceCheck check_device();
 
 // Tests only: a compute capability "M.m" that check_device() uses instead of the device's,
 // to see a refusal on a GPU the build supports. Named in the text when it is set.
-inline constexpr const char* kTestComputeCapabilityEnv = "WFOD_TEST_CUDA_CC";
+inline constexpr const char* kTestComputeCapabilityEnv = env_name(Env::test_cuda_cc);
 
 // check_device().usable; otherwise *why says what is missing.
 bool device_available(std::string* why);

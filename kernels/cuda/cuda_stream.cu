@@ -29,6 +29,7 @@
 #include "src/stream_history.hpp"
 #include "src/window_schedule.hpp"
 #include "stream_kernels.cuh"
+#include "wfod/env_knobs.hpp"
 
 namespace wfod::cuda {
 namespace {
@@ -149,9 +150,9 @@ class CudaStream final : public Stream {
     plan_memory();
     allocate();
     upload_tables();
-    const char* g = std::getenv("WFOD_CUDA_STREAM_GRAPH");
+    const char* g = wfod::env_value(wfod::Env::cuda_stream_graph);
     use_graph_ = !(g && std::string_view(g) == "0");
-    const char* f = std::getenv("WFOD_CUDA_STREAM_FUSED");
+    const char* f = wfod::env_value(wfod::Env::cuda_stream_fused);
     fused_ = f && std::string_view(f) == "1";
     extend();
     WFOD_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
