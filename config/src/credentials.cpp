@@ -4,15 +4,16 @@
 
 #include <sys/stat.h>
 
-#include <cstdlib>
 #include <filesystem>
+
+#include "wfod/env_knobs.hpp"
 
 namespace wfod::config {
 
 namespace fs = std::filesystem;
 
 std::string credentials_directory() {
-  const char* dir = std::getenv(kCredentialsDirectoryEnv);
+  const char* dir = env_value(Env::credentials_directory);
   return dir == nullptr ? "" : dir;
 }
 

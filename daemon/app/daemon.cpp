@@ -7,12 +7,13 @@
 #include <algorithm>
 #include <atomic>
 #include <stdexcept>
-#include <system_error>
 #include <thread>
 #include <vector>
 
 #include "daemon_impl.hpp"
 #include "wfod/daemon/bar_log_reader.hpp"
+#include "wfod/env_knobs.hpp"
+#include "wfod/worker_threads.hpp"
 
 namespace wfod::daemon {
 namespace loop {
@@ -316,20 +317,10 @@ void Daemon::open_streams_at_start() {
   const size_t threads = backend_name_ == "cpu" ? std::min<size_t>(todo.size(), cores)
                                                 : std::min<size_t>(todo.size(), 1);
   std::atomic<size_t> next{0};
-  auto work = [&] {
+  // The engine's pool: a refused thread's streams are taken by the others (this one too).
+  run_workers(static_cast<int>(threads), [&](int) {
     for (size_t i = next++; i < todo.size(); i = next++) open_one(todo[i]->first, todo[i]->second);
-  };
-  {
-    std::vector<std::jthread> helpers;
-    for (size_t t = 1; t < threads; ++t) {
-      try {
-        helpers.emplace_back(work);
-      } catch (const std::system_error&) {
-        break;  // a refused thread: the others (and this one) take its streams
-      }
-    }
-    work();
-  }
+  });
   for (auto& [name, sym] : symbols_) {
     update_history_needs(name);
     sym.history.compact();
@@ -496,7 +487,7 @@ bool Daemon::start_up() {
     spdlog::critical("backend {}: {}", cfg_.daemon.backend, e.what());
     return false;
   }
-  if (const char* fault = std::getenv(kBackendFaultEnv); fault != nullptr && *fault != '\0') {
+  if (const char* fault = env_value(Env::test_backend_fault); fault != nullptr && *fault != '\0') {
     const auto from = parse_backend_fault(fault);
     if (!from) {
       spdlog::critical("{}=\"{}\": expected sweep:N (N >= 1); it is for tests only",

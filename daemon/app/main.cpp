@@ -25,6 +25,7 @@
 #include "wfod/daemon/demo_config.hpp"
 #include "wfod/daemon/log_target.hpp"
 #include "wfod/daemon/preflight.hpp"
+#include "wfod/env_knobs.hpp"
 #include "wfod/version.hpp"
 
 namespace {
@@ -58,8 +59,8 @@ constexpr const char* kUsage =
 // the journal drops the timestamp but cannot set priorities. The level comes from
 // [daemon] log_level (start-up and SIGHUP).
 void set_up_logging() {
-  const bool journal = wfod::daemon::log_target(std::getenv("JOURNAL_STREAM"), STDERR_FILENO) ==
-                       wfod::daemon::LogTarget::journal;
+  const bool journal = wfod::daemon::log_target(wfod::env_value(wfod::Env::journal_stream),
+                                                STDERR_FILENO) == wfod::daemon::LogTarget::journal;
   std::shared_ptr<spdlog::logger> logger;
 #ifdef WFOD_HAVE_SYSTEMD
   if (journal) {

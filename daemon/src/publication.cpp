@@ -16,11 +16,6 @@ namespace wfod::daemon {
 
 namespace {
 
-bool is_integer_metric(std::string_view name) {
-  return name == "trades" || name == "wins" || name == "long_bars" || name == "short_bars" ||
-         name == "flat_bars" || name == "changes";
-}
-
 // JSON has no infinity or NaN: such values are published as null.
 Json real(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
@@ -112,15 +107,10 @@ Metrics live_oos_metrics(const HistoryView& h, Fill fill, double cost_per_unit,
   if (first < 1 || first > end || end > h.size() || winner.size() < end) {
     throw std::invalid_argument("live_oos_metrics: bad range");
   }
-  auto pos = [](std::span<const int8_t> p, size_t t) -> int8_t { return t < p.size() ? p[t] : 0; };
   SequentialMetrics m;
-  for (size_t t = first; t < end; ++t) {
-    // t - 2 wraps for t == 1: pos() then reads past the span and answers flat, as SPEC §2.
-    const size_t t2 = t >= 2 ? t - 2 : SIZE_MAX;
-    const int8_t p2 = t == first ? pos(before, t2) : pos(winner, t2);
-    const int8_t p1 = pos(winner, t - 1);
-    m.add(bar_segments(h, fill, cost_per_unit, t, p2, p1));
-  }
+  // At `first` the exit segment is still the previous winner's position (`before`).
+  for_each_segment(h, fill, cost_per_unit, winner, first, end, position_or_flat(before, first - 2),
+                   [&](size_t, const BarSegments& s) { m.add(s); });
   return m.finish(bars_per_year);
 }
 
@@ -131,12 +121,11 @@ Metrics live_oos_metrics_tail(const HistoryView& tail, Fill fill, double cost_pe
     throw std::invalid_argument("live_oos_metrics_tail: " + std::to_string(winner.size()) +
                                 " positions for " + std::to_string(tail.size()) + " bars");
   }
-  // Local bar i is bar first - 1 + i; winner[j] is p at bar first - 2 + j.
+  // Local bar i is bar first - 1 + i; winner[j] is p at bar first - 2 + j, so p at local bar
+  // i is winner[i + 1]; the exit segment of local bar 1 is held at before2.
   SequentialMetrics m;
-  for (size_t i = 1; i < tail.size(); ++i) {
-    const int8_t p2 = i == 1 ? before2 : winner[i - 1];
-    m.add(bar_segments(tail, fill, cost_per_unit, i, p2, winner[i]));
-  }
+  for_each_segment(tail, fill, cost_per_unit, winner.subspan(1), 1, tail.size(), before2,
+                   [&](size_t, const BarSegments& s) { m.add(s); });
   return m.finish(bars_per_year);
 }
 

@@ -140,11 +140,6 @@ class JsonText {
   bool first_ = true, after_key_ = false;
 };
 
-bool is_integer_metric(std::string_view name) {
-  return name == "trades" || name == "wins" || name == "long_bars" || name == "short_bars" ||
-         name == "flat_bars" || name == "changes";
-}
-
 void write_metrics(JsonText& w, const Metrics& m) {
   w.open_object();
   for (std::string_view name : kMetricNames) {

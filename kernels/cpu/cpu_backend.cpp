@@ -4,7 +4,7 @@
 // indicator rows exceed the request's memory budget run tile by tile (sweep_tiles.hpp),
 // evaluate() lists batch by batch, each with only its own rows: the same results, bit for
 // bit, in bounded memory.
-#include "cpu/cpu_backend.hpp"
+#include "cpu_backend.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -15,14 +15,15 @@
 #include <string>
 #include <unordered_set>
 
-#include "cpu/cpu_blocks.hpp"
-#include "cpu/cpu_stream.hpp"
-#include "cpu/indicator_cache.hpp"
-#include "cpu/lane_kernel.hpp"
-#include "cpu/lane_setup.hpp"
-#include "cpu/sweep_tiles.hpp"
-#include "cpu/thread_count.hpp"
+#include "cpu_blocks.hpp"
+#include "cpu_stream.hpp"
+#include "lane_groups.hpp"
+#include "lane_kernel.hpp"
+#include "src/indicator_cache.hpp"
+#include "src/lane_setup.hpp"
+#include "src/thread_count.hpp"
 #include "src/worker_pool.hpp"
+#include "sweep_tiles.hpp"
 #include "wfod/segments.hpp"
 
 namespace wfod::cpu {

@@ -3,16 +3,17 @@
 // range exactly (positions are found by scanning back, so a run needs no replay from the
 // anchor).
 // Lane setup (kinds, groups, lane inputs) comes from lane_setup.hpp, shared with sweeps.
-#include "cpu/cpu_blocks.hpp"
+#include "cpu_blocks.hpp"
 
 #include <algorithm>
 #include <atomic>
 
-#include "cpu/indicator_cache.hpp"
-#include "cpu/lane_kernel.hpp"
-#include "cpu/lane_setup.hpp"
-#include "cpu/thread_count.hpp"
+#include "lane_groups.hpp"
+#include "lane_kernel.hpp"
 #include "src/huge_pages.hpp"
+#include "src/indicator_cache.hpp"
+#include "src/lane_setup.hpp"
+#include "src/thread_count.hpp"
 #include "src/worker_pool.hpp"
 #include "wfod/segments.hpp"
 #include "wfod/selection/blocks.hpp"

@@ -19,7 +19,7 @@
 // indicator values (RollingIndicators) older than it, or than the indicators' look-back,
 // are released. Long histories (open, or a large advance) go through in slices, so the
 // transient storage stays bounded too.
-#include "cpu/cpu_stream.hpp"
+#include "cpu_stream.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -28,16 +28,11 @@
 #include <stdexcept>
 #include <string>
 
-#include "cpu/cpu_stream_impl.hpp"
-#include "cpu/thread_count.hpp"
+#include "cpu_stream_impl.hpp"
+#include "src/thread_count.hpp"
 #include "wfod/segments.hpp"
 
 namespace wfod::cpu {
-
-size_t default_stream_chunk(size_t window) {
-  const size_t want = static_cast<size_t>(2.0 * std::sqrt(static_cast<double>(window)));
-  return std::clamp<size_t>(std::bit_ceil(std::max<size_t>(want, 1)), 16, 4096);
-}
 
 namespace {
 

@@ -19,8 +19,8 @@
 #include <iterator>
 #include <string>
 
-#include "cpu/cpu_stream.hpp"
-#include "cpu/cpu_stream_impl.hpp"
+#include "cpu_stream.hpp"
+#include "cpu_stream_impl.hpp"
 #include "src/blob_io.hpp"
 
 namespace wfod::cpu {

@@ -10,10 +10,11 @@
 #include <utility>
 #include <vector>
 
-#include "cpu/lane_kernel.hpp"
-#include "cpu/lane_setup.hpp"
-#include "cpu/rolling_indicators.hpp"
-#include "cpu/stream_bars.hpp"
+#include "lane_groups.hpp"
+#include "lane_kernel.hpp"
+#include "src/lane_setup.hpp"
+#include "src/rolling_indicators.hpp"
+#include "src/stream_bars.hpp"
 #include "src/window_schedule.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/position_tracker.hpp"

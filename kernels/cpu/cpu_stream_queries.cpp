@@ -7,9 +7,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "cpu/cpu_stream_impl.hpp"
-#include "cpu/thread_count.hpp"
-#include "cpu/tracker_seed.hpp"
+#include "cpu_stream_impl.hpp"
+#include "src/thread_count.hpp"
+#include "src/tracker_seed.hpp"
 #include "wfod/segments.hpp"
 #include "wfod/selection/blocks.hpp"
 

@@ -1,12 +1,13 @@
 // Tile plans of the CPU sweep: sizing blocks to a memory budget and cutting sub-grids.
-#include "cpu/sweep_tiles.hpp"
+#include "sweep_tiles.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
 
-#include "cpu/lane_setup.hpp"
+#include "lane_groups.hpp"
+#include "src/lane_setup.hpp"
 
 namespace wfod::cpu {
 namespace {

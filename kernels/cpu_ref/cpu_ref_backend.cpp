@@ -1,17 +1,17 @@
 // The cpu_ref backend (SPEC §9's oracle): sweeps, evaluates and reports positions by
 // running every combo alone, start to finish, on one thread. Indicators are shared
 // between combos through a per-call cache; nothing else is.
-#include "cpu_ref/cpu_ref_backend.hpp"
+#include "cpu_ref_backend.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
 #include <string>
 
-#include "cpu_ref/ref_indicators.hpp"
-#include "cpu_ref/ref_metrics.hpp"
-#include "cpu_ref/ref_returns.hpp"
-#include "cpu_ref/ref_strategy.hpp"
+#include "ref_indicators.hpp"
+#include "ref_metrics.hpp"
+#include "ref_returns.hpp"
+#include "ref_strategy.hpp"
 #include "wfod/selection/blocks.hpp"
 
 namespace wfod {

@@ -1,13 +1,13 @@
 // cpu_ref indicators (SPEC §4): every bar's value recomputed from its own lookback (no
 // sliding sums, no incremental updates) with compensated sums, so it is the exact judge
 // of the fast backends' sliding formulations.
-#include "cpu_ref/ref_indicators.hpp"
+#include "ref_indicators.hpp"
 
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 
-#include "cpu_ref/ref_numeric.hpp"
+#include "ref_numeric.hpp"
 
 namespace wfod::ref {
 namespace {

@@ -1,13 +1,13 @@
 // cpu_ref window metrics (SPEC §6): moments, growth, drawdown, trades and exposure, each
 // computed in its own plain pass over the window's segments, with compensated sums.
-#include "cpu_ref/ref_metrics.hpp"
+#include "ref_metrics.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
 
-#include "cpu_ref/ref_numeric.hpp"
+#include "ref_numeric.hpp"
 
 namespace wfod::ref {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <span>
 
-#include "cpu_ref/ref_returns.hpp"
+#include "ref_returns.hpp"
 #include "wfod/metrics.hpp"
 
 namespace wfod::ref {

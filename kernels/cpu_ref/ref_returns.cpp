@@ -1,6 +1,6 @@
 // cpu_ref strategy returns (SPEC §2): each window bar split into its exit segment (held at
 // p_{t-2}) and body segment (held at p_{t-1}), priced against the previous close.
-#include "cpu_ref/ref_returns.hpp"
+#include "ref_returns.hpp"
 
 #include <cstdlib>
 #include <stdexcept>

@@ -1,13 +1,13 @@
 // cpu_ref strategy state machines (SPEC §5): ma_cross (state and cross entries),
 // channel_breakout, bollinger, rsi_reversion and the vol_filter, run bar by bar from the
 // anchor exactly as written (on purpose not through the fast backends' shared rule).
-#include "cpu_ref/ref_strategy.hpp"
+#include "ref_strategy.hpp"
 
 #include <cmath>
 #include <optional>
 #include <stdexcept>
 
-#include "cpu_ref/ref_numeric.hpp"
+#include "ref_numeric.hpp"
 
 namespace wfod::ref {
 namespace {

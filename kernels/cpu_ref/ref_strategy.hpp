@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "cpu_ref/ref_indicators.hpp"
+#include "ref_indicators.hpp"
 #include "wfod/grid.hpp"
 
 namespace wfod::ref {

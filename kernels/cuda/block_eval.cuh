@@ -6,9 +6,9 @@
 // fallback, which decides identically: exact either way, as SPEC §9 asks.
 #pragma once
 
-#include "cuda/device_grid.cuh"
-#include "cuda/sweep_kernels.cuh"
-#include "cuda/tally.cuh"
+#include "device_grid.cuh"
+#include "sweep_kernels.cuh"
+#include "tally.cuh"
 #include "wfod/summary.hpp"
 
 namespace wfod::cuda {

@@ -17,22 +17,23 @@
 #include <string_view>
 #include <vector>
 
-#include "cpu/cpu_backend.hpp"
-#include "cuda/cuda_backend.hpp"
-#include "cuda/cuda_check.cuh"
-#include "cuda/cuda_handles.cuh"
-#include "cuda/cuda_stream.hpp"
-#include "cuda/device_buffer.cuh"
-#include "cuda/device_indicators.cuh"
-#include "cuda/fault_injection.cuh"
-#include "cuda/grid_tables.cuh"
-#include "cuda/prefix_tables.cuh"
-#include "cuda/selection_device.hpp"
-#include "cuda/selection_lean.cuh"
-#include "cuda/selection_pipeline.cuh"
-#include "cuda/sweep_kernels.cuh"
+#include "cuda_backend.hpp"
+#include "cuda_check.cuh"
+#include "cuda_handles.cuh"
+#include "cuda_stream.hpp"
+#include "device_buffer.cuh"
+#include "device_indicators.cuh"
+#include "fault_injection.cuh"
+#include "grid_tables.cuh"
+#include "prefix_tables.cuh"
+#include "selection_device.hpp"
+#include "selection_lean.cuh"
+#include "selection_pipeline.cuh"
+#include "src/compensated.hpp"
 #include "src/position_cache.hpp"
+#include "sweep_kernels.cuh"
 #include "wfod/cuda_arch.hpp"
+#include "wfod/env_knobs.hpp"
 #include "wfod/screened_top.hpp"
 #include "wfod/segments.hpp"
 #include "wfod/selection/blocks.hpp"
@@ -52,7 +53,8 @@ int next_pow2(long long x) {
 
 class CudaBackend final : public Backend {
  public:
-  explicit CudaBackend(bool cpu_for_unsupported) : cpu_for_unsupported_(cpu_for_unsupported) {
+  CudaBackend(std::unique_ptr<Backend> host, bool cpu_for_unsupported)
+      : cpu_for_unsupported_(cpu_for_unsupported), cpu_(std::move(host)) {
     int device = 0;
     WFOD_CUDA_CHECK(cudaGetDevice(&device));
     cudaDeviceProp prop{};
@@ -102,7 +104,7 @@ class CudaBackend final : public Backend {
     }
     // WFOD_CUDA_FORCE_CHUNKS=N (a power of two) overrides the choice: tests run parity on
     // both layouts, benchmarks time the plain thread-per-combo layout (N = 1) beside it.
-    if (const char* forced = std::getenv("WFOD_CUDA_FORCE_CHUNKS")) {
+    if (const char* forced = wfod::env_value(wfod::Env::cuda_force_chunks)) {
       const long long f = std::atoll(forced);
       if (f >= 1 && (f & (f - 1)) == 0 && f <= window) chunks = static_cast<int>(f);
     }
@@ -286,7 +288,7 @@ class CudaBackend final : public Backend {
            a.vol_threshold == b.vol_threshold;
   }
   static bool plain_kernel() {
-    const char* k = std::getenv("WFOD_CUDA_KERNEL");
+    const char* k = wfod::env_value(wfod::Env::cuda_kernel);
     return k && std::string_view(k) == "plain";
   }
   // The first n bars kept equal the first n of `now`.
@@ -371,7 +373,7 @@ class CudaBackend final : public Backend {
   // every other family (bollinger's style is a per-combo value, not a kind).
   // WFOD_CUDA_KERNEL=plain selects the per-bar baseline evaluator (benchmarks, tests).
   static std::vector<KernelKind> kinds_of(const Grid& g) {
-    const char* k = std::getenv("WFOD_CUDA_KERNEL");
+    const char* k = wfod::env_value(wfod::Env::cuda_kernel);
     const bool plain = k && std::string_view(k) == "plain";
     const bool vol = g.has_vol_filter();
     std::vector<KernelKind> kinds;
@@ -556,7 +558,7 @@ class CudaBackend final : public Backend {
   bool cpu_for_unsupported_ = false;
   std::string device_name_;
   long long resident_threads_ = 0;
-  std::unique_ptr<Backend> cpu_ = make_cpu_backend();
+  std::unique_ptr<Backend> cpu_;  // the host backend the registry hands over (make_cuda_backend)
   detail::PositionCache positions_;
   DeviceHistory history_;
   // Host copies of the bars in history_ (its first history_.bars of each column).
@@ -594,7 +596,7 @@ __global__ void probe_kernel() {}
 
 // WFOD_TEST_CUDA_CC="M.m", when set and well formed.
 std::optional<ComputeCapability> test_compute_capability() {
-  const char* v = std::getenv(kTestComputeCapabilityEnv);
+  const char* v = wfod::env_value(wfod::Env::test_cuda_cc);
   ComputeCapability cc;
   char dot = 0;
   if (v == nullptr || std::sscanf(v, "%d%c%d", &cc.major, &dot, &cc.minor) != 3 || dot != '.') {
@@ -667,8 +669,10 @@ bool supports(Family family, CudaPart part) {
          part != CudaPart::stream || streams_run_level_families();
 }
 
-std::unique_ptr<Backend> make_cuda_backend(bool cpu_for_unsupported) {
-  return std::make_unique<CudaBackend>(cpu_for_unsupported);
+std::unique_ptr<Backend> make_cuda_backend(std::unique_ptr<Backend> host,
+                                           bool cpu_for_unsupported) {
+  if (!host) throw std::invalid_argument("the cuda backend needs a host backend");
+  return std::make_unique<CudaBackend>(std::move(host), cpu_for_unsupported);
 }
 
 SweepTiming last_sweep_timing() { return g_last_timing; }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "wfod/backend.hpp"
+#include "wfod/env_knobs.hpp"
 
 namespace wfod::cuda {
 
@@ -25,7 +26,7 @@ DeviceCheck check_device();
 
 // Tests only: a compute capability "M.m" that check_device() uses instead of the device's,
 // to see a refusal on a GPU the build supports. Named in the text when it is set.
-inline constexpr const char* kTestComputeCapabilityEnv = "WFOD_TEST_CUDA_CC";
+inline constexpr const char* kTestComputeCapabilityEnv = env_name(Env::test_cuda_cc);
 
 // check_device().usable; otherwise *why says what is missing.
 bool device_available(std::string* why);
@@ -35,9 +36,14 @@ enum class CudaPart { sweep, selection, stream };
 // Whether the device computes `part` for `family` (SPEC §5). What it does not compute is
 // never computed wrong: the backend refuses it (std::invalid_argument naming the family and
 // the backend), or, when made with cpu_for_unsupported (what "auto" picks), runs it on the
-// cpu backend, whose results then say backend "cpu".
+// host backend, whose results then say backend "cpu".
 bool supports(Family family, CudaPart part);
-std::unique_ptr<Backend> make_cuda_backend(bool cpu_for_unsupported = false);
+// `host` is the backend the registry (make_backend) hands over, the cpu backend: it computes
+// positions, the combos whose equity reaches zero (their literal drawdown), and, with
+// cpu_for_unsupported, what the device does not run. The cuda target does not link the cpu
+// backend; it only calls `host` through the Backend interface.
+std::unique_ptr<Backend> make_cuda_backend(std::unique_ptr<Backend> host,
+                                           bool cpu_for_unsupported = false);
 
 // Device-event timings of the last sweep on this thread (milliseconds), for benchmarks.
 struct SweepTiming {

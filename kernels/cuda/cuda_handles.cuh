@@ -4,7 +4,7 @@
 
 #include <cuda_runtime.h>
 
-#include "cuda/cuda_check.cuh"
+#include "cuda_check.cuh"
 
 namespace wfod::cuda {
 

@@ -17,19 +17,19 @@
 #include <string_view>
 #include <thread>
 
-#include "cpu/cpu_stream.hpp"
-#include "cpu/indicator_cache.hpp"
-#include "cpu/lane_setup.hpp"
-#include "cpu/rolling_indicators.hpp"
-#include "cuda/cuda_check.cuh"
-#include "cuda/cuda_handles.cuh"
-#include "cuda/cuda_stream.hpp"
-#include "cuda/device_buffer.cuh"
-#include "cuda/fault_injection.cuh"
-#include "cuda/grid_tables.cuh"
-#include "cuda/stream_kernels.cuh"
+#include "cuda_check.cuh"
+#include "cuda_handles.cuh"
+#include "cuda_stream.hpp"
+#include "device_buffer.cuh"
+#include "fault_injection.cuh"
+#include "grid_tables.cuh"
+#include "src/indicator_cache.hpp"
+#include "src/lane_setup.hpp"
+#include "src/rolling_indicators.hpp"
 #include "src/stream_history.hpp"
 #include "src/window_schedule.hpp"
+#include "stream_kernels.cuh"
+#include "wfod/env_knobs.hpp"
 
 namespace wfod::cuda {
 namespace {
@@ -134,7 +134,7 @@ class CudaStream final : public Stream {
     if (spec_.window < 1) throw std::invalid_argument("stream window must hold at least 1 bar");
     const Grid& grid = spec_.strategy.grid;
     grid.validate();
-    chunk_ = spec_.chunk ? spec_.chunk : cpu::default_stream_chunk(spec_.window);
+    chunk_ = spec_.chunk ? spec_.chunk : detail::default_stream_chunk(spec_.window);
     ring_slots_ = static_cast<int>((spec_.window + chunk_ - 1) / chunk_ + 3);
     sub_ = std::max<size_t>(1, chunk_ / kSubChunks);
     subs_ = static_cast<int>((chunk_ + sub_ - 1) / sub_);
@@ -150,9 +150,9 @@ class CudaStream final : public Stream {
     plan_memory();
     allocate();
     upload_tables();
-    const char* g = std::getenv("WFOD_CUDA_STREAM_GRAPH");
+    const char* g = wfod::env_value(wfod::Env::cuda_stream_graph);
     use_graph_ = !(g && std::string_view(g) == "0");
-    const char* f = std::getenv("WFOD_CUDA_STREAM_FUSED");
+    const char* f = wfod::env_value(wfod::Env::cuda_stream_fused);
     fused_ = f && std::string_view(f) == "1";
     extend();
     WFOD_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
@@ -503,8 +503,8 @@ class CudaStream final : public Stream {
       const HistoryView& h = req.history;
       for (unsigned long long id : ids) {
         const Combo combo = grid.decode(id);
-        const cpu::IndicatorCache cache(h, combo);
-        const Metrics m = cpu::evaluate_sequential(
+        const detail::IndicatorCache cache(h, combo);
+        const Metrics m = detail::evaluate_sequential(
             cache, h, spec_.strategy.fill, spec_.strategy.costs.per_unit(),
             spec_.strategy.bars_per_year, combo, req.window.first(), req.window.end);
         if (!passes_constraints(m, spec_.rank)) continue;
@@ -521,7 +521,7 @@ class CudaStream final : public Stream {
 
   StreamSpec spec_;
   detail::StreamHistory history_;
-  cpu::RollingIndicators rows_;
+  detail::RollingIndicators rows_;
   std::vector<KernelKind> kinds_;
   DeviceGridTables tables_;
   size_t chunk_ = 0, sub_ = 1, ring_len_ = 0, batch_ = 0;
@@ -559,7 +559,7 @@ class CudaStream final : public Stream {
 
 }  // namespace
 
-bool streams_run_level_families() { return RollingRsiRows<cpu::RollingIndicators>; }
+bool streams_run_level_families() { return RollingRsiRows<detail::RollingIndicators>; }
 
 std::unique_ptr<Stream> make_cuda_stream(const StreamSpec& spec, const HistoryView& history) {
   return std::make_unique<CudaStream>(spec, history);

@@ -11,7 +11,7 @@ namespace wfod::cuda {
 // (the message gives the sizes), CudaError on a CUDA failure.
 std::unique_ptr<Stream> make_cuda_stream(const StreamSpec& spec, const HistoryView& history);
 
-// Whether the stream's host-side rolling indicators (kernels/cpu/rolling_indicators.hpp, the
+// Whether the stream's host-side rolling indicators (kernels/core/src/rolling_indicators.hpp, the
 // cpu backend's) build the level families' rows: SMA(n) and STD(n) for bollinger, RSI(n)
 // for rsi_reversion. Until they do, those families' cuda streams are refused (supports()).
 bool streams_run_level_families();

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "cuda/cuda_check.cuh"
+#include "cuda_check.cuh"
 
 namespace wfod::cuda {
 

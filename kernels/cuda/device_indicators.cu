@@ -5,8 +5,8 @@
 #include <cmath>
 #include <limits>
 
-#include "cuda/cuda_check.cuh"
-#include "cuda/device_indicators.cuh"
+#include "cuda_check.cuh"
+#include "device_indicators.cuh"
 #include "src/compensated.hpp"
 #include "src/sliding.hpp"
 #include "wfod/indicators.hpp"
@@ -25,7 +25,7 @@ struct RowOut {
 
 // One thread per (row j, re-anchor block b): SMA or WMA of in_j[0..len_j) where
 // in_j = x + j * x_row_stride + start[j], len_j = bars - start[j]; value i lands at bar
-// start[j] + i. Mirrors sma()/wma() in kernels/src/indicators.cpp.
+// start[j] + i. Mirrors sma()/wma() in kernels/core/src/indicators.cpp.
 template <bool Weighted>
 __global__ void sliding_kernel(const double* __restrict__ x, long long x_row_stride,
                                const long long* __restrict__ start, long long bars,

@@ -7,7 +7,7 @@
 #include <tuple>
 #include <vector>
 
-#include "cuda/device_buffer.cuh"
+#include "device_buffer.cuh"
 #include "wfod/grid.hpp"
 
 namespace wfod::cuda {

@@ -3,8 +3,9 @@
 #include <mutex>
 #include <string>
 
-#include "cuda/cuda_check.cuh"
-#include "cuda/fault_injection.cuh"
+#include "cuda_check.cuh"
+#include "fault_injection.cuh"
+#include "wfod/env_knobs.hpp"
 
 namespace wfod::cuda {
 namespace {
@@ -33,7 +34,7 @@ void maybe_inject_fault() {
   static std::mutex mutex;
   static std::string value;
   static long long calls = 0;
-  const char* env = std::getenv("WFOD_CUDA_FAULT");
+  const char* env = wfod::env_value(wfod::Env::cuda_fault);
   FaultPlan plan;
   {
     std::lock_guard<std::mutex> lock(mutex);

@@ -1,7 +1,7 @@
 // Grid tables on the device: axis values, row indices, per-row first defined bar.
 #include <stdexcept>
 
-#include "cuda/grid_tables.cuh"
+#include "grid_tables.cuh"
 
 namespace wfod::cuda {
 

@@ -4,9 +4,9 @@
 
 #include <vector>
 
-#include "cuda/device_buffer.cuh"
-#include "cuda/device_grid.cuh"
-#include "cuda/device_indicators.cuh"
+#include "device_buffer.cuh"
+#include "device_grid.cuh"
+#include "device_indicators.cuh"
 #include "wfod/grid.hpp"
 
 namespace wfod::cuda {

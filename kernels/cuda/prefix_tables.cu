@@ -10,9 +10,9 @@
 // use std::max / std::min's comparisons (hd_max).
 #include <algorithm>
 
-#include "cuda/cuda_check.cuh"
-#include "cuda/prefix_tables.cuh"
-#include "cuda/prefix_tables_host.hpp"
+#include "cuda_check.cuh"
+#include "prefix_tables.cuh"
+#include "prefix_tables_host.hpp"
 #include "src/compensated.hpp"
 #include "wfod/detail/hd.hpp"
 

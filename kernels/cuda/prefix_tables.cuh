@@ -6,8 +6,8 @@
 
 #include <cstddef>
 
-#include "cuda/device_buffer.cuh"
-#include "cuda/sweep_kernels.cuh"
+#include "device_buffer.cuh"
+#include "sweep_kernels.cuh"
 #include "src/prefix_tables.hpp"
 
 namespace wfod::cuda {

@@ -1,5 +1,5 @@
 // Host entry to the device build of the stretch evaluator's tables (prefix_tables.cuh), for
-// tests: no CUDA types, so plain C++ reaches it through src/prefix_tables.cpp.
+// tests: no CUDA types, so plain C++ reaches it through registry/prefix_tables_probe.cpp.
 #pragma once
 
 #include <cstddef>

@@ -3,8 +3,8 @@
 // and the block's counters.
 #pragma once
 
-#include "cuda/device_grid.cuh"
-#include "cuda/sweep_kernels.cuh"
+#include "device_grid.cuh"
+#include "sweep_kernels.cuh"
 #include "wfod/detail/rank_math.hpp"
 #include "wfod/detail/summary_math.hpp"
 #include "wfod/ranking.hpp"

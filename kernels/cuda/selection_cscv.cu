@@ -11,8 +11,9 @@
 #include <limits>
 #include <string>
 
-#include "cuda/selection_cscv.cuh"
-#include "cuda/selection_kernels.cuh"
+#include "selection_cscv.cuh"
+#include "selection_kernels.cuh"
+#include "wfod/env_knobs.hpp"
 #include "wfod/selection/blocks.hpp"
 
 namespace wfod::cuda {
@@ -117,7 +118,7 @@ CscvRun launch_device_cscv(SelectionWorkspace& ws, const SweepRequest& req,
   // WFOD_CUDA_CSCV_STORE=0 forces the second walk (tests run both).
   const size_t store_floats = static_cast<size_t>(splits) * cscv_store_stride(np);
   const size_t store_bytes = store_floats * sizeof(float);
-  const char* store_env = std::getenv("WFOD_CUDA_CSCV_STORE");
+  const char* store_env = wfod::env_value(wfod::Env::cuda_cscv_store);
   const bool store_allowed = !(store_env && std::string(store_env) == "0");
   const bool use_store =
       store_allowed && store_bytes + ws.store.size() * sizeof(float) <
@@ -131,7 +132,7 @@ CscvRun launch_device_cscv(SelectionWorkspace& ws, const SweepRequest& req,
   // The screens' band: WFOD_CUDA_CSCV_SCREEN_REL=r (tests) widens it to r |y|, so that the
   // exact decisions run often. Same results for any band at least as wide as the default.
   lean::ScreenBand band;
-  if (const char* rel = std::getenv("WFOD_CUDA_CSCV_SCREEN_REL"))
+  if (const char* rel = wfod::env_value(wfod::Env::cuda_cscv_screen_rel))
     band.rel = std::max(band.rel, std::atof(rel));
 
   timing.setup_ms = ms_since(t_setup);

@@ -7,9 +7,9 @@
 
 #include <cstdint>
 
-#include "cuda/selection_device.hpp"
-#include "cuda/selection_lean.cuh"
-#include "cuda/selection_workspace.cuh"
+#include "selection_device.hpp"
+#include "selection_lean.cuh"
+#include "selection_workspace.cuh"
 #include "wfod/backend.hpp"
 #include "wfod/selection/pbo.hpp"
 #include "wfod/selection/robust_scores.hpp"

@@ -11,11 +11,12 @@
 #include <string_view>
 #include <type_traits>
 
-#include "cuda/block_eval.cuh"
-#include "cuda/cuda_check.cuh"
-#include "cuda/rank_device.cuh"
-#include "cuda/selection_kernels.cuh"
+#include "block_eval.cuh"
+#include "cuda_check.cuh"
+#include "rank_device.cuh"
+#include "selection_kernels.cuh"
 #include "wfod/detail/summary_math.hpp"
+#include "wfod/env_knobs.hpp"
 
 namespace wfod::cuda {
 namespace {
@@ -519,7 +520,7 @@ void launch_block_summaries(const KernelKind& kind, const GridTables& g, const B
                             unsigned long long count, Summary* out) {
   // The float32 screen decides as the float64 rules do (block_eval.cuh) and reads half the
   // bytes; WFOD_CUDA_BLOCKS_EXACT=1 keeps the plain float64 decisions (tests run both).
-  const char* env = std::getenv("WFOD_CUDA_BLOCKS_EXACT");
+  const char* env = wfod::env_value(wfod::Env::cuda_blocks_exact);
   const bool screened = !(env && std::string_view(env) == "1");
   dispatch_family(kind, [&](auto fam, auto cross, auto vol) {
     constexpr int F = decltype(fam)::value;
@@ -575,7 +576,7 @@ void launch_walk(const lean::Ranking& rk, const LeanColumns& cols, const WalkPar
   if (part.count == 0) return;
   // S = 16 (the default pbo_blocks) has its own instantiation with the tree's shape fixed at
   // compile time; WFOD_CUDA_WALK_GENERIC=1 forces the run-time shape (tests run both).
-  const char* env = std::getenv("WFOD_CUDA_WALK_GENERIC");
+  const char* env = wfod::env_value(wfod::Env::cuda_walk_generic);
   const bool fixed16 = cols.S == 16 && !(env && std::string_view(env) == "1");
   with_lean(rk, [&](auto mask, auto obj) {
     constexpr unsigned M = decltype(mask)::value;

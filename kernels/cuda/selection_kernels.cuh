@@ -8,10 +8,10 @@
 
 #include <cstdint>
 
-#include "cuda/device_grid.cuh"
-#include "cuda/selection_lean.cuh"
-#include "cuda/selection_plateau.cuh"
-#include "cuda/sweep_kernels.cuh"
+#include "device_grid.cuh"
+#include "selection_lean.cuh"
+#include "selection_plateau.cuh"
+#include "sweep_kernels.cuh"
 #include "wfod/summary.hpp"
 
 namespace wfod::cuda {

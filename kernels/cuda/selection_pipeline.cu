@@ -13,13 +13,13 @@
 #include <stdexcept>
 #include <string>
 
-#include "cuda/cuda_check.cuh"
-#include "cuda/device_buffer.cuh"
-#include "cuda/selection_cscv.cuh"
-#include "cuda/selection_device.hpp"
-#include "cuda/selection_kernels.cuh"
-#include "cuda/selection_pipeline.cuh"
-#include "cuda/selection_workspace.cuh"
+#include "cuda_check.cuh"
+#include "device_buffer.cuh"
+#include "selection_cscv.cuh"
+#include "selection_device.hpp"
+#include "selection_kernels.cuh"
+#include "selection_pipeline.cuh"
+#include "selection_workspace.cuh"
 #include "wfod/ranking.hpp"
 #include "wfod/selection/blocks.hpp"
 #include "wfod/selection/selection.hpp"

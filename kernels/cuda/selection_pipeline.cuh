@@ -6,7 +6,7 @@
 #include <span>
 #include <vector>
 
-#include "cuda/sweep_kernels.cuh"
+#include "sweep_kernels.cuh"
 #include "wfod/backend.hpp"
 #include "wfod/selection/robust_scores.hpp"
 

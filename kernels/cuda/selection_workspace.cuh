@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "cuda/cuda_check.cuh"
-#include "cuda/cuda_handles.cuh"
-#include "cuda/device_buffer.cuh"
+#include "cuda_check.cuh"
+#include "cuda_handles.cuh"
+#include "device_buffer.cuh"
 #include "wfod/summary.hpp"
 
 namespace wfod::cuda {

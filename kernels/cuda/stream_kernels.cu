@@ -3,10 +3,10 @@
 // over the history ring; chunk bookkeeping as in kernels/cpu/cpu_stream.cpp.
 #include <type_traits>
 
-#include "cuda/cuda_check.cuh"
-#include "cuda/rank_device.cuh"
-#include "cuda/stream_kernels.cuh"
-#include "cuda/tally.cuh"
+#include "cuda_check.cuh"
+#include "rank_device.cuh"
+#include "stream_kernels.cuh"
+#include "tally.cuh"
 #include "wfod/detail/summary_math.hpp"
 
 namespace wfod::cuda {

@@ -9,8 +9,8 @@
 
 #include <cstdint>
 
-#include "cuda/device_grid.cuh"
-#include "cuda/sweep_kernels.cuh"
+#include "device_grid.cuh"
+#include "sweep_kernels.cuh"
 #include "wfod/summary.hpp"
 
 namespace wfod::cuda {

@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <type_traits>
 
-#include "cuda/cuda_check.cuh"
-#include "cuda/rank_device.cuh"
-#include "cuda/sweep_kernels.cuh"
-#include "cuda/tally.cuh"
+#include "cuda_check.cuh"
+#include "rank_device.cuh"
+#include "sweep_kernels.cuh"
+#include "tally.cuh"
 #include "wfod/detail/summary_math.hpp"
 #include "wfod/ranking.hpp"
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "cuda/device_grid.cuh"
+#include "device_grid.cuh"
 #include "wfod/ranking.hpp"
 #include "wfod/summary.hpp"
 

@@ -1,5 +1,5 @@
 // Drift over a long stream: the incremental indicator states a stream keeps
-// (kernels/src/indicator_state.hpp, through RollingIndicators::append_columns, bar by bar)
+// (kernels/core/src/indicator_state.hpp, through RollingIndicators::append_columns, bar by bar)
 // against a fresh recomputation over the window at sampled bars of a 1,000,000-bar series:
 // within 1e-12 relative, however long the stream has run (the sliding sums re-anchor every
 // 256 bars, so no error accumulates).
@@ -8,7 +8,7 @@
 #include <cmath>
 #include <vector>
 
-#include "cpu/rolling_indicators.hpp"
+#include "src/rolling_indicators.hpp"
 #include "support/series.hpp"
 #include "wfod/indicators.hpp"
 
@@ -55,7 +55,7 @@ TEST(IndicatorDrift, MillionBarStreamStaysWithin1e12OfFreshRecomputation) {
   g.vol_short = {20};
   g.vol_long = {1000};
   g.vol_threshold = {1.0};
-  cpu::RollingIndicators rows(g);
+  detail::RollingIndicators rows(g);
   const size_t n_rows = rows.row_count();
   std::vector<double> column(n_rows);
   const HistoryView h = HistoryView::of(s);

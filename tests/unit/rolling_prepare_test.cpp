@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "cpu/rolling_indicators.hpp"
+#include "src/rolling_indicators.hpp"
 #include "support/series.hpp"
 
 namespace wfod {
@@ -20,7 +20,7 @@ bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; 
 // Streams `s` into two instances; `prepared` calls prepare_next when `prepare(t)` says so,
 // and takes `batch(t)` bars per append. Returns the number of values compared.
 size_t compare_streams(const Grid& g, const Series& s, uint64_t seed) {
-  cpu::RollingIndicators plain(g), prepared(g);
+  detail::RollingIndicators plain(g), prepared(g);
   const size_t rows = plain.row_count();
   const HistoryView h = HistoryView::of(s);
   std::mt19937_64 rng(seed);

@@ -1,4 +1,4 @@
-// The screened CSCV walk (kernels/src/selection/cscv_fast.cpp) against the plain walk, its
+// The screened CSCV walk (kernels/core/src/selection/cscv_fast.cpp) against the plain walk, its
 // oracle: bit-identical PboResults on random block Summaries (exact ties, NaN and infinite
 // objectives, every passing objective NaN, constraints that fail on some half-sets, drawdown
 // constraints, every even S in 2..20, several chunks, 1 to 3 threads) and on real data, for

@@ -1,4 +1,4 @@
-// The engine's thread pool (kernels/src/worker_pool.hpp): every index runs once; an
+// The engine's thread pool (kernels/core/src/worker_pool.hpp): every index runs once; an
 // exception in a worker reaches the caller after every thread joined (never
 // std::terminate); a thread the system refuses leaves its index to the caller, and the
 // shortfall handler hears of it.

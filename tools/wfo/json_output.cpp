@@ -15,11 +15,6 @@ namespace wfod::cli {
 
 namespace {
 
-bool is_integer_metric(std::string_view name) {
-  return name == "trades" || name == "wins" || name == "long_bars" || name == "short_bars" ||
-         name == "flat_bars" || name == "changes";
-}
-
 Json real(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
 // {"first", "last", "first_ts", "last_ts"} of bars [first, last], plus metrics when given.

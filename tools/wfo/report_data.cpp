@@ -15,9 +15,9 @@
 #include "report_findings.hpp"
 #include "text_table.hpp"
 #include "walk_efficiency.hpp"
+#include "wfod/combo_returns.hpp"
 #include "wfod/feeds/csv_reader.hpp"
 #include "wfod/grid_params.hpp"
-#include "wfod/segments.hpp"
 
 namespace wfod::cli {
 
@@ -52,11 +52,6 @@ int64_t ms(int64_t ts_ns) {
 
 std::string ts_text(const HistoryView& h, size_t bar) {
   return feeds::format_timestamp(h.ts_ns[bar]);
-}
-
-bool is_integer_metric(std::string_view name) {
-  return name == "trades" || name == "wins" || name == "long_bars" || name == "short_bars" ||
-         name == "flat_bars" || name == "changes";
 }
 
 std::string metric_text(const Metrics& m, std::string_view name) {
@@ -356,16 +351,7 @@ std::vector<double> window_returns(Backend& backend, const HistoryView& h, const
     throw std::invalid_argument("window_returns: bars [" + std::to_string(first) + ", " +
                                 std::to_string(last) + "] outside the history");
   }
-  const std::vector<int8_t> p = backend.positions(h.prefix(last + 1), spec, combo);
-  const double cost = spec.costs.per_unit();
-  std::vector<double> out;
-  out.reserve(last - first + 1);
-  for (size_t t = first; t <= last; ++t) {
-    const int8_t p2 = t >= 2 ? p[t - 2] : 0;
-    const BarSegments seg = bar_segments(h, spec.fill, cost, t, p2, p[t - 1]);
-    out.push_back(seg.exit_value + seg.body_value);
-  }
-  return out;
+  return combo_returns(backend, h, spec, combo, first, last + 1);
 }
 
 // --- Equity, downsampling, histogram, heatmap -------------------------------------------------

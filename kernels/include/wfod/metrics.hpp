@@ -19,6 +19,13 @@ inline constexpr std::string_view kMetricNames[] = {
     "calmar",       "trades",    "wins",       "win_rate",  "profit_factor",
     "exposure",     "long_bars", "short_bars", "flat_bars", "changes"};
 
+// Whether a metric is a count (trades, wins, bar and change counts): written as an integer
+// in every table, JSON document and publication.
+inline constexpr bool is_integer_metric(std::string_view name) {
+  return name == "trades" || name == "wins" || name == "long_bars" || name == "short_bars" ||
+         name == "flat_bars" || name == "changes";
+}
+
 // Value of a metric by its SPEC name (integers converted to double); throws on unknown name.
 double metric_value(const Metrics&, std::string_view name);
 

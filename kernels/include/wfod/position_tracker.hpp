@@ -15,7 +15,7 @@
 
 namespace wfod {
 
-namespace cpu {
+namespace detail {
 struct TrackerSeed;  // builds trackers from a stream's state (Stream::tracker)
 }
 
@@ -53,7 +53,7 @@ class PositionTracker {
   PositionTracker fork(size_t keep) const;
 
  private:
-  friend struct cpu::TrackerSeed;
+  friend struct detail::TrackerSeed;
   struct State;
   explicit PositionTracker(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;

@@ -1,10 +1,25 @@
-// Worker threads the engine starts (the CPU backend's pools, PBO's splits): what happens
-// when the operating system refuses one (ulimit -u, address space). The work then runs on
-// the threads that did start, the caller's included, with the same results; the handler
-// set here is told, so an application can warn. Without a handler the shortfall is silent.
+// The one way wfod runs work on several threads (run_workers: the CPU backend's pools, PBO's
+// splits, the daemon's start-up stream restores), and what happens when the operating system
+// refuses a thread (ulimit -u, address space). The work then runs on the threads that did
+// start, the caller's included, with the same results; the handler set here is told, so an
+// application can warn. Without a handler the shortfall is silent.
 #pragma once
 
+#include <functional>
+
 namespace wfod {
+
+// Runs work(i) exactly once for every i in [0, threads) and returns when all have returned:
+// i = 0 on the calling thread, the others on new threads. A thread the operating system
+// refuses is not an error: the indices it would have run run on the caller, after its own,
+// and the shortfall handler is told. work must therefore not wait for another index (share
+// items through a counter, not a barrier). The first exception any work(i) throws is
+// rethrown here once every thread has joined.
+//
+// With `poll`, the caller runs no index of its own unless threads are refused: every index
+// gets a thread, and the caller calls poll() about every 100 ms until they finish (progress).
+void run_workers(int threads, const std::function<void(int worker)>& work,
+                 const std::function<void()>& poll = {});
 
 // wanted: threads the pool asked for, the caller's included; started: those it runs on;
 // reason: the refusal's text. Called on the thread that asked for the pool.

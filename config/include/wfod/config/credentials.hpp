@@ -6,10 +6,12 @@
 
 #include <string>
 
+#include "wfod/env_knobs.hpp"
+
 namespace wfod::config {
 
 // The environment variable systemd sets for a unit with LoadCredential= / SetCredential=.
-inline constexpr const char* kCredentialsDirectoryEnv = "CREDENTIALS_DIRECTORY";
+inline constexpr const char* kCredentialsDirectoryEnv = env_name(Env::credentials_directory);
 
 // $CREDENTIALS_DIRECTORY, or "" when wfod does not run with credentials.
 std::string credentials_directory();

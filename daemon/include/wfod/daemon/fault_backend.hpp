@@ -11,10 +11,11 @@
 #include <string>
 
 #include "wfod/backend.hpp"
+#include "wfod/env_knobs.hpp"
 
 namespace wfod::daemon {
 
-inline constexpr const char* kBackendFaultEnv = "WFOD_TEST_BACKEND_FAULT";
+inline constexpr const char* kBackendFaultEnv = env_name(Env::test_backend_fault);
 
 // The N of "sweep:N"; nullopt when the text is not that form (the caller says so).
 std::optional<uint64_t> parse_backend_fault(const std::string& text);

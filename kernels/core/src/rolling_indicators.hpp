@@ -21,7 +21,7 @@ class BlobWriter;
 class BlobReader;
 }  // namespace wfod::detail
 
-namespace wfod::cpu {
+namespace wfod::detail {
 
 struct RollingRow {
   using State =
@@ -111,4 +111,4 @@ class RollingIndicators {
   uint64_t layout_version_ = 0;
 };
 
-}  // namespace wfod::cpu
+}  // namespace wfod::detail

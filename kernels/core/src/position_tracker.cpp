@@ -8,10 +8,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "cpu/lane_setup.hpp"
-#include "cpu/rolling_indicators.hpp"
-#include "cpu/stream_bars.hpp"
-#include "cpu/tracker_seed.hpp"
+#include "src/lane_setup.hpp"
+#include "src/rolling_indicators.hpp"
+#include "src/stream_bars.hpp"
+#include "src/tracker_seed.hpp"
 
 namespace wfod {
 namespace {
@@ -58,8 +58,8 @@ Grid grid_of(const Combo& c) {
 
 struct PositionTracker::State {
   Combo combo;
-  cpu::RollingIndicators rows;
-  cpu::StreamBars bars;
+  detail::RollingIndicators rows;
+  detail::StreamBars bars;
   std::vector<int8_t> positions;  // p_t for t in [first, bars.end())
   size_t first = 0;
   size_t keep = kKeepAll;
@@ -72,11 +72,11 @@ struct PositionTracker::State {
     const size_t from = rows.bars(), end = bars.end();
     if (end <= from) return;
     rows.append(bars.view(), bars.kept_from());
-    const cpu::LaneInput in = cpu::lane_input(rows, combo);
-    const cpu::BarTables cols = bars.tables(0);
+    const detail::LaneInput in = detail::lane_input(rows, combo);
+    const detail::BarTables cols = bars.tables(0);
     const int8_t before = positions.empty() ? 0 : positions.back();
-    cpu::replay_positions(in, cpu::kind_of(combo), rows.matrix(), cols.close, cols.base, before,
-                          from, end, positions);
+    detail::replay_positions(in, detail::kind_of(combo), rows.matrix(), cols.close, cols.base,
+                             before, from, end, positions);
     // The next decision reads the rows at the newest bar (cross entries) and the states
     // read back lookback() input bars.
     rows.release_before(end - 1);
@@ -143,7 +143,8 @@ PositionTracker PositionTracker::fork(size_t keep) const {
   spec.fill = s.bars.fill();
   const size_t end = s.bars.end(), kept = std::max<size_t>(keep, 1);
   const size_t first = std::max(s.first, end > kept ? end - kept : 0);
-  return cpu::TrackerSeed::make(spec, s.combo, s.rows, s.bars, first, positions(first, end), keep);
+  return detail::TrackerSeed::make(spec, s.combo, s.rows, s.bars, first, positions(first, end),
+                                   keep);
 }
 
 std::vector<int8_t> PositionTracker::positions(size_t first, size_t end) const {
@@ -156,7 +157,7 @@ std::vector<int8_t> PositionTracker::positions(size_t first, size_t end) const {
           s.positions.begin() + static_cast<ptrdiff_t>(end - s.first)};
 }
 
-namespace cpu {
+namespace detail {
 
 PositionTracker TrackerSeed::make(const StrategySpec& spec, const Combo& combo,
                                   const RollingIndicators& rows, const StreamBars& bars,
@@ -175,5 +176,5 @@ PositionTracker TrackerSeed::make(const StrategySpec& spec, const Combo& combo,
   return PositionTracker(std::move(s));
 }
 
-}  // namespace cpu
+}  // namespace detail
 }  // namespace wfod

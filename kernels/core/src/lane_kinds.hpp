@@ -8,7 +8,7 @@
 
 #include "wfod/grid.hpp"
 
-namespace wfod::cpu {
+namespace wfod::detail {
 
 // ma_cross: 0..3 (bit 1 = cross entry), channel_breakout: 4..5, bollinger reversion: 6..7,
 // bollinger breakout: 8..9, rsi_reversion: 10..11.
@@ -64,4 +64,4 @@ decltype(auto) with_kind(int kind, Fn&& fn) {
   (std::make_integer_sequence<int, kKindCount>{});
 }
 
-}  // namespace wfod::cpu
+}  // namespace wfod::detail

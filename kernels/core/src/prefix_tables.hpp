@@ -43,7 +43,8 @@ struct PrefixTables {
 PrefixTables build_prefix_tables(const HistoryView& h, Fill fill, size_t bars, double cost);
 
 // The same tables built by the cuda backend's kernels and copied back (tests). nullopt, with
-// *why set, when this build has no cuda backend or no usable device.
+// *why set, when this build has no cuda backend or no usable device. Defined beside the
+// backend registry (registry/prefix_tables_probe.cpp), which knows whether cuda is built.
 std::optional<PrefixTables> build_prefix_tables_on_device(const HistoryView& h, Fill fill,
                                                           size_t bars, double cost,
                                                           std::string* why);

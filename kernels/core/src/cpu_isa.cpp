@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "wfod/env_knobs.hpp"
+
 namespace wfod {
 
 const char* to_string(CpuIsa isa) {
@@ -37,7 +39,7 @@ bool cpu_supports(CpuIsa isa) {
 }
 
 CpuIsa preferred_cpu_isa() {
-  if (const char* forced = std::getenv("WFOD_CPU_KERNEL")) {
+  if (const char* forced = env_value(Env::cpu_kernel)) {
     const std::string_view name = forced;
     for (CpuIsa isa : {CpuIsa::generic, CpuIsa::avx2, CpuIsa::avx512})
       if (name == to_string(isa) && cpu_supports(isa)) return isa;

@@ -8,7 +8,7 @@
 
 #include "src/worker_pool.hpp"
 
-namespace wfod::cpu {
+namespace wfod::detail {
 // 0 means all cores.
 inline int resolve_threads(int requested) {
   if (requested > 0) return requested;
@@ -30,4 +30,4 @@ void parallel_for(size_t count, int threads, const Job& job) {
   wfod::detail::run_workers(n, work);
 }
 
-}  // namespace wfod::cpu
+}  // namespace wfod::detail

@@ -4,11 +4,11 @@
 #include <cstring>
 #include <string>
 
-#include "cpu/rolling_indicators.hpp"
 #include "src/blob_io.hpp"
+#include "src/rolling_indicators.hpp"
 #include "src/state_codec.hpp"
 
-namespace wfod::cpu {
+namespace wfod::detail {
 
 void RollingIndicators::save(detail::BlobWriter& w, size_t values_from) const {
   w.put(static_cast<uint64_t>(rows_.size()));
@@ -47,4 +47,4 @@ void RollingIndicators::load(detail::BlobReader& r, size_t bars, size_t values_f
   ++layout_version_;
 }
 
-}  // namespace wfod::cpu
+}  // namespace wfod::detail

@@ -13,7 +13,7 @@
 #include "wfod/bar.hpp"
 #include "wfod/grid.hpp"
 
-namespace wfod::cpu {
+namespace wfod::detail {
 
 // One series: its values live in the matrix (NaN where undefined).
 struct IndicatorRow {
@@ -51,4 +51,4 @@ class IndicatorCache {
   std::vector<double> matrix_;
 };
 
-}  // namespace wfod::cpu
+}  // namespace wfod::detail

@@ -1,5 +1,5 @@
 // StreamBars: ordered appends, the per-bar returns, and the bulk release of old bars.
-#include "cpu/stream_bars.hpp"
+#include "src/stream_bars.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -7,7 +7,7 @@
 
 #include "src/blob_io.hpp"
 
-namespace wfod::cpu {
+namespace wfod::detail {
 
 void StreamBars::check_order(std::span<const Bar> bars) const {
   int64_t last = last_ts_;
@@ -110,4 +110,4 @@ void StreamBars::load(detail::BlobReader& r, size_t bars, size_t kept_from) {
   last_ts_ = ts_.empty() ? INT64_MIN : ts_.back();
 }
 
-}  // namespace wfod::cpu
+}  // namespace wfod::detail

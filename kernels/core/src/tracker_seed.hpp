@@ -5,11 +5,11 @@
 #include <cstdint>
 #include <vector>
 
-#include "cpu/rolling_indicators.hpp"
-#include "cpu/stream_bars.hpp"
+#include "src/rolling_indicators.hpp"
+#include "src/stream_bars.hpp"
 #include "wfod/position_tracker.hpp"
 
-namespace wfod::cpu {
+namespace wfod::detail {
 
 struct TrackerSeed {
   // A tracker of `combo` at bar rows.bars() == bars.end(): its indicator states and their
@@ -20,4 +20,4 @@ struct TrackerSeed {
                               std::vector<int8_t> positions, size_t keep);
 };
 
-}  // namespace wfod::cpu
+}  // namespace wfod::detail

@@ -15,9 +15,9 @@
 #include <cmath>
 #include <vector>
 
-#include "cpu/thread_count.hpp"
 #include "cscv_exact.hpp"
 #include "src/huge_pages.hpp"
+#include "src/thread_count.hpp"
 #include "src/worker_pool.hpp"
 
 namespace wfod::selection::cscv {
@@ -91,13 +91,13 @@ bool always_passes(const Summary* row, int S, int32_t min_trades, int32_t min_he
 }
 
 // f(begin, end) over [0, count) cut into at most `workers` contiguous parts, one per worker
-// of the engine's pool (cpu::parallel_for); parts below a few thousand items are not worth a
+// of the engine's pool (detail::parallel_for); parts below a few thousand items are not worth a
 // thread.
 template <class F>
 void for_parts(size_t count, int workers, const F& f) {
   const size_t parts = std::clamp<size_t>(count / 4096, 1, static_cast<size_t>(workers));
-  wfod::cpu::parallel_for(parts, static_cast<int>(parts),
-                          [&](int, size_t w) { f(count * w / parts, count * (w + 1) / parts); });
+  wfod::detail::parallel_for(parts, static_cast<int>(parts),
+                             [&](int, size_t w) { f(count * w / parts, count * (w + 1) / parts); });
 }
 
 struct Unit {
@@ -182,7 +182,7 @@ std::optional<PboResult> cscv_pbo_fast(std::span<const Summary> summaries,
   // minimums may fail on some half-set), each unguarded then guarded (the screen's guard may
   // fail on some half-set). The walk takes each group in its own chunks.
   const bool moments = wr.screen != Screen::total_return;
-  int workers = wfod::cpu::resolve_threads(threads);
+  int workers = wfod::detail::resolve_threads(threads);
   std::vector<uint8_t> tag(n);  // group of each participant, found in parallel
   for_parts(n, workers, [&](size_t p0, size_t p1) {
     for (size_t p = p0; p < p1; ++p) {

@@ -95,20 +95,15 @@ WalkResult walk_forward(Backend& backend, const HistoryView& h, const StrategySp
       fold.is = fold.winner->metrics;
       positions = backend.positions(h.prefix(fold.oos_last + 1), strategy, fold.winner->combo);
     }
-    auto pos = [](const std::vector<int8_t>& p, size_t t) -> int8_t {
-      return p.empty() ? 0 : p[t];
-    };
-
     SequentialMetrics oos;
-    for (size_t t = fold.oos_first; t <= fold.oos_last; ++t) {
-      // At the fold's first bar the exit segment is still the previous winner's position.
-      const int8_t p2 = t == fold.oos_first ? pos(prev_positions, t - 2) : pos(positions, t - 2);
-      const int8_t p1 = pos(positions, t - 1);
-      const BarSegments seg = bar_segments(h, strategy.fill, cost, t, p2, p1);
-      oos.add(seg);
-      whole.add(seg);
-      result.oos_returns.push_back(seg.exit_value + seg.body_value);
-    }
+    // At the fold's first bar the exit segment is still the previous winner's position.
+    for_each_segment(h, strategy.fill, cost, positions, fold.oos_first, fold.oos_last + 1,
+                     position_or_flat(prev_positions, fold.oos_first - 2),
+                     [&](size_t, const BarSegments& seg) {
+                       oos.add(seg);
+                       whole.add(seg);
+                       result.oos_returns.push_back(seg.exit_value + seg.body_value);
+                     });
     fold.oos = oos.finish(annual);
     if (fold.winner && fold.is.cagr > 0) {
       wfe_sum += fold.oos.cagr / fold.is.cagr;

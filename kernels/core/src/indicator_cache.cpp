@@ -11,7 +11,7 @@
 #include "thread_count.hpp"
 #include "wfod/indicators.hpp"
 
-namespace wfod::cpu {
+namespace wfod::detail {
 namespace {
 
 size_t first_defined_of(const std::vector<double>& v) {
@@ -132,4 +132,4 @@ void IndicatorCache::build(const HistoryView& h, int threads) {
   wfod::detail::run_workers(n, [&](int) { worker(); });
 }
 
-}  // namespace wfod::cpu
+}  // namespace wfod::detail

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "wfod/segments.hpp"
+#include "wfod/combo_returns.hpp"
 #include "wfod/selection/robust_scores.hpp"
 #include "wfod/selection/window_source.hpp"
 
@@ -110,17 +110,7 @@ GridScores score_grid_by_evaluate(Backend& backend, const SweepRequest& req) {
 }
 
 std::vector<double> window_returns(Backend& backend, const SweepRequest& req, const Combo& c) {
-  const auto& w = req.window;
-  const std::vector<int8_t> p = backend.positions(req.history.prefix(w.end), req.strategy, c);
-  const double cost = req.strategy.costs.per_unit();
-  std::vector<double> out;
-  out.reserve(w.bars);
-  for (size_t t = w.first(); t < w.end; ++t) {
-    const int8_t p2 = t >= 2 ? p[t - 2] : 0, p1 = p[t - 1];
-    const BarSegments s = bar_segments(req.history, req.strategy.fill, cost, t, p2, p1);
-    out.push_back(s.exit_value + s.body_value);
-  }
-  return out;
+  return combo_returns(backend, req.history, req.strategy, c, req.window.first(), req.window.end);
 }
 
 RobustScores host_robust_scores(WindowSource& src, const RobustOptions& options) {

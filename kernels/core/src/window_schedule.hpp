@@ -6,9 +6,19 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstddef>
 
 namespace wfod::detail {
+
+// Bars per cached chunk for a window of W bars when the spec leaves it to us: about
+// 2 sqrt(W), a power of two in [16, 4096]. A run costs ~C bars per combo (the replayed head
+// chunk) plus O(1) combines; the cache costs ~W/C summaries per combo.
+inline size_t default_stream_chunk(size_t window) {
+  const size_t want = static_cast<size_t>(2.0 * std::sqrt(static_cast<double>(window)));
+  return std::clamp<size_t>(std::bit_ceil(std::max<size_t>(want, 1)), 16, 4096);
+}
 
 struct WindowPlan {
   size_t first = 0, head = 0, tail = 0;  // window start bar; its chunk; the unfinished chunk

@@ -1,4 +1,6 @@
-// Backend names -> instances, and the request checks every backend shares (SPEC §3).
+// Backend names -> instances: the one place that sees every backend's factory (each backend
+// is its own CMake target; this file is the umbrella wfod_kernels). The cuda backend gets
+// its host backend (positions, fallbacks) from here, so it never links the cpu target.
 #include <stdexcept>
 #include <string>
 
@@ -11,14 +13,6 @@
 #endif
 
 namespace wfod {
-
-std::string_view to_string(Precision p) { return p == Precision::exact ? "exact" : "fast"; }
-
-Precision parse_precision(std::string_view s) {
-  if (s == "exact") return Precision::exact;
-  if (s == "fast") return Precision::fast;
-  throw std::invalid_argument("unknown precision '" + std::string(s) + "' (expected exact|fast)");
-}
 
 std::vector<std::string> backend_names() {
   std::vector<std::string> names{"cpu_ref", "cpu"};
@@ -36,7 +30,8 @@ BackendChoice choose_backend(std::string_view name) {
     const cuda::DeviceCheck device = cuda::check_device();
     // "auto" runs on cpu what the device does not compute (cuda::supports); "cuda" refuses it.
     if (device.usable)
-      return {cuda::make_cuda_backend(name == "auto"), "backend=cuda " + device.text, false};
+      return {cuda::make_cuda_backend(make_cpu_backend(), name == "auto"),
+              "backend=cuda " + device.text, false};
     if (name == "cuda") throw std::invalid_argument("cuda backend unavailable: " + device.text);
     // "refused": a GPU is there but this build cannot run on it; "unavailable": no GPU.
     return {
@@ -63,29 +58,6 @@ std::string backends_summary() {
   const CudaArchs& archs = compiled_cuda_archs();
   if (!archs.empty()) out += " (" + describe(archs) + ")";
   return out;
-}
-
-size_t default_warmup(const Grid& grid) { return 3 * static_cast<size_t>(grid.max_period()); }
-
-void check_window(const SweepRequest& req) {
-  check_window(req.window, req.history.size(), req.strategy);
-}
-
-void check_window(const WindowSpec& w, size_t n, const StrategySpec& strategy) {
-  if (w.bars < 1) throw std::invalid_argument("window must hold at least 1 bar");
-  if (w.end > n)
-    throw std::invalid_argument("window ends at bar " + std::to_string(w.end) +
-                                " but the history has " + std::to_string(n) + " bars");
-  if (w.end < w.bars + 1 + w.warmup)
-    throw std::invalid_argument(
-        "window of " + std::to_string(w.bars) + " bars ending at bar " + std::to_string(w.end) +
-        " leaves fewer than warmup = " + std::to_string(w.warmup) +
-        " bars before it (SPEC §3 needs T - W - 1 >= warmup; at most " +
-        std::to_string(w.end > w.warmup + 1 ? w.end - w.warmup - 1 : 0) + " bars fit)");
-  if (strategy.grid.size() == 0) throw std::invalid_argument("the parameter grid is empty");
-  strategy.grid.validate();
-  if (!(strategy.bars_per_year > 0)) throw std::invalid_argument("bars_per_year must be > 0");
-  if (!(strategy.costs.per_unit() >= 0)) throw std::invalid_argument("costs must be >= 0");
 }
 
 }  // namespace wfod

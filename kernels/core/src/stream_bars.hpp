@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "cpu/lane_kernel.hpp"
+#include "src/position_rules.hpp"
 #include "wfod/bar.hpp"
 #include "wfod/grid.hpp"
 
@@ -17,7 +17,7 @@ class BlobWriter;
 class BlobReader;
 }  // namespace wfod::detail
 
-namespace wfod::cpu {
+namespace wfod::detail {
 
 class StreamBars {
  public:
@@ -66,4 +66,4 @@ class StreamBars {
   std::vector<double> open_, high_, low_, close_, gap_, body_;
 };
 
-}  // namespace wfod::cpu
+}  // namespace wfod::detail

@@ -9,11 +9,6 @@
 #include "src/compensated.hpp"
 #include "wfod/segments.hpp"
 
-#ifdef WFOD_HAVE_CUDA
-#include "cuda/cuda_backend.hpp"
-#include "cuda/prefix_tables_host.hpp"
-#endif
-
 namespace wfod::detail {
 
 PrefixShape prefix_shape(size_t bars) {
@@ -99,19 +94,6 @@ PrefixTables build_prefix_tables(const HistoryView& h, Fill fill, size_t n, doub
     }
   }
   return out;
-}
-
-std::optional<PrefixTables> build_prefix_tables_on_device(const HistoryView& h, Fill fill,
-                                                          size_t bars, double cost,
-                                                          std::string* why) {
-#ifdef WFOD_HAVE_CUDA
-  if (!cuda::device_available(why)) return std::nullopt;
-  return cuda::prefix_tables_on_device(h, fill, bars, cost);
-#else
-  (void)h, (void)fill, (void)bars, (void)cost;
-  if (why) *why = "cuda backend not built (configure with -DWFOD_CUDA=ON)";
-  return std::nullopt;
-#endif
 }
 
 }  // namespace wfod::detail

@@ -21,8 +21,6 @@ std::atomic<ThreadShortfallHandler> shortfall_handler{nullptr};
 
 void set_thread_shortfall_handler(ThreadShortfallHandler handler) { shortfall_handler = handler; }
 
-namespace detail {
-
 void run_workers(int threads, const std::function<void(int)>& work,
                  const std::function<void()>& poll) {
   threads = std::max(threads, 1);
@@ -98,5 +96,4 @@ void run_workers(int threads, const std::function<void(int)>& work,
   if (error) std::rethrow_exception(error);
 }
 
-}  // namespace detail
 }  // namespace wfod

@@ -1,5 +1,6 @@
-// What every CPU evaluation path (sweep, evaluate, streams) shares: combo kinds and lane
-// groups, a combo's LaneInput from whichever indicator store holds its rows, and the exact
+// What every host evaluation path (the cpu backend's sweeps and streams, position trackers,
+// the cuda backend's host side) shares: a combo's LaneInput from whichever indicator store
+// holds its rows, its positions run forward or replayed from a stored state, and the exact
 // sequential fallback for combos whose equity reaches zero.
 #pragma once
 
@@ -9,41 +10,15 @@
 #include <type_traits>
 #include <vector>
 
-#include "cpu/indicator_cache.hpp"
-#include "cpu/lane_kernel.hpp"
-#include "cpu/lane_kinds.hpp"
+#include "src/indicator_cache.hpp"
+#include "src/lane_kinds.hpp"
+#include "src/position_rules.hpp"
 #include "wfod/bar.hpp"
 #include "wfod/grid.hpp"
 #include "wfod/metrics.hpp"
 #include "wfod/summary.hpp"
 
-namespace wfod {
-struct SweepRequest;
-}
-
-namespace wfod::cpu {
-
-// Combos sharing a kernel instantiation (their kind, lane_kinds.hpp) go in the same group.
-struct Group {
-  uint64_t ids[kLanes];
-  int lanes = 0;
-  int kind = 0;
-};
-
-// Lane groups of the listed combos, by kind in the order given (Backend::evaluate's
-// grouping: its time chunks depend on the number of groups). slot_of[group_base[g] + lane]
-// is the position in `ids` of each group lane. Throws std::invalid_argument on an id outside
-// the grid or of an invalid combo.
-struct IdGroups {
-  std::vector<Group> groups;
-  std::vector<size_t> slot_of, group_base;
-};
-IdGroups group_ids(const Grid& grid, std::span<const uint64_t> ids);
-
-// Time chunks an evaluation of `groups` lane groups splits a window of `bars` into: several
-// when the groups are too few to give every thread work and the window is long (their
-// Summaries are joined left to right with combine()).
-size_t time_chunks(size_t groups, int threads, size_t bars);
+namespace wfod::detail {
 
 // Rows: IndicatorCache or RollingIndicators. Their rows have offset and first_defined;
 // rows.data(row) is the row's bar-0 pointer, or nullptr where the store keeps only a tail of
@@ -115,4 +90,4 @@ Metrics evaluate_sequential(const IndicatorCache& cache, const HistoryView& h, F
                             double cost, double bars_per_year, const Combo& c, size_t first,
                             size_t end);
 
-}  // namespace wfod::cpu
+}  // namespace wfod::detail

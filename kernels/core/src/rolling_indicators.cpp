@@ -1,5 +1,5 @@
 // Stream indicator rows: creation from the grid, per-bar append, and the trailing storage.
-#include "cpu/rolling_indicators.hpp"
+#include "src/rolling_indicators.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include "src/worker_pool.hpp"
 #include "wfod/indicators.hpp"
 
-namespace wfod::cpu {
+namespace wfod::detail {
 namespace {
 
 constexpr size_t kNever = static_cast<size_t>(-1) / 2;
@@ -219,4 +219,4 @@ size_t RollingIndicators::footprint_bytes() const {
   return matrix_.capacity() * sizeof(double) + states;
 }
 
-}  // namespace wfod::cpu
+}  // namespace wfod::detail
