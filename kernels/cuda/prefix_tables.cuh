@@ -7,8 +7,8 @@
 #include <cstddef>
 
 #include "device_buffer.cuh"
-#include "sweep_kernels.cuh"
 #include "src/prefix_tables.hpp"
+#include "sweep_kernels.cuh"
 
 namespace wfod::cuda {
 
