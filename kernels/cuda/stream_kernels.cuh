@@ -11,6 +11,7 @@
 
 #include "device_grid.cuh"
 #include "sweep_kernels.cuh"
+#include "wfod/detail/summary_fields.hpp"
 #include "wfod/summary.hpp"
 
 namespace wfod::cuda {
@@ -36,8 +37,10 @@ struct RingView {
 // Summaries of n combos stored field-major: word f of combo id at words[f * n + id], so a
 // warp's threads (neighbouring ids) load each field in one coalesced transaction instead of
 // striding through 144-byte records. A table of several slots puts slot i at i * kWords * n.
+// The words follow Summary's field lists (wfod/detail/summary_fields.hpp): a word per count
+// and per real, one for the flags.
 struct SummaryColumns {
-  static constexpr int kWords = 18;
+  static constexpr int kWords = detail::kSummaryCounts + detail::kSummaryReals + 1;
   unsigned long long* words;
   unsigned long long n;
   __host__ __device__ SummaryColumns slot(long long i) const {
