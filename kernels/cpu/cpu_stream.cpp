@@ -1,4 +1,4 @@
-// Incremental re-optimisation on the CPU (issue 5; SPEC §3, §6). Bars are cut into chunks
+// Incremental re-optimisation on the CPU (open_stream; SPEC §3, §6). Bars are cut into chunks
 // of C bars at fixed multiples of C from the anchor. Per combo the stream keeps its state
 // (p_{t-2}, p_{t-1}) entering the newest bar, the Summary of the unfinished tail chunk, and
 // a ring of the last ~W/C completed chunks: each chunk's state entering its first bar and

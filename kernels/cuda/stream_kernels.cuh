@@ -1,8 +1,8 @@
-// Device side of the CUDA stream (issue 5): the history ring and the per-combo caches of
-// cuda_stream.cu, and the kernels that advance them. Every kernel runs one thread per combo
-// id (invalid ids and ids of another kernel kind return at once) and reads the advance's
-// scalars from a StreamStep in device memory, so a launch sequence can be captured once in
-// a CUDA graph and replayed with new steps.
+// Device side of the CUDA stream (incremental re-optimisation, Backend::open_stream): the
+// history ring and the per-combo caches of cuda_stream.cu, and the kernels that advance
+// them. Every kernel runs one thread per combo id (invalid ids and ids of another kernel
+// kind return at once) and reads the advance's scalars from a StreamStep in device memory,
+// so a launch sequence can be captured once in a CUDA graph and replayed with new steps.
 #pragma once
 
 #include <cuda_runtime.h>
