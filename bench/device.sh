@@ -25,7 +25,7 @@ export LD_LIBRARY_PATH=$S/lib:${LD_LIBRARY_PATH:-}
 } > "$OUT/device.txt" 2>&1
 cat "$OUT/device.txt"
 
-# Walk-forward end to end (issue 15 item 2): btcperp m1 (45k bars), 40,000 SMA combos, IS 10,000,
+# Walk-forward end to end: btcperp m1 (45k bars), 40,000 SMA combos, IS 10,000,
 # OOS 1,000 (31 folds), rolling and anchored without selection and rolling with the default
 # robust selection, each checked against the cpu backend (FAIL lines on a difference); then
 # `wfo walk` and `wfo sweep` as a user runs them, timed whole. Runs before gpu_bench;
@@ -73,7 +73,7 @@ fi
 
 # Robust selection on the device, only with WFOD_SELECTION=1: the device-vs-host
 # parity tests (block summaries, robust_scores, CSCV, plateau), then selection_bench at the
-# issue's size (200k SMA combos, W = 10k, S = 16). WFOD_SELECTION_ONLY=1: just this.
+# size its target is set for (200k SMA combos, W = 10k, S = 16). WFOD_SELECTION_ONLY=1: just this.
 if [ "${WFOD_SELECTION:-0}" = "1" ]; then
   echo "== selection parity (device vs host)"
   "$S/bin/wfod_parity_tests" --gtest_brief=1 \

@@ -2,7 +2,7 @@
 // S blocks and the plateau stencil, against the plain sweep of the same window. Prints one
 // markdown table (median of the repeats after a warm-up): the sweep, the block summaries, the
 // window scores, CSCV, the plateau stencil, the whole Backend::robust_scores, and the ratios
-// robust_scores / sweep (the target on the H200: <= 2 for 200k combos x 10k bars, S = 16)
+// robust_scores / sweep (the target on the H200: <= 2 for 200k combos x 10k bars, S = 16)
 // and (block summaries + CSCV) / sweep (the PBO work alone). Each repeat runs the sweep and then
 // robust_scores on the same request, as `wfo sweep` does: robust_scores reuses the sweep's
 // prepared device state (the prepare row shows what remains of it: the request comparison).

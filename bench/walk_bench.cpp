@@ -1,4 +1,4 @@
-// Walk-forward benchmark (SPEC §8, issue 15 item 2): walk_forward() end to end on one backend,
+// Walk-forward benchmark (SPEC §8): walk_forward() end to end on one backend,
 // ma_cross SMA fast x slow, rolling and anchored, with --no-selection's arg-max winners and
 // with default robust selection per fold (as `wfo walk` runs it). Prints one markdown table:
 // seconds (median of the repeats, each on a freshly made backend so no preparation survives
@@ -8,8 +8,8 @@
 // Usage: walk_bench [backend=cpu] [data=synthetic:20000 | CSV path] [is=2000] [oos=500]
 //                   [fast=20] [slow=20] [repeat=3] [threads=0] [selection=1] [check=0]
 //   fast x slow SMA combos: fast 2..fast+1, slow fast+5, fast+10, ... (all valid).
-//   the issue's shape on the H200 (btcperp m1, 45k bars, 40,000 combos, IS 10,000, OOS 1,000,
-//   31 folds): walk_bench cuda btcperp_ftx_m1_2022-01.csv 10000 1000 200 200 3 0 1 1
+//   bench/device.sh's shape on the H200 (btcperp m1, 45k bars, 40,000 combos, IS 10,000,
+//   OOS 1,000, 31 folds): walk_bench cuda btcperp_ftx_m1_2022-01.csv 10000 1000 200 200 3 0 1 1
 #include <algorithm>
 #include <bit>
 #include <chrono>

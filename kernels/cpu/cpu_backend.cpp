@@ -66,25 +66,6 @@ size_t sweep_groups(const Grid& grid, uint64_t valid) {
   return static_cast<size_t>(kinds * ((per_kind + kLanes - 1) / kLanes));
 }
 
-// Adds combo `id` to its kind's open group; full groups go to `groups`.
-struct GroupBuilder {
-  Group open[kKindCount];
-  std::vector<Group>& groups;
-  void add(uint64_t id, int kind) {
-    Group& g = open[kind];
-    g.kind = kind;
-    g.ids[g.lanes++] = id;
-    if (g.lanes == kLanes) {
-      groups.push_back(g);
-      g.lanes = 0;
-    }
-  }
-  void close() {
-    for (auto& g : open)
-      if (g.lanes) groups.push_back(g);
-  }
-};
-
 // A combo's indicator series as keys (what evaluate() batches by); a channel key stands for
 // its two rows (upper and lower). Bollinger reads SMA(n) (an ma key) and STD(n) (a vol key).
 int row_keys(const Combo& c, uint64_t out[4]) {
@@ -152,20 +133,18 @@ class CpuBackend final : public Backend {
     };
 
     uint64_t done = 0;  // valid combos of the tiles finished
-    std::vector<Group> groups;
     for (size_t k = 0; k < plan.tiles; ++k) {
       const Tile tile = tile_at(grid, plan, k);
       if (!may_hold_valid(tile)) continue;
-      groups.clear();
-      GroupBuilder builder{{}, groups};
+      LaneGrouper grouper;
       uint64_t tile_valid = 0;
       for_each_id(grid, tile, [&](uint64_t id) {
         const Combo c = grid.decode(id);
         if (!c.valid()) return;
         ++tile_valid;
-        builder.add(id, kind_of(c));
+        grouper.add(id, kind_of(c));
       });
-      builder.close();
+      const std::vector<Group> groups = grouper.finish().groups;
       if (groups.empty()) continue;
       const IndicatorCache cache(h, tile.grid, threads);
       std::function<void(double)> progress;
@@ -225,31 +204,10 @@ class CpuBackend final : public Backend {
       if (end == batch_first) return;
       const std::span<const Combo> batch(combos.data() + batch_first, end - batch_first);
       // Groups per kind in id order, and each lane's position in `ids`.
-      std::vector<Group> groups;
-      std::vector<size_t> slot_of;
-      Group open[kKindCount];
-      std::vector<size_t> open_slots[kKindCount];
-      for (size_t i = batch_first; i < end; ++i) {
-        const int kind = kind_of(combos[i]);
-        Group& g = open[kind];
-        g.kind = kind;
-        g.ids[g.lanes++] = ids[i];
-        open_slots[kind].push_back(i);
-        if (g.lanes == kLanes) {
-          groups.push_back(g);
-          slot_of.insert(slot_of.end(), open_slots[kind].begin(), open_slots[kind].end());
-          open_slots[kind].clear();
-          g.lanes = 0;
-        }
-      }
-      for (int k = 0; k < kKindCount; ++k)
-        if (open[k].lanes) {
-          groups.push_back(open[k]);
-          slot_of.insert(slot_of.end(), open_slots[k].begin(), open_slots[k].end());
-        }
-      std::vector<size_t> group_base(groups.size() + 1, 0);
-      for (size_t g = 0; g < groups.size(); ++g)
-        group_base[g + 1] = group_base[g] + static_cast<size_t>(groups[g].lanes);
+      LaneGrouper grouper(/*track_slots=*/true);
+      for (size_t i = batch_first; i < end; ++i) grouper.add(ids[i], kind_of(combos[i]), i);
+      const LaneGroups grouped = grouper.finish();
+      const std::vector<Group>& groups = grouped.groups;
       const IndicatorCache cache(h, batch, threads);
       std::function<void(double)> progress;
       if (req.progress) {
@@ -262,7 +220,7 @@ class CpuBackend final : public Backend {
       run_groups(
           req, cache, tables, groups, threads, chunks, [](int, const Combo&, const Metrics&) {},
           [&](size_t g, int lane, const Metrics& m) {
-            out[slot_of[group_base[g] + static_cast<size_t>(lane)]] = m;
+            out[grouped.slot_of[grouped.group_base[g] + static_cast<size_t>(lane)]] = m;
           },
           progress);
       batch_first = end;

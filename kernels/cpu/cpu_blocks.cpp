@@ -2,7 +2,8 @@
 // group's run of consecutive blocks one work item for run_lanes, which summarises any bar
 // range exactly (positions are found by scanning back, so a run needs no replay from the
 // anchor).
-// Lane setup (kinds, groups, lane inputs) comes from lane_setup.hpp, shared with sweeps.
+// Lane groups come from lane_groups.hpp and lane inputs from lane_setup.hpp, both shared
+// with sweeps.
 #include "cpu_blocks.hpp"
 
 #include <algorithm>
@@ -19,29 +20,6 @@
 #include "wfod/selection/blocks.hpp"
 
 namespace wfod::cpu {
-namespace {
-
-std::vector<Group> group_valid_combos(const Grid& grid) {
-  std::vector<Group> groups;
-  Group open[kKindCount];
-  for (uint64_t id = 0; id < grid.size(); ++id) {
-    const Combo c = grid.decode(id);
-    if (!c.valid()) continue;
-    Group& g = open[kind_of(c)];
-    g.kind = kind_of(c);
-    g.ids[g.lanes++] = id;
-    if (g.lanes == kLanes) {
-      groups.push_back(g);
-      g.lanes = 0;
-    }
-  }
-  for (auto& g : open)
-    if (g.lanes) groups.push_back(g);
-  return groups;
-}
-
-}  // namespace
-
 std::vector<Summary> block_summaries(const SweepRequest& req, std::span<const size_t> cuts) {
   check_window(req);
   selection::check_cuts(req, cuts);

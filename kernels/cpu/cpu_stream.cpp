@@ -1,4 +1,4 @@
-// Incremental re-optimisation on the CPU (issue 5; SPEC §3, §6). Bars are cut into chunks
+// Incremental re-optimisation on the CPU (open_stream; SPEC §3, §6). Bars are cut into chunks
 // of C bars at fixed multiples of C from the anchor. Per combo the stream keeps its state
 // (p_{t-2}, p_{t-1}) entering the newest bar, the Summary of the unfinished tail chunk, and
 // a ring of the last ~W/C completed chunks: each chunk's state entering its first bar and
@@ -120,24 +120,9 @@ void CpuStream::reserve_memory() {
 
 void CpuStream::make_groups() {
   const Grid& grid = spec_.strategy.grid;
-  Group open[kKindCount];
-  for (uint64_t id = 0; id < grid.size(); ++id) {
-    const Combo c = grid.decode(id);
-    if (!c.valid()) {
-      ++skipped_;
-      continue;
-    }
-    ++evaluated_;
-    Group& g = open[kind_of(c)];
-    g.kind = kind_of(c);
-    g.ids[g.lanes++] = id;
-    if (g.lanes == kLanes) {
-      groups_.push_back(g);
-      g.lanes = 0;
-    }
-  }
-  for (auto& g : open)
-    if (g.lanes) groups_.push_back(g);
+  groups_ = group_valid_combos(grid);
+  for (const Group& g : groups_) evaluated_ += static_cast<uint64_t>(g.lanes);
+  skipped_ = grid.size() - evaluated_;
   if (groups_.size() * kLanes > UINT32_MAX)
     throw std::invalid_argument("a stream holds at most 2^32 combos");
   index_of_.assign(grid.size(), UINT32_MAX);

@@ -18,10 +18,12 @@
 #include <cstring>
 #include <iterator>
 #include <string>
+#include <type_traits>
 
 #include "cpu_stream.hpp"
 #include "cpu_stream_impl.hpp"
 #include "src/blob_io.hpp"
+#include "wfod/detail/summary_fields.hpp"
 
 namespace wfod::cpu {
 namespace {
@@ -90,8 +92,10 @@ std::string spec_text(const StreamSpec& spec, size_t chunk) {
   return t;
 }
 
-// Summaries as fixed records (no padding bytes, booleans and positions checked on load).
-constexpr size_t kSummaryBytes = 6 * 8 + 11 * 8 + 4;
+// Summaries as fixed records in the order of summary_fields.hpp: the counts, the reals, then
+// the flags a byte each (no padding bytes; booleans and positions checked on load).
+constexpr size_t kSummaryBytes =
+    8 * (detail::kSummaryCounts + detail::kSummaryReals) + detail::kSummaryFlags;
 
 void put_summary(uint8_t* out, const Summary& s) {
   size_t o = 0;
@@ -99,19 +103,9 @@ void put_summary(uint8_t* out, const Summary& s) {
     std::memcpy(out + o, &v, sizeof v);
     o += sizeof v;
   };
-  put(s.bars);
-  put(s.closed_trades);
-  put(s.closed_wins);
-  put(s.long_bars);
-  put(s.short_bars);
-  put(s.changes);
-  for (double v : {s.sum, s.sum_sq, s.down_sq, s.growth, s.peak, s.trough, s.drawdown, s.head_ret,
-                   s.tail_ret, s.closed_win_sum, s.closed_loss_sum})
-    put(v);
-  put(static_cast<uint8_t>(s.nonpositive));
-  put(static_cast<uint8_t>(s.single_run));
-  put(s.head_pos);
-  put(s.tail_pos);
+  detail::for_each_summary_count(s, put);
+  detail::for_each_summary_real(s, put);
+  detail::for_each_summary_flag(s, [&](auto v) { put(static_cast<uint8_t>(v)); });
 }
 
 bool is_position(int8_t p) { return p >= -1 && p <= 1; }
@@ -123,29 +117,27 @@ Summary get_summary(const uint8_t* in, const detail::BlobReader& r) {
     std::memcpy(&v, in + o, sizeof v);
     o += sizeof v;
   };
-  get(s.bars);
-  get(s.closed_trades);
-  get(s.closed_wins);
-  get(s.long_bars);
-  get(s.short_bars);
-  get(s.changes);
-  for (double* v : {&s.sum, &s.sum_sq, &s.down_sq, &s.growth, &s.peak, &s.trough, &s.drawdown,
-                    &s.head_ret, &s.tail_ret, &s.closed_win_sum, &s.closed_loss_sum})
-    get(*v);
-  uint8_t nonpositive, single_run;
-  get(nonpositive);
-  get(single_run);
-  get(s.head_pos);
-  get(s.tail_pos);
+  detail::for_each_summary_count(s, get);
+  detail::for_each_summary_real(s, get);
+  bool flags_ok = true;
+  detail::for_each_summary_flag(s, [&](auto& v) {
+    uint8_t byte;
+    get(byte);
+    if constexpr (std::is_same_v<std::remove_reference_t<decltype(v)>, bool>) {
+      flags_ok = flags_ok && byte <= 1;
+      v = byte == 1;
+    } else {
+      v = static_cast<int8_t>(byte);
+      flags_ok = flags_ok && is_position(v);
+    }
+  });
   // Counts are bar counts: bounded like the stream's bars, so joins cannot overflow.
   bool counts_ok = true;
-  for (int64_t v : {s.bars, s.closed_trades, s.closed_wins, s.long_bars, s.short_bars, s.changes})
+  detail::for_each_summary_count(s, [&](int64_t v) {
     counts_ok = counts_ok && v >= 0 && static_cast<uint64_t>(v) <= kMaxBars;
-  if (nonpositive > 1 || single_run > 1 || !is_position(s.head_pos) || !is_position(s.tail_pos) ||
-      !counts_ok)
+  });
+  if (!flags_ok || !counts_ok)
     r.fail("a chunk summary holds impossible counts, flags or positions");
-  s.nonpositive = nonpositive == 1;
-  s.single_run = single_run == 1;
   return s;
 }
 

@@ -91,7 +91,7 @@ WindowSpec CpuStream::current_window() const {
 
 std::vector<Metrics> CpuStream::evaluate(std::span<const uint64_t> ids) const {
   const WindowSpec w = current_window();
-  const IdGroups g = group_ids(spec_.strategy.grid, ids);
+  const LaneGroups g = group_ids(spec_.strategy.grid, ids);
   // The backend's split in time (it depends on the groups and threads): each chunk's
   // Summary from the kernel, joined left to right as run_groups joins them.
   const size_t chunks = time_chunks(g.groups.size(), threads_, w.bars);

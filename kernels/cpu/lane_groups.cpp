@@ -1,42 +1,56 @@
-// Lane groups of a list of combo ids, and the time chunks of an evaluation.
+// Lane groups of combos (LaneGrouper, and the grid's and an id list's groups through it),
+// and the time chunks of an evaluation.
 #include "lane_groups.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace wfod::cpu {
 
-IdGroups group_ids(const Grid& grid, std::span<const uint64_t> ids) {
-  IdGroups out;
-  Group open[kKindCount];
-  std::vector<size_t> open_slots[kKindCount];
+void LaneGrouper::emit(int kind) {
+  Group& g = open_[kind];
+  out_.groups.push_back(g);
+  if (track_slots_) {
+    std::vector<size_t>& slots = open_slots_[kind];
+    out_.slot_of.insert(out_.slot_of.end(), slots.begin(), slots.end());
+    slots.clear();
+  }
+  g.lanes = 0;
+}
+
+LaneGroups LaneGrouper::finish() {
+  for (int k = 0; k < kKindCount; ++k)
+    if (open_[k].lanes) emit(k);
+  if (track_slots_) {
+    out_.group_base.assign(out_.groups.size() + 1, 0);
+    for (size_t g = 0; g < out_.groups.size(); ++g)
+      out_.group_base[g + 1] = out_.group_base[g] + static_cast<size_t>(out_.groups[g].lanes);
+  }
+  return std::exchange(out_, LaneGroups{});
+}
+
+std::vector<Group> group_valid_combos(const Grid& grid) {
+  LaneGrouper grouper;
+  for (uint64_t id = 0; id < grid.size(); ++id) {
+    const Combo c = grid.decode(id);
+    if (c.valid()) grouper.add(id, kind_of(c));
+  }
+  return grouper.finish().groups;
+}
+
+LaneGroups group_ids(const Grid& grid, std::span<const uint64_t> ids) {
+  LaneGrouper grouper(/*track_slots=*/true);
   for (size_t i = 0; i < ids.size(); ++i) {
     if (ids[i] >= grid.size())
       throw std::invalid_argument("combo id " + std::to_string(ids[i]) + " is outside the grid");
     const Combo c = grid.decode(ids[i]);
     if (!c.valid())
       throw std::invalid_argument("combo id " + std::to_string(ids[i]) + " is invalid");
-    Group& g = open[kind_of(c)];
-    g.kind = kind_of(c);
-    g.ids[g.lanes++] = ids[i];
-    open_slots[g.kind].push_back(i);
-    if (g.lanes == kLanes) {
-      out.groups.push_back(g);
-      out.slot_of.insert(out.slot_of.end(), open_slots[g.kind].begin(), open_slots[g.kind].end());
-      open_slots[g.kind].clear();
-      g.lanes = 0;
-    }
+    grouper.add(ids[i], kind_of(c), i);
   }
-  for (int k = 0; k < kKindCount; ++k)
-    if (open[k].lanes) {
-      out.groups.push_back(open[k]);
-      out.slot_of.insert(out.slot_of.end(), open_slots[k].begin(), open_slots[k].end());
-    }
-  out.group_base.assign(out.groups.size() + 1, 0);
-  for (size_t g = 0; g < out.groups.size(); ++g)
-    out.group_base[g + 1] = out.group_base[g] + static_cast<size_t>(out.groups[g].lanes);
-  return out;
+  return grouper.finish();
 }
 
 size_t time_chunks(size_t groups, int threads, size_t bars) {

@@ -1,4 +1,4 @@
-// The CUDA backend's incremental stream (issue 5): the chunk-summary scheme of
+// The CUDA backend's incremental stream (Backend::open_stream): the chunk-summary scheme of
 // kernels/cpu/cpu_stream.cpp with every per-combo cache on the device. The host keeps the
 // indicator states (RollingIndicators, the code the CPU paths run, O(1) per bar per series)
 // and copies only each new bar's column (one value per series, plus its gap/body/close)

@@ -7,68 +7,44 @@
 #include "rank_device.cuh"
 #include "stream_kernels.cuh"
 #include "tally.cuh"
+#include "wfod/detail/summary_fields.hpp"
 #include "wfod/detail/summary_math.hpp"
 
 namespace wfod::cuda {
 
+// Word order: the counts, the reals, then the flags packed a byte each into one word (the
+// lists of summary_fields.hpp).
 __device__ Summary SummaryColumns::get(unsigned long long id) const {
   const unsigned long long* w = words + id;
-  auto word = [&](int f) { return w[static_cast<unsigned long long>(f) * n]; };
-  auto real = [&](int f) { return __longlong_as_double(static_cast<long long>(word(f))); };
-  auto count = [&](int f) { return static_cast<int64_t>(word(f)); };
+  unsigned long long f = 0;
+  auto next = [&] { return w[f++ * n]; };
   Summary s;
-  s.bars = count(0);
-  s.sum = real(1);
-  s.sum_sq = real(2);
-  s.down_sq = real(3);
-  s.growth = real(4);
-  s.peak = real(5);
-  s.trough = real(6);
-  s.drawdown = real(7);
-  const unsigned long long flags = word(8);
-  s.nonpositive = (flags & 1) != 0;
-  s.single_run = (flags & 2) != 0;
-  s.head_pos = static_cast<int8_t>((flags >> 8) & 0xff);
-  s.tail_pos = static_cast<int8_t>((flags >> 16) & 0xff);
-  s.head_ret = real(9);
-  s.tail_ret = real(10);
-  s.closed_trades = count(11);
-  s.closed_wins = count(12);
-  s.closed_win_sum = real(13);
-  s.closed_loss_sum = real(14);
-  s.long_bars = count(15);
-  s.short_bars = count(16);
-  s.changes = count(17);
+  detail::for_each_summary_count(s, [&](int64_t& v) { v = static_cast<int64_t>(next()); });
+  detail::for_each_summary_real(
+      s, [&](double& v) { v = __longlong_as_double(static_cast<long long>(next())); });
+  const unsigned long long flags = next();
+  int shift = 0;
+  detail::for_each_summary_flag(s, [&](auto& v) {
+    v = static_cast<std::remove_reference_t<decltype(v)>>(static_cast<uint8_t>(flags >> shift));
+    shift += 8;
+  });
   return s;
 }
 
 __device__ void SummaryColumns::set(unsigned long long id, const Summary& s) const {
   unsigned long long* w = words + id;
-  auto put = [&](int f, unsigned long long v) { w[static_cast<unsigned long long>(f) * n] = v; };
-  auto real = [&](int f, double v) {
-    put(f, static_cast<unsigned long long>(__double_as_longlong(v)));
-  };
-  auto count = [&](int f, int64_t v) { put(f, static_cast<unsigned long long>(v)); };
-  count(0, s.bars);
-  real(1, s.sum);
-  real(2, s.sum_sq);
-  real(3, s.down_sq);
-  real(4, s.growth);
-  real(5, s.peak);
-  real(6, s.trough);
-  real(7, s.drawdown);
-  put(8, (s.nonpositive ? 1ull : 0ull) | (s.single_run ? 2ull : 0ull) |
-             (static_cast<unsigned long long>(static_cast<uint8_t>(s.head_pos)) << 8) |
-             (static_cast<unsigned long long>(static_cast<uint8_t>(s.tail_pos)) << 16));
-  real(9, s.head_ret);
-  real(10, s.tail_ret);
-  count(11, s.closed_trades);
-  count(12, s.closed_wins);
-  real(13, s.closed_win_sum);
-  real(14, s.closed_loss_sum);
-  count(15, s.long_bars);
-  count(16, s.short_bars);
-  count(17, s.changes);
+  unsigned long long f = 0;
+  auto put = [&](unsigned long long v) { w[f++ * n] = v; };
+  detail::for_each_summary_count(s, [&](int64_t v) { put(static_cast<unsigned long long>(v)); });
+  detail::for_each_summary_real(
+      s, [&](double v) { put(static_cast<unsigned long long>(__double_as_longlong(v))); });
+  unsigned long long flags = 0;
+  int shift = 0;
+  detail::for_each_summary_flag(s, [&](auto v) {
+    flags |= static_cast<unsigned long long>(static_cast<uint8_t>(v)) << shift;
+    shift += 8;
+  });
+  put(flags);
 }
 
 namespace {

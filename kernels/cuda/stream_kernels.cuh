@@ -1,8 +1,8 @@
-// Device side of the CUDA stream (issue 5): the history ring and the per-combo caches of
-// cuda_stream.cu, and the kernels that advance them. Every kernel runs one thread per combo
-// id (invalid ids and ids of another kernel kind return at once) and reads the advance's
-// scalars from a StreamStep in device memory, so a launch sequence can be captured once in
-// a CUDA graph and replayed with new steps.
+// Device side of the CUDA stream (incremental re-optimisation, Backend::open_stream): the
+// history ring and the per-combo caches of cuda_stream.cu, and the kernels that advance
+// them. Every kernel runs one thread per combo id (invalid ids and ids of another kernel
+// kind return at once) and reads the advance's scalars from a StreamStep in device memory,
+// so a launch sequence can be captured once in a CUDA graph and replayed with new steps.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -11,6 +11,7 @@
 
 #include "device_grid.cuh"
 #include "sweep_kernels.cuh"
+#include "wfod/detail/summary_fields.hpp"
 #include "wfod/summary.hpp"
 
 namespace wfod::cuda {
@@ -36,8 +37,10 @@ struct RingView {
 // Summaries of n combos stored field-major: word f of combo id at words[f * n + id], so a
 // warp's threads (neighbouring ids) load each field in one coalesced transaction instead of
 // striding through 144-byte records. A table of several slots puts slot i at i * kWords * n.
+// The words follow Summary's field lists (wfod/detail/summary_fields.hpp): a word per count
+// and per real, one for the flags.
 struct SummaryColumns {
-  static constexpr int kWords = 18;
+  static constexpr int kWords = detail::kSummaryCounts + detail::kSummaryReals + 1;
   unsigned long long* words;
   unsigned long long n;
   __host__ __device__ SummaryColumns slot(long long i) const {

@@ -18,7 +18,7 @@ run_wfo sweep "${GRID[@]}" --threads 1
 expect_rc 0 "sweep --threads 1"
 grep -Ev '"([a-z]+_)?seconds"' "$TMP/out" >"$TMP/one.json"
 
-# The command: 500 threads under a 4 GB address space.
+# Far more threads than cores under a tight address space: 500 threads in 4 GB.
 WFO_PREFIX="ulimit -v 4000000;" run_wfo sweep "${GRID[@]}" --threads 500
 no_abort "--threads 500 under ulimit -v 4000000"
 expect_rc 0 "--threads 500 under ulimit -v 4000000"

@@ -1,4 +1,4 @@
-// Robust selection on the device (issue 8) against the host pipeline, exactly:
+// Robust selection on the device (SPEC §10) against the host pipeline, exactly:
 // - CPU, always: the device's CSCV algorithm (kernels/cuda/selection_lean.cuh: lean fields,
 //   prefix-tree walk over half-sets, complement = OOS, rank keys, aggregation) run on the host
 //   equals cscv_pbo bit for bit; the device's plateau stencil (selection_plateau.cuh) equals

@@ -1,4 +1,4 @@
-// Streams (Backend::open_stream / Stream::advance, issue 5) against fresh sweeps: bars are
+// Streams (Backend::open_stream / Stream::advance) against fresh sweeps: bars are
 // streamed in random batches (random k), and after every advance the result must equal a
 // from-scratch sweep of the same window on the same bars from the anchor (SPEC §3, §9):
 // identical top-K ids and integer metrics, float metrics within 1e-9. Windows start
@@ -256,7 +256,7 @@ namespace wfod {
 namespace {
 
 // WFOD_CUDA_FAULT (kernels/cuda/fault_injection.cuh) turns sweeps and stream advances into
-// real CUDA failures, which the daemon answers by falling back to the CPU (issue 6). Run in
+// real CUDA failures, which the daemon answers by falling back to the CPU backend. Run in
 // its own process (ctest): the plan is read once.
 TEST(CudaFaultInjection, AllocationFailureSurfacesAsABackendError) {
   std::unique_ptr<Backend> cuda;

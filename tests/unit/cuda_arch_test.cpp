@@ -73,8 +73,9 @@ TEST(CudaArch, DefaultListRunsTuringToHopperAndNewerThroughPtx) {
 }
 
 TEST(CudaArch, OneArchitectureBuilds) {
-  // The ci / device presets: sm_90 + compute_90. Ampere and Ada have no code in it: the
-  // issue's "launches fail and the daemon quietly falls back" case, now refused up front.
+  // The ci / device presets: sm_90 + compute_90. Ampere and Ada have no code in it: a
+  // device that would fail every launch (and make the daemon quietly fall back to cpu) is
+  // refused up front.
   const CudaArchs ci = parse_cuda_archs("90");
   EXPECT_TRUE(can_run({9, 0}, ci).ok);
   EXPECT_EQ(can_run({12, 0}, ci).code, "compute_90 PTX");
