@@ -1,7 +1,7 @@
 // Robust-selection benchmark: ma_cross SMA on a seeded random walk, PBO by CSCV with
 // S blocks and the plateau stencil, against the plain sweep of the same window. Prints one
 // markdown table (median of the repeats after a warm-up): the sweep, the block summaries, the
-// window scores, CSCV, the plateau stencil, the whole Backend::robust_scores, and the ratios
+// window scores, CSCV, the plateau stencil, the whole selection::robust_scores, and the ratios
 // robust_scores / sweep (the target on the H200: <= 2 for 200k combos x 10k bars, S = 16)
 // and (block summaries + CSCV) / sweep (the PBO work alone). Each repeat runs the sweep and then
 // robust_scores on the same request, as `wfo sweep` does: robust_scores reuses the sweep's
@@ -26,6 +26,7 @@
 #include "wfod/backend.hpp"
 #include "wfod/selection/robust_scores.hpp"
 #include "wfod/selection/selection.hpp"
+#include "wfod/selection/selection_extension.hpp"
 #if defined(WFOD_HAVE_CUDA)
 #include "cuda/selection_device.hpp"
 #endif
@@ -94,7 +95,7 @@ int main(int argc, char** argv) {
   std::string path = "host";
   for (int run = 0; run <= repeat; ++run) {  // run 0: warm-up
     const double ts = time_ms([&] { sweep = backend->sweep(req); });
-    const double tr = time_ms([&] { robust = backend->robust_scores(req, opt); });
+    const double tr = time_ms([&] { robust = selection::robust_scores(*backend, req, opt); });
     if (run == 0) continue;
     sweep_ms.push_back(ts);
     robust_ms.push_back(tr);

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "wfod/selection/robust_scores.hpp"
+#include "wfod/selection/selection_extension.hpp"
 
 namespace wfod::daemon {
 namespace {
@@ -50,6 +50,9 @@ class FaultBackend final : public Backend {
     counter_->fail_from = fail_from;
   }
   std::string_view name() const override { return name_; }
+  Support supports(Work work, const StrategySpec& s) const override {
+    return inner_->supports(work, s);
+  }
   SweepResult sweep(const SweepRequest& r) override {
     counter_->tick();
     return inner_->sweep(r);
@@ -65,10 +68,7 @@ class FaultBackend final : public Backend {
                                        std::span<const size_t> cuts) override {
     return inner_->block_summaries(r, cuts);
   }
-  selection::RobustScores robust_scores(const SweepRequest& r,
-                                        const selection::RobustOptions& o) override {
-    return inner_->robust_scores(r, o);
-  }
+  selection::SelectionExtension* selection() override { return inner_->selection(); }
   std::unique_ptr<Stream> open_stream(const StreamSpec& spec, const HistoryView& h) override {
     return std::make_unique<FaultStream>(inner_->open_stream(spec, h), counter_);
   }

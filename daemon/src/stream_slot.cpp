@@ -51,12 +51,18 @@ void StreamSlot::open(Backend& backend, const StreamSpec& spec, const HistoryVie
   trackers_.clear();
   fallback_reason_.clear();
   spec_ = spec;
-  try {
-    stream_ = backend.open_stream(spec, from_anchor);
-  } catch (const std::invalid_argument& e) {
-    // The backend's plan does not fit (e.g. device memory): full sweeps, still exact.
-    fallback_reason_ = e.what();
-    stream_ = backend.Backend::open_stream(spec, from_anchor);
+  // A backend that runs no stream of this family ("cuda" for some level families), or whose
+  // plan does not fit (e.g. device memory, wfod::Unsupported): full sweeps, still exact.
+  if (const Support support = backend.supports(Work::stream, spec.strategy); !support.ok()) {
+    fallback_reason_ = support.refusal;
+    stream_ = open_sweep_stream(backend, spec, from_anchor);
+  } else {
+    try {
+      stream_ = backend.open_stream(spec, from_anchor);
+    } catch (const std::invalid_argument& e) {
+      fallback_reason_ = e.what();
+      stream_ = open_sweep_stream(backend, spec, from_anchor);
+    }
   }
   owner_ = &backend;
   bars_ = from_anchor.size();

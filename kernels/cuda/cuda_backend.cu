@@ -38,7 +38,9 @@
 #include "wfod/segments.hpp"
 #include "wfod/selection/blocks.hpp"
 #include "wfod/selection/robust_scores.hpp"
+#include "wfod/selection/selection_extension.hpp"
 #include "wfod/summary.hpp"
+#include "wfod/support.hpp"
 
 namespace wfod::cuda {
 namespace {
@@ -51,10 +53,9 @@ int next_pow2(long long x) {
   return p;
 }
 
-class CudaBackend final : public Backend {
+class CudaBackend final : public Backend, public selection::SelectionExtension {
  public:
-  CudaBackend(std::unique_ptr<Backend> host, bool cpu_for_unsupported)
-      : cpu_for_unsupported_(cpu_for_unsupported), cpu_(std::move(host)) {
+  explicit CudaBackend(std::unique_ptr<Backend> host) : cpu_(std::move(host)) {
     int device = 0;
     WFOD_CUDA_CHECK(cudaGetDevice(&device));
     cudaDeviceProp prop{};
@@ -66,10 +67,21 @@ class CudaBackend final : public Backend {
 
   std::string_view name() const override { return "cuda"; }
 
+  // What the device does not compute for a family (cuda::supports) is refused by name; the
+  // registry's "auto" then runs it on cpu (registry/routing_backend.cpp).
+  Support supports(Work work, const StrategySpec& strategy) const override {
+    const Family family = strategy.grid.family;
+    if (cuda::supports(family, work)) return Support::yes();
+    static constexpr const char* kWork[] = {"sweeps and evaluation", "robust selection", "streams"};
+    return Support::no("the cuda backend does not run the " + std::string(to_string(family)) +
+                       " family's " + kWork[static_cast<int>(work)] +
+                       "; use backend cpu (or auto, which runs it on cpu)");
+  }
+
+  selection::SelectionExtension* selection() override { return this; }
+
   SweepResult sweep(const SweepRequest& req) override {
-    if (Backend* other = elsewhere(req.strategy.grid.family, CudaPart::sweep)) {
-      return other->sweep(req);
-    }
+    require(supports(Work::sweep, req.strategy));
     const auto start = std::chrono::steady_clock::now();
     check_window(req);
     maybe_inject_fault();
@@ -183,9 +195,7 @@ class CudaBackend final : public Backend {
   }
 
   std::vector<Metrics> evaluate(const SweepRequest& req, std::span<const uint64_t> ids) override {
-    if (Backend* other = elsewhere(req.strategy.grid.family, CudaPart::sweep)) {
-      return other->evaluate(req, ids);
-    }
+    require(supports(Work::sweep, req.strategy));
     check_window(req);
     const Grid& grid = req.strategy.grid;
     for (uint64_t id : ids) {
@@ -206,20 +216,17 @@ class CudaBackend final : public Backend {
                                        std::span<const size_t> cuts) override {
     // One thread per (combo, block), bar by bar as the cpu lane kernel: bit-identical to
     // cpu's (selection_pipeline.cu, block_eval.cuh).
-    if (Backend* other = elsewhere(req.strategy.grid.family, CudaPart::selection)) {
-      return other->block_summaries(req, cuts);
-    }
+    require(supports(Work::selection, req.strategy));
     check_window(req);
     selection::check_cuts(req, cuts);
     prepare_unless_current(req);
     return device_block_summaries(*selection_, req, cuts, prepared());
   }
 
+  // The selection extension: the grid pass where the block summaries are made.
   selection::RobustScores robust_scores(const SweepRequest& req,
                                         const selection::RobustOptions& options) override {
-    if (Backend* other = elsewhere(req.strategy.grid.family, CudaPart::selection)) {
-      return other->robust_scores(req, options);
-    }
+    require(supports(Work::selection, req.strategy));
     // cagr and calmar need pow(), which the device does not round as glibc does: those run
     // the host pipeline (on this backend's device block summaries) so every backend agrees.
     if (!selection::lean::device_exact(req.rank.objective)) {
@@ -227,7 +234,7 @@ class CudaBackend final : public Backend {
       t.path = "host: objective " + std::string(to_string(req.rank.objective)) +
                " needs pow(), not bit-identical on the device";
       const auto start = std::chrono::steady_clock::now();
-      selection::RobustScores out = Backend::robust_scores(req, options);
+      selection::RobustScores out = selection::host_robust_scores(*this, req, options);
       t.total_ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
               .count();
@@ -243,9 +250,7 @@ class CudaBackend final : public Backend {
   }
 
   std::unique_ptr<Stream> open_stream(const StreamSpec& spec, const HistoryView& h) override {
-    if (Backend* other = elsewhere(spec.strategy.grid.family, CudaPart::stream)) {
-      return other->open_stream(spec, h);
-    }
+    require(supports(Work::stream, spec.strategy));
     return make_cuda_stream(spec, h);
   }
 
@@ -258,17 +263,6 @@ class CudaBackend final : public Backend {
   }
 
  private:
-  // Null when the device computes `part` for `family`; else the cpu backend that runs it
-  // (made for "auto"), or std::invalid_argument naming the family (made for "cuda").
-  Backend* elsewhere(Family family, CudaPart part) {
-    if (supports(family, part)) return nullptr;
-    if (cpu_for_unsupported_) return cpu_.get();
-    static constexpr const char* kPart[] = {"sweeps and evaluation", "robust selection", "streams"};
-    throw std::invalid_argument(
-        "the cuda backend does not run the " + std::string(to_string(family)) + " family's " +
-        kPart[static_cast<int>(part)] + "; use backend cpu (or auto, which runs it on cpu)");
-  }
-
   // What the last completed prepare() was for, compared in full (bar values, not pointers):
   // robust_scores / block_summaries right after the sweep of the same request skip the
   // second prepare, which would rebuild identical device state.
@@ -555,7 +549,6 @@ class CudaBackend final : public Backend {
 
   PreparedSweep prepared() const { return PreparedSweep{&tables_.view, &bars_, &kinds_}; }
 
-  bool cpu_for_unsupported_ = false;
   std::string device_name_;
   long long resident_threads_ = 0;
   std::unique_ptr<Backend> cpu_;  // the host backend the registry hands over (make_cuda_backend)
@@ -663,16 +656,15 @@ bool device_available(std::string* why) {
   return check.usable;
 }
 
-bool supports(Family family, CudaPart part) {
+bool supports(Family family, Work work) {
   // The level families' streams read their rows from the stream's rolling indicators.
-  return family == Family::ma_cross || family == Family::channel_breakout ||
-         part != CudaPart::stream || streams_run_level_families();
+  return family == Family::ma_cross || family == Family::channel_breakout || work != Work::stream ||
+         streams_run_level_families();
 }
 
-std::unique_ptr<Backend> make_cuda_backend(std::unique_ptr<Backend> host,
-                                           bool cpu_for_unsupported) {
+std::unique_ptr<Backend> make_cuda_backend(std::unique_ptr<Backend> host) {
   if (!host) throw std::invalid_argument("the cuda backend needs a host backend");
-  return std::make_unique<CudaBackend>(std::move(host), cpu_for_unsupported);
+  return std::make_unique<CudaBackend>(std::move(host));
 }
 
 SweepTiming last_sweep_timing() { return g_last_timing; }

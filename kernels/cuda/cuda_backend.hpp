@@ -31,19 +31,15 @@ inline constexpr const char* kTestComputeCapabilityEnv = env_name(Env::test_cuda
 // check_device().usable; otherwise *why says what is missing.
 bool device_available(std::string* why);
 
-// The parts of the backend a family can run on the device.
-enum class CudaPart { sweep, selection, stream };
-// Whether the device computes `part` for `family` (SPEC §5). What it does not compute is
-// never computed wrong: the backend refuses it (std::invalid_argument naming the family and
-// the backend), or, when made with cpu_for_unsupported (what "auto" picks), runs it on the
-// host backend, whose results then say backend "cpu".
-bool supports(Family family, CudaPart part);
+// Whether the device computes `work` for `family` (SPEC §5): the table behind the backend's
+// capability query (Backend::supports). What it does not compute is never computed wrong:
+// the backend refuses it (wfod::Unsupported naming the family and the backend); "auto" (the
+// registry's routing backend) runs it on cpu, whose results then say backend "cpu".
+bool supports(Family family, Work work);
 // `host` is the backend the registry (make_backend) hands over, the cpu backend: it computes
-// positions, the combos whose equity reaches zero (their literal drawdown), and, with
-// cpu_for_unsupported, what the device does not run. The cuda target does not link the cpu
-// backend; it only calls `host` through the Backend interface.
-std::unique_ptr<Backend> make_cuda_backend(std::unique_ptr<Backend> host,
-                                           bool cpu_for_unsupported = false);
+// positions and the combos whose equity reaches zero (their literal drawdown). The cuda
+// target does not link the cpu backend; it only calls `host` through the Backend interface.
+std::unique_ptr<Backend> make_cuda_backend(std::unique_ptr<Backend> host);
 
 // Device-event timings of the last sweep on this thread (milliseconds), for benchmarks.
 struct SweepTiming {

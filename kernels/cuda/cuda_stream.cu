@@ -30,6 +30,7 @@
 #include "src/window_schedule.hpp"
 #include "stream_kernels.cuh"
 #include "wfod/env_knobs.hpp"
+#include "wfod/support.hpp"
 
 namespace wfod::cuda {
 namespace {
@@ -103,7 +104,7 @@ int rsi_row_index(const Rows& rows, int period) {
   if constexpr (RollingRsiRows<Rows>) {
     return static_cast<int>(rows.rsi(period).index);
   } else {
-    throw std::invalid_argument("the cuda stream does not run the rsi_reversion family");
+    throw Unsupported("the cuda stream does not run the rsi_reversion family");
   }
 }
 
@@ -225,12 +226,12 @@ class CudaStream final : public Stream {
     WFOD_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
     const size_t reserve = 512ull << 20;
     if (device_bytes_ + reserve > free_bytes)
-      throw std::invalid_argument(
-          "cuda stream: " + std::to_string(n) + " combos x (" + std::to_string(ring_slots_) +
-          " chunk + " + std::to_string(subs_) + " sub-chunk) summaries of " +
-          std::to_string(chunk_) + "-bar chunks need " + gb(device_bytes_) +
-          " but the device has " + gb(free_bytes) + " free (of " + gb(total) +
-          "); use a larger chunk, a smaller grid or window, or full sweeps");
+      throw Unsupported("cuda stream: " + std::to_string(n) + " combos x (" +
+                        std::to_string(ring_slots_) + " chunk + " + std::to_string(subs_) +
+                        " sub-chunk) summaries of " + std::to_string(chunk_) + "-bar chunks need " +
+                        gb(device_bytes_) + " but the device has " + gb(free_bytes) + " free (of " +
+                        gb(total) +
+                        "); use a larger chunk, a smaller grid or window, or full sweeps");
   }
 
   size_t fallback_cap() const { return std::min<size_t>(std::max<size_t>(n_, 1), 1u << 16); }

@@ -17,6 +17,7 @@
 #include "selection_kernels.cuh"
 #include "wfod/detail/summary_math.hpp"
 #include "wfod/env_knobs.hpp"
+#include "wfod/support.hpp"
 
 namespace wfod::cuda {
 namespace {
@@ -509,8 +510,7 @@ __global__ void __launch_bounds__(kThreads)
 template <class F>
 void with_lean(const lean::Ranking& rk, F&& f) {
   if (!lean::dispatch(rk, f))
-    throw std::invalid_argument(
-        "device CSCV: objective not computed bit-identically on the device");
+    throw Unsupported("device CSCV: objective not computed bit-identically on the device");
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 // per-split outcomes coming back to the host. The summaries (combos x blocks x 144 B) never
 // leave the device. While the CSCV kernels run, the scores come back on a side stream and the
 // plateau stencil runs there too (when no combo needs a host replay). Results equal
-// Backend::robust_scores' host pipeline bit for bit (selection_kernels.cu says how);
+// the host pipeline (selection::host_robust_scores) bit for bit (selection_kernels.cu says how);
 // tests/parity/selection_device_parity_test.cpp holds them to it.
 #include <algorithm>
 #include <chrono>
@@ -23,6 +23,7 @@
 #include "wfod/ranking.hpp"
 #include "wfod/selection/blocks.hpp"
 #include "wfod/selection/selection.hpp"
+#include "wfod/support.hpp"
 
 namespace wfod::cuda {
 
@@ -69,7 +70,7 @@ void plateau_step(SelectionWorkspace& ws, const selection::RobustOptions& opt, u
   const size_t axes = pr.axis_sizes.size();
   if (pr.radii.size() != axes) throw std::invalid_argument("plateau: one radius per axis");
   if (axes > static_cast<size_t>(stencil::kMaxAxes))
-    throw std::invalid_argument("plateau: more axes than the device stencil takes");
+    throw Unsupported("plateau: more axes than the device stencil takes");
   stencil::StencilGrid g;
   g.axes = static_cast<int>(axes);
   uint64_t product = 1;
@@ -195,10 +196,10 @@ selection::RobustScores device_robust_scores(SelectionWorkspace& ws, Backend& se
   const size_t reusable = ws.blocks.size() * sizeof(Summary) + ws.store.size() * sizeof(float);
   const size_t have = free_device_bytes() + reusable;
   if (total > std::numeric_limits<uint32_t>::max() || need > have / 10 * 9) {
-    throw std::invalid_argument(
-        "cuda robust_scores: " + std::to_string(total) + " combos x " + std::to_string(blocks) +
-        " blocks need " + std::to_string(need >> 20) + " MiB on the device, " +
-        std::to_string(have >> 20) + " MiB free; the host pipeline runs instead");
+    throw Unsupported("cuda robust_scores: " + std::to_string(total) + " combos x " +
+                      std::to_string(blocks) + " blocks need " + std::to_string(need >> 20) +
+                      " MiB on the device, " + std::to_string(have >> 20) +
+                      " MiB free; the host pipeline runs instead");
   }
 
   // The last call's objective store is the first thing to give back when memory is short.

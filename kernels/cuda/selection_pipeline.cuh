@@ -29,9 +29,10 @@ struct PreparedSweep {
 std::vector<Summary> device_block_summaries(SelectionWorkspace&, const SweepRequest&,
                                             std::span<const size_t> cuts, const PreparedSweep&);
 
-// Backend::robust_scores on the device; `self` re-evaluates combos whose equity reaches zero
-// (spec-notes 5) exactly as score_grid does. Throws std::invalid_argument, naming the sizes,
-// when the plan does not fit the device's free memory. `prepare_ms`: recorded in the timing.
+// The selection extension's robust_scores on the device; `self` re-evaluates combos whose
+// equity reaches zero (spec-notes 5) exactly as score_grid does. Throws wfod::Unsupported, naming
+// the sizes, when the plan does not fit the device's free memory. `prepare_ms`: recorded in the
+// timing.
 selection::RobustScores device_robust_scores(SelectionWorkspace&, Backend& self,
                                              const SweepRequest&, const selection::RobustOptions&,
                                              const PreparedSweep&, double prepare_ms);

@@ -1,11 +1,13 @@
 // Backend names -> instances: the one place that sees every backend's factory (each backend
 // is its own CMake target; this file is the umbrella wfod_kernels). The cuda backend gets
-// its host backend (positions, fallbacks) from here, so it never links the cpu target.
+// its host backend (positions, fallbacks) from here, so it never links the cpu target; under
+// "auto" the routing backend sends what cuda refuses (Backend::supports) to cpu.
 #include <stdexcept>
 #include <string>
 
 #include "cpu/cpu_backend.hpp"
 #include "cpu_ref/cpu_ref_backend.hpp"
+#include "registry/routing_backend.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/cuda_arch.hpp"
 #ifdef WFOD_HAVE_CUDA
@@ -28,10 +30,14 @@ BackendChoice choose_backend(std::string_view name) {
   if (name == "cuda" || name == "auto") {
 #ifdef WFOD_HAVE_CUDA
     const cuda::DeviceCheck device = cuda::check_device();
-    // "auto" runs on cpu what the device does not compute (cuda::supports); "cuda" refuses it.
-    if (device.usable)
-      return {cuda::make_cuda_backend(make_cpu_backend(), name == "auto"),
-              "backend=cuda " + device.text, false};
+    // "auto" runs on cpu what the device does not compute (Backend::supports); "cuda"
+    // refuses it (wfod::Unsupported).
+    if (device.usable) {
+      std::unique_ptr<Backend> chosen = cuda::make_cuda_backend(make_cpu_backend());
+      if (name == "auto")
+        chosen = detail::make_routing_backend(std::move(chosen), make_cpu_backend());
+      return {std::move(chosen), "backend=cuda " + device.text, false};
+    }
     if (name == "cuda") throw std::invalid_argument("cuda backend unavailable: " + device.text);
     // "refused": a GPU is there but this build cannot run on it; "unavailable": no GPU.
     return {

@@ -2,8 +2,8 @@
 // - CPU, always: the device's CSCV algorithm (kernels/cuda/selection_lean.cuh: lean fields,
 //   prefix-tree walk over half-sets, complement = OOS, rank keys, aggregation) run on the host
 //   equals cscv_pbo bit for bit; the device's plateau stencil (selection_plateau.cuh) equals
-//   plateau_select; Backend::robust_scores' default equals score_grid + cscv_pbo +
-//   plateau_select on cpu and cpu_ref.
+//   plateau_select; the host pipeline (selection::host_robust_scores) equals score_grid + cscv_pbo
+//   + plateau_select on cpu and cpu_ref.
 // - CUDA (skipped with the reason where no device is): cuda block_summaries == cpu's, every
 //   field bit for bit, on real and synthetic series of every family, both fills, odd cuts; cuda
 //   robust_scores (device CSCV and plateau) == the host pipeline, bit for bit.
@@ -25,6 +25,7 @@
 #include "wfod/backend.hpp"
 #include "wfod/selection/robust_scores.hpp"
 #include "wfod/selection/selection.hpp"
+#include "wfod/selection/selection_extension.hpp"
 
 namespace wfod {
 namespace {
@@ -591,7 +592,15 @@ TEST(SelectionDeviceAlgorithm, StencilEqualsPlateauSelect) {
   }
 }
 
-// --- the Backend::robust_scores seam ------------------------------------------------------
+// --- the robust_scores seam (selection_extension.hpp) --------------------------------------
+
+// The backend's own robust_scores, with no fallback: its selection extension, else the host
+// pipeline on it.
+selection::RobustScores own_robust_scores(Backend& backend, const SweepRequest& req,
+                                          const selection::RobustOptions& opt) {
+  if (selection::SelectionExtension* ext = backend.selection()) return ext->robust_scores(req, opt);
+  return selection::host_robust_scores(backend, req, opt);
+}
 
 void expect_same_scores(const selection::RobustScores& a, const selection::RobustScores& b) {
   ASSERT_EQ(a.objective.size(), b.objective.size());
@@ -648,7 +657,7 @@ TEST(RobustScoresDefault, EqualsScoreGridPboAndPlateauOnCpuBackends) {
     req.rank.min_trades = 3;
     for (size_t S : {0u, 6u}) {
       const auto opt = options_of(req, S, S ? "q25" : "mean");
-      const selection::RobustScores got = be->robust_scores(req, opt);
+      const selection::RobustScores got = own_robust_scores(*be, req, opt);
       // What select() ran before the seam.
       const selection::GridScores g = S ? selection::score_grid(*be, req, opt.layout)
                                         : selection::score_grid_by_evaluate(*be, req);
@@ -806,7 +815,7 @@ TEST(SelectionDeviceParity, BlockSummariesEqualCpuOnRealData) {
 }
 
 // cuda robust_scores (device scores, CSCV, plateau) against the host pipeline on cuda's own
-// block summaries (Backend::robust_scores) and against cpu's.
+// block summaries (selection::host_robust_scores) and against cpu's.
 TEST(SelectionDeviceParity, RobustScoresEqualHostPipeline) {
   WFOD_CUDA_OR_SKIP(cuda);
   auto cpu = make_backend("cpu");
@@ -840,12 +849,12 @@ TEST(SelectionDeviceParity, RobustScoresEqualHostPipeline) {
       SweepRequest req = request_of(HistoryView::of(*run.series), run.spec, run.bars);
       req.rank = rank_of(rc);
       const auto opt = options_of(req, run.S, run.stat);
-      const auto got = cuda->robust_scores(req, opt);
-      const auto host = cuda->Backend::robust_scores(req, opt);
+      const auto got = own_robust_scores(*cuda, req, opt);
+      const auto host = selection::host_robust_scores(*cuda, req, opt);
       expect_same_scores(got, host);
       if (run.S) {
         // With PBO both score from block summaries: cpu's host pipeline is the same to the bit.
-        const auto on_cpu = cpu->robust_scores(req, opt);
+        const auto on_cpu = own_robust_scores(*cpu, req, opt);
         expect_same_scores(got, on_cpu);
       }
     }
@@ -858,7 +867,7 @@ TEST(SelectionDeviceParity, RobustScoresEqualHostPipeline) {
       SweepRequest req = request_of(HistoryView::of(*runs[i].series), runs[i].spec, runs[i].bars);
       req.rank = rank_of(rc);
       const auto opt = options_of(req, runs[i].S, runs[i].stat);
-      expect_same_scores(cuda->robust_scores(req, opt), cpu->robust_scores(req, opt));
+      expect_same_scores(own_robust_scores(*cuda, req, opt), own_robust_scores(*cpu, req, opt));
     }
   }
   ::unsetenv("WFOD_CUDA_CSCV_STORE");
@@ -876,7 +885,7 @@ TEST(SelectionDeviceParity, RobustScoresEqualHostPipeline) {
               request_of(HistoryView::of(*runs[i].series), runs[i].spec, runs[i].bars);
           req.rank = rank_of(rc);
           const auto opt = options_of(req, runs[i].S, runs[i].stat);
-          expect_same_scores(cuda->robust_scores(req, opt), cpu->robust_scores(req, opt));
+          expect_same_scores(own_robust_scores(*cuda, req, opt), own_robust_scores(*cpu, req, opt));
         }
       }
     }
@@ -890,14 +899,14 @@ TEST(SelectionDeviceParity, RobustScoresEqualHostPipeline) {
     SweepRequest req = request_of(HistoryView::of(*runs[0].series), runs[0].spec, runs[0].bars);
     req.rank = rank_of(rc);
     const auto opt = options_of(req, runs[0].S, runs[0].stat);
-    expect_same_scores(cuda->robust_scores(req, opt), cpu->robust_scores(req, opt));
+    expect_same_scores(own_robust_scores(*cuda, req, opt), own_robust_scores(*cpu, req, opt));
   }
   ::unsetenv("WFOD_CUDA_WALK_GENERIC");
   // cagr goes through the host pipeline on this backend (pow): still equal.
   SweepRequest req = request_of(HistoryView::of(real), runs[0].spec, 1203);
   req.rank.objective = Objective::cagr;
   const auto opt = options_of(req, 16, "mean");
-  expect_same_scores(cuda->robust_scores(req, opt), cpu->robust_scores(req, opt));
+  expect_same_scores(own_robust_scores(*cuda, req, opt), own_robust_scores(*cpu, req, opt));
 }
 
 // robust_scores right after a sweep reuses the sweep's prepared device state only when the
@@ -911,34 +920,34 @@ TEST(SelectionDeviceParity, RobustScoresAfterSweepOfAnotherRequest) {
       ma_spec({MaType::sma, MaType::ema}, {Entry::state}, {Side::long_short}, false, Fill::close);
   SweepRequest req = request_of(HistoryView::of(real), spec, 1203);
   const auto opt = options_of(req, 16, "mean");
-  const auto want = cpu->robust_scores(req, opt);
+  const auto want = own_robust_scores(*cpu, req, opt);
   // Same request: the second prepare is skipped, the scores are the same.
   cuda->sweep(req);
-  expect_same_scores(cuda->robust_scores(req, opt), want);
+  expect_same_scores(own_robust_scores(*cuda, req, opt), want);
   // Another grid, then another cost, then the same request again.
   SweepRequest other = req;
   other.strategy.grid.fast = {3, 4, 6};
   other.strategy.grid.ma = {MaType::wma};
   cuda->sweep(other);
-  expect_same_scores(cuda->robust_scores(req, opt), want);
+  expect_same_scores(own_robust_scores(*cuda, req, opt), want);
   other = req;
   other.strategy.costs.commission_bps = 9;
   cuda->sweep(other);
-  expect_same_scores(cuda->robust_scores(req, opt), want);
+  expect_same_scores(own_robust_scores(*cuda, req, opt), want);
   // A bollinger request after a sweep of the same grid with other band widths, then with the
   // styles in another order (k and style are grid values the prepared tables depend on).
   const StrategySpec bands = bollinger_spec(false, Fill::close, {1, 2});
   SweepRequest band_req = request_of(HistoryView::of(real), bands, 1203);
   const auto band_opt = options_of(band_req, 16, "mean");
-  const auto band_want = cpu->robust_scores(band_req, band_opt);
+  const auto band_want = own_robust_scores(*cpu, band_req, band_opt);
   other = band_req;
   other.strategy.grid.k = {1.5, 2.5};
   cuda->sweep(other);
-  expect_same_scores(cuda->robust_scores(band_req, band_opt), band_want);
+  expect_same_scores(own_robust_scores(*cuda, band_req, band_opt), band_want);
   other = band_req;
   other.strategy.grid.style = {Style::breakout, Style::reversion};
   cuda->sweep(other);
-  expect_same_scores(cuda->robust_scores(band_req, band_opt), band_want);
+  expect_same_scores(own_robust_scores(*cuda, band_req, band_opt), band_want);
   // Another series in another buffer: same length, same first and last close, one bar between
   // changed (so the bar returns differ).
   Series changed = real;
@@ -948,7 +957,7 @@ TEST(SelectionDeviceParity, RobustScoresAfterSweepOfAnotherRequest) {
   other = req;
   other.history = HistoryView::of(changed);
   cuda->sweep(other);
-  expect_same_scores(cuda->robust_scores(req, opt), want);
+  expect_same_scores(own_robust_scores(*cuda, req, opt), want);
   // And block_summaries after a sweep of the other series.
   cuda->sweep(other);
   const auto layout = selection::cscv_layout(req.window, 16);

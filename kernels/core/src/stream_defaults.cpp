@@ -1,7 +1,7 @@
-// The defaults for what only some streams do (bar and window queries from their own state,
-// trackers, checkpoints): std::invalid_argument saying so, which callers answer by going
-// through the backend and the history instead (or by replaying, for a checkpoint).
-#include <stdexcept>
+// The defaults for what only some streams and backends do (bar and window queries from the
+// stream's own state, trackers, checkpoints, restoring one): wfod::Unsupported saying so,
+// which callers answer by going through the backend and the history instead (or by
+// replaying, for a checkpoint); and the capability query's default, which refuses nothing.
 #include <string>
 
 #include "wfod/backend.hpp"
@@ -11,7 +11,7 @@ namespace wfod {
 namespace {
 
 [[noreturn]] void unsupported(const char* what) {
-  throw std::invalid_argument(std::string(what) + " is not supported by this stream");
+  throw Unsupported(std::string(what) + " is not supported by this stream");
 }
 
 }  // namespace
@@ -32,7 +32,9 @@ std::vector<Summary> Stream::block_summaries(std::span<const size_t>) const {
 std::vector<uint8_t> Stream::checkpoint() const { unsupported("checkpoint()"); }
 
 std::unique_ptr<Stream> Backend::restore_stream(const StreamSpec&, std::span<const uint8_t>) {
-  throw std::invalid_argument("the " + std::string(name()) + " backend restores no streams");
+  throw Unsupported("the " + std::string(name()) + " backend restores no streams");
 }
+
+Support Backend::supports(Work, const StrategySpec&) const { return Support::yes(); }
 
 }  // namespace wfod

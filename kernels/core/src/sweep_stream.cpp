@@ -1,6 +1,6 @@
-// Backend::open_stream's default: a stream that keeps the bars and re-sweeps the whole
-// window on every advance. Exact by construction; the baseline the incremental streams
-// (cpu, cuda) are tested and benchmarked against.
+// open_sweep_stream, Backend::open_stream's default: a stream that keeps the bars and
+// re-sweeps the whole window on every advance. Exact by construction; the baseline the
+// incremental streams (cpu, cuda) are tested and benchmarked against.
 
 #include "src/stream_history.hpp"
 #include "wfod/backend.hpp"
@@ -34,15 +34,20 @@ class SweepStream final : public Stream {
   }
 
  private:
-  Backend& backend_;  // outlives its streams (Backend::open_stream)
+  Backend& backend_;  // outlives its streams (open_sweep_stream)
   StreamSpec spec_;
   detail::StreamHistory history_;
 };
 
 }  // namespace
 
+std::unique_ptr<Stream> open_sweep_stream(Backend& backend, const StreamSpec& spec,
+                                          const HistoryView& history) {
+  return std::make_unique<SweepStream>(backend, spec, history);
+}
+
 std::unique_ptr<Stream> Backend::open_stream(const StreamSpec& spec, const HistoryView& history) {
-  return std::make_unique<SweepStream>(*this, spec, history);
+  return open_sweep_stream(*this, spec, history);
 }
 
 }  // namespace wfod

@@ -16,12 +16,12 @@
 #include "wfod/metrics.hpp"
 #include "wfod/ranking.hpp"
 #include "wfod/summary.hpp"
+#include "wfod/support.hpp"
 
 namespace wfod {
 
 namespace selection {
-struct RobustOptions;  // wfod/selection/robust_scores.hpp
-struct RobustScores;
+class SelectionExtension;  // wfod/selection/selection_extension.hpp
 }  // namespace selection
 
 class PositionTracker;  // wfod/position_tracker.hpp
@@ -142,7 +142,7 @@ class Stream {
 
   // Bar queries on the stream's own state, without the history from the anchor (a bounded
   // stream keeps only the window and a margin). Streams that cannot answer them throw
-  // std::invalid_argument("... not supported by this stream"): the caller then uses the
+  // wfod::Unsupported("... not supported by this stream"): the caller then uses the
   // backend on the history. Bar indices count from the anchor; a combo is a point of the
   // stream's grid (its id and parameters must match), invalid combos are refused.
   //
@@ -173,17 +173,33 @@ class Stream {
   virtual std::vector<uint8_t> checkpoint() const;
 };
 
+class Backend;
+
+// A stream that keeps the bars and re-sweeps the whole window on `backend` on every advance:
+// Backend::open_stream's default, and the fallback where a backend's own stream is refused
+// (its plan does not fit). Exact by construction. `backend` must outlive it.
+std::unique_ptr<Stream> open_sweep_stream(Backend& backend, const StreamSpec&,
+                                          const HistoryView& history);
+
+// The seam (docs/architecture.md "The backend seam"): a name, a capability query, the
+// compute entry points, and optional extensions a backend may implement (null where not).
+// Run options (threads, progress) still travel inside SweepRequest and StreamSpec.
 class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string_view name() const = 0;
+
+  // The capability query: whether this backend computes `work` for `strategy`, or a refusal
+  // naming what it does not (e.g. "the cuda backend does not run the rsi_reversion family's
+  // streams; ..."). An entry point asked for refused work throws that refusal as
+  // wfod::Unsupported. The registry's "auto" routes on it. Default: everything (cpu, cpu_ref).
+  virtual Support supports(Work work, const StrategySpec& strategy) const;
+
   // One window, from scratch: every combo of the grid, ranked.
   virtual SweepResult sweep(const SweepRequest&) = 0;
   // Metrics of the listed combos over the request's window, in the order given (no
   // ranking, constraints ignored). Throws std::invalid_argument on an invalid combo id.
   virtual std::vector<Metrics> evaluate(const SweepRequest&, std::span<const uint64_t> ids) = 0;
-  // Target positions p_t (SPEC §2) of one combo for every bar of the history.
-  virtual std::vector<int8_t> positions(const HistoryView&, const StrategySpec&, const Combo&) = 0;
   // Summaries of the request's window cut into blocks (docs/spec-10-selection.md §10.0).
   // `cuts`: strictly increasing bar indices inside (window.first(), window.end); block b
   // holds bars [cut_{b-1}, cut_b), cut_{-1} = first, cut_{B-1} = end, B = cuts.size() + 1.
@@ -192,30 +208,32 @@ class Backend {
   // on bad cuts.
   virtual std::vector<Summary> block_summaries(const SweepRequest&,
                                                std::span<const size_t> cuts) = 0;
-  // Robust selection's grid pass (docs/spec-10-selection.md §10.0, §10.2, §10.4; types in
-  // wfod/selection/robust_scores.hpp): every combo's window objective, per-period Sharpe and
-  // standing, and on request PBO over the layout's blocks and the plateau stencil. The
-  // default (selection.cpp) is score_grid + cscv_pbo (or score_grid_by_evaluate without
-  // PBO) + plateau_select on the host; cuda keeps the block summaries on the device. Results
-  // equal the default's. Throws std::invalid_argument when the plan does not fit the device
-  // (the caller then runs the default, Backend::robust_scores).
-  virtual selection::RobustScores robust_scores(const SweepRequest&,
-                                                const selection::RobustOptions&);
+  // Target positions p_t (SPEC §2) of one combo for every bar of the history. A compute
+  // entry point of its own: cpu_ref answers from its oracle (ref_strategy.cpp), cpu from the
+  // core's position rules, cuda through trackers a walk's next fold extends.
+  virtual std::vector<int8_t> positions(const HistoryView&, const StrategySpec&, const Combo&) = 0;
+
   // A stream over `history` (bars from the anchor; may be shorter than one window). The
-  // default keeps the bars and re-sweeps on each advance; cpu and cuda override it with
-  // cached chunk summaries. Throws std::invalid_argument when the plan does not fit.
-  // The backend must outlive the streams it opens.
+  // default is open_sweep_stream; cpu and cuda override it with cached chunk summaries.
+  // Throws wfod::Unsupported when the plan does not fit (the caller may then use
+  // open_sweep_stream). The backend must outlive the streams it opens.
   virtual std::unique_ptr<Stream> open_stream(const StreamSpec&, const HistoryView& history);
   // The stream Stream::checkpoint() wrote, for the same spec. Validates every byte it reads
   // (the blob comes from disk): std::invalid_argument naming the problem on a truncated,
-  // corrupted or foreign blob, another spec, format version or backend, or where this
-  // backend restores no streams (the default): the caller then opens and replays.
+  // corrupted or foreign blob, another spec, format version or backend; wfod::Unsupported
+  // where this backend restores no streams (the default). The caller then opens and replays.
   virtual std::unique_ptr<Stream> restore_stream(const StreamSpec&, std::span<const uint8_t> blob);
+
+  // Robust selection's grid pass where the block summaries are made (the cuda backend keeps
+  // them on the device): wfod/selection/selection_extension.hpp. Null (the default): the
+  // caller runs the host pipeline on block_summaries / evaluate; selection::robust_scores
+  // chooses.
+  virtual selection::SelectionExtension* selection() { return nullptr; }
 };
 
 // "auto" picks cuda when built and a device this build can run on is present, else cpu;
-// under "auto" the cuda backend runs on cpu what its device does not compute for a family
-// (cuda::supports), where "cuda" refuses it with an error naming the family.
+// under "auto" what the cuda backend refuses (Backend::supports) runs on cpu, where "cuda"
+// refuses it with an error naming the family (wfod::Unsupported).
 // Unknown or unavailable names throw std::invalid_argument saying which backends exist or
 // why cuda cannot run (no device, or a device the build has no code for).
 std::unique_ptr<Backend> make_backend(std::string_view name);

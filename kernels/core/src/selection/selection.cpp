@@ -11,6 +11,7 @@
 
 #include "wfod/combo_returns.hpp"
 #include "wfod/selection/robust_scores.hpp"
+#include "wfod/selection/selection_extension.hpp"
 #include "wfod/selection/window_source.hpp"
 
 namespace wfod::selection {
@@ -169,12 +170,27 @@ std::vector<double> BackendWindow::window_returns(const Combo& combo) {
   return selection::window_returns(backend_, request_, combo);
 }
 RobustScores BackendWindow::robust_scores(const RobustOptions& options) {
+  return selection::robust_scores(backend_, request_, options);
+}
+
+RobustScores host_robust_scores(Backend& backend, const SweepRequest& req,
+                                const RobustOptions& options) {
+  BackendWindow src(backend, req);
+  return host_robust_scores(src, options);
+}
+
+RobustScores robust_scores(Backend& backend, const SweepRequest& req,
+                           const RobustOptions& options) {
   // A device backend does it all where the summaries are; when its plan does not fit the
-  // device it says so (std::invalid_argument) and the host pipeline (the default) runs.
+  // device it says so (wfod::Unsupported) and the host pipeline runs. Any other
+  // std::invalid_argument also goes to the host pipeline, as it always has: the host then
+  // names the input error in its own words.
+  SelectionExtension* extension = backend.selection();
+  if (extension == nullptr) return host_robust_scores(backend, req, options);
   try {
-    return backend_.robust_scores(request_, options);
+    return extension->robust_scores(req, options);
   } catch (const std::invalid_argument&) {
-    return backend_.Backend::robust_scores(request_, options);
+    return host_robust_scores(backend, req, options);
   }
 }
 
@@ -285,15 +301,3 @@ SelectionReport select(Backend& backend, const SweepRequest& req, const SweepRes
 }
 
 }  // namespace wfod::selection
-
-namespace wfod {
-
-// The host pipeline: what select() ran before the seam existed, and what every backend
-// without a device plan runs.
-selection::RobustScores Backend::robust_scores(const SweepRequest& req,
-                                               const selection::RobustOptions& options) {
-  selection::BackendWindow src(*this, req);
-  return selection::host_robust_scores(src, options);
-}
-
-}  // namespace wfod

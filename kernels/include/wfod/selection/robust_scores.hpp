@@ -1,7 +1,7 @@
-// What Backend::robust_scores computes (docs/spec-10-selection.md §10.0, §10.2, §10.4): the
-// per-combo window scores, and on request PBO by CSCV and the plateau stencil, in one call
-// through the backend seam, so a device backend can keep the block summaries where they
-// were made and return only these arrays.
+// What selection::robust_scores computes (selection_extension.hpp) (docs/spec-10-selection.md
+// §10.0, §10.2, §10.4): the per-combo window scores, and on request PBO by CSCV and the plateau
+// stencil, in one call through the backend seam, so a device backend can keep the block summaries
+// where they were made and return only these arrays.
 #pragma once
 
 #include <cstdint>
@@ -33,7 +33,7 @@ struct RobustOptions {
 };
 
 // Wall time of robust_scores' parts, in seconds, where the backend measures them (the host
-// pipeline of Backend::robust_scores does; a device pipeline that overlaps its parts need not).
+// pipeline (host_robust_scores) does; a device pipeline that overlaps its parts need not).
 struct RobustTiming {
   double blocks_seconds = 0;   // block Summaries; without PBO the evaluate() pass that scores
   double scores_seconds = 0;   // window scores from the block Summaries (joins, replays)

@@ -18,8 +18,8 @@ class WindowSource {
   virtual const RankSpec& rank() const = 0;
   virtual WindowSpec window() const = 0;
   virtual int threads() const = 0;
-  // Backend::evaluate, block_summaries and robust_scores of the window, and the strategy
-  // returns s_t of one combo over it.
+  // Backend::evaluate, block_summaries and selection::robust_scores of the window, and the
+  // strategy returns s_t of one combo over it.
   virtual std::vector<Metrics> evaluate(std::span<const uint64_t> ids) = 0;
   virtual std::vector<Summary> block_summaries(std::span<const size_t> cuts) = 0;
   virtual std::vector<double> window_returns(const Combo& combo) = 0;
@@ -27,7 +27,8 @@ class WindowSource {
 };
 
 // The host pipeline of robust_scores (score_grid + cscv_pbo, or score_grid_by_evaluate,
-// then plateau_select) over any window source: Backend::robust_scores' default.
+// then plateau_select) over any window source: what a backend without the selection
+// extension runs (selection_extension.hpp).
 RobustScores host_robust_scores(WindowSource& source, const RobustOptions& options);
 
 class BackendWindow final : public WindowSource {
@@ -42,7 +43,8 @@ class BackendWindow final : public WindowSource {
   std::vector<Metrics> evaluate(std::span<const uint64_t> ids) override;
   std::vector<Summary> block_summaries(std::span<const size_t> cuts) override;
   std::vector<double> window_returns(const Combo& combo) override;
-  // The backend's own robust_scores, or the host pipeline where its plan does not fit.
+  // selection::robust_scores: the backend's selection extension, or the host pipeline where
+  // it has none or its plan does not fit.
   RobustScores robust_scores(const RobustOptions& options) override;
 
  private:
@@ -51,7 +53,7 @@ class BackendWindow final : public WindowSource {
 };
 
 // The window ending at the stream's newest bar; `spec` is the one the stream was opened with.
-// Throws std::invalid_argument where the stream cannot answer (Stream's defaults).
+// Throws wfod::Unsupported where the stream cannot answer (Stream's defaults).
 class StreamWindow final : public WindowSource {
  public:
   StreamWindow(const Stream& stream, const StreamSpec& spec) : stream_(stream), spec_(spec) {}

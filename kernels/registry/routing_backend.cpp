@@ -1,0 +1,77 @@
+// The routing backend behind "auto" (routing_backend.hpp): the device backend's refusals, asked
+// for before each call, send that call to the host backend, whose results then name it.
+#include "registry/routing_backend.hpp"
+
+#include <stdexcept>
+#include <utility>
+
+#include "wfod/selection/selection_extension.hpp"
+
+namespace wfod::detail {
+namespace {
+
+class RoutingBackend final : public Backend, public selection::SelectionExtension {
+ public:
+  RoutingBackend(std::unique_ptr<Backend> device, std::unique_ptr<Backend> host)
+      : device_(std::move(device)), host_(std::move(host)) {}
+
+  std::string_view name() const override { return device_->name(); }
+  // Everything runs somewhere.
+  Support supports(Work, const StrategySpec&) const override { return Support::yes(); }
+
+  SweepResult sweep(const SweepRequest& req) override {
+    return on(Work::sweep, req.strategy).sweep(req);
+  }
+  std::vector<Metrics> evaluate(const SweepRequest& req, std::span<const uint64_t> ids) override {
+    return on(Work::sweep, req.strategy).evaluate(req, ids);
+  }
+  std::vector<Summary> block_summaries(const SweepRequest& req,
+                                       std::span<const size_t> cuts) override {
+    return on(Work::selection, req.strategy).block_summaries(req, cuts);
+  }
+  // The device backend answers positions for every family (the cuda one on the host).
+  std::vector<int8_t> positions(const HistoryView& h, const StrategySpec& s,
+                                const Combo& c) override {
+    return device_->positions(h, s, c);
+  }
+  std::unique_ptr<Stream> open_stream(const StreamSpec& spec, const HistoryView& h) override {
+    return on(Work::stream, spec.strategy).open_stream(spec, h);
+  }
+  // The device backend's answer, its refusal included ("the cuda backend restores no
+  // streams"): the caller then opens and replays.
+  std::unique_ptr<Stream> restore_stream(const StreamSpec& spec,
+                                         std::span<const uint8_t> blob) override {
+    return device_->restore_stream(spec, blob);
+  }
+
+  selection::SelectionExtension* selection() override { return this; }
+  // The device's extension where it takes the family (its refusals for the plan go up to
+  // selection::robust_scores, which runs the host pipeline on this backend); the host
+  // backend's robust selection where it does not.
+  selection::RobustScores robust_scores(const SweepRequest& req,
+                                        const selection::RobustOptions& options) override {
+    if (!device_->supports(Work::selection, req.strategy).ok())
+      return selection::robust_scores(*host_, req, options);
+    if (selection::SelectionExtension* ext = device_->selection())
+      return ext->robust_scores(req, options);
+    return selection::host_robust_scores(*device_, req, options);
+  }
+
+ private:
+  Backend& on(Work work, const StrategySpec& strategy) {
+    return device_->supports(work, strategy).ok() ? *device_ : *host_;
+  }
+
+  std::unique_ptr<Backend> device_;
+  std::unique_ptr<Backend> host_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_routing_backend(std::unique_ptr<Backend> device,
+                                              std::unique_ptr<Backend> host) {
+  if (!device || !host) throw std::invalid_argument("the routing backend needs two backends");
+  return std::make_unique<RoutingBackend>(std::move(device), std::move(host));
+}
+
+}  // namespace wfod::detail
