@@ -1,5 +1,6 @@
-// The bars a stream owns: its copy of the history from the anchor, appended in time order.
-// Shared by every Stream implementation so they accept and reject bars the same way.
+// BarsFromAnchor: a stream's own copy of every bar from the anchor, appended in time order
+// (the re-sweeping stream and the cuda stream keep one; the cpu stream keeps a bounded tail,
+// StreamBars). Shared so that every Stream implementation accepts and rejects bars the same way.
 #pragma once
 
 #include <span>
@@ -10,9 +11,9 @@
 
 namespace wfod::detail {
 
-class StreamHistory {
+class BarsFromAnchor {
  public:
-  explicit StreamHistory(const HistoryView& h) {
+  explicit BarsFromAnchor(const HistoryView& h) {
     series_.reserve(h.size());
     for (size_t t = 0; t < h.size(); ++t)
       series_.push_back(Bar{h.ts_ns[t], h.open[t], h.high[t], h.low[t], h.close[t], 0, 0});
