@@ -22,9 +22,9 @@
 #include "keygen.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/config/config.hpp"
+#include "wfod/daemon/core/log_target.hpp"
+#include "wfod/daemon/core/preflight.hpp"
 #include "wfod/daemon/demo_config.hpp"
-#include "wfod/daemon/log_target.hpp"
-#include "wfod/daemon/preflight.hpp"
 #include "wfod/env_knobs.hpp"
 #include "wfod/version.hpp"
 
