@@ -20,8 +20,8 @@
 
 #include "wfod/bar.hpp"
 #include "wfod/config/config.hpp"
-#include "wfod/daemon/bar_store.hpp"
-#include "wfod/daemon/ingest.hpp"
+#include "wfod/daemon/core/ingest.hpp"
+#include "wfod/daemon/store/bar_store.hpp"
 #include "wfod/feeds/bar_codec.hpp"
 
 namespace {

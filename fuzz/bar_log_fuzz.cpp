@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
-#include "wfod/daemon/bar_store.hpp"
+#include "wfod/daemon/store/bar_store.hpp"
 
 namespace {
 

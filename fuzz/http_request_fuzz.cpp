@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "fuzz_check.hpp"
-#include "wfod/daemon/http_status.hpp"
+#include "wfod/daemon/publish/http_status.hpp"
 
 namespace {
 

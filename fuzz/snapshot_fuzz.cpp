@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
-#include "wfod/daemon/snapshot.hpp"
+#include "wfod/daemon/publish/snapshot.hpp"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "daemon_impl.hpp"
-#include "wfod/daemon/bar_log_reader.hpp"
+#include "wfod/daemon/store/bar_log_reader.hpp"
 #include "wfod/env_knobs.hpp"
 #include "wfod/worker_threads.hpp"
 
@@ -190,12 +190,12 @@ bool Daemon::open_symbol(const config::SymbolConfig& s) {
 
 void Daemon::add_stream(const config::StrategyConfig& s, const std::string& symbol) {
   const SymbolState& sym = symbols_.at(symbol);
-  Stream st;
+  SymbolStrategy st;
   st.cfg = s;
   st.spec = s.spec;
   st.spec.bars_per_year = sym.cfg.bars_per_year;
   st.warmup = s.warmup ? *s.warmup : default_warmup(s.spec.grid);
-  st.sched = StreamScheduler(s.every, s.window + st.warmup + 1);
+  st.sched = RunScheduler(s.every, s.window + st.warmup + 1);
   st.generation = ++generation_;
   st.fingerprint_crc = crc32(fingerprint(s));
   // live_oos reads the winner's positions since the previous publication: a few runs apart.
@@ -205,7 +205,7 @@ void Daemon::add_stream(const config::StrategyConfig& s, const std::string& symb
   streams_.insert_or_assign(PublicationKey{symbol, s.name}, std::move(st));
 }
 
-void Daemon::restore_live_state(const PublicationKey& key, Stream& stream) {
+void Daemon::restore_live_state(const PublicationKey& key, SymbolStrategy& stream) {
   if (live_writer_) live_writer_->flush();  // a reload: the file holds the newest state
   auto loaded = live_->load(key.first, key.second);
   if (!loaded.ok()) {
@@ -283,9 +283,9 @@ void attach(zmq::socket_t& sock, std::string_view which, const std::string& endp
 // Every stream opened on the persisted history now, while memory holds all of it, so the
 // history can then keep only the tail the streams need (the worker is not running yet).
 void Daemon::open_streams_at_start() {
-  std::vector<std::pair<const PublicationKey, Stream>*> todo;
+  std::vector<std::pair<const PublicationKey, SymbolStrategy>*> todo;
   for (auto& entry : streams_) todo.push_back(&entry);
-  auto open_one = [this](const PublicationKey& key, Stream& stream) {
+  auto open_one = [this](const PublicationKey& key, SymbolStrategy& stream) {
     const SymbolState& sym = symbols_.at(key.first);
     const HistorySnapshot snap = sym.history.snapshot();
     const auto t0 = Clock::now();
@@ -343,7 +343,7 @@ std::optional<int64_t> Daemon::bar_ts(const std::string& symbol, size_t t) const
   return bar.value().ts_ns.at(0);
 }
 
-bool Daemon::restore_checkpoint(const PublicationKey& key, Stream& stream,
+bool Daemon::restore_checkpoint(const PublicationKey& key, SymbolStrategy& stream,
                                 const HistorySnapshot& snap) {
   const auto t0 = Clock::now();
   auto loaded = checkpoints_->load(key.first, key.second);

@@ -31,25 +31,25 @@
 #include "job.hpp"
 #include "notify.hpp"
 #include "wfod/backend.hpp"
-#include "wfod/daemon/bar_interval.hpp"
-#include "wfod/daemon/bar_store.hpp"
-#include "wfod/daemon/checkpoint_store.hpp"
-#include "wfod/daemon/crc32.hpp"
-#include "wfod/daemon/fault_backend.hpp"
-#include "wfod/daemon/http_status.hpp"
-#include "wfod/daemon/ingest.hpp"
-#include "wfod/daemon/latency_stats.hpp"
-#include "wfod/daemon/live_state.hpp"
-#include "wfod/daemon/live_state_writer.hpp"
-#include "wfod/daemon/log_text.hpp"
-#include "wfod/daemon/publication.hpp"
-#include "wfod/daemon/publication_text.hpp"
-#include "wfod/daemon/reload_plan.hpp"
-#include "wfod/daemon/scheduler.hpp"
-#include "wfod/daemon/sequence_store.hpp"
-#include "wfod/daemon/signal_follower.hpp"
-#include "wfod/daemon/snapshot.hpp"
-#include "wfod/daemon/symbol_history.hpp"
+#include "wfod/daemon/core/fault_backend.hpp"
+#include "wfod/daemon/core/ingest.hpp"
+#include "wfod/daemon/core/reload_plan.hpp"
+#include "wfod/daemon/core/run_scheduler.hpp"
+#include "wfod/daemon/publish/bar_interval.hpp"
+#include "wfod/daemon/publish/http_status.hpp"
+#include "wfod/daemon/publish/latency_stats.hpp"
+#include "wfod/daemon/publish/live_state_writer.hpp"
+#include "wfod/daemon/publish/log_text.hpp"
+#include "wfod/daemon/publish/publication.hpp"
+#include "wfod/daemon/publish/publication_text.hpp"
+#include "wfod/daemon/publish/signal_follower.hpp"
+#include "wfod/daemon/publish/snapshot.hpp"
+#include "wfod/daemon/store/bar_store.hpp"
+#include "wfod/daemon/store/checkpoint_store.hpp"
+#include "wfod/daemon/store/crc32.hpp"
+#include "wfod/daemon/store/live_state.hpp"
+#include "wfod/daemon/store/sequence_store.hpp"
+#include "wfod/daemon/store/symbol_history.hpp"
 #include "wfod/feeds/bar_codec.hpp"
 #include "wfod/feeds/bar_validator.hpp"
 #include "wfod/feeds/csv_reader.hpp"
@@ -98,11 +98,14 @@ struct SymbolState {
   uint64_t accepted_bars = 0;  // feed bars taken since start (wfod_bars_accepted_total)
 };
 
-struct Stream {
+// One strategy on one of its symbols: what PROTOCOL, the logs and health call a stream
+// (`params.<SYMBOL>.<STRATEGY>`, `stream S.T: ...`, `streams/S.T.live`). Loop thread only;
+// its engine side is `slot`, used by the worker.
+struct SymbolStrategy {
   config::StrategyConfig cfg;
   StrategySpec spec;  // cfg.spec with the symbol's bars_per_year
   size_t warmup = 0;
-  StreamScheduler sched{1, 0};
+  RunScheduler sched{1, 0};
   uint64_t generation = 0;  // a reload that replaces the stream drops older results
   // The last two winners, for live_oos (SPEC §8): the previous publication's winner and
   // the one before it (the exit position at the first live bar).
@@ -128,7 +131,7 @@ struct Stream {
   Clock::time_point due_at = Clock::now();
   // The backend stream this (symbol, strategy) optimises through (worker thread only); a
   // reload that replaces the stream starts a new one.
-  std::shared_ptr<StreamSlot> slot = std::make_shared<StreamSlot>();
+  std::shared_ptr<EngineSlot> slot = std::make_shared<EngineSlot>();
   // Per-bar signals (PROTOCOL §2a, daemon_signals.cpp): the published combo's tracker, kept
   // on the loop thread, and the runs whose publication the next signals wait for.
   SignalFollower signals;
@@ -157,7 +160,7 @@ class Daemon {
   bool open_symbol(const config::SymbolConfig& s);
   void add_stream(const config::StrategyConfig& s, const std::string& symbol);
   bool open_sockets();
-  void restore_live_state(const PublicationKey& key, Stream& stream);
+  void restore_live_state(const PublicationKey& key, SymbolStrategy& stream);
 
   void run_busy_polling(std::chrono::microseconds busy_poll);
   void arm_feed(WatchedSocket& f);
@@ -171,9 +174,10 @@ class Daemon {
   void request_sync_pass();
   void sync_pass();
 
-  SweepRequest request_for(const Stream& stream, size_t end) const;
+  SweepRequest request_for(const SymbolStrategy& stream, size_t end) const;
   void open_streams_at_start();
-  bool restore_checkpoint(const PublicationKey& key, Stream& stream, const HistorySnapshot& snap);
+  bool restore_checkpoint(const PublicationKey& key, SymbolStrategy& stream,
+                          const HistorySnapshot& snap);
   void save_checkpoints_at_stop();
   void update_history_needs(const std::string& symbol);
   size_t bars_to_load(const std::string& symbol) const;
@@ -181,7 +185,7 @@ class Daemon {
   void start_job(const PublicationKey& key);
   void on_job_done(const PublicationKey& key, uint64_t generation, HistorySnapshot snap,
                    JobResult result);
-  void publish(const PublicationKey& key, Stream& stream, const HistorySnapshot& snap,
+  void publish(const PublicationKey& key, SymbolStrategy& stream, const HistorySnapshot& snap,
                JobResult& r);
   void fall_back_to_cpu(const std::string& error);
 
@@ -190,14 +194,15 @@ class Daemon {
   // Bars [first, end) from memory, the older ones from the bar log.
   std::vector<Bar> bars_between(const SymbolState& sym, size_t first, size_t end) const;
   // The stream's signals up to bar `end` (exclusive), with the combo it follows now.
-  void send_signals(const PublicationKey& key, Stream& stream, size_t end);
+  void send_signals(const PublicationKey& key, SymbolStrategy& stream, size_t end);
   // Every signal that may go now: persisted bars no run holds.
-  void signals_ready(const PublicationKey& key, Stream& stream);
+  void signals_ready(const PublicationKey& key, SymbolStrategy& stream);
   void signals_ready_all();
   // At start-up (the worker stopped): streams resumed with a published winner follow it.
   void follow_at_start();
   // After a publication: follow its combo from its window's last bar (`r.follow`).
-  void follow_published(const PublicationKey& key, Stream& stream, JobResult& r, uint64_t seq);
+  void follow_published(const PublicationKey& key, SymbolStrategy& stream, JobResult& r,
+                        uint64_t seq);
 
   // at_start: a failure stops the start-up; on SIGHUP it is logged and HTTP stays off.
   bool open_http(bool at_start);
@@ -253,7 +258,7 @@ class Daemon {
   // Publisher seq gaps are logged under their own limit: a publisher whose every bar is a
   // gap must not flood the log, nor crowd out the reject lines.
   feeds::RejectLogLimiter gap_log_{20, std::chrono::seconds(10)};
-  std::map<PublicationKey, Stream, std::less<>> streams_;
+  std::map<PublicationKey, SymbolStrategy, std::less<>> streams_;
   PublicationMap last_;
   // Per stream, window.last_ts of its newest publication (also from before a restart, read
   // back from the saved live state): no later publication may end before it, so a trading

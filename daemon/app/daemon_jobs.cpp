@@ -5,7 +5,7 @@
 
 namespace wfod::daemon::loop {
 
-SweepRequest Daemon::request_for(const Stream& stream, size_t end) const {
+SweepRequest Daemon::request_for(const SymbolStrategy& stream, size_t end) const {
   SweepRequest req;
   req.strategy = stream.spec;
   req.window = WindowSpec{end, stream.cfg.window, stream.warmup};
@@ -22,7 +22,7 @@ void Daemon::update_history_needs(const std::string& symbol) {
   bool bounded = true;
   for (auto it = streams_.lower_bound(PublicationKey{symbol, std::string()});
        it != streams_.end() && it->first.first == symbol; ++it) {
-    const Stream& s = it->second;
+    const SymbolStrategy& s = it->second;
     bounded = bounded && s.bounded;
     keep = std::max(keep, s.cfg.window + s.warmup + 2);
     most_every = std::max<size_t>(most_every, s.cfg.every);
@@ -43,7 +43,7 @@ void Daemon::update_history_needs(const std::string& symbol) {
   // publication (live_oos) only a few runs back (an older live_oos is published null rather
   // than holding memory while publications are withheld), and the bars a lagging stream has
   // not taken only as far back: when the feed outruns the optimiser, its next run reads the
-  // older ones from the bar log (StreamSlot::run), so memory does not grow with the lag.
+  // older ones from the bar log (EngineSlot::run), so memory does not grow with the lag.
   // Bars not yet in the log are always kept.
   sym.history.set_keep(keep);
   sym.history.set_needed_from(std::min(needed, live_from));
@@ -51,7 +51,7 @@ void Daemon::update_history_needs(const std::string& symbol) {
 }
 
 void Daemon::start_job(const PublicationKey& key) {
-  Stream& stream = streams_.at(key);
+  SymbolStrategy& stream = streams_.at(key);
   SymbolState& sym = symbols_.at(key.first);
   HistorySnapshot snap = sym.history.snapshot();
   const size_t bars = snap.end;
@@ -120,7 +120,7 @@ void Daemon::on_job_done(const PublicationKey& key, uint64_t generation, History
                  key.second);
     return;
   }
-  Stream& stream = it->second;
+  SymbolStrategy& stream = it->second;
   if (result.error.empty()) optimisation_durations_[key.second].observe(result.elapsed_ms / 1e3);
   if (result.slot_bars > 0) {  // the slot ran (an error before it leaves it as it was)
     stream.taken = result.slot_bars;
@@ -177,7 +177,7 @@ void Daemon::on_job_done(const PublicationKey& key, uint64_t generation, History
   signals_ready(key, stream);
 }
 
-void Daemon::publish(const PublicationKey& key, Stream& stream, const HistorySnapshot& snap,
+void Daemon::publish(const PublicationKey& key, SymbolStrategy& stream, const HistorySnapshot& snap,
                      JobResult& r) {
   // Robust selection may hold the current combo or publish nothing (docs/spec-10-selection.md).
   if (r.selection && !r.selection->publish) {

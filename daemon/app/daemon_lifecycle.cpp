@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "daemon_impl.hpp"
-#include "wfod/daemon/bar_log_reader.hpp"
+#include "wfod/daemon/store/bar_log_reader.hpp"
 
 namespace wfod::daemon::loop {
 
@@ -129,7 +129,7 @@ void Daemon::reload() {
       config_path_, cfg_.sha256, streams_.size(), to_start.size(), join_keys(plan.live),
       join_keys(plan.restart));
   for (const PublicationKey& key : to_start) {
-    Stream& stream = streams_.at(key);
+    SymbolStrategy& stream = streams_.at(key);
     if (stream.sched.on_bars(symbols_.at(key.first).history.size(), 0)) start_job(key);
   }
   notify("READY=1\nSTATUS=serving");
@@ -141,7 +141,7 @@ void Daemon::save_checkpoints_at_stop() {
   const auto t0 = Clock::now();
   size_t saved = 0;
   for (auto& [key, stream] : streams_) {
-    const StreamSlot& slot = *stream.slot;
+    const EngineSlot& slot = *stream.slot;
     const SymbolState& sym = symbols_.at(key.first);
     if (!slot.is_open() || slot.bars() == 0 || slot.bars() > sym.history.size()) continue;
     try {

@@ -7,7 +7,7 @@
 // so the signal of that bar already follows the new combo (docs/protocol.md "Signals").
 
 #include "daemon_impl.hpp"
-#include "wfod/daemon/bar_log_reader.hpp"
+#include "wfod/daemon/store/bar_log_reader.hpp"
 
 namespace wfod::daemon::loop {
 
@@ -36,7 +36,7 @@ std::vector<Bar> Daemon::bars_between(const SymbolState& sym, size_t first, size
   return out;
 }
 
-void Daemon::send_signals(const PublicationKey& key, Stream& stream, size_t end) {
+void Daemon::send_signals(const PublicationKey& key, SymbolStrategy& stream, size_t end) {
   SignalFollower& f = stream.signals;
   if (!cfg_.publish.signals || !f.following() || end <= f.next()) return;
   std::vector<Signal> out;
@@ -69,7 +69,7 @@ void Daemon::send_signals(const PublicationKey& key, Stream& stream, size_t end)
   }
 }
 
-void Daemon::signals_ready(const PublicationKey& key, Stream& stream) {
+void Daemon::signals_ready(const PublicationKey& key, SymbolStrategy& stream) {
   if (!cfg_.publish.signals || !stream.signals.following()) return;
   send_signals(key, stream, stream.signals.ready_end(persisted_bars(symbols_.at(key.first))));
 }
@@ -79,7 +79,7 @@ void Daemon::signals_ready_all() {
   for (auto& [key, stream] : streams_) signals_ready(key, stream);
 }
 
-void Daemon::follow_published(const PublicationKey& key, Stream& stream, JobResult& r,
+void Daemon::follow_published(const PublicationKey& key, SymbolStrategy& stream, JobResult& r,
                               uint64_t seq) {
   if (!cfg_.publish.signals) return;
   const size_t end = r.end;

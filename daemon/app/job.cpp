@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "wfod/daemon/publication.hpp"
-#include "wfod/daemon/signal_follower.hpp"
+#include "wfod/daemon/publish/publication.hpp"
+#include "wfod/daemon/publish/signal_follower.hpp"
 
 namespace wfod::daemon {
 
@@ -17,7 +17,7 @@ namespace {
 
 // SPEC §8 online: the previously published winner over the bars since its publication,
 // from the tail of the history and the slot's trackers (no bars from the anchor needed).
-Metrics live_oos_of(StreamSlot& slot, const JobInput& in) {
+Metrics live_oos_of(EngineSlot& slot, const JobInput& in) {
   const size_t first = in.prev_end;
   if (first - 1 < in.snap.from())
     throw std::out_of_range("the bars since the last publication are no longer in memory");
@@ -138,7 +138,7 @@ void warm_live_tracker(const JobInput& in, const Combo& combo) {
 
 void checkpoint_if_due(const std::pair<std::string, std::string>& key, JobInput& in,
                        const CheckpointPlan& plan) {
-  StreamSlot* slot = in.slot.get();
+  EngineSlot* slot = in.slot.get();
   if (!slot || !plan.store || plan.every.count() <= 0 || !slot->bounded() ||
       slot->bars() != in.snap.end || in.snap.end == 0)
     return;

@@ -10,11 +10,11 @@
 
 #include "wfod/backend.hpp"
 #include "wfod/bar.hpp"
-#include "wfod/daemon/checkpoint_store.hpp"
-#include "wfod/daemon/latency_stats.hpp"
-#include "wfod/daemon/selection_step.hpp"
-#include "wfod/daemon/stream_slot.hpp"
-#include "wfod/daemon/symbol_history.hpp"
+#include "wfod/daemon/core/engine_slot.hpp"
+#include "wfod/daemon/core/selection_step.hpp"
+#include "wfod/daemon/publish/latency_stats.hpp"
+#include "wfod/daemon/store/checkpoint_store.hpp"
+#include "wfod/daemon/store/symbol_history.hpp"
 
 namespace wfod::daemon {
 
@@ -27,7 +27,7 @@ struct JobInput {
   std::optional<Combo> winner, before;  // the last two published winners
   size_t prev_end = 0;                  // history size the last publication covered
   // The (symbol, strategy)'s stream, kept across jobs (worker thread only); null: sweep.
-  std::shared_ptr<StreamSlot> slot;
+  std::shared_ptr<EngineSlot> slot;
   // Robust selection ([strategy.selection] present): decides what is published.
   std::optional<selection::SelectionSpec> selection;
   std::optional<uint64_t> selected;  // the combo selected last (hysteresis's current one)

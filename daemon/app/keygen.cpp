@@ -11,7 +11,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "wfod/daemon/curve_keys.hpp"
+#include "wfod/daemon/keys/curve_keys.hpp"
 
 namespace wfod::daemon {
 

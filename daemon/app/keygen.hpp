@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "wfod/daemon/curve_keys.hpp"
+#include "wfod/daemon/keys/curve_keys.hpp"
 
 namespace wfod::daemon {
 

@@ -22,16 +22,19 @@
 #include "keygen.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/config/config.hpp"
+#include "wfod/config/key_help.hpp"
+#include "wfod/daemon/core/log_target.hpp"
+#include "wfod/daemon/core/preflight.hpp"
 #include "wfod/daemon/demo_config.hpp"
-#include "wfod/daemon/log_target.hpp"
-#include "wfod/daemon/preflight.hpp"
+#include "wfod/daemon/example_config.hpp"
 #include "wfod/env_knobs.hpp"
 #include "wfod/version.hpp"
 
 namespace {
 
 constexpr const char* kUsage =
-    "usage: wfod [--config FILE | --check-config FILE | --keygen FILE | --help | --version]\n"
+    "usage: wfod [--config FILE | --check-config FILE | --keygen FILE | --help | --help-config |\n"
+    "             --version]\n"
     "\n"
     "Streaming walk-forward optimiser daemon: subscribes to bar feeds (ZeroMQ), re-optimises\n"
     "each configured strategy every k bars and publishes the winning parameters.\n"
@@ -46,6 +49,8 @@ constexpr const char* kUsage =
     "                       state in ./wfod-state, GOOG backfill from ./data or the source\n"
     "                       tree's data/, publishing on tcp://127.0.0.1:5560 / :5561\n"
     "  --help, --version    this text; the version and the backends built in (exit 0)\n"
+    "  --help-config        every configuration key: its table, what a SIGHUP does with it,\n"
+    "                       whether it is required, what it means (exit 0)\n"
     "\n"
     "Signals: SIGTERM/SIGINT stop gracefully; SIGHUP reloads the configuration file.\n"
     "Exit: 0 stopped by a signal, 1 start-up failed, 2 invalid configuration (also at start),\n"
@@ -124,6 +129,10 @@ int main(int argc, char** argv) {
     if (argc == 1) return run_demo();
     if (arg == "--help" || arg == "-h") {
       std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (arg == "--help-config") {
+      std::fputs(wfod::config::key_help_text(wfod::daemon::kExampleConfigToml).c_str(), stdout);
       return 0;
     }
     if (arg == "--version") {

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "wfod/daemon/watchdog.hpp"
+#include "wfod/daemon/core/watchdog.hpp"
 
 #ifdef WFOD_HAVE_SYSTEMD
 #include <systemd/sd-daemon.h>

@@ -23,10 +23,10 @@
 #include "device_buffer.cuh"
 #include "fault_injection.cuh"
 #include "grid_tables.cuh"
+#include "src/bars_from_anchor.hpp"
 #include "src/indicator_cache.hpp"
 #include "src/lane_setup.hpp"
 #include "src/rolling_indicators.hpp"
-#include "src/stream_history.hpp"
 #include "src/window_schedule.hpp"
 #include "stream_kernels.cuh"
 #include "wfod/env_knobs.hpp"
@@ -521,7 +521,7 @@ class CudaStream final : public Stream {
   }
 
   StreamSpec spec_;
-  detail::StreamHistory history_;
+  detail::BarsFromAnchor history_;
   detail::RollingIndicators rows_;
   std::vector<KernelKind> kinds_;
   DeviceGridTables tables_;

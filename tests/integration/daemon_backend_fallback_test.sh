@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Backend failure fallback: with the test-only fault injection (WFOD_TEST_BACKEND_FAULT=
-# sweep:3, daemon/src/fault_backend.cpp) the third optimisation throws as a CUDA error would;
+# sweep:3, daemon/core/fault_backend.cpp) the third optimisation throws as a CUDA error would;
 # the daemon must log it, switch to the cpu backend, run that optimisation again and go on
 # publishing, and report the change in health (backend, backend_fallbacks, backend_error) and
 # /metrics (wfod_backend_info{backend="cpu",...}, wfod_backend_fallbacks_total). Exit 0/1/77.

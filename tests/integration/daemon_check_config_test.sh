@@ -20,6 +20,12 @@ EXAMPLE="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../config" && pwd)/wfod.example
   fail "the shipped example fails check-config: $(cat "$TMP/example.out")"
 echo "shipped example: $(head -n 1 "$TMP/example.out")"
 
+# --help-config lists the key tables (tests/unit/key_help_test.cpp checks them in full).
+"$WFOD" --help-config >"$TMP/help.out" 2>&1 || fail "--help-config exits non-zero"
+grep -qx '  state_dir  (SIGHUP: restart)' "$TMP/help.out" &&
+  grep -qx '  endpoint  (SIGHUP: restart; required)' "$TMP/help.out" ||
+  fail "--help-config: $(head -n 20 "$TMP/help.out")"
+
 new_endpoints
 mkdir -p "$TMP/conf/history"
 printf 'timestamp,open,high,low,close,volume\n2024-01-02,10,11,9,10,1\n' >"$TMP/conf/history/a.csv"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The log target chosen in main() (daemon/include/wfod/daemon/log_target.hpp): with
+# The log target chosen in main() (daemon/include/wfod/daemon/core/log_target.hpp): with
 # JOURNAL_STREAM naming the file that is wfod's stderr, as systemd sets it for a unit whose
 # output goes to the journal, log lines go to the journal natively (sd_journal_send with a
 # priority), not as timestamped text on stderr; with JOURNAL_STREAM naming another file (a

@@ -13,7 +13,7 @@
 #include "registry/routing_backend.hpp"
 #include "support/series.hpp"
 #include "wfod/backend.hpp"
-#include "wfod/daemon/stream_slot.hpp"
+#include "wfod/daemon/core/engine_slot.hpp"
 #include "wfod/selection/selection_extension.hpp"
 #include "wfod/support.hpp"
 
@@ -245,7 +245,7 @@ TEST(RoutingBackend, RobustSelectionUsesTheExtensionOrTheHostPipeline) {
 
 // The daemon's stream slot asks before it opens: a refused stream is a re-sweeping one, with
 // the refusal as the reason it logs; an accepted one is the backend's own.
-TEST(BackendSeam, StreamSlotOpensAReSweepingStreamWhereTheBackendRefuses) {
+TEST(BackendSeam, EngineSlotOpensAReSweepingStreamWhereTheBackendRefuses) {
   const Series series = test::random_walk(600, 17);
   const HistoryView h = HistoryView::of(series);
   PickyBackend picky;
@@ -254,7 +254,7 @@ TEST(BackendSeam, StreamSlotOpensAReSweepingStreamWhereTheBackendRefuses) {
   spec.threads = 1;
   spec.strategy.grid = channel_grid();
   spec.warmup = default_warmup(spec.strategy.grid);
-  daemon::StreamSlot slot;
+  daemon::EngineSlot slot;
   slot.open(picky, spec, h);
   EXPECT_EQ(slot.fallback_reason(), "the picky backend does not run the channel_breakout family");
   EXPECT_FALSE(slot.stats().incremental);

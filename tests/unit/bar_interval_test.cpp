@@ -1,7 +1,7 @@
 // The observed bar interval: the median gap of the newest bars, robust to weekends and
 // missed bars, from a bounded SymbolHistory.
 
-#include "wfod/daemon/bar_interval.hpp"
+#include "wfod/daemon/publish/bar_interval.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-// Tests of the daemon's bar log (daemon/src/bar_store.cpp): CRC32 check value, the byte
+// Tests of the daemon's bar log (daemon/store/bar_store.cpp): CRC32 check value, the byte
 // layout docs/operations.md documents, symbol escaping, seeded round trips, recovery from
 // truncation at every offset and random byte flips, fsync policies, and disk errors
 // (ENOSPC, EIO, EINTR, short writes) injected through FileOps.
-#include "wfod/daemon/bar_store.hpp"
+#include "wfod/daemon/store/bar_store.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "support/temp_dir.hpp"
-#include "wfod/daemon/crc32.hpp"
+#include "wfod/daemon/store/crc32.hpp"
 
 namespace wfod::daemon {
 namespace {

@@ -1,6 +1,6 @@
 // CheckpointStore: round trip, every flipped byte and every truncation detected, and a
 // failed write leaves the previous checkpoint in place.
-#include "wfod/daemon/checkpoint_store.hpp"
+#include "wfod/daemon/store/checkpoint_store.hpp"
 
 #include <gtest/gtest.h>
 

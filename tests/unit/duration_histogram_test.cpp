@@ -1,6 +1,6 @@
 // DurationHistogram: le buckets inclusive and cumulative, +Inf through count, sum.
 
-#include "wfod/daemon/duration_histogram.hpp"
+#include "wfod/daemon/publish/duration_histogram.hpp"
 
 #include <gtest/gtest.h>
 

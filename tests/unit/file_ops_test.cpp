@@ -1,9 +1,9 @@
-// Tests of make_dirs (daemon/src/file_ops.cpp), the mkdir -p behind state_dir, bars/ and
+// Tests of make_dirs (daemon/store/file_ops.cpp), the mkdir -p behind state_dir, bars/ and
 // live/: every path ends in a result with a bounded number of mkdir calls, and each error
 // names the directory and the errno text. Paths under /proc (a parent that exists but takes
 // no new directories, which recursed until the stack overflowed), through a regular file,
 // empty, too long, read-only; and the ordinary cases.
-#include "wfod/daemon/file_ops.hpp"
+#include "wfod/daemon/store/file_ops.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

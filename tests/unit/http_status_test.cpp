@@ -1,7 +1,7 @@
 // HTTP status responses: /metrics text, /healthz codes, bad requests, address parsing; the
 // feed counters both health replies take from the validator (set_feed_counters).
 
-#include "wfod/daemon/http_status.hpp"
+#include "wfod/daemon/publish/http_status.hpp"
 
 #include <gtest/gtest.h>
 

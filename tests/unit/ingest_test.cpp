@@ -1,8 +1,8 @@
-// Tests of the daemon's batched feed path (daemon/src/ingest.cpp), the reload table
+// Tests of the daemon's batched feed path (daemon/core/ingest.cpp), the reload table
 // (reload_plan.cpp), sequence-number reservation and the live state file: what a loop
 // batch writes, counts and syncs; future bars; the shutdown's bounded retry of a failing
 // disk (stop_flush, with a fake clock); which keys a SIGHUP applies; gaps never repeats.
-#include "wfod/daemon/ingest.hpp"
+#include "wfod/daemon/core/ingest.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "support/temp_dir.hpp"
-#include "wfod/daemon/live_state.hpp"
-#include "wfod/daemon/reload_plan.hpp"
-#include "wfod/daemon/sequence_store.hpp"
+#include "wfod/daemon/core/reload_plan.hpp"
+#include "wfod/daemon/store/live_state.hpp"
+#include "wfod/daemon/store/sequence_store.hpp"
 
 namespace wfod::daemon {
 namespace {

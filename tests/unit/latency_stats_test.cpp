@@ -1,6 +1,6 @@
 // LatencyStats (daemon health `latency_ms`): stage split of known timestamps, nearest-rank
 // percentiles, and the ring keeping only the latest samples.
-#include "wfod/daemon/latency_stats.hpp"
+#include "wfod/daemon/publish/latency_stats.hpp"
 
 #include <gtest/gtest.h>
 

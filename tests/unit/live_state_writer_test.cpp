@@ -1,7 +1,7 @@
 // LiveStateWriter (the daemon saves live state off the loop thread): after flush() each
 // stream's file holds the newest state posted, every post is either written or superseded,
 // failures reach the error handler, and destruction writes what is still queued.
-#include "wfod/daemon/live_state_writer.hpp"
+#include "wfod/daemon/publish/live_state_writer.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "support/temp_dir.hpp"
-#include "wfod/daemon/file_ops.hpp"
+#include "wfod/daemon/store/file_ops.hpp"
 
 namespace wfod::daemon {
 namespace {

@@ -1,7 +1,7 @@
 // The journal choice: JOURNAL_STREAM set and naming stderr's device:inode -> journal;
 // unset, empty, malformed, or naming another file (a redirected child) -> stderr text.
 
-#include "wfod/daemon/log_target.hpp"
+#include "wfod/daemon/core/log_target.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

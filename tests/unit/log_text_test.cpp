@@ -1,7 +1,7 @@
 // The published line's params: one space-free token, keys in the payload's order, enum
 // names bare, numbers as the payload writes them.
 
-#include "wfod/daemon/log_text.hpp"
+#include "wfod/daemon/publish/log_text.hpp"
 
 #include <gtest/gtest.h>
 

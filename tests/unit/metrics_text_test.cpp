@@ -3,7 +3,7 @@
 // A small reader of the text format checks the structure here; promtool checks a real scrape
 // in tests/integration/daemon_metrics_test.sh.
 
-#include "wfod/daemon/metrics_text.hpp"
+#include "wfod/daemon/publish/metrics_text.hpp"
 
 #include <gtest/gtest.h>
 

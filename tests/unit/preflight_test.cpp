@@ -1,6 +1,6 @@
-// Start-up checks of what a configuration names (daemon/src/preflight.cpp): state_dir that
+// Start-up checks of what a configuration names (daemon/core/preflight.cpp): state_dir that
 // can or cannot be created, and backfill CSVs that do or do not parse, reported at their key.
-#include "wfod/daemon/preflight.hpp"
+#include "wfod/daemon/core/preflight.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -1,6 +1,6 @@
 // PrometheusText: label and help escaping, sample value syntax, HELP/TYPE once per family.
 
-#include "wfod/daemon/prometheus_text.hpp"
+#include "wfod/daemon/publish/prometheus_text.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The PROTOCOL §2 payload (keys, names, null live_oos, non-finite -> null) and the SPEC §8
 // live_oos rule on a hand-computed case.
 
-#include "wfod/daemon/publication.hpp"
+#include "wfod/daemon/publish/publication.hpp"
 
 #include <gtest/gtest.h>
 

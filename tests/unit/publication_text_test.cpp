@@ -2,7 +2,7 @@
 // same bytes for random payloads of both families, with and without the vol filter,
 // live_oos and a selection object, and metrics that are NaN, infinite, huge, tiny or
 // integral (nlohmann's number format), names with characters JSON must escape.
-#include "wfod/daemon/publication_text.hpp"
+#include "wfod/daemon/publish/publication_text.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <limits>
 #include <random>
 
-#include "wfod/daemon/publication.hpp"
+#include "wfod/daemon/publish/publication.hpp"
 
 namespace wfod::daemon {
 namespace {

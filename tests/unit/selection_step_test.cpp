@@ -1,14 +1,14 @@
 // The daemon's selection step and the robust-selection pipeline on real data: hysteresis
 // reasons against a current combo, the plateau winner against plateau_select() on cpu_ref
 // evaluate() scores, and the publication JSON's additive "selection" object.
-#include "wfod/daemon/selection_step.hpp"
+#include "wfod/daemon/core/selection_step.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
 #include "support/series.hpp"
-#include "wfod/daemon/publication.hpp"
+#include "wfod/daemon/publish/publication.hpp"
 
 namespace wfod::daemon {
 namespace {

@@ -1,7 +1,7 @@
-// Tests of publication sequence numbers (daemon/src/sequence_store.cpp, PROTOCOL §2): 1, 2,
+// Tests of publication sequence numbers (daemon/store/sequence_store.cpp, PROTOCOL §2): 1, 2,
 // 3 ... per (symbol, strategy), never reused across reopens or a crash between the temp
 // write and the rename; a missing file is a fresh start, a corrupt one a clear error.
-#include "wfod/daemon/sequence_store.hpp"
+#include "wfod/daemon/store/sequence_store.hpp"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -20,7 +20,7 @@
 #include <string>
 
 #include "support/temp_dir.hpp"
-#include "wfod/daemon/crc32.hpp"
+#include "wfod/daemon/store/crc32.hpp"
 
 namespace wfod::daemon {
 namespace {

@@ -1,7 +1,7 @@
 // SignalFollower (PROTOCOL §2a): which bars may be signalled while runs are in flight, the
 // switch to a new combo exactly at its publication's last bar, positions equal to
 // Backend::positions of the followed combo, and the payload's fields.
-#include "wfod/daemon/signal_follower.hpp"
+#include "wfod/daemon/publish/signal_follower.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Snapshot replies (PROTOCOL §3): get / list / health and every malformed request answered
 // with exactly one JSON error, never an exception.
 
-#include "wfod/daemon/snapshot.hpp"
+#include "wfod/daemon/publish/snapshot.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // SymbolHistory: bounded memory whatever the uptime, stable snapshots while the loop appends,
 // readers' needs honoured over the keep bound up to a limit, and bars not in the log kept.
-#include "wfod/daemon/symbol_history.hpp"
+#include "wfod/daemon/store/symbol_history.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // watchdog_ping_interval: the WATCHDOG=1 period the daemon derives from systemd's
 // WatchdogSec= (WATCHDOG_USEC): off at 0, half the timeout, never below 1 ms.
 
-#include "wfod/daemon/watchdog.hpp"
+#include "wfod/daemon/core/watchdog.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,8 +2,8 @@
 // PrometheusText and served by its status_http_response, so the rules are the daemon's.
 #include "proxy_status.hpp"
 
-#include "wfod/daemon/http_status.hpp"
-#include "wfod/daemon/prometheus_text.hpp"
+#include "wfod/daemon/publish/http_status.hpp"
+#include "wfod/daemon/publish/prometheus_text.hpp"
 
 namespace wfod::proxy {
 

@@ -18,7 +18,7 @@
 #include <zmq_addon.hpp>
 
 #include "wfo/args.hpp"
-#include "wfod/daemon/curve_keys.hpp"
+#include "wfod/daemon/keys/curve_keys.hpp"
 #include "wfod/feeds/bar_codec.hpp"
 #include "wfod/feeds/csv_reader.hpp"
 #include "wfod/version.hpp"

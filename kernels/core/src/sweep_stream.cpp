@@ -2,7 +2,7 @@
 // re-sweeps the whole window on every advance. Exact by construction; the baseline the
 // incremental streams (cpu, cuda) are tested and benchmarked against.
 
-#include "src/stream_history.hpp"
+#include "src/bars_from_anchor.hpp"
 #include "wfod/backend.hpp"
 
 namespace wfod {
@@ -36,7 +36,7 @@ class SweepStream final : public Stream {
  private:
   Backend& backend_;  // outlives its streams (open_sweep_stream)
   StreamSpec spec_;
-  detail::StreamHistory history_;
+  detail::BarsFromAnchor history_;
 };
 
 }  // namespace

@@ -117,7 +117,7 @@ struct Config {
 };
 
 // Checks of what a file's values name, beyond their syntax, for load_config. The daemon
-// sets them for --check-config and start-up (wfod/daemon/preflight.hpp); a SIGHUP reload
+// sets them for --check-config and start-up (wfod/daemon/core/preflight.hpp); a SIGHUP reload
 // (which applies no backfill or state_dir change) and `wfo` (which may take its bars from
 // --csv instead of the backfill) leave them off. Each hook gets the resolved value and
 // throws (any std::exception) saying what is wrong; load_config reports it as a

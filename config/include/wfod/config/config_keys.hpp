@@ -1,8 +1,9 @@
 // The key tables: every key of every configuration table declared once (its name, how it is
 // read and checked, the member it fills, what a SIGHUP does with it). The loader reads the
-// file through them, the reload plan (wfod/daemon/reload_plan.hpp) compares through them and
-// a unit test checks config/wfod.example.toml and docs/operations.md against them. Defaults
-// are the member initialisers of config.hpp's structs, which each row fills.
+// file through them, the reload plan (wfod/daemon/core/reload_plan.hpp) compares through
+// them, `wfod --help-config` lists them (key_help.hpp), and unit tests check
+// config/wfod.example.toml, docs/operations.md and that listing against them. Defaults are
+// the member initialisers of config.hpp's structs, which each row fills.
 // [strategy.grid] is not here: its axes depend on the family (grid_config.cpp reads them).
 #pragma once
 
