@@ -515,25 +515,9 @@ Result<OpenedBarStore> BarStore::open(const std::string& state_dir, std::string_
 }
 
 AppendResult BarStore::append(const Bar& bar) {
+  // Refused exactly as stage() refuses; a staged bar is then written and synced per policy.
+  if (AppendResult staged = stage(bar); staged.state == AppendState::refused) return staged;
   Impl& m = *impl_;
-  if (m.last_ts && bar.ts_ns <= *m.last_ts) {
-    ++m.stats.refused;
-    return {AppendState::refused,
-            IoError{EINVAL, "append to " + m.path + ": ts " + std::to_string(bar.ts_ns) +
-                                " not after the last accepted " + std::to_string(*m.last_ts)}};
-  }
-  // A full queue may be writable again: try before refusing.
-  if (m.pending.size() >= m.options.max_pending) (void)m.drain();
-  if (m.pending.size() >= m.options.max_pending) {
-    ++m.stats.refused;
-    std::string why = m.last_error ? m.last_error->message : "no error recorded";
-    return {AppendState::refused,
-            IoError{ENOSPC, "append to " + m.path + ": " + std::to_string(m.pending.size()) +
-                                " bars already pending (" + why + ")"}};
-  }
-  m.pending.push_back(bar);
-  m.last_ts = bar.ts_ns;
-  ++m.stats.appended;
   Status s = m.drain();
   if (s.ok()) s = m.sync_per_policy_after_append();
   if (!s.ok()) return {AppendState::pending, s.error()};
