@@ -366,13 +366,16 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   // The kernel instantiations this grid needs: one per `entry` value for ma_cross, one for
   // every other family (bollinger's style is a per-combo value, not a kind).
   // WFOD_CUDA_KERNEL=plain selects the per-bar baseline evaluator (benchmarks, tests).
+  // bollinger always runs the per-bar evaluator: on the H200 it is ~10% faster for it than
+  // the change-driven one (gpu_bench D, 100k combos x 10k bars: 8.0-8.2 ms against 8.9-9.0 ms
+  // in three runs, bench/RESULTS.md), whose float screen of the bands measured slower still.
   static std::vector<KernelKind> kinds_of(const Grid& g) {
     const char* k = wfod::env_value(wfod::Env::cuda_kernel);
     const bool plain = k && std::string_view(k) == "plain";
     const bool vol = g.has_vol_filter();
     std::vector<KernelKind> kinds;
     if (g.family == Family::channel_breakout) return {{kChannel, false, vol, plain}};
-    if (g.family == Family::bollinger) return {{kBollinger, false, vol, plain}};
+    if (g.family == Family::bollinger) return {{kBollinger, false, vol, true}};
     if (g.family == Family::rsi_reversion) return {{kRsi, false, vol, plain}};
     for (bool cross : {false, true})
       if (std::find(g.entry.begin(), g.entry.end(), cross ? Entry::cross : Entry::state) !=

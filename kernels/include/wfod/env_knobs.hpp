@@ -62,7 +62,7 @@ inline constexpr EnvKnob kEnvKnobs[] = {
      "no injected fault"},
     {Env::cuda_kernel, "WFOD_CUDA_KERNEL",
      "plain: the cuda sweep's per-bar baseline evaluator (benchmarks, tests)",
-     "the fused evaluator"},
+     "the change-driven evaluator (bollinger: the per-bar one, measured faster for it)"},
     {Env::cuda_force_chunks, "WFOD_CUDA_FORCE_CHUNKS",
      "N, a power of two <= the window: time chunks per combo of a cuda sweep (tests run both "
      "layouts; 1 = thread per combo)",
