@@ -168,6 +168,13 @@ int main(int argc, char** argv) {
     spdlog::critical("wfod: {}", e.what());
     return 1;
   }
+  // Say what was wrong with the command line before the usage text.
+  const bool takes_file = arg == "--config" || arg == "--check-config" || arg == "--keygen";
+  if (takes_file)
+    std::fprintf(stderr, "wfod: %s takes exactly one FILE (%d argument(s) given)\n", argv[1],
+                 argc - 2);
+  else
+    std::fprintf(stderr, "wfod: unknown argument '%s'\n", argv[1]);
   std::fputs(kUsage, stderr);
   return 2;
 }

@@ -69,4 +69,18 @@ bad backfill_missing 's|history/a.csv|history/btcusd.csv|' symbol\\[0\\].backfil
 bad backfill_bad 's|history/a.csv|history/bad.csv|' symbol\\[0\\].backfill "bad.csv:3"
 bad state_dir_under_file "s|^state_dir = .*|state_dir = \"$TMP/a_file/state\"|" daemon.state_dir \
   "$TMP/a_file exists and is not a directory"
+# A wrong command line names what is wrong before the usage text (exit 2).
+usage_error() {
+  local want=$1 out rc
+  shift
+  out=$("$WFOD" "$@" 2>&1 >/dev/null)
+  rc=$?
+  [[ "$rc" == 2 ]] || fail "wfod $*: exit $rc, expected 2"
+  [[ "$(head -n 1 <<<"$out")" == "$want" ]] || fail "wfod $*: first line '$(head -n 1 <<<"$out")', expected '$want'"
+  grep -q '^usage: wfod' <<<"$out" || fail "wfod $*: no usage text"
+  echo "wfod $*: $want"
+}
+usage_error "wfod: unknown argument '--bogus'" --bogus
+usage_error "wfod: --check-config takes exactly one FILE (0 argument(s) given)" --check-config
+usage_error "wfod: --config takes exactly one FILE (2 argument(s) given)" --config a.toml --check-config
 echo "PASS"
