@@ -8,6 +8,7 @@
 // prepared device state (the prepare row shows what remains of it: the request comparison).
 // Usage: selection_bench [backend=cuda] [fast=200] [slow=1000] [window=10000] [S=16] [repeat=5]
 //                        [threads=0 (all cores)]
+//   S = 0: no PBO (the window scores by evaluate(), as select() runs past pbo_max_combos).
 //   the cpu at 20,000 combos, one thread: selection_bench cpu 100 200 10000 16 5 1
 // cuda: phases from the device pipeline's own timing (cuda/selection_device.hpp); cpu and
 // cpu_ref: from the host pipeline's (RobustScores::timing, the same call).
@@ -79,8 +80,8 @@ int main(int argc, char** argv) {
   req.threads = threads;
 
   selection::RobustOptions opt;
-  opt.pbo = true;
-  opt.layout = selection::cscv_layout(req.window, S);
+  opt.pbo = S > 0;  // S = 0: no PBO, the scores by evaluate() (what runs past pbo_max_combos)
+  if (opt.pbo) opt.layout = selection::cscv_layout(req.window, S);
   selection::SelectionSpec spec;
   selection::PlateauRequest pr;
   for (const AxisInfo& a : g.axes()) pr.axis_sizes.push_back(a.size);
@@ -150,8 +151,11 @@ int main(int argc, char** argv) {
   if (!prepare_ms.empty())
     std::printf("| prepare (indicators, tables; inside robust_scores) | %.3f |\n",
                 median(prepare_ms));
-  std::printf("| block summaries (%zu blocks) | %.3f |\n", opt.layout.total_blocks(),
-              median(blocks_ms));
+  if (opt.pbo)
+    std::printf("| block summaries (%zu blocks) | %.3f |\n", opt.layout.total_blocks(),
+                median(blocks_ms));
+  else
+    std::printf("| window Summaries by evaluate() (no PBO) | %.3f |\n", median(blocks_ms));
   std::printf("| window scores (+ download, replays; cuda: during CSCV) | %.3f |\n",
               median(score_ms));
   std::printf("| CSCV (%llu splits) | %.3f |\n",

@@ -25,6 +25,9 @@
 #include "wfod/feeds/csv_reader.hpp"
 #include "wfod/selection/selection.hpp"
 #include "wfod/walk_forward.hpp"
+#if defined(WFOD_HAVE_CUDA)
+#include "cuda/selection_device.hpp"
+#endif
 
 using namespace wfod;
 
@@ -84,15 +87,42 @@ Series load(const std::string& data) {
   return feeds::read_csv(data).series;
 }
 
+// Where a walk's time goes, summed over its folds (the last repeat): the sweeps' own seconds,
+// the selector's (robust_scores and, on cuda, its device pipeline's phases), and the rest of
+// walk_forward (the winner's positions and the OOS segments).
+struct Breakdown {
+  double sweep = 0, select = 0, robust = 0;
+  double prepare = 0, blocks = 0, score = 0, cscv = 0, plateau = 0;  // cuda's phases, ms
+  bool device_phases = false;
+  void clear() { *this = Breakdown{}; }
+};
+
 // Robust selection per fold as `wfo walk` runs it (the previous winner is "current"), or
-// none (arg-max winners) when `on` is false.
-FoldSelector default_selector(Backend& backend, bool on, const selection::SelectionSpec& spec) {
-  if (!on) return {};
-  return [&backend, &spec](const SweepRequest& req, const SweepResult& sweep,
-                           const std::optional<Ranked>& previous) -> std::optional<Ranked> {
+// none (arg-max winners) when `on` is false. Either way it adds the fold's times to `times`.
+FoldSelector default_selector(Backend& backend, bool on, const selection::SelectionSpec& spec,
+                              Breakdown& times) {
+  return [&backend, &spec, &times, on](
+             const SweepRequest& req, const SweepResult& sweep,
+             const std::optional<Ranked>& previous) -> std::optional<Ranked> {
+    times.sweep += sweep.seconds;
+    if (!on) return sweep.top.empty() ? std::nullopt : std::optional<Ranked>(sweep.top.front());
     std::optional<uint64_t> current;
     if (previous) current = previous->combo.id;
-    return selection::select(backend, req, sweep, current, spec).published;
+    const selection::SelectionReport rep = selection::select(backend, req, sweep, current, spec);
+    times.select += rep.timing.total_seconds;
+    times.robust += rep.timing.robust_seconds;
+#if defined(WFOD_HAVE_CUDA)
+    const cuda::SelectionTiming t = cuda::last_selection_timing();
+    if (t.path == "device") {
+      times.device_phases = true;
+      times.prepare += t.prepare_ms;
+      times.blocks += t.blocks_ms;
+      times.score += t.score_ms;
+      times.cscv += t.cscv_ms;
+      times.plateau += t.plateau_ms;
+    }
+#endif
+    return rep.published;
   };
 }
 
@@ -140,6 +170,7 @@ int main(int argc, char** argv) {
       check ? " equals cpu |" : "");
   std::printf("|---|---|---|---|---|---|---|---|---|---|%s\n", check ? "---|" : "");
   int status = 0;
+  std::vector<std::string> notes;  // where each walk's time went, after the table
   for (const Run& run : runs) {
     WalkSpec walk;
     walk.is_bars = is;
@@ -147,10 +178,12 @@ int main(int argc, char** argv) {
     walk.mode = run.mode;
     walk.warmup = default_warmup(spec.grid);
     std::vector<double> seconds;
+    Breakdown times;
     WalkResult first;
     for (int r = 0; r < repeat; ++r) {
       auto backend = make_backend(backend_name);
-      const FoldSelector select = default_selector(*backend, run.selection, selection_spec);
+      times.clear();
+      const FoldSelector select = default_selector(*backend, run.selection, selection_spec, times);
       const auto start = std::chrono::steady_clock::now();
       WalkResult result =
           walk_forward(*backend, h, spec, rank, walk, Precision::exact, threads, {}, select);
@@ -171,7 +204,8 @@ int main(int argc, char** argv) {
     std::string equal;
     if (check) {
       auto cpu = make_backend("cpu");
-      const FoldSelector select = default_selector(*cpu, run.selection, selection_spec);
+      Breakdown ignored;
+      const FoldSelector select = default_selector(*cpu, run.selection, selection_spec, ignored);
       const WalkResult want =
           walk_forward(*cpu, h, spec, rank, walk, Precision::exact, threads, {}, select);
       const std::string d = first_difference(first, want, false);
@@ -188,6 +222,32 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(spec.grid.size()), is, oos, first.folds.size(), s,
                 combo_bars / s, equal.c_str());
     std::fflush(stdout);
+    const double folds = static_cast<double>(std::max<size_t>(1, first.folds.size()));
+    const double last = seconds.back();
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "%s %s selection=%s, ms per fold (last repeat): whole %.2f = sweep %.2f + "
+                  "select %.2f + rest of the walk %.2f",
+                  backend_name.c_str(), std::string(to_string(run.mode)).c_str(),
+                  run.selection ? "default" : "none", 1e3 * last / folds, 1e3 * times.sweep / folds,
+                  1e3 * times.select / folds, 1e3 * (last - times.sweep - times.select) / folds);
+    std::string note = line;
+    if (run.selection) {
+      std::snprintf(line, sizeof line, "; select = robust_scores %.2f + DSR and winners %.2f",
+                    1e3 * times.robust / folds, 1e3 * (times.select - times.robust) / folds);
+      note += line;
+    }
+    if (times.device_phases) {
+      std::snprintf(line, sizeof line,
+                    "; robust_scores on the device: prepare %.2f, blocks %.2f, scores %.2f, "
+                    "cscv %.2f, plateau %.2f",
+                    times.prepare / folds, times.blocks / folds, times.score / folds,
+                    times.cscv / folds, times.plateau / folds);
+      note += line;
+    }
+    notes.push_back(note);
   }
+  std::printf("\n");
+  for (const std::string& n : notes) std::printf("- %s\n", n.c_str());
   return status;
 }

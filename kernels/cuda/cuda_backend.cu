@@ -469,15 +469,6 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     return screen;
   }
 
-  // Time chunks of the canonical evaluation: a function of the window length alone (>= 256
-  // bars each, at most 256), so every combo of every sweep of this window is summed with the
-  // same chunk boundaries and the same combine tree.
-  static int canonical_chunks(long long window) {
-    int chunks = 1;
-    while (chunks < kBlock && window / (2 * chunks) >= 256) chunks *= 2;
-    return chunks;
-  }
-
   // The canonical re-score of screened candidates (settle_top): the per-bar evaluator over
   // canonical_chunks(), and the constraints on its metrics.
   std::vector<std::optional<Ranked>> rescore(const SweepRequest& req,
@@ -505,14 +496,24 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     summaries.ensure(ids.size());
     const long long window = static_cast<long long>(req.window.bars);
     // Time chunks either way: one thread walking a 150k-bar window alone took 60 ms (gpu_bench
-    // B, fast precision), the chunks and their combine tree well under 1 ms.
+    // B, fast precision), the chunks and their combine tree well under 1 ms. Chunk-major
+    // parts (a warp runs 32 combos over one chunk), in batches of ids whose parts take at most
+    // kEvalPartsBytes; a buffer grown past it for one large call is given back after it.
     const int chunks = canonical_chunks(window);
-    for (KernelKind kind : kinds_) {
-      kind.plain = kind.plain || canonical;
-      launch_sweep_chunks(kind, tables_.view, bars_, static_cast<long long>(req.window.first()),
-                          window, ids.size(), d_ids.data(), chunks, summaries.data());
+    const size_t per_id = static_cast<size_t>(chunks) * sizeof(Summary);
+    const size_t batch = std::max<size_t>(1, std::min(ids.size(), kEvalPartsBytes / per_id));
+    eval_parts_.ensure(batch * static_cast<size_t>(chunks));
+    for (size_t b0 = 0; b0 < ids.size(); b0 += batch) {
+      const size_t count = std::min(batch, ids.size() - b0);
+      for (KernelKind kind : kinds_) {
+        kind.plain = kind.plain || canonical;
+        launch_chunk_parts(kind, tables_.view, bars_, static_cast<long long>(req.window.first()),
+                           window, count, d_ids.data() + b0, 0, chunks, eval_parts_.data());
+      }
+      launch_join_chunks(eval_parts_.data(), count, chunks, summaries.data() + b0);
     }
     const auto host = summaries.download(ids.size());
+    if (eval_parts_.size() * sizeof(Summary) > kKeptEvalPartsBytes) eval_parts_ = {};
     std::vector<uint64_t> fallback_ids;
     std::vector<size_t> fallback_slots;
     for (size_t i = 0; i < ids.size(); ++i) {
@@ -573,6 +574,12 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   DeviceBuffer<Summary> parts_;
   DeviceBuffer<unsigned long long> eval_ids_;
   DeviceBuffer<Summary> eval_summaries_;
+  // evaluate()'s chunk parts: at most kEvalPartsBytes per batch of ids; kept between calls
+  // up to kKeptEvalPartsBytes (a sweep's re-scores), larger ones (selection's scores by
+  // evaluate over a whole grid) given back after the call.
+  static constexpr size_t kEvalPartsBytes = size_t{256} << 20;
+  static constexpr size_t kKeptEvalPartsBytes = size_t{16} << 20;
+  DeviceBuffer<Summary> eval_parts_;
   DeviceIndicators indicators_;
   DeviceGridTables tables_;
   BarData bars_{};

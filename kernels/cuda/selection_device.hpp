@@ -10,7 +10,7 @@ namespace wfod::cuda {
 // back and runs the plateau step, so score_ms and plateau_ms overlap cscv's device time.
 struct SelectionTiming {
   double prepare_ms = 0;  // history upload, indicator rows, grid tables (the sweep's prepare)
-  double blocks_ms = 0;   // block summaries kernel
+  double blocks_ms = 0;   // block summaries kernel (without PBO: the canonical Summaries, scored)
   double score_ms = 0;    // score arrays to the host (during CSCV), host replays
   double cscv_ms = 0;     // CSCV setup and queueing, then the wait for its kernels, aggregation
   double walk_ms = 0;     // of which pass A: the split walks (device time, CUDA events)

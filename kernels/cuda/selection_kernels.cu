@@ -67,7 +67,7 @@ __global__ void __launch_bounds__(kThreads)
     window_scores_kernel(GridTables g, const Summary* __restrict__ blocks, int stride,
                          int cscv_first, int cscv_blocks, unsigned long long n, RankParams rp,
                          double sqrt_bpy, double* objective, double* sharpe, uint8_t* state,
-                         uint8_t* flags) {
+                         uint8_t* flags, unsigned long long id0) {
   const unsigned long long id =
       static_cast<unsigned long long>(blockIdx.x) * kThreads + threadIdx.x;
   if (id >= n) return;
@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(kThreads)
   sharpe[id] = kNaN;
   state[id] = selection::stencil::kInvalid;
   flags[id] = 0;
-  if (!decode_combo(g, id).valid) return;
+  if (!decode_combo(g, id0 + id).valid) return;
   const Summary* own = blocks + id * static_cast<unsigned long long>(stride);
   Summary s;  // left to right from the identity, as score_grid joins them
   for (int b = 0; b < stride; ++b) s = detail::combine_hd(s, own[b]);
@@ -539,10 +539,10 @@ void launch_block_summaries(const KernelKind& kind, const GridTables& g, const B
 void launch_window_scores(const GridTables& g, const Summary* blocks, int stride, int cscv_first,
                           int cscv_blocks, unsigned long long n, const RankParams& rp,
                           double sqrt_bars_per_year, double* objective, double* sharpe,
-                          uint8_t* state, uint8_t* flags) {
+                          uint8_t* state, uint8_t* flags, unsigned long long id0) {
   window_scores_kernel<<<blocks_for(n), kThreads>>>(g, blocks, stride, cscv_first, cscv_blocks, n,
                                                     rp, sqrt_bars_per_year, objective, sharpe,
-                                                    state, flags);
+                                                    state, flags, id0);
   WFOD_CUDA_CHECK_LAUNCH();
 }
 

@@ -28,10 +28,11 @@ enum WindowFlags : uint8_t {
   kReplay = 1,     // joined Summary nonpositive: the host re-evaluates it (spec-notes 5)
   kCscvTakes = 2,  // valid, and none of its CSCV blocks is nonpositive: a PBO participant
 };
+// Combos id0 + i, i < n: blocks[i * stride ...] in, objective[i] ... flags[i] out.
 void launch_window_scores(const GridTables& g, const Summary* blocks, int stride, int cscv_first,
                           int cscv_blocks, unsigned long long n, const RankParams& rp,
                           double sqrt_bars_per_year, double* objective, double* sharpe,
-                          uint8_t* state, uint8_t* flags);
+                          uint8_t* state, uint8_t* flags, unsigned long long id0 = 0);
 
 // take[id] = 1 for CSCV participants (valid, kCscvTakes), iota[id] = id, for id < n.
 void launch_cscv_take(const uint8_t* state, const uint8_t* flags, unsigned long long n,

@@ -1,6 +1,7 @@
 // Robust selection on the device (docs/spec-10-selection.md §10): block summaries -> window
 // scores -> CSCV (selection_cscv.cu) -> plateau, with only the per-combo score arrays and the
-// per-split outcomes coming back to the host. The summaries (combos x blocks x 144 B) never
+// per-split outcomes coming back to the host (without PBO: evaluate()'s canonical Summaries ->
+// window scores -> plateau). The summaries (combos x blocks x 144 B) never
 // leave the device. While the CSCV kernels run, the scores come back on a side stream and the
 // plateau stencil runs there too (when no combo needs a host replay). Results equal
 // the host pipeline (selection::host_robust_scores) bit for bit (selection_kernels.cu says how);
@@ -122,6 +123,38 @@ void plateau_step(SelectionWorkspace& ws, const selection::RobustOptions& opt, u
   timing.plateau_ms = ms_since(t);
 }
 
+// Without PBO the window scores are evaluate()'s, as the host pipeline's (score_grid_by_evaluate
+// on this backend): each combo's canonical time chunks (sweep_kernels.cuh) joined by the same
+// tree, then scored as the PBO path scores its joined blocks, in batches of combos whose chunk
+// Summaries take at most kCanonicalPartsBytes. Only the score arrays leave the device.
+constexpr size_t kCanonicalPartsBytes = size_t{256} << 20;
+
+uint64_t canonical_batch(uint64_t total, int chunks) {
+  const uint64_t per_combo = static_cast<uint64_t>(chunks) * sizeof(Summary);
+  return std::max<uint64_t>(1, std::min<uint64_t>(total, kCanonicalPartsBytes / per_combo));
+}
+
+void canonical_scores(SelectionWorkspace& ws, const SweepRequest& req, const PreparedSweep& p,
+                      uint64_t total, const RankParams& rp, double sqrt_bpy) {
+  const long long window = static_cast<long long>(req.window.bars);
+  const long long first = static_cast<long long>(req.window.first());
+  const int chunks = canonical_chunks(window);
+  const uint64_t batch = canonical_batch(total, chunks);
+  ws.blocks.ensure(batch * static_cast<uint64_t>(chunks));
+  for (uint64_t id0 = 0; id0 < total; id0 += batch) {
+    const uint64_t count = std::min(batch, total - id0);
+    for (KernelKind kind : *p.kinds) {
+      kind.plain = kind.plain || req.precision == Precision::exact;  // as evaluate()
+      launch_chunk_parts(kind, *p.tables, *p.bars, first, window, count, nullptr, id0, chunks,
+                         ws.blocks.data());
+    }
+    launch_join_chunks(ws.blocks.data(), count, chunks, ws.blocks.data());
+    launch_window_scores(*p.tables, ws.blocks.data(), 1, 0, 0, count, rp, sqrt_bpy,
+                         ws.objective.data() + id0, ws.sharpe.data() + id0, ws.state.data() + id0,
+                         ws.flags.data() + id0, id0);
+  }
+}
+
 }  // namespace
 
 SelectionTiming last_selection_timing() { return g_timing; }
@@ -129,8 +162,12 @@ void record_selection_timing(const SelectionTiming& t) { g_timing = t; }
 
 size_t robust_scores_bytes(uint64_t combos, size_t blocks, const selection::RobustOptions& opt,
                            const SweepRequest& req) {
-  // Without PBO only the plateau stencil runs here: objective, state and scores.
-  if (!opt.pbo) return combos * (2 * sizeof(double) + 1);
+  // Without PBO: the canonical chunk parts of one batch, the score arrays, the stencil's scores.
+  if (!opt.pbo) {
+    const int chunks = canonical_chunks(static_cast<long long>(req.window.bars));
+    return canonical_batch(combos, chunks) * static_cast<uint64_t>(chunks) * sizeof(Summary) +
+           combos * (3 * sizeof(double) + 2);
+  }
   size_t bytes = combos * blocks * sizeof(Summary) + combos * (3 * sizeof(double) + 2);
   {
     const size_t S = opt.layout.blocks;
@@ -206,87 +243,78 @@ selection::RobustScores device_robust_scores(SelectionWorkspace& ws, Backend& se
   if (need > free_device_bytes() + ws.blocks.size() * sizeof(Summary)) ws.store = {};
 
   selection::RobustScores out;
-  bool scores_on_device = false;  // ws.objective / ws.state hold the final scores
   CscvRun cscv;
   uint64_t cscv_excluded = 0;
+  ws.objective.ensure(total);
+  ws.sharpe.ensure(total);
+  ws.state.ensure(total);
+  ws.flags.ensure(total);
+  const double sqrt_bpy = std::sqrt(req.strategy.bars_per_year);
+  const RankParams rp = rank_params_of(req.rank, req.strategy.bars_per_year);
+  auto t = Clock::now();
   if (opt.pbo) {
     // 1. Block summaries, combo-major, every combo.
-    auto t = Clock::now();
     ws.edges.upload(block_edges(req, cuts));
     ws.blocks.ensure(total * blocks);
     run_blocks(ws, p, static_cast<int>(blocks), 0, total, ws.blocks.data());
     WFOD_CUDA_CHECK(cudaDeviceSynchronize());
     timing.blocks_ms = ms_since(t);
-
-    // 2. Window scores (blocks joined left to right), then the host's exact replays.
-    t = Clock::now();
-    ws.objective.ensure(total);
-    ws.sharpe.ensure(total);
-    ws.state.ensure(total);
-    ws.flags.ensure(total);
-    const double sqrt_bpy = std::sqrt(req.strategy.bars_per_year);
-    const int cscv_first = opt.pbo ? static_cast<int>(opt.layout.first_cscv_block()) : 0;
-    const int cscv_blocks = opt.pbo ? static_cast<int>(opt.layout.blocks) : 0;
-    launch_window_scores(*p.tables, ws.blocks.data(), static_cast<int>(blocks), cscv_first,
-                         cscv_blocks, total, rank_params_of(req.rank, req.strategy.bars_per_year),
-                         sqrt_bpy, ws.objective.data(), ws.sharpe.data(), ws.state.data(),
-                         ws.flags.data());
+    // 2. Window scores (blocks joined left to right).
+    launch_window_scores(*p.tables, ws.blocks.data(), static_cast<int>(blocks),
+                         static_cast<int>(opt.layout.first_cscv_block()),
+                         static_cast<int>(opt.layout.blocks), total, rp, sqrt_bpy,
+                         ws.objective.data(), ws.sharpe.data(), ws.state.data(), ws.flags.data());
     // 3. CSCV queued on the device (its setup waits for the scores kernel); the scores come
     // back on the side stream while its kernels run.
     const auto t_cscv = Clock::now();
     cscv = launch_device_cscv(ws, req, opt, total, timing);
     timing.cscv_ms = ms_since(t_cscv);
-    t = Clock::now();
-    out.objective = download_on(ws.objective, total, ws.side.get());
-    out.sharpe = download_on(ws.sharpe, total, ws.side.get());
-    const std::vector<uint8_t> state_bytes = download_on(ws.state, total, ws.side.get());
-    const std::vector<uint8_t> flags = download_on(ws.flags, total, ws.side.get());
-    out.state.resize(total);
-    std::vector<uint64_t> replay;
-    for (uint64_t id = 0; id < total; ++id) {
-      out.state[id] = static_cast<selection::ComboState>(state_bytes[id]);
-      if (flags[id] & kReplay) replay.push_back(id);
-      // Valid combos left out of CSCV: a CSCV block whose equity reaches zero.
-      if (out.state[id] != selection::ComboState::invalid && !(flags[id] & kCscvTakes))
-        ++cscv_excluded;
-    }
-    if (!replay.empty()) {
-      // Equity reached zero: the combine's drawdown does not hold (spec-notes 5). (The replay
-      // runs on the default stream, after the queued CSCV kernels.)
-      const std::vector<Metrics> exact = self.evaluate(req, replay);
-      for (size_t i = 0; i < replay.size(); ++i) {
-        const uint64_t id = replay[i];
-        out.objective[id] = objective_value(exact[i], req.rank.objective);
-        out.sharpe[id] = exact[i].sharpe / sqrt_bpy;
-        out.state[id] = passes_constraints(exact[i], req.rank) ? selection::ComboState::ranked
-                                                               : selection::ComboState::unranked;
-      }
-    }
-    for (uint64_t id = 0; id < total; ++id) {
-      out.valid += out.state[id] != selection::ComboState::invalid ? 1 : 0;
-      out.ranked += out.state[id] == selection::ComboState::ranked ? 1 : 0;
-    }
-    timing.score_ms = ms_since(t);
-    scores_on_device = replay.empty();
   } else {
-    // Without PBO the host pipeline scores by evaluate() in chunks (score_grid_by_evaluate,
-    // this backend's evaluate): the same call here keeps the scores identical to it.
-    const auto t = Clock::now();
-    selection::GridScores g = selection::score_grid_by_evaluate(self, req);
-    out.objective = std::move(g.objective);
-    out.sharpe = std::move(g.sharpe);
-    out.state = std::move(g.state);
-    out.valid = g.valid;
-    out.ranked = g.ranked;
-    timing.score_ms = ms_since(t);
+    // 1-2. Without PBO: evaluate()'s canonical Summaries, scored (no CSCV).
+    canonical_scores(ws, req, p, total, rp, sqrt_bpy);
+    WFOD_CUDA_CHECK(cudaDeviceSynchronize());
+    timing.blocks_ms = ms_since(t);
   }
+  // The scores to the host, then its exact replays.
+  t = Clock::now();
+  out.objective = download_on(ws.objective, total, ws.side.get());
+  out.sharpe = download_on(ws.sharpe, total, ws.side.get());
+  const std::vector<uint8_t> state_bytes = download_on(ws.state, total, ws.side.get());
+  const std::vector<uint8_t> flags = download_on(ws.flags, total, ws.side.get());
+  out.state.resize(total);
+  std::vector<uint64_t> replay;
+  for (uint64_t id = 0; id < total; ++id) {
+    out.state[id] = static_cast<selection::ComboState>(state_bytes[id]);
+    if (flags[id] & kReplay) replay.push_back(id);
+    // Valid combos left out of CSCV: a CSCV block whose equity reaches zero.
+    if (opt.pbo && out.state[id] != selection::ComboState::invalid && !(flags[id] & kCscvTakes))
+      ++cscv_excluded;
+  }
+  if (!replay.empty()) {
+    // Equity reached zero: the combine's drawdown does not hold (spec-notes 5). (The replay
+    // runs on the default stream, after the queued CSCV kernels.)
+    const std::vector<Metrics> exact = self.evaluate(req, replay);
+    for (size_t i = 0; i < replay.size(); ++i) {
+      const uint64_t id = replay[i];
+      out.objective[id] = objective_value(exact[i], req.rank.objective);
+      out.sharpe[id] = exact[i].sharpe / sqrt_bpy;
+      out.state[id] = passes_constraints(exact[i], req.rank) ? selection::ComboState::ranked
+                                                             : selection::ComboState::unranked;
+    }
+  }
+  for (uint64_t id = 0; id < total; ++id) {
+    out.valid += out.state[id] != selection::ComboState::invalid ? 1 : 0;
+    out.ranked += out.state[id] == selection::ComboState::ranked ? 1 : 0;
+  }
+  timing.score_ms = ms_since(t);
+  const bool scores_on_device = replay.empty();  // ws.objective / ws.state are final
 
   // 4. The plateau stencil over the final scores: while the CSCV kernels run when the scores
   // on the device are final, after CSCV otherwise.
   if (opt.plateau && scores_on_device)
     plateau_step(ws, opt, total, true, ws.side.get(), out, timing);
   if (opt.pbo) {
-    const auto t = Clock::now();
+    t = Clock::now();
     out.pbo = finish_device_cscv(ws, cscv, opt, cscv_excluded, timing);
     timing.cscv_ms += ms_since(t);
   }

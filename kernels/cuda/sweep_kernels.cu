@@ -293,6 +293,40 @@ __global__ void __launch_bounds__(kBlock)
   if (tid % span == 0 && mine) parts_out[gid / span] = sh[tid];
 }
 
+// Chunk-major: thread gid = chunk * n + i runs ids[i] (or id0 + i) over its chunk
+// (launch_chunk_parts).
+template <int Family, bool Cross, bool Vol, bool Plain>
+__global__ void __launch_bounds__(kBlock)
+    chunk_parts_kernel(GridTables g, BarData bars, long long first, long long window,
+                       unsigned long long n, const unsigned long long* __restrict__ ids,
+                       unsigned long long id0, int chunks, Summary* parts) {
+  const unsigned long long gid = static_cast<unsigned long long>(blockIdx.x) * kBlock + threadIdx.x;
+  if (gid >= n * static_cast<unsigned long long>(chunks)) return;
+  const long long chunk = static_cast<long long>(gid / n);
+  const unsigned long long i = gid % n;
+  const DeviceCombo c = decode_combo(g, ids ? ids[i] : id0 + i);
+  if (!is_kind<Family, Cross>(c)) return;
+  Summary s;
+  if (c.valid) {
+    const long long lo = first + window * chunk / chunks;
+    const long long hi = first + window * (chunk + 1) / chunks;
+    s = evaluate_kind<Family, Cross, Vol, Plain>(c, bars, lo, hi);
+  }
+  parts[gid] = s;
+}
+
+// One thread per id: the tree of sweep_chunks_kernel (pairs at stride 1, 2, 4, ..., the left
+// part first), over parts[j * n + i], j < chunks.
+__global__ void __launch_bounds__(kBlock)
+    join_chunks_kernel(Summary* parts, unsigned long long n, int chunks, Summary* out) {
+  const unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * kBlock + threadIdx.x;
+  if (i >= n) return;
+  for (int stride = 1; stride < chunks; stride <<= 1)
+    for (int j = 0; j + stride < chunks; j += 2 * stride)
+      parts[j * n + i] = detail::combine_hd(parts[j * n + i], parts[(j + stride) * n + i]);
+  out[i] = parts[i];
+}
+
 __global__ void __launch_bounds__(kBlock)
     finalize_rank_kernel(GridTables g, const Summary* parts, int parts_per_combo,
                          unsigned long long n_ids, RankParams rp, int k, Candidate* block_out,
@@ -378,14 +412,19 @@ unsigned blocks_for(unsigned long long threads) {
 
 }  // namespace
 
-// Calls f(family, cross, vol, plain) with each as a compile-time constant.
+// Calls f(family, cross, vol, plain) with each as a compile-time constant. bollinger has only
+// the per-bar evaluator (cuda_backend.cu's kinds_of says why): its change-driven
+// instantiations are never compiled.
 template <typename F>
 void dispatch_kind(const KernelKind& kind, F&& f) {
   dispatch_family(kind, [&](auto fam, auto cross, auto vol) {
-    if (kind.plain)
+    if constexpr (decltype(fam)::value == kBollinger) {
       f(fam, cross, vol, std::true_type{});
-    else
+    } else if (kind.plain) {
+      f(fam, cross, vol, std::true_type{});
+    } else {
       f(fam, cross, vol, std::false_type{});
+    }
   });
 }
 
@@ -419,6 +458,24 @@ void launch_sweep_chunks(const KernelKind& kind, const GridTables& g, const BarD
         <<<blocks_for(n * static_cast<unsigned long long>(chunks)), kBlock>>>(
             g, bars, first, window, n, ids, chunks, parts_out);
   });
+  WFOD_CUDA_CHECK_LAUNCH();
+}
+
+void launch_chunk_parts(const KernelKind& kind, const GridTables& g, const BarData& bars,
+                        long long first, long long window, unsigned long long n,
+                        const unsigned long long* ids, unsigned long long id0, int chunks,
+                        Summary* parts) {
+  dispatch_kind(kind, [&](auto fam, auto cross, auto vol, auto plain) {
+    chunk_parts_kernel<decltype(fam)::value, decltype(cross)::value, decltype(vol)::value,
+                       decltype(plain)::value>
+        <<<blocks_for(n * static_cast<unsigned long long>(chunks)), kBlock>>>(
+            g, bars, first, window, n, ids, id0, chunks, parts);
+  });
+  WFOD_CUDA_CHECK_LAUNCH();
+}
+
+void launch_join_chunks(Summary* parts, unsigned long long n, int chunks, Summary* out) {
+  join_chunks_kernel<<<blocks_for(n), kBlock>>>(parts, n, chunks, out);
   WFOD_CUDA_CHECK_LAUNCH();
 }
 

@@ -137,6 +137,29 @@ void launch_sweep_chunks(const KernelKind& kind, const GridTables& g, const BarD
                          long long first, long long bars_in_window, unsigned long long n,
                          const unsigned long long* ids, int chunks, Summary* parts_out);
 
+// Time chunks of the canonical evaluation: a function of the window length alone (>= 256
+// bars each, at most kBlock of them, a power of two), so that every combo of every call sums
+// its returns in one order (docs/spec-notes.md 13).
+inline int canonical_chunks(long long window) {
+  int chunks = 1;
+  while (chunks < kBlock && window / (2 * chunks) >= 256) chunks *= 2;
+  return chunks;
+}
+
+// Canonical evaluation of a list of ids, in two steps with the same arithmetic as
+// launch_sweep_chunks(ids) (the same range evaluator per chunk, the same combine tree), laid
+// out chunk-major so that a warp runs 32 combos over one chunk (its bar loads coalesce, where
+// 32 chunks of one combo read 32 different bars): launch_chunk_parts writes
+// parts[chunk * n + i] for ids[i] (ids null: id0 + i) of `kind`; launch_join_chunks then
+// joins each id's `chunks` parts (a power of two) by the perfect binary tree, left to right at
+// every level, in place, and writes out[i] (out may be parts itself). Every id must be of one
+// of the kinds launched.
+void launch_chunk_parts(const KernelKind& kind, const GridTables& g, const BarData& bars,
+                        long long first, long long bars_in_window, unsigned long long n,
+                        const unsigned long long* ids, unsigned long long id0, int chunks,
+                        Summary* parts);
+void launch_join_chunks(Summary* parts, unsigned long long n, int chunks, Summary* out);
+
 // Joins each combo's parts, finalizes, ranks: k candidates per block of 256 combos.
 void launch_finalize_rank(const GridTables& g, const Summary* parts, int parts_per_combo,
                           unsigned long long n_ids, const RankParams& rp, int k,

@@ -859,6 +859,19 @@ TEST(SelectionDeviceParity, RobustScoresEqualHostPipeline) {
       }
     }
   }
+  // Without PBO (the canonical Summaries scored on the device) on every series, with the host
+  // replays of the spikes, in both precisions (fast: evaluate()'s change-driven evaluator).
+  for (size_t i : {0u, 2u, 4u}) {
+    for (const Precision precision : {Precision::exact, Precision::fast}) {
+      SCOPED_TRACE(std::string("no PBO, run ") + std::to_string(i) + ", precision " +
+                   std::string(to_string(precision)));
+      SweepRequest req = request_of(HistoryView::of(*runs[i].series), runs[i].spec, runs[i].bars);
+      req.precision = precision;
+      const auto opt = options_of(req, 0, runs[i].stat ? runs[i].stat : "mean");
+      expect_same_scores(own_robust_scores(*cuda, req, opt),
+                         selection::host_robust_scores(*cuda, req, opt));
+    }
+  }
   // Pass B by a second walk (what runs when the objective store does not fit the device).
   ::setenv("WFOD_CUDA_CSCV_STORE", "0", 1);
   for (size_t i : {0u, 2u}) {
