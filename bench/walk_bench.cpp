@@ -232,6 +232,11 @@ int main(int argc, char** argv) {
                   run.selection ? "default" : "none", 1e3 * last / folds, 1e3 * times.sweep / folds,
                   1e3 * times.select / folds, 1e3 * (last - times.sweep - times.select) / folds);
     std::string note = line;
+    std::snprintf(line, sizeof line,
+                  "; seconds over the %zu repeats: min %.4f, median %.4f, max %.4f", seconds.size(),
+                  *std::min_element(seconds.begin(), seconds.end()), s,
+                  *std::max_element(seconds.begin(), seconds.end()));
+    note += line;
     if (run.selection) {
       std::snprintf(line, sizeof line, "; select = robust_scores %.2f + DSR and winners %.2f",
                     1e3 * times.robust / folds, 1e3 * (times.select - times.robust) / folds);

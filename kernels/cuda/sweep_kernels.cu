@@ -315,16 +315,26 @@ __global__ void __launch_bounds__(kBlock)
   parts[gid] = s;
 }
 
-// One thread per id: the tree of sweep_chunks_kernel (pairs at stride 1, 2, 4, ..., the left
-// part first), over parts[j * n + i], j < chunks.
+// Thread (i, j) = gid / chunks, gid % chunks loads part j of ids[i]; the tree of
+// sweep_chunks_kernel (pairs at stride 1, 2, 4, ..., the left part first) joins each id's
+// parts in shared memory (chunks <= kBlock, a power of two: a block holds whole ids), in
+// parallel, so a few ids with many chunks (a long window's re-scores) take a few levels, not
+// chunks - 1 dependent joins. out may be parts: row 0 of an id is read by its own block only.
 __global__ void __launch_bounds__(kBlock)
-    join_chunks_kernel(Summary* parts, unsigned long long n, int chunks, Summary* out) {
-  const unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * kBlock + threadIdx.x;
-  if (i >= n) return;
-  for (int stride = 1; stride < chunks; stride <<= 1)
-    for (int j = 0; j + stride < chunks; j += 2 * stride)
-      parts[j * n + i] = detail::combine_hd(parts[j * n + i], parts[(j + stride) * n + i]);
-  out[i] = parts[i];
+    join_chunks_kernel(const Summary* parts, unsigned long long n, int chunks, Summary* out) {
+  __shared__ alignas(Summary) unsigned char raw[kBlock * sizeof(Summary)];
+  Summary* sh = reinterpret_cast<Summary*>(raw);
+  const unsigned long long gid = static_cast<unsigned long long>(blockIdx.x) * kBlock + threadIdx.x;
+  const unsigned long long i = gid / static_cast<unsigned long long>(chunks);
+  const unsigned long long j = gid % static_cast<unsigned long long>(chunks);
+  const int tid = threadIdx.x;
+  sh[tid] = i < n ? parts[j * n + i] : Summary{};
+  __syncthreads();
+  for (int stride = 1; stride < chunks; stride <<= 1) {
+    if (tid % (2 * stride) == 0) sh[tid] = detail::combine_hd(sh[tid], sh[tid + stride]);
+    __syncthreads();
+  }
+  if (j == 0 && i < n) out[i] = sh[tid];
 }
 
 __global__ void __launch_bounds__(kBlock)
@@ -475,7 +485,8 @@ void launch_chunk_parts(const KernelKind& kind, const GridTables& g, const BarDa
 }
 
 void launch_join_chunks(Summary* parts, unsigned long long n, int chunks, Summary* out) {
-  join_chunks_kernel<<<blocks_for(n), kBlock>>>(parts, n, chunks, out);
+  join_chunks_kernel<<<blocks_for(n * static_cast<unsigned long long>(chunks)), kBlock>>>(
+      parts, n, chunks, out);
   WFOD_CUDA_CHECK_LAUNCH();
 }
 

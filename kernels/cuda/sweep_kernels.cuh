@@ -151,9 +151,9 @@ inline int canonical_chunks(long long window) {
 // out chunk-major so that a warp runs 32 combos over one chunk (its bar loads coalesce, where
 // 32 chunks of one combo read 32 different bars): launch_chunk_parts writes
 // parts[chunk * n + i] for ids[i] (ids null: id0 + i) of `kind`; launch_join_chunks then
-// joins each id's `chunks` parts (a power of two) by the perfect binary tree, left to right at
-// every level, in place, and writes out[i] (out may be parts itself). Every id must be of one
-// of the kinds launched.
+// joins each id's `chunks` parts (a power of two, at most kBlock) by the perfect binary tree,
+// left to right at every level, and writes out[i] (out may be parts itself). Every id must be
+// of one of the kinds launched.
 void launch_chunk_parts(const KernelKind& kind, const GridTables& g, const BarData& bars,
                         long long first, long long bars_in_window, unsigned long long n,
                         const unsigned long long* ids, unsigned long long id0, int chunks,
