@@ -163,6 +163,20 @@ void reseal(std::vector<uint8_t>& blob) {
   std::memcpy(blob.data() + blob.size() - 8, &sum, 8);
 }
 
+// The step from one flipped byte to the next: every byte in an optimised build; under ASan
+// (about 3 ms a restore there, 100 s a test over a 35 kB blob) every byte of the first and
+// last 512 (headers, counts, the seal) and every 13th byte between (13 is prime to 8, so
+// every offset within an 8-byte field is still hit, in every array).
+size_t flip_step(size_t i, size_t size) {
+#if defined(__SANITIZE_ADDRESS__)
+  return i >= 512 && i + 512 < size ? 13 : 1;
+#else
+  (void)i;
+  (void)size;
+  return 1;
+#endif
+}
+
 TEST(StreamCheckpoint, RefusesTruncatedCorruptedAndForeignBlobs) {
   Small s;
   ASSERT_EQ(refusal(*s.cpu, s.spec, s.blob), "");
@@ -170,8 +184,8 @@ TEST(StreamCheckpoint, RefusesTruncatedCorruptedAndForeignBlobs) {
     const std::vector<uint8_t> cut(s.blob.begin(), s.blob.begin() + static_cast<ptrdiff_t>(n));
     EXPECT_NE(refusal(*s.cpu, s.spec, cut), "") << "a blob cut to " << n << " bytes";
   }
-  // Every single flipped byte: the checksum catches it.
-  for (size_t i = 0; i < s.blob.size(); ++i) {
+  // Every single flipped byte (flip_step): the checksum catches it.
+  for (size_t i = 0; i < s.blob.size(); i += flip_step(i, s.blob.size())) {
     std::vector<uint8_t> bad = s.blob;
     bad[i] ^= 0x5A;
     ASSERT_NE(refusal(*s.cpu, s.spec, bad), "") << "byte " << i << " flipped";
@@ -227,7 +241,7 @@ TEST(StreamCheckpoint, RefusesTruncatedCorruptedAndForeignBlobs) {
 TEST(StreamCheckpoint, ResealedFlipsAreRefusedOrHarmless) {
   Small s;
   size_t refused = 0, accepted = 0;
-  for (size_t i = 0; i + 8 < s.blob.size(); ++i) {
+  for (size_t i = 0; i + 8 < s.blob.size(); i += flip_step(i, s.blob.size())) {
     {  // the lowest bit of even bytes, the highest of odd ones: both ends of every field
       std::vector<uint8_t> bad = s.blob;
       bad[i] ^= i % 2 ? 0x80 : 0x01;
