@@ -5,6 +5,8 @@
 // from the run before) and combo-bars/s = sum over folds of valid combos x IS bars / seconds.
 // Every repeat must equal the first bit for bit; with check = 1 every walk's fold winners must
 // equal the cpu backend's and its fold metrics match within SPEC §9 (FAIL lines, exit 1).
+// After the table, one line per walk says where its time went per fold (sweep, selection,
+// robust_scores and on cuda its device phases, the rest of the walk) and the repeats' spread.
 // Usage: walk_bench [backend=cpu] [data=synthetic:20000 | CSV path] [is=2000] [oos=500]
 //                   [fast=20] [slow=20] [repeat=3] [threads=0] [selection=1] [check=0]
 //   fast x slow SMA combos: fast 2..fast+1, slow fast+5, fast+10, ... (all valid).
