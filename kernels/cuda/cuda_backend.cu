@@ -427,8 +427,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
       const int parts = std::max(1, chunks / kBlock);
       parts_.ensure(n_ids * static_cast<unsigned long long>(parts));
       for (const auto& kind : kinds_)
-        launch_sweep_chunks(kind, tables_.view, bars_, first, window, n_ids, nullptr, chunks,
-                            parts_.data());
+        launch_sweep_chunks(kind, tables_.view, bars_, first, window, n_ids, chunks, parts_.data());
       // The finalize kernel ranks every combo once: it writes the first kind's slots only.
       launch_finalize_rank(tables_.view, parts_.data(), parts, n_ids, rp, k, candidates_.data(),
                            counters_.data(), fallback_.data(), screen.fallback_cap);
@@ -505,12 +504,9 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     eval_parts_.ensure(batch * static_cast<size_t>(chunks));
     for (size_t b0 = 0; b0 < ids.size(); b0 += batch) {
       const size_t count = std::min(batch, ids.size() - b0);
-      for (KernelKind kind : kinds_) {
-        kind.plain = kind.plain || canonical;
-        launch_chunk_parts(kind, tables_.view, bars_, static_cast<long long>(req.window.first()),
-                           window, count, d_ids.data() + b0, 0, chunks, eval_parts_.data());
-      }
-      launch_join_chunks(eval_parts_.data(), count, chunks, summaries.data() + b0);
+      launch_canonical_summaries(
+          kinds_, canonical, tables_.view, bars_, static_cast<long long>(req.window.first()),
+          window, count, d_ids.data() + b0, 0, chunks, eval_parts_.data(), summaries.data() + b0);
     }
     const auto host = summaries.download(ids.size());
     if (eval_parts_.size() * sizeof(Summary) > kKeptEvalPartsBytes) eval_parts_ = {};

@@ -260,8 +260,7 @@ __global__ void __launch_bounds__(kBlock, kFusedBlocksPerSm)
 template <int Family, bool Cross, bool Vol, bool Plain>
 __global__ void __launch_bounds__(kBlock)
     sweep_chunks_kernel(GridTables g, BarData bars, long long first, long long window,
-                        unsigned long long n, const unsigned long long* ids, int chunks,
-                        Summary* parts_out) {
+                        unsigned long long n, int chunks, Summary* parts_out) {
   // Raw storage: __shared__ variables cannot run Summary's member initializers.
   __shared__ alignas(Summary) unsigned char raw[kBlock * sizeof(Summary)];
   Summary* sh = reinterpret_cast<Summary*>(raw);
@@ -271,8 +270,7 @@ __global__ void __launch_bounds__(kBlock)
   Summary s;
   bool mine = false;
   if (combo < n) {
-    const unsigned long long id = ids ? ids[combo] : combo;
-    const DeviceCombo c = decode_combo(g, id);
+    const DeviceCombo c = decode_combo(g, combo);
     mine = is_kind<Family, Cross>(c);
     if (mine && c.valid) {
       const long long lo = first + window * chunk / chunks;
@@ -294,7 +292,7 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 // Chunk-major: thread gid = chunk * n + i runs ids[i] (or id0 + i) over its chunk
-// (launch_chunk_parts).
+// (launch_canonical_summaries).
 template <int Family, bool Cross, bool Vol, bool Plain>
 __global__ void __launch_bounds__(kBlock)
     chunk_parts_kernel(GridTables g, BarData bars, long long first, long long window,
@@ -460,33 +458,33 @@ void launch_sweep_fused(const KernelKind& kind, const GridTables& g, const BarDa
 }
 
 void launch_sweep_chunks(const KernelKind& kind, const GridTables& g, const BarData& bars,
-                         long long first, long long window, unsigned long long n,
-                         const unsigned long long* ids, int chunks, Summary* parts_out) {
+                         long long first, long long window, unsigned long long n, int chunks,
+                         Summary* parts_out) {
   dispatch_kind(kind, [&](auto fam, auto cross, auto vol, auto plain) {
     sweep_chunks_kernel<decltype(fam)::value, decltype(cross)::value, decltype(vol)::value,
                         decltype(plain)::value>
         <<<blocks_for(n * static_cast<unsigned long long>(chunks)), kBlock>>>(
-            g, bars, first, window, n, ids, chunks, parts_out);
+            g, bars, first, window, n, chunks, parts_out);
   });
   WFOD_CUDA_CHECK_LAUNCH();
 }
 
-void launch_chunk_parts(const KernelKind& kind, const GridTables& g, const BarData& bars,
-                        long long first, long long window, unsigned long long n,
-                        const unsigned long long* ids, unsigned long long id0, int chunks,
-                        Summary* parts) {
-  dispatch_kind(kind, [&](auto fam, auto cross, auto vol, auto plain) {
-    chunk_parts_kernel<decltype(fam)::value, decltype(cross)::value, decltype(vol)::value,
-                       decltype(plain)::value>
-        <<<blocks_for(n * static_cast<unsigned long long>(chunks)), kBlock>>>(
-            g, bars, first, window, n, ids, id0, chunks, parts);
-  });
-  WFOD_CUDA_CHECK_LAUNCH();
-}
-
-void launch_join_chunks(Summary* parts, unsigned long long n, int chunks, Summary* out) {
-  join_chunks_kernel<<<blocks_for(n * static_cast<unsigned long long>(chunks)), kBlock>>>(
-      parts, n, chunks, out);
+void launch_canonical_summaries(const std::vector<KernelKind>& kinds, bool per_bar,
+                                const GridTables& g, const BarData& bars, long long first,
+                                long long window, unsigned long long n,
+                                const unsigned long long* ids, unsigned long long id0, int chunks,
+                                Summary* parts, Summary* out) {
+  const unsigned blocks = blocks_for(n * static_cast<unsigned long long>(chunks));
+  for (KernelKind kind : kinds) {
+    kind.plain = kind.plain || per_bar;
+    dispatch_kind(kind, [&](auto fam, auto cross, auto vol, auto plain) {
+      chunk_parts_kernel<decltype(fam)::value, decltype(cross)::value, decltype(vol)::value,
+                         decltype(plain)::value>
+          <<<blocks, kBlock>>>(g, bars, first, window, n, ids, id0, chunks, parts);
+    });
+    WFOD_CUDA_CHECK_LAUNCH();
+  }
+  join_chunks_kernel<<<blocks, kBlock>>>(parts, n, chunks, out);
   WFOD_CUDA_CHECK_LAUNCH();
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
 #include "device_grid.cuh"
 #include "wfod/ranking.hpp"
@@ -132,10 +133,10 @@ void launch_sweep_fused(const KernelKind& kind, const GridTables& g, const BarDa
                         unsigned long long* fallback, unsigned int fallback_cap);
 
 // Time-chunked: `chunks` (a power of two) threads per combo; writes one Summary per combo
-// per 256 chunks (parts = max(1, chunks / 256)). ids: explicit list or null for 0..n-1.
+// per 256 chunks (parts = max(1, chunks / 256)), for combos 0..n-1.
 void launch_sweep_chunks(const KernelKind& kind, const GridTables& g, const BarData& bars,
                          long long first, long long bars_in_window, unsigned long long n,
-                         const unsigned long long* ids, int chunks, Summary* parts_out);
+                         int chunks, Summary* parts_out);
 
 // Time chunks of the canonical evaluation: a function of the window length alone (>= 256
 // bars each, at most kBlock of them, a power of two), so that every combo of every call sums
@@ -146,19 +147,18 @@ inline int canonical_chunks(long long window) {
   return chunks;
 }
 
-// Canonical evaluation of a list of ids, in two steps with the same arithmetic as
-// launch_sweep_chunks(ids) (the same range evaluator per chunk, the same combine tree), laid
-// out chunk-major so that a warp runs 32 combos over one chunk (its bar loads coalesce, where
-// 32 chunks of one combo read 32 different bars): launch_chunk_parts writes
-// parts[chunk * n + i] for ids[i] (ids null: id0 + i) of `kind`; launch_join_chunks then
-// joins each id's `chunks` parts (a power of two, at most kBlock) by the perfect binary tree,
-// left to right at every level, and writes out[i] (out may be parts itself). Every id must be
-// of one of the kinds launched.
-void launch_chunk_parts(const KernelKind& kind, const GridTables& g, const BarData& bars,
-                        long long first, long long bars_in_window, unsigned long long n,
-                        const unsigned long long* ids, unsigned long long id0, int chunks,
-                        Summary* parts);
-void launch_join_chunks(Summary* parts, unsigned long long n, int chunks, Summary* out);
+// Canonical evaluation of n ids (ids[i], or id0 + i where ids is null): the range evaluator
+// over `chunks` time chunks (a power of two, at most kBlock), joined by the perfect binary tree,
+// left to right at every level, into out[i] (out may be parts). As sweep_chunks_kernel does it,
+// laid out chunk-major: a warp runs 32 combos over one chunk (its bar loads coalesce, where 32
+// chunks of one combo read 32 different bars), each kind of `kinds` writes its own ids'
+// parts[chunk * n + i] (per_bar: with the per-bar evaluator, whatever the kind says), then
+// one join kernel in shared memory. Every id must be of one of `kinds`.
+void launch_canonical_summaries(const std::vector<KernelKind>& kinds, bool per_bar,
+                                const GridTables& g, const BarData& bars, long long first,
+                                long long bars_in_window, unsigned long long n,
+                                const unsigned long long* ids, unsigned long long id0, int chunks,
+                                Summary* parts, Summary* out);
 
 // Joins each combo's parts, finalizes, ranks: k candidates per block of 256 combos.
 void launch_finalize_rank(const GridTables& g, const Summary* parts, int parts_per_combo,
