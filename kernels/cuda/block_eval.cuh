@@ -17,7 +17,7 @@ namespace wfod::cuda {
 // screen of the sweep's exact mode (decide_loaded with fast = false: the doubles are read
 // only when the floats cannot settle a comparison, so the answer is next()'s, SPEC §9);
 // `cur` holds bar t's float inputs, `prev` bar t - 1's. Otherwise, and for the level
-// families, the float64 rules directly.
+// families, the float64 rules directly (or their answers from the LevelBits table).
 template <int Family, bool Cross, bool Vol, bool Screened>
 __device__ __forceinline__ double block_next(const DeviceCombo& c, const BarData& bars,
                                              const BarInputs& cur, const BarInputs& prev,
@@ -29,18 +29,17 @@ __device__ __forceinline__ double block_next(const DeviceCombo& c, const BarData
                ? v
                : held;
   } else {
-    return next<Family, Cross, Vol>(c, bars.matrix, bars.rows, bars.close, t, held);
+    return next_bar<Family, Cross, Vol>(c, bars, t, held);
   }
 }
 
 template <int Family, bool Cross, bool Vol, bool Screened = false>
 __device__ inline Summary block_range_summary(const DeviceCombo& c, const BarData& bars,
                                               long long first, long long last) {
-  const double* m = bars.matrix;
   const int rows = bars.rows;
-  // The state entering `first`, found by scanning back (position_at).
-  double p2 = position_at<Family, Cross, Vol>(c, m, rows, bars.close, first - 2);
-  double p1 = next<Family, Cross, Vol>(c, m, rows, bars.close, first - 1, p2);
+  // The state entering `first`, found by scanning back (position_before).
+  double p2 = position_before<Family, Cross, Vol>(c, bars, first - 2);
+  double p1 = next_bar<Family, Cross, Vol>(c, bars, first - 1, p2);
   // Float inputs of bar t (cur) and t - 1 (prev), loaded one bar ahead of their use so the
   // gather's latency overlaps the previous bar's arithmetic.
   BarInputs prev{}, cur{};

@@ -25,6 +25,7 @@
 #include "device_indicators.cuh"
 #include "fault_injection.cuh"
 #include "grid_tables.cuh"
+#include "level_bits.cuh"
 #include "prefix_tables.cuh"
 #include "selection_device.hpp"
 #include "selection_lean.cuh"
@@ -273,6 +274,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     double cost = 0;
     Precision precision = Precision::exact;
     bool plain = false;
+    bool level_bits = true;
   };
   static bool same_grid(const Grid& a, const Grid& b) {
     return a.family == b.family && a.fast == b.fast && a.slow == b.slow && a.ma == b.ma &&
@@ -280,6 +282,11 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
            a.k == b.k && a.style == b.style && a.lo == b.lo && a.hi == b.hi &&
            a.vol_short == b.vol_short && a.vol_long == b.vol_long &&
            a.vol_threshold == b.vol_threshold;
+  }
+  // WFOD_CUDA_LEVEL_BITS=0: no decision-bit table for the level families (tests, benchmarks).
+  static bool level_bits_enabled() {
+    const char* v = wfod::env_value(wfod::Env::cuda_level_bits);
+    return !(v && std::string_view(v) == "0");
   }
   static bool plain_kernel() {
     const char* k = wfod::env_value(wfod::Env::cuda_kernel);
@@ -304,8 +311,8 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     const PreparedKey& k = prepared_key_;
     return k.valid && k.fill == req.strategy.fill && k.cost == req.strategy.costs.per_unit() &&
            k.precision == req.precision && k.plain == plain_kernel() &&
-           same_grid(k.grid, req.strategy.grid) && history_.bars >= prepare_target(req) &&
-           uploaded_matches(req.history, req.window.end);
+           k.level_bits == level_bits_enabled() && same_grid(k.grid, req.strategy.grid) &&
+           history_.bars >= prepare_target(req) && uploaded_matches(req.history, req.window.end);
   }
   void prepare_unless_current(const SweepRequest& req) {
     if (!prepared_for(req)) prepare(req);
@@ -321,6 +328,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     k.cost = req.strategy.costs.per_unit();
     k.precision = req.precision;
     k.plain = plain_kernel();
+    k.level_bits = level_bits_enabled();
     k.valid = true;
   }
 
@@ -350,6 +358,11 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
                         prefix_tables_);
     build_indicators(history_, n, rows_needed(req.strategy.grid), indicators_);
     build_tables(req.strategy.grid, indicators_, tables_);
+    if (level_bits_enabled())
+      build_level_bits(tables_.view, indicators_.matrix.data(), indicators_.rows,
+                       history_.close.data(), static_cast<long long>(n), level_bits_);
+    else
+      level_bits_ = DeviceLevelBits{};
     bars_ = BarData{prefix_tables_.gap.data(),
                     prefix_tables_.body.data(),
                     history_.close.data(),
@@ -359,23 +372,24 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
                     req.precision == Precision::fast ? 1 : 0,
                     indicators_.rows,
                     req.strategy.costs.per_unit(),
-                    prefix_tables_.view()};
+                    prefix_tables_.view(),
+                    level_bits_.view};
     kinds_ = kinds_of(req.strategy.grid);
   }
 
   // The kernel instantiations this grid needs: one per `entry` value for ma_cross, one for
   // every other family (bollinger's style is a per-combo value, not a kind).
   // WFOD_CUDA_KERNEL=plain selects the per-bar baseline evaluator (benchmarks, tests).
-  // bollinger always runs the per-bar evaluator: on the H200 it is ~10% faster for it than
-  // the change-driven one (gpu_bench D, 100k combos x 10k bars: 8.0-8.2 ms against 8.9-9.0 ms
-  // in three runs, bench/RESULTS.md), whose float screen of the bands measured slower still.
+  // bollinger and rsi_reversion decide from the LevelBits table (level_bits.cuh); with it the
+  // change-driven evaluator is as fast as the per-bar one for bollinger (gpu_bench D 7.2 ms
+  // both) and faster for rsi_reversion (E 7.3 against 8.8 ms), bench/RESULTS.md.
   static std::vector<KernelKind> kinds_of(const Grid& g) {
     const char* k = wfod::env_value(wfod::Env::cuda_kernel);
     const bool plain = k && std::string_view(k) == "plain";
     const bool vol = g.has_vol_filter();
     std::vector<KernelKind> kinds;
     if (g.family == Family::channel_breakout) return {{kChannel, false, vol, plain}};
-    if (g.family == Family::bollinger) return {{kBollinger, false, vol, true}};
+    if (g.family == Family::bollinger) return {{kBollinger, false, vol, plain}};
     if (g.family == Family::rsi_reversion) return {{kRsi, false, vol, plain}};
     for (bool cross : {false, true})
       if (std::find(g.entry.begin(), g.entry.end(), cross ? Entry::cross : Entry::state) !=
@@ -578,6 +592,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   DeviceBuffer<Summary> eval_parts_;
   DeviceIndicators indicators_;
   DeviceGridTables tables_;
+  DeviceLevelBits level_bits_;
   BarData bars_{};
   std::vector<KernelKind> kinds_;
   PreparedKey prepared_key_;

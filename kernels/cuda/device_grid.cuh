@@ -55,6 +55,9 @@ struct DeviceCombo {
   int row_a, row_b, row_vs, row_vl;
   double threshold, short_value;
   double k, lo, hi;  // bollinger's band width; rsi_reversion's levels
+  // Level families: the n value's index, and the indices of the upper and lower comparisons'
+  // values (bollinger: k's for both; rsi_reversion: hi's and lo's) in LevelBits.
+  int n_index, up_index, down_index;
   long long first_defined, signal_defined;
 };
 
@@ -83,6 +86,9 @@ __device__ inline DeviceCombo decode_combo(const GridTables& g, uint64_t id) {
     c.row_a = g.a_row[ni];
     c.row_b = g.b_row[ni];
     c.cross = false;
+    c.n_index = ni;
+    c.down_index = static_cast<int>(digit[1]);
+    c.up_index = static_cast<int>(g.family == kBollinger ? digit[1] : digit[2]);
     if (g.family == kBollinger) {
       c.k = g.k_value[digit[1]];
       c.fade = g.fade[digit[2]] != 0;
@@ -380,21 +386,26 @@ __device__ inline int decide_int(const DeviceCombo& c, int short_value, const Ba
 // or the identity while the filter is closed); the maps are composed backwards until the
 // composition is constant: at an entry, an undefined bar, a close on the middle level, or a
 // bar that keeps only longs after one that keeps only shorts (or the mirror).
+// The level families' backward composition, bar t's map being step(t, p_{t-1}) -> p_t.
+template <typename Step>
+__device__ inline double compose_back(long long t, Step step) {
+  double image[3] = {-1.0, 0.0, 1.0};  // the composition of bars (t', t] at -1, 0, +1
+  for (; t >= 0; --t) {
+    double composed[3];
+    for (int i = 0; i < 3; ++i) composed[i] = image[static_cast<int>(step(t, i - 1.0)) + 1];
+    for (int i = 0; i < 3; ++i) image[i] = composed[i];
+    if (image[0] == image[1] && image[1] == image[2]) return image[0];
+  }
+  return image[1];
+}
+
 template <int Family, bool Cross, bool Vol>
 __device__ inline double position_at(const DeviceCombo& c, const double* m, int rows,
                                      const double* close, long long t) {
   if constexpr (is_level_family(Family)) {
-    double image[3] = {-1.0, 0.0, 1.0};  // the composition of bars (t', t] at -1, 0, +1
-    for (; t >= 0; --t) {
-      double composed[3];
-      for (int i = 0; i < 3; ++i) {
-        const double bar = next<Family, Cross, Vol>(c, m, rows, close, t, i - 1.0);
-        composed[i] = image[static_cast<int>(bar) + 1];
-      }
-      for (int i = 0; i < 3; ++i) image[i] = composed[i];
-      if (image[0] == image[1] && image[1] == image[2]) return image[0];
-    }
-    return image[1];
+    return compose_back(t, [&](long long u, double held) {
+      return next<Family, Cross, Vol>(c, m, rows, close, u, held);
+    });
   } else {
     double v = 0.0;
     for (; t >= 0; --t)

@@ -19,17 +19,15 @@ constexpr int kFusedBlocksPerSm = 4;
 template <int Family, bool Cross, bool Vol>
 __device__ Summary evaluate_range(const DeviceCombo& c, const BarData& bars, long long first,
                                   long long last) {
-  const double* m = bars.matrix;
-  const int rows = bars.rows;
-  double p2 = position_at<Family, Cross, Vol>(c, m, rows, bars.close, first - 2);
-  double p1 = next<Family, Cross, Vol>(c, m, rows, bars.close, first - 1, p2);
+  double p2 = position_before<Family, Cross, Vol>(c, bars, first - 2);
+  double p1 = next_bar<Family, Cross, Vol>(c, bars, first - 1, p2);
   const double head_pos = p2;
   RangeWalk<false> walk;
   for (long long t = first; t < last; ++t) {
     const double b = p1;
     walk.bar(p2, b, bars.gap[t], bars.body[t], bars.cost);
     p2 = b;
-    p1 = next<Family, Cross, Vol>(c, m, rows, bars.close, t, b);
+    p1 = next_bar<Family, Cross, Vol>(c, bars, t, b);
   }
   return walk.summary(first, last, head_pos, p2);
 }
@@ -73,8 +71,8 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
   const double* m = bars.matrix;
   const int rows = bars.rows;
   const PrefixData& px = bars.prefix;
-  double p2 = position_at<Family, Cross, Vol>(c, m, rows, bars.close, first - 2);
-  double p1 = next<Family, Cross, Vol>(c, m, rows, bars.close, first - 1, p2);
+  double p2 = position_before<Family, Cross, Vol>(c, bars, first - 2);
+  double p1 = next_bar<Family, Cross, Vol>(c, bars, first - 1, p2);
   const double head_pos = p2, cost = bars.cost;
   Tally tally;
   long long bad = 0;
@@ -140,6 +138,11 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
 
   constexpr int kTile = 32;
   const int short_int = static_cast<int>(c.short_value);
+  // Level families with a decision-bit table: bar `first`'s record, advanced one bar per step.
+  const uint32_t* level_rec = nullptr;
+  if constexpr (is_level_family(Family)) {
+    if (bars.level.bits != nullptr && first < last) level_rec = level_record(c, bars.level, first);
+  }
   BarInputs prev{};
   if constexpr (Cross) {
     if (first >= 1) prev = load_inputs<Family, Vol>(c, bars.matrix32, rows, first - 1);
@@ -176,8 +179,22 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
       change_mask |= static_cast<unsigned int>(ip2 != ip1) << j;
       held |= static_cast<unsigned long long>(ip1 + 1) << (2 * j);
       ip2 = ip1;
-      ip1 = decide_int<Family, Cross, Vol>(c, short_int, in, prev, m, rows, bars.close, t0 + j,
-                                           bars.fast, ip1);
+      if constexpr (is_level_family(Family)) {
+        if (level_rec != nullptr) {  // level_next_bits, the record pointer stepped per bar
+          const long long t = t0 + j;
+          if (t < c.first_defined)
+            ip1 = 0;
+          else if (level_filter_open<Vol>(c, m, rows, t))
+            ip1 = level_rule_of(c, level_rec, bars.level.up_words, ip1, short_int);
+          level_rec += bars.level.words;
+        } else {
+          ip1 = decide_int<Family, Cross, Vol>(c, short_int, in, prev, m, rows, bars.close, t0 + j,
+                                               bars.fast, ip1);
+        }
+      } else {
+        ip1 = decide_int<Family, Cross, Vol>(c, short_int, in, prev, m, rows, bars.close, t0 + j,
+                                             bars.fast, ip1);
+      }
       prev = in;
     }
     p2 = ip2;

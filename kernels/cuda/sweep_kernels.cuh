@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "device_grid.cuh"
+#include "level_bits.cuh"
 #include "wfod/ranking.hpp"
 #include "wfod/summary.hpp"
 
@@ -52,14 +53,41 @@ struct BarData {
   const double* body;
   const double* close;
   const double* matrix;
-  const float* matrix32;
-  long long bars;  // history length (row stride of prefix.change_log)
-  int fast;  // precision "fast": float32 decisions without the double check  // the same matrix
-             // rounded to float: the first screen of decisions
+  const float* matrix32;  // the same matrix rounded to float: the first screen of decisions
+  long long bars;         // history length (row stride of prefix.change_log)
+  int fast;               // precision "fast": float32 decisions without the double check
   int rows;
   double cost;
   PrefixData prefix;
+  LevelBits level;  // the level families' decision bits (null: decide from the rows)
 };
+
+// p_t from p_{t-1} = held: next(), or for a level family with a LevelBits table the same
+// decision read from it (level_next_bits).
+template <int Family, bool Cross, bool Vol>
+__device__ __forceinline__ double next_bar(const DeviceCombo& c, const BarData& bars, long long t,
+                                           double held) {
+  if constexpr (is_level_family(Family)) {
+    if (bars.level.bits != nullptr)
+      return level_next_bits<Family, Vol>(c, bars.level, bars.matrix, bars.rows, t, held,
+                                          c.short_value);
+  }
+  return next<Family, Cross, Vol>(c, bars.matrix, bars.rows, bars.close, t, held);
+}
+
+// p_t by scanning back, as position_at(), the level families' maps read from LevelBits when
+// there is a table.
+template <int Family, bool Cross, bool Vol>
+__device__ inline double position_before(const DeviceCombo& c, const BarData& bars, long long t) {
+  if constexpr (is_level_family(Family)) {
+    if (bars.level.bits != nullptr)
+      return compose_back(t, [&](long long u, double held) {
+        return level_next_bits<Family, Vol>(c, bars.level, bars.matrix, bars.rows, u, held,
+                                            c.short_value);
+      });
+  }
+  return position_at<Family, Cross, Vol>(c, bars.matrix, bars.rows, bars.close, t);
+}
 
 struct RankParams {
   int objective;  // wfod::Objective as int

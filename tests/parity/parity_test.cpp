@@ -183,6 +183,21 @@ std::vector<ParityCase> synthetic_cases() {
       1237);
   add("rsi_vol_filter", rw,
       spec_of(with_vol(rsi_grid(kBothSides, {5, 14}, {30}, {70})), Fill::next_open, 1), 2000);
+  // More than 32 values on the axes cuda's decision-bit table keys its bits by (LevelBits:
+  // several words per record), rsi_reversion's lo and hi axes of different sizes so that
+  // their words sit apart.
+  const auto steps = [](double from, double step, int count) {
+    std::vector<double> v;
+    for (int i = 0; i < count; ++i) v.push_back(from + step * i);
+    return v;
+  };
+  add("bollinger_40_k_values", rw,
+      spec_of(bollinger_grid(kBothStyles, kBothSides, {10, 20}, steps(0.1, 0.1, 40)),
+              Fill::next_open, 1),
+      1237);
+  add("rsi_34_lo_33_hi_values", rw,
+      spec_of(rsi_grid(kBothSides, {14}, steps(10, 1, 34), steps(52, 1, 33)), Fill::close, 2),
+      1000);
   add(
       "huge_prices_1e5_levels", [] { return test::random_walk(3000, 106, 1e5, 0.004, 0.001); },
       spec_of(with_vol(bollinger_grid(kBothStyles, kBothSides, {4, 16, 64}, {1.0, 2.0}), {8, 32},

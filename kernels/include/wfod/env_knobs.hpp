@@ -26,6 +26,7 @@ enum class Env {
   cuda_walk_generic,
   cuda_cscv_store,
   cuda_cscv_screen_rel,
+  cuda_level_bits,
 };
 
 struct EnvKnob {
@@ -62,7 +63,7 @@ inline constexpr EnvKnob kEnvKnobs[] = {
      "no injected fault"},
     {Env::cuda_kernel, "WFOD_CUDA_KERNEL",
      "plain: the cuda sweep's per-bar baseline evaluator (benchmarks, tests)",
-     "the change-driven evaluator (bollinger: the per-bar one, measured faster for it)"},
+     "the change-driven evaluator"},
     {Env::cuda_force_chunks, "WFOD_CUDA_FORCE_CHUNKS",
      "N, a power of two <= the window: time chunks per combo of a cuda sweep (tests run both "
      "layouts; 1 = thread per combo)",
@@ -90,6 +91,11 @@ inline constexpr EnvKnob kEnvKnobs[] = {
      "r: widens the cuda CSCV screens' band to r |y| so that exact decisions run often (tests; "
      "same results)",
      "the default band"},
+    {Env::cuda_level_bits, "WFOD_CUDA_LEVEL_BITS",
+     "0: the cuda sweep's bollinger and rsi_reversion decisions compare the float64 rows per "
+     "combo instead of reading the per-(n, bar) decision-bit table (tests run both; same "
+     "results)",
+     "the table, when it fits 1 GiB"},
 };
 
 // The table is indexed by Env: each row sits at its id's place.
