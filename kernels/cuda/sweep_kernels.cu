@@ -161,7 +161,7 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
     const float* row_vl = bars.matrix32 + t0 * rows + c.row_vl;
     for (int j = 0; j < count; ++j) {
       BarInputs in{};
-      // The level families decide from the float64 rows (decide_int): no float loads.
+      // The level families decide from the LevelBits table or the float64 rows: no float loads.
       if constexpr (!is_level_family(Family)) {
         in.a = *row_a;
         in.b = *row_b;
