@@ -95,7 +95,7 @@ inline constexpr EnvKnob kEnvKnobs[] = {
      "0: the cuda sweep's bollinger and rsi_reversion decisions compare the float64 rows per "
      "combo instead of reading the per-(n, bar) decision-bit table (tests run both; same "
      "results)",
-     "the table, when it fits 1 GiB"},
+     "the table, when it fits 1 GiB and a quarter of the free device memory"},
 };
 
 // The table is indexed by Env: each row sits at its id's place.
