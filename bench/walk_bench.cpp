@@ -5,8 +5,9 @@
 // from the run before) and combo-bars/s = sum over folds of valid combos x IS bars / seconds.
 // Every repeat must equal the first bit for bit; with check = 1 every walk's fold winners must
 // equal the cpu backend's and its fold metrics match within SPEC §9 (FAIL lines, exit 1).
-// After the table, one line per walk says where its time went per fold (sweep, selection,
-// robust_scores and on cuda its device phases, the rest of the walk) and the repeats' spread.
+// After the table, one line per walk says where its time went per fold (the sweep and on cuda
+// its phases, selection, robust_scores and on cuda its device phases, the rest of the walk)
+// and the repeats' spread.
 // Usage: walk_bench [backend=cpu] [data=synthetic:20000 | CSV path] [is=2000] [oos=500]
 //                   [fast=20] [slow=20] [repeat=3] [threads=0] [selection=1] [check=0]
 //   fast x slow SMA combos: fast 2..fast+1, slow fast+5, fast+10, ... (all valid).
@@ -28,6 +29,7 @@
 #include "wfod/selection/selection.hpp"
 #include "wfod/walk_forward.hpp"
 #if defined(WFOD_HAVE_CUDA)
+#include "cuda/cuda_backend.hpp"
 #include "cuda/selection_device.hpp"
 #endif
 
@@ -96,6 +98,10 @@ struct Breakdown {
   double sweep = 0, select = 0, robust = 0;
   double prepare = 0, blocks = 0, score = 0, cscv = 0, plateau = 0;  // cuda's phases, ms
   bool device_phases = false;
+  // cuda's sweep phases (SweepTiming), ms: preparation check / build, screen (evaluation and
+  // block top-K), settle (reduction passes, the candidates' canonical re-score).
+  double sweep_prepare = 0, sweep_screen = 0, sweep_settle = 0;
+  bool sweep_phases = false;
   void clear() { *this = Breakdown{}; }
 };
 
@@ -107,6 +113,15 @@ FoldSelector default_selector(Backend& backend, bool on, const selection::Select
              const SweepRequest& req, const SweepResult& sweep,
              const std::optional<Ranked>& previous) -> std::optional<Ranked> {
     times.sweep += sweep.seconds;
+#if defined(WFOD_HAVE_CUDA)
+    if (sweep.backend == "cuda") {
+      const cuda::SweepTiming st = cuda::last_sweep_timing();
+      times.sweep_phases = true;
+      times.sweep_prepare += st.indicators_ms;
+      times.sweep_screen += st.evaluate_ms;
+      times.sweep_settle += st.select_ms;
+    }
+#endif
     if (!on) return sweep.top.empty() ? std::nullopt : std::optional<Ranked>(sweep.top.front());
     std::optional<uint64_t> current;
     if (previous) current = previous->combo.id;
@@ -239,6 +254,16 @@ int main(int argc, char** argv) {
                   *std::min_element(seconds.begin(), seconds.end()), s,
                   *std::max_element(seconds.begin(), seconds.end()));
     note += line;
+    if (times.sweep_phases) {
+      std::snprintf(line, sizeof line,
+                    "; sweep on the device: prepare %.2f + screen %.2f + settle %.2f, host rest "
+                    "%.2f",
+                    times.sweep_prepare / folds, times.sweep_screen / folds,
+                    times.sweep_settle / folds,
+                    1e3 * times.sweep / folds -
+                        (times.sweep_prepare + times.sweep_screen + times.sweep_settle) / folds);
+      note += line;
+    }
     if (run.selection) {
       std::snprintf(line, sizeof line, "; select = robust_scores %.2f + DSR and winners %.2f",
                     1e3 * times.robust / folds, 1e3 * (times.select - times.robust) / folds);
