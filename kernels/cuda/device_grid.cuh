@@ -381,11 +381,6 @@ __device__ inline int decide_int(const DeviceCombo& c, int short_value, const Ba
   }
 }
 
-// p_t by scanning back (p_{-1} = 0): any chunk starts exactly. Set-or-hold families stop at
-// the last bar that sets the position. A level family's bar maps p_{t-1} to p_t (level_rule,
-// or the identity while the filter is closed); the maps are composed backwards until the
-// composition is constant: at an entry, an undefined bar, a close on the middle level, or a
-// bar that keeps only longs after one that keeps only shorts (or the mirror).
 // The level families' backward composition, bar t's map being step(t, p_{t-1}) -> p_t.
 template <typename Step>
 __device__ inline double compose_back(long long t, Step step) {
@@ -399,6 +394,11 @@ __device__ inline double compose_back(long long t, Step step) {
   return image[1];
 }
 
+// p_t by scanning back (p_{-1} = 0): any chunk starts exactly. Set-or-hold families stop at
+// the last bar that sets the position. A level family's bar maps p_{t-1} to p_t (level_rule,
+// or the identity while the filter is closed); the maps are composed backwards until the
+// composition is constant: at an entry, an undefined bar, a close on the middle level, or a
+// bar that keeps only longs after one that keeps only shorts (or the mirror).
 template <int Family, bool Cross, bool Vol>
 __device__ inline double position_at(const DeviceCombo& c, const double* m, int rows,
                                      const double* close, long long t) {
