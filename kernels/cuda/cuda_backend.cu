@@ -384,8 +384,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   // change-driven evaluator is as fast as the per-bar one for bollinger (gpu_bench D 7.2 ms
   // both) and faster for rsi_reversion (E 7.3 against 8.8 ms), bench/RESULTS.md.
   static std::vector<KernelKind> kinds_of(const Grid& g) {
-    const char* k = wfod::env_value(wfod::Env::cuda_kernel);
-    const bool plain = k && std::string_view(k) == "plain";
+    const bool plain = plain_kernel();
     const bool vol = g.has_vol_filter();
     std::vector<KernelKind> kinds;
     if (g.family == Family::channel_breakout) return {{kChannel, false, vol, plain}};

@@ -180,12 +180,9 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
       held |= static_cast<unsigned long long>(ip1 + 1) << (2 * j);
       ip2 = ip1;
       if constexpr (is_level_family(Family)) {
-        if (level_rec != nullptr) {  // level_next_bits, the record pointer stepped per bar
-          const long long t = t0 + j;
-          if (t < c.first_defined)
-            ip1 = 0;
-          else if (level_filter_open<Vol>(c, m, rows, t))
-            ip1 = level_rule_of(c, level_rec, bars.level.up_words, ip1, short_int);
+        if (level_rec != nullptr) {  // the record pointer stepped per bar
+          ip1 = level_next_record<Vol>(c, level_rec, bars.level.up_words, m, rows, t0 + j, ip1,
+                                       short_int);
           level_rec += bars.level.words;
         } else {
           ip1 = decide_int<Family, Cross, Vol>(c, short_int, in, prev, m, rows, bars.close, t0 + j,
