@@ -76,24 +76,14 @@ __device__ __forceinline__ const uint32_t* level_record(const DeviceCombo& c, co
   return lb.bits + (static_cast<long long>(c.n_index) * lb.bars + t) * lb.words;
 }
 
-// p_t from p_{t-1} = held for a level family, as level_next_at decides it, from bar t's
-// record `rec` (a caller walking bars in order steps it by lb.words).
-template <bool Vol, typename V>
-__device__ __forceinline__ V level_next_record(const DeviceCombo& c, const uint32_t* rec,
-                                               int up_words, const double* __restrict__ m, int rows,
-                                               long long t, V held, V short_value) {
-  if (t < c.first_defined) return V(0);
-  if (!level_filter_open<Vol>(c, m, rows, t)) return held;
-  return level_rule_of(c, rec, up_words, held, short_value);
-}
-
-// The same for any bar t of the table.
+// p_t from p_{t-1} = held for a level family, as level_next_at decides it, from the table.
 template <int Family, bool Vol, typename V>
 __device__ __forceinline__ V level_next_bits(const DeviceCombo& c, const LevelBits& lb,
                                              const double* __restrict__ m, int rows, long long t,
                                              V held, V short_value) {
-  return level_next_record<Vol>(c, level_record(c, lb, t), lb.up_words, m, rows, t, held,
-                                short_value);
+  if (t < c.first_defined) return V(0);
+  if (!level_filter_open<Vol>(c, m, rows, t)) return held;
+  return level_rule_of(c, level_record(c, lb, t), lb.up_words, held, short_value);
 }
 
 }  // namespace wfod::cuda
