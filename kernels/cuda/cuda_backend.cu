@@ -262,6 +262,9 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     if (!c.valid()) return cpu_->positions(h, spec, c);
     return positions_.positions(h, spec, c, *cpu_);
   }
+  // positions() touches positions_ and the stateless cpu_ backend only (no device state);
+  // sweep() never reads positions_ and calls cpu_ only statelessly (fallback evaluations).
+  bool positions_overlap_sweep() const override { return true; }
 
  private:
   // What the last completed prepare() was for, compared in full (bar values, not pointers):

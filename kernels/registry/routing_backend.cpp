@@ -34,6 +34,9 @@ class RoutingBackend final : public Backend, public selection::SelectionExtensio
                                 const Combo& c) override {
     return device_->positions(h, s, c);
   }
+  // positions() always runs on the device backend; a sweep routed to the host backend (cpu,
+  // which keeps no state between calls) shares nothing with it either.
+  bool positions_overlap_sweep() const override { return device_->positions_overlap_sweep(); }
   std::unique_ptr<Stream> open_stream(const StreamSpec& spec, const HistoryView& h) override {
     return on(Work::stream, spec.strategy).open_stream(spec, h);
   }

@@ -6,11 +6,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <random>
 #include <span>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/compare.hpp"
@@ -346,6 +350,125 @@ TEST(WalkForward, EveryFoldAsksToPrepareThroughTheLastFoldsEnd) {
       EXPECT_EQ(be.prepare[f], last_end) << "fold " << f;
     }
     EXPECT_EQ(selector_saw, last_end);
+  }
+}
+
+// A cpu backend that lets walk_forward run positions() beside the next fold's sweep, and checks
+// the promise walk_forward makes in return: never two positions() calls at once. Each
+// positions() call dwells a little so that it really overlaps the sweep; one may be told to
+// throw.
+class OverlappingBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "overlapping"; }
+  bool positions_overlap_sweep() const override { return true; }
+  SweepResult sweep(const SweepRequest& req) override {
+    SweepResult r = inner_->sweep(req);
+    if (in_positions) ++overlapped;  // a tail was still running when this sweep ended
+    return r;
+  }
+  std::vector<Metrics> evaluate(const SweepRequest& req, std::span<const uint64_t> ids) override {
+    return inner_->evaluate(req, ids);
+  }
+  std::vector<int8_t> positions(const HistoryView& h, const StrategySpec& spec,
+                                const Combo& c) override {
+    if (in_positions.fetch_add(1) != 0) ++concurrent_positions;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    const size_t call = calls++;
+    struct Leave {
+      std::atomic<int>& n;
+      ~Leave() { --n; }
+    } leave{in_positions};
+    if (call == throw_at) throw std::runtime_error("positions failed on purpose");
+    return inner_->positions(h, spec, c);
+  }
+  std::vector<Summary> block_summaries(const SweepRequest& req,
+                                       std::span<const size_t> cuts) override {
+    return inner_->block_summaries(req, cuts);
+  }
+  std::atomic<int> in_positions{0}, concurrent_positions{0}, overlapped{0};
+  std::atomic<size_t> calls{0};
+  size_t throw_at = static_cast<size_t>(-1);
+
+ private:
+  std::unique_ptr<Backend> inner_ = make_backend("cpu");
+};
+
+void expect_same_walk(const WalkResult& got, const WalkResult& want) {
+  ASSERT_EQ(got.folds.size(), want.folds.size());
+  for (size_t f = 0; f < got.folds.size(); ++f) {
+    SCOPED_TRACE("fold " + std::to_string(f));
+    const Fold& g = got.folds[f];
+    const Fold& w = want.folds[f];
+    EXPECT_EQ(g.index, w.index);
+    EXPECT_EQ(g.winner.has_value(), w.winner.has_value());
+    if (g.winner && w.winner) {
+      EXPECT_EQ(g.winner->combo.id, w.winner->combo.id);
+    }
+    EXPECT_EQ(g.oos.trades, w.oos.trades);
+    EXPECT_EQ(g.oos.total_return, w.oos.total_return);  // same arithmetic, same order: same bits
+    EXPECT_EQ(g.oos.max_drawdown, w.oos.max_drawdown);
+  }
+  EXPECT_EQ(got.oos_returns, want.oos_returns);
+  EXPECT_EQ(got.oos.trades, want.oos.trades);
+  EXPECT_EQ(got.oos.sharpe, want.oos.sharpe);
+  EXPECT_EQ(got.wfe, want.wfe);
+}
+
+// A backend that allows it gets each fold's out-of-sample work beside the next fold's sweep:
+// the same walk to the bit, positions() never twice at once (the selector's calls included).
+TEST(WalkForward, OverlappedTailsGiveTheSameWalk) {
+  for (const WalkCase& c : walk_cases()) {
+    SCOPED_TRACE(c.name);
+    const HistoryView h = HistoryView::of(c.series);
+    auto cpu = make_backend("cpu");
+    for (const bool with_selector : {false, true}) {
+      SCOPED_TRACE(with_selector ? "selector asking for positions" : "arg-max winners");
+      OverlappingBackend be;
+      // A selector that asks for the sweep's leader's positions, as robust selection does.
+      auto selector = [](Backend& b) -> FoldSelector {
+        return [&b](const SweepRequest& req, const SweepResult& sweep,
+                    const std::optional<Ranked>&) -> std::optional<Ranked> {
+          if (sweep.top.empty()) return std::nullopt;
+          (void)b.positions(req.history, req.strategy, sweep.top.front().combo);
+          return sweep.top.front();
+        };
+      };
+      const WalkResult got = walk_forward(be, h, c.spec, c.rank, c.walk, Precision::exact, 2, {},
+                                          with_selector ? selector(be) : FoldSelector{});
+      const WalkResult want = walk_forward(*cpu, h, c.spec, c.rank, c.walk, Precision::exact, 2, {},
+                                           with_selector ? selector(*cpu) : FoldSelector{});
+      expect_same_walk(got, want);
+      EXPECT_EQ(be.concurrent_positions.load(), 0);
+      EXPECT_EQ(be.in_positions.load(), 0);
+    }
+  }
+}
+
+// One thread asked for: no tail on another thread (positions() then never runs during a sweep).
+TEST(WalkForward, OneThreadMeansNoOverlap) {
+  const WalkCase c = walk_cases().front();
+  OverlappingBackend be;
+  const HistoryView h = HistoryView::of(c.series);
+  (void)walk_forward(be, h, c.spec, c.rank, c.walk, Precision::exact, 1);
+  EXPECT_EQ(be.overlapped.load(), 0);
+  EXPECT_GT(be.calls.load(), 1u);
+}
+
+// A tail that throws fails the walk with its own error, whichever fold's sweep it ran beside.
+TEST(WalkForward, AFailingTailFailsTheWalk) {
+  const WalkCase c = walk_cases().front();
+  const HistoryView h = HistoryView::of(c.series);
+  for (const size_t at : {size_t{0}, size_t{1}, size_t{2}}) {
+    SCOPED_TRACE("positions call " + std::to_string(at) + " throws");
+    OverlappingBackend be;
+    be.throw_at = at;
+    try {
+      (void)walk_forward(be, h, c.spec, c.rank, c.walk, Precision::exact, 2);
+      ADD_FAILURE() << "the walk did not fail";
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "positions failed on purpose");
+    }
+    EXPECT_EQ(be.in_positions.load(), 0);
   }
 }
 

@@ -3,6 +3,7 @@
 #include "wfod/walk_forward.hpp"
 
 #include <chrono>
+#include <future>
 #include <stdexcept>
 #include <string>
 
@@ -57,6 +58,36 @@ WalkResult walk_forward(Backend& backend, const HistoryView& h, const StrategySp
   double wfe_sum = 0;
   size_t wfe_count = 0;
 
+  // A fold's tail: its winner's positions and its out-of-sample bars. Tails run in fold order
+  // (each needs the last one's positions) and only they touch the stitched series; none runs
+  // while `select` does (which may ask for positions too).
+  auto finish_fold = [&](Fold fold) {
+    std::vector<int8_t> positions;
+    if (fold.winner)
+      positions = backend.positions(h.prefix(fold.oos_last + 1), strategy, fold.winner->combo);
+    SequentialMetrics oos;
+    // At the fold's first bar the exit segment is still the previous winner's position.
+    for_each_segment(h, strategy.fill, cost, positions, fold.oos_first, fold.oos_last + 1,
+                     position_or_flat(prev_positions, fold.oos_first - 2),
+                     [&](size_t, const BarSegments& seg) {
+                       oos.add(seg);
+                       whole.add(seg);
+                       result.oos_returns.push_back(seg.exit_value + seg.body_value);
+                     });
+    fold.oos = oos.finish(annual);
+    if (fold.winner && fold.is.cagr > 0) {
+      wfe_sum += fold.oos.cagr / fold.is.cagr;
+      ++wfe_count;
+    }
+    prev_positions = std::move(positions);
+    result.folds.push_back(std::move(fold));
+  };
+  // Where the backend allows it, fold f's tail runs on its own thread while fold f + 1 sweeps
+  // (on cuda the sweep's thread mostly waits for the device). Not with `threads == 1`: the
+  // caller asked for one thread.
+  const bool overlap = threads != 1 && folds > 1 && backend.positions_overlap_sweep();
+  std::future<void> tail;  // the last fold's tail, while it runs
+
   for (size_t f = 0; f < folds; ++f) {
     Fold fold;
     fold.index = f;
@@ -84,34 +115,19 @@ WalkResult walk_forward(Backend& backend, const HistoryView& h, const StrategySp
     SweepResult sweep = backend.sweep(req);
     fold.evaluated = sweep.evaluated;
     fold.skipped = sweep.skipped;
+    if (tail.valid()) tail.get();  // the last fold's tail is done (or rethrows here)
 
-    std::vector<int8_t> positions;
     if (select) {
       fold.winner = select(req, sweep, previous);
     } else if (!sweep.top.empty()) {
       fold.winner = sweep.top.front();
     }
-    if (fold.winner) {
-      fold.is = fold.winner->metrics;
-      positions = backend.positions(h.prefix(fold.oos_last + 1), strategy, fold.winner->combo);
-    }
-    SequentialMetrics oos;
-    // At the fold's first bar the exit segment is still the previous winner's position.
-    for_each_segment(h, strategy.fill, cost, positions, fold.oos_first, fold.oos_last + 1,
-                     position_or_flat(prev_positions, fold.oos_first - 2),
-                     [&](size_t, const BarSegments& seg) {
-                       oos.add(seg);
-                       whole.add(seg);
-                       result.oos_returns.push_back(seg.exit_value + seg.body_value);
-                     });
-    fold.oos = oos.finish(annual);
-    if (fold.winner && fold.is.cagr > 0) {
-      wfe_sum += fold.oos.cagr / fold.is.cagr;
-      ++wfe_count;
-    }
-    prev_positions = std::move(positions);
+    if (fold.winner) fold.is = fold.winner->metrics;
     previous = fold.winner;
-    result.folds.push_back(std::move(fold));
+    if (overlap && f + 1 < folds)
+      tail = std::async(std::launch::async, finish_fold, std::move(fold));
+    else
+      finish_fold(std::move(fold));
   }
   result.oos = whole.finish(annual);
   result.wfe = wfe_count ? wfe_sum / static_cast<double>(wfe_count) : 0.0;
