@@ -335,14 +335,14 @@ __device__ inline double next(const DeviceCombo& c, const double* __restrict__ m
 
 // The hot-loop form of decide_loaded: positions as ints, inputs passed as floats, the
 // doubles read only when the floats cannot settle a comparison. Returns the new position
-// (`held` when nothing sets it).
+// (`held` when nothing sets it). `defined`: t >= c.first_defined.
 template <int Family, bool Cross, bool Vol>
 __device__ inline int decide_int_set_or_hold(const DeviceCombo& c, int short_value,
                                              const BarInputs& cur, const BarInputs& prev,
                                              const double* __restrict__ m, int rows,
                                              const double* __restrict__ close, long long t,
-                                             bool fast, int held) {
-  if (t < c.first_defined) return 0;
+                                             bool defined, bool fast, int held) {
+  if (!defined) return 0;
   double v;
   // Settled by the floats in the common case; otherwise the exact path decides.
   if constexpr (Family == 0 && !Vol) {
@@ -365,19 +365,20 @@ __device__ inline int decide_int_set_or_hold(const DeviceCombo& c, int short_val
              : held;
 }
 
-// decide_int_set_or_hold for the set-or-hold families, next() for the level families.
+// decide_int_set_or_hold for the set-or-hold families, next() for the level families
+// (`defined`: t >= c.first_defined, for the former).
 template <int Family, bool Cross, bool Vol>
 __device__ inline int decide_int(const DeviceCombo& c, int short_value, const BarInputs& cur,
                                  const BarInputs& prev, const double* __restrict__ m, int rows,
-                                 const double* __restrict__ close, long long t, bool fast,
-                                 int held) {
+                                 const double* __restrict__ close, long long t, bool defined,
+                                 bool fast, int held) {
   if constexpr (is_level_family(Family)) {
     // The level rule reads the float64 values directly (no float screen yet): exact in both
     // precisions.
     return static_cast<int>(next<Family, Cross, Vol>(c, m, rows, close, t, held));
   } else {
     return decide_int_set_or_hold<Family, Cross, Vol>(c, short_value, cur, prev, m, rows, close, t,
-                                                      fast, held);
+                                                      defined, fast, held);
   }
 }
 

@@ -14,7 +14,23 @@
 namespace wfod::cuda {
 namespace {
 
-constexpr int kFusedBlocksPerSm = 4;
+// Tuning knobs, compile-time so a benchmark can build variants (-D...): blocks per SM of the
+// fused kernel (4: at most 64 registers) and how many bars' float inputs a lane loads before
+// deciding any of them (8, and 4 with a vol filter's two extra rows: bench/results
+// h200-2026-12-03-s15a measured A 9.5 -> 6.0 ms, C 435 -> 365 ms against one bar at a time;
+// -s15b: 16 and 8 slower). 3 blocks per SM measured A 5.2 ms against 6.0 (-s15b), the other
+// cases not yet: the next thing to measure.
+#ifndef WFOD_FUSED_BLOCKS
+#define WFOD_FUSED_BLOCKS 4
+#endif
+constexpr int kFusedBlocksPerSm = WFOD_FUSED_BLOCKS;
+#ifndef WFOD_LOAD_STEP
+#define WFOD_LOAD_STEP 8
+#endif
+#ifndef WFOD_LOAD_STEP_VOL
+#define WFOD_LOAD_STEP_VOL 4
+#endif
+constexpr int kLoadStepPlain = WFOD_LOAD_STEP, kLoadStepVol = WFOD_LOAD_STEP_VOL;
 
 template <int Family, bool Cross, bool Vol>
 __device__ Summary evaluate_range(const DeviceCombo& c, const BarData& bars, long long first,
@@ -155,35 +171,28 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
     unsigned long long held = 0;
     const double held_before = p2;  // held position of the bar before the tile
     int ip2 = static_cast<int>(p2), ip1 = static_cast<int>(p1);
-    const float* row_a = bars.matrix32 + t0 * rows + c.row_a;
-    const float* row_b = bars.matrix32 + t0 * rows + c.row_b;
-    const float* row_vs = bars.matrix32 + t0 * rows + c.row_vs;
-    const float* row_vl = bars.matrix32 + t0 * rows + c.row_vl;
-    for (int j = 0; j < count; ++j) {
-      BarInputs in{};
-      // The level families decide from the LevelBits table or the float64 rows: no float loads.
-      if constexpr (!is_level_family(Family)) {
-        in.a = *row_a;
-        in.b = *row_b;
-        row_a += rows;
-        row_b += rows;
-      }
-      if constexpr (Vol && !is_level_family(Family)) {
-        in.vs = *row_vs;
-        in.vl = *row_vl;
-        row_vs += rows;
-        row_vl += rows;
-      } else {
-        in.vs = in.vl = 0.0f;
-      }
+    // One bar's decision from its inputs: the held code and change bit of bar j, then p_t.
+    const auto decide_bar = [&](int j, const BarInputs& in) {
       change_mask |= static_cast<unsigned int>(ip2 != ip1) << j;
       held |= static_cast<unsigned long long>(ip1 + 1) << (2 * j);
       ip2 = ip1;
-      if constexpr (is_level_family(Family)) {
-        // level_next_bits with the record pointer stepped per bar, written out here: calling a
-        // shared helper instead measured ~1.5% slower on gpu_bench D (7.32 vs 7.21-7.24 ms,
-        // bench/results/h200-2026-12-02-s12f).
+      // As a bool here, the 64-bit compare inside decide_int: computing it per tile in 32 bits
+      // instead measured slower (C 399 vs 365 ms, bench/results/h200-2026-12-03-s15b).
+      const bool defined = t0 + j >= c.first_defined;
+      ip1 = decide_int<Family, Cross, Vol>(c, short_int, in, prev, m, rows, bars.close, t0 + j,
+                                           defined, bars.fast, ip1);
+      prev = in;
+    };
+    if constexpr (is_level_family(Family)) {
+      // The level families decide from the LevelBits table or the float64 rows: no float loads.
+      for (int j = 0; j < count; ++j) {
         if (level_rec != nullptr) {
+          // level_next_bits with the record pointer stepped per bar, written out here: calling
+          // a shared helper instead measured ~1.5% slower on gpu_bench D (7.32 vs 7.21-7.24
+          // ms, bench/results/h200-2026-12-02-s12f).
+          change_mask |= static_cast<unsigned int>(ip2 != ip1) << j;
+          held |= static_cast<unsigned long long>(ip1 + 1) << (2 * j);
+          ip2 = ip1;
           const long long t = t0 + j;
           if (t < c.first_defined)
             ip1 = 0;
@@ -191,14 +200,50 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
             ip1 = level_rule_of(c, level_rec, bars.level.up_words, ip1, short_int);
           level_rec += bars.level.words;
         } else {
-          ip1 = decide_int<Family, Cross, Vol>(c, short_int, in, prev, m, rows, bars.close, t0 + j,
-                                               bars.fast, ip1);
+          decide_bar(j, BarInputs{});
         }
-      } else {
-        ip1 = decide_int<Family, Cross, Vol>(c, short_int, in, prev, m, rows, bars.close, t0 + j,
-                                             bars.fast, ip1);
       }
-      prev = in;
+    } else {
+      // kLoadStep bars' float inputs are loaded before any of them is decided: that many loads
+      // in flight per lane instead of one bar's (the loop waited on each bar's L2 loads).
+      constexpr int kLoadStep = Vol ? kLoadStepVol : kLoadStepPlain;
+      const float* row_a = bars.matrix32 + t0 * rows + c.row_a;
+      const float* row_b = bars.matrix32 + t0 * rows + c.row_b;
+      const float* row_vs = bars.matrix32 + t0 * rows + c.row_vs;
+      const float* row_vl = bars.matrix32 + t0 * rows + c.row_vl;
+      const auto load = [&](int u) {
+        BarInputs in;
+        in.a = row_a[u * rows];
+        in.b = row_b[u * rows];
+        if constexpr (Vol) {
+          in.vs = row_vs[u * rows];
+          in.vl = row_vl[u * rows];
+        } else {
+          in.vs = in.vl = 0.0f;
+        }
+        return in;
+      };
+      const auto advance = [&](int n) {
+        row_a += n * rows;
+        row_b += n * rows;
+        if constexpr (Vol) {
+          row_vs += n * rows;
+          row_vl += n * rows;
+        }
+      };
+      int j = 0;
+      for (; j + kLoadStep <= count; j += kLoadStep) {
+        BarInputs step[kLoadStep];
+#pragma unroll
+        for (int u = 0; u < kLoadStep; ++u) step[u] = load(u);
+        advance(kLoadStep);
+#pragma unroll
+        for (int u = 0; u < kLoadStep; ++u) decide_bar(j + u, step[u]);
+      }
+      for (; j < count; ++j) {
+        decide_bar(j, load(0));
+        advance(1);
+      }
     }
     p2 = ip2;
     p1 = ip1;
