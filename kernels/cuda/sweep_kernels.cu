@@ -165,7 +165,7 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
   }
   for (long long t0 = first; t0 < last; t0 += kTile) {
     const int count = last - t0 < kTile ? static_cast<int>(last - t0) : kTile;
-    // Phase 1: decisions only, positions as ints, row pointers bumped by one bar each step.
+    // Phase 1: decisions only, positions as ints, row pointers bumped as the bars are loaded.
     // held codes: 2 bits per bar, position + 1.
     unsigned int change_mask = 0;
     unsigned long long held = 0;
@@ -176,8 +176,8 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
       change_mask |= static_cast<unsigned int>(ip2 != ip1) << j;
       held |= static_cast<unsigned long long>(ip1 + 1) << (2 * j);
       ip2 = ip1;
-      // As a bool here, the 64-bit compare inside decide_int: computing it per tile in 32 bits
-      // instead measured slower (C 399 vs 365 ms, bench/results/h200-2026-12-03-s15b).
+      // t >= first_defined in 64 bits per bar: the same test turned into a 32-bit bar count per
+      // tile measured slower (C 399 vs 365 ms, bench/results/h200-2026-12-03-s15b).
       const bool defined = t0 + j >= c.first_defined;
       ip1 = decide_int<Family, Cross, Vol>(c, short_int, in, prev, m, rows, bars.close, t0 + j,
                                            defined, bars.fast, ip1);
