@@ -178,14 +178,34 @@ __device__ inline bool decide(const DeviceCombo& c, const double* __restrict__ m
   return decide_at<Family, Cross, Vol>(c, m + t * rows, rows, close[t], t, value);
 }
 
+// Below this magnitude a float screen decides nothing: a double under ~1.2e-38 rounds to a
+// denormal float, off by up to 7e-46 absolute (half its value at the bottom), not 6e-8
+// relative. The floor also absorbs such an absolute error scaled by a vol threshold of at
+// most kVolScreenMax (1e12 * 7e-46 < 1e-33).
+constexpr float kScreenFloor = 1e-30f;
+
 // Single-precision screen of a dead-band comparison (SPEC §4): each float is within 6e-8
-// relative of its double, so when the floats differ by more than 1e-6 of the larger the
-// double comparison has the same answer (and clears the 1e-10 band); otherwise -1: undecided,
-// compare the doubles.
+// relative of its double (above the floor), so when the floats differ by more than 1e-6 of
+// the larger and by more than kScreenFloor the double comparison has the same answer (and
+// clears the 1e-10 band); otherwise -1: undecided, compare the doubles. The floor rides in
+// the multiply-add: no extra instruction.
 __device__ inline int screen_greater(float x, float y) {
-  const float scale = 1e-6f * fmaxf(fabsf(x), fabsf(y));
+  const float scale = fmaf(1e-6f, fmaxf(fabsf(x), fabsf(y)), kScreenFloor);
   const float d = x - y;
   return d > scale ? 1 : (d < -scale ? 0 : -1);
+}
+
+// The vol filter's threshold as the float factor of its screen vs > thr * vl (vl > 0: the
+// same test as vs / vl > thr without a float division): NaN, so that the screen never
+// decides, where thr * vl could carry more than the screen's error budget: a nonzero
+// threshold outside [1e-30, 1e12] in magnitude (a denormal float, or one that scales vl's
+// absolute error past the floor).
+constexpr double kVolScreenMin = 1e-30, kVolScreenMax = 1e12;
+__device__ inline float vol_screen_factor(double threshold) {
+  const double a = fabs(threshold);
+  return threshold == 0.0 || (a >= kVolScreenMin && a <= kVolScreenMax)
+             ? static_cast<float>(threshold)
+             : __int_as_float(0x7fc00000);
 }
 
 // The float inputs of one bar's decision, loaded ahead of use so a thread keeps several
@@ -268,7 +288,9 @@ __device__ inline bool decide_loaded(const DeviceCombo& c, const BarInputs& cur,
   if constexpr (Vol) {
     if (s.up || s.down) {
       int o = -1;
-      if (cur.vl != 0.0f) o = screen_greater(cur.vs / cur.vl, static_cast<float>(c.threshold));
+      // STD rows are >= 0: for vl > 0, vs / vl > thr iff vs > thr * vl (the errors of vs, thr
+      // and vl, 6e-8 relative each, stay well inside the screen's 1e-6).
+      if (cur.vl != 0.0f) o = screen_greater(cur.vs, vol_screen_factor(c.threshold) * cur.vl);
       if (fast && o < 0) o = cur.vl != 0.0f && cur.vs / cur.vl > static_cast<float>(c.threshold);
       if (o < 0) {
         const double lvd = m[at + c.row_vl];

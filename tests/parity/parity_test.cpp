@@ -207,6 +207,24 @@ std::vector<ParityCase> synthetic_cases() {
   add(
       "tiny_prices_1em3_rsi", [] { return test::random_walk(3000, 105, 1e-3, 0.01, 0.003); },
       spec_of(rsi_grid(kBothSides, {3, 14}, {30}, {70}), Fill::next_open, 1), 2222);
+  // Prices whose indicators are denormal as floats (below ~1.2e-38): the whole sweep on them,
+  // every comparison left to the doubles (a float there is off by up to half its value). The
+  // sweep re-scores its candidates exactly, so a wrong float screen could only show here by
+  // dropping a winner; SelectionDeviceParity's block Summaries test the screen itself.
+  add(
+      "denormal_float_prices_1em41",
+      [] { return test::random_walk(3000, 110, 1e-41, 0.01, 0.003); },
+      spec_of(with_vol(ma_grid(kAllMa, kBothSides, kBothEntries, {3, 8}, {8, 40}), {5, 10},
+                       {20, 50}, {0.8, 0.95, 1.0, 1.05}),
+              Fill::next_open, 1),
+      2222);
+  add(
+      "denormal_float_prices_1em41_channel",
+      [] { return test::random_walk(3000, 111, 1e-41, 0.01, 0.003); },
+      spec_of(with_vol(channel_grid(kBothSources, kBothSides, {4, 16, 64}), {5, 10}, {20, 50},
+                       {0.9, 1.0, 1.1}),
+              Fill::next_open, 1),
+      2222);
   // A larger grid, a window ending well before the series does, prices far from 1.
   add("all_ma_big_grid", rw,
       spec_of(ma_grid(kAllMa, kBothSides, kBothEntries, {2, 3, 5, 8, 13, 21}, {5, 8, 21, 34, 55}),
@@ -294,7 +312,13 @@ std::vector<ParityCase> synthetic_cases() {
         add("constant_prices_bollinger", flat,
             spec_of(with_vol(bollinger_grid(kBothStyles, kBothSides))), 1000),
         add("constant_prices_rsi", flat,
-            spec_of(rsi_grid(kBothSides, {2, 7, 14}, {25, 35}, {65, 75})), 1000)}) {
+            spec_of(rsi_grid(kBothSides, {2, 7, 14}, {25, 35}, {65, 75})), 1000),
+        // Halfway between the two smallest denormal floats: moving averages that differ from
+        // the price by an ulp round to different floats, yet tie within the dead band.
+        add(
+            "constant_prices_at_a_float_midpoint",
+            [] { return test::constant_series(1500, std::ldexp(3.0, -150)); },
+            spec_of(ma_grid(kAllMa, kBothSides, kBothEntries)), 1000)}) {
     c->rank.min_trades = 0;
   }
   // A price that jumps 2.6x in one bar, twice: shorts lose more than 100%; equity <= 0.

@@ -796,6 +796,26 @@ TEST(SelectionDeviceParity, BlockSummariesEqualCpuOnSyntheticSeries) {
   ::unsetenv("WFOD_CUDA_BLOCKS_EXACT");
 }
 
+// Prices whose indicators are denormal as floats (below ~1.2e-38; a float there is off by up
+// to half its value, the vol ratio of two of them by more): the block kernel's float32
+// screen, whose answers are not re-scored, must leave every such comparison to the doubles.
+// The constant series sits halfway between the two smallest denormals, where moving averages
+// an ulp apart round to different floats yet tie within the dead band.
+TEST(SelectionDeviceParity, BlockSummariesEqualCpuOnDenormalFloatPrices) {
+  WFOD_CUDA_OR_SKIP(cuda);
+  auto cpu = make_backend("cpu");
+  const Series tiny = test::random_walk(2600, 7, 1e-41, 0.01, 0.003);
+  const Series midpoint = test::constant_series(900, std::ldexp(3.0, -150));
+  ::setenv("WFOD_CUDA_BLOCKS_EXACT", "0", 1);
+  uint64_t seed = 101;
+  for (const BlockCase& c : block_cases()) {
+    SCOPED_TRACE(c.name);
+    for (const Series* s : {&tiny, &midpoint})
+      check_blocks(*cuda, *cpu, HistoryView::of(*s), c.spec, seed++);
+  }
+  ::unsetenv("WFOD_CUDA_BLOCKS_EXACT");
+}
+
 TEST(SelectionDeviceParity, BlockSummariesEqualCpuOnRealData) {
   WFOD_CUDA_OR_SKIP(cuda);
   auto cpu = make_backend("cpu");
