@@ -15,13 +15,14 @@ namespace wfod::cuda {
 namespace {
 
 // Tuning knobs, compile-time so a benchmark can build variants (-D...): blocks per SM of the
-// fused kernel (4: at most 64 registers) and how many bars' float inputs a lane loads before
-// deciding any of them (8, and 4 with a vol filter's two extra rows: bench/results
-// h200-2026-12-03-s15a measured A 9.5 -> 6.0 ms, C 435 -> 365 ms against one bar at a time;
-// -s15b: 16 and 8 slower). 3 blocks per SM measured A 5.2 ms against 6.0 (-s15b), the other
-// cases not yet: the next thing to measure.
+// fused kernel (3: at most 80 registers; bench/results h200-2026-12-03-s16a/-s16b measured
+// against 4 blocks of at most 64: A 6.18 -> 5.25-5.27 ms, D 7.18 -> 6.73-6.78, E 9.43 ->
+// 8.61-8.64, C 365 -> 369)
+// and how many bars' float inputs a lane loads before deciding any of them (8, and 4 with a
+// vol filter's two extra rows: -s15a measured A 9.5 -> 6.0 ms, C 435 -> 365 ms against one
+// bar at a time; -s15b: 16 and 8 slower).
 #ifndef WFOD_FUSED_BLOCKS
-#define WFOD_FUSED_BLOCKS 4
+#define WFOD_FUSED_BLOCKS 3
 #endif
 constexpr int kFusedBlocksPerSm = WFOD_FUSED_BLOCKS;
 #ifndef WFOD_LOAD_STEP
@@ -294,7 +295,7 @@ __device__ Summary evaluate_kind(const DeviceCombo& c, const BarData& bars, long
 
 // Persistent blocks: each takes groups of 256 consecutive combo ids (block index, then every
 // gridDim-th group) so the grid is exactly what the GPU holds at once (no partial last wave);
-// each group leaves its top k in block_out[group * k]. Four blocks per SM (<= 64 registers).
+// each group leaves its top k in block_out[group * k]. kFusedBlocksPerSm blocks per SM.
 template <int Family, bool Cross, bool Vol, bool Plain>
 __global__ void __launch_bounds__(kBlock, kFusedBlocksPerSm)
     sweep_fused_kernel(GridTables g, BarData bars, long long first, long long last,
