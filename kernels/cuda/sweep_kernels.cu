@@ -14,13 +14,13 @@
 namespace wfod::cuda {
 namespace {
 
-// Tuning knobs, compile-time so a benchmark can build variants (-D...): blocks per SM of the
-// fused kernel (3: at most 80 registers; bench/results h200-2026-12-03-s16a/-s16b measured
-// against 4 blocks of at most 64: A 6.18 -> 5.25-5.27 ms, D 7.18 -> 6.73-6.78, E 9.43 ->
-// 8.61-8.64, C 365 -> 369)
-// and how many bars' float inputs a lane loads before deciding any of them (8, and 4 with a
-// vol filter's two extra rows: -s15a measured A 9.5 -> 6.0 ms, C 435 -> 365 ms against one
-// bar at a time; -s15b: 16 and 8 slower).
+// Tuning knobs, compile-time so a benchmark can build variants (-D...):
+// - blocks per SM of the fused kernel: 3, at most 80 registers (bench/results
+//   h200-2026-12-03-s16a/-s16b, against 4 blocks of at most 64: A 6.18 -> 5.25-5.27 ms,
+//   D 7.18 -> 6.73-6.78, E 9.43 -> 8.61-8.64, C 365 -> 369);
+// - how many bars' float inputs a lane loads before deciding any of them: 8, and 4 with a vol
+//   filter's two extra rows (-s15a: A 9.5 -> 6.0 ms, C 435 -> 365 ms against one bar at a
+//   time; -s15b: 16 and 8 slower).
 #ifndef WFOD_FUSED_BLOCKS
 #define WFOD_FUSED_BLOCKS 3
 #endif
