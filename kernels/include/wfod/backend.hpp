@@ -212,10 +212,12 @@ class Backend {
   // entry point of its own: cpu_ref answers from its oracle (ref_strategy.cpp), cpu from the
   // core's position rules, cuda through trackers a walk's next fold extends.
   virtual std::vector<int8_t> positions(const HistoryView&, const StrategySpec&, const Combo&) = 0;
-  // Whether positions() may run on another thread while sweep() runs on this one (they share
-  // no mutable state). walk_forward then computes a fold's out-of-sample trades while the next
-  // fold's sweep runs. Never two positions() calls at once. Default: no (cpu sweeps take every
-  // core anyway); cuda answers positions on the host while its sweep waits for the device.
+  // Whether positions() may run on another thread while sweep() or the selection extension's
+  // robust_scores() runs on this one (they share no mutable state). walk_forward then computes
+  // a fold's out-of-sample trades while the next fold's sweep runs, and selection::select the
+  // raw winner's DSR returns while the grid is scored. Never two positions() calls at once.
+  // Default: no (cpu sweeps take every core anyway); cuda answers positions on the host while its
+  // sweep waits for the device.
   virtual bool positions_overlap_sweep() const { return false; }
 
   // A stream over `history` (bars from the anchor; may be shorter than one window). The

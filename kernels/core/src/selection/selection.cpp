@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <future>
 #include <limits>
 #include <stdexcept>
 #include <utility>
@@ -242,6 +243,14 @@ SelectionReport select(WindowSource& src, const SweepResult& result,
   }
   // One grid pass: with PBO the block summaries score the grid and feed CSCV; without,
   // evaluate() in chunks keeps memory small on large grids (no Summary per combo).
+  // Without plateau mode the winner is the raw arg-max, known before the grid is scored: where
+  // the source allows it, its DSR returns are computed on another thread meanwhile (the cuda
+  // backend answers them on the host while the device scores the grid).
+  std::future<std::vector<double>> raw_returns;
+  if (!spec.plateau && rep.raw && src.returns_overlap_scores()) {
+    raw_returns = std::async(std::launch::async,
+                             [&src, combo = rep.raw->combo] { return src.window_returns(combo); });
+  }
   const auto robust_start = Clock::now();
   RobustScores scores = src.robust_scores(options);
   rep.timing.robust_seconds = std::chrono::duration<double>(Clock::now() - robust_start).count();
@@ -271,7 +280,8 @@ SelectionReport select(WindowSource& src, const SweepResult& result,
     DsrInputs in;
     in.trials = scores.valid;
     in.sharpe_var = sample_variance(sharpes);
-    in.winner = return_moments(src.window_returns(rep.winner->combo));
+    in.winner = return_moments(raw_returns.valid() ? raw_returns.get()
+                                                   : src.window_returns(rep.winner->combo));
     rep.dsr = deflated_sharpe(in);
     rep.dsr_passes = !spec.min_dsr || rep.dsr->dsr >= *spec.min_dsr;  // NaN fails
   }

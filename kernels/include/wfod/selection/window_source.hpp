@@ -24,6 +24,9 @@ class WindowSource {
   virtual std::vector<Summary> block_summaries(std::span<const size_t> cuts) = 0;
   virtual std::vector<double> window_returns(const Combo& combo) = 0;
   virtual RobustScores robust_scores(const RobustOptions& options) = 0;
+  // Whether window_returns() may run on another thread while robust_scores() runs on this one
+  // (select() then computes the raw winner's DSR returns meanwhile). Default: no.
+  virtual bool returns_overlap_scores() const { return false; }
 };
 
 // The host pipeline of robust_scores (score_grid + cscv_pbo, or score_grid_by_evaluate,
@@ -46,6 +49,11 @@ class BackendWindow final : public WindowSource {
   // selection::robust_scores: the backend's selection extension, or the host pipeline where
   // it has none or its plan does not fit.
   RobustScores robust_scores(const RobustOptions& options) override;
+  // The backend's positions share no state with its sweep-side work (positions_overlap_sweep),
+  // unless the request asked for one thread.
+  bool returns_overlap_scores() const override {
+    return request_.threads != 1 && backend_.positions_overlap_sweep();
+  }
 
  private:
   Backend& backend_;
