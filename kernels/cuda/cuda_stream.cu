@@ -23,6 +23,7 @@
 #include "device_buffer.cuh"
 #include "fault_injection.cuh"
 #include "grid_tables.cuh"
+#include "pinned_buffer.cuh"
 #include "src/bars_from_anchor.hpp"
 #include "src/indicator_cache.hpp"
 #include "src/lane_setup.hpp"
@@ -37,35 +38,6 @@ namespace {
 
 constexpr size_t kSubChunks = 32;       // a run replays <= C/32 bars per combo
 constexpr size_t kMaxBatchBars = 2048;  // columns staged per upload while catching up
-
-// Page-locked host memory: asynchronous copies and graph memcpy nodes read it directly.
-template <typename T>
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  explicit PinnedBuffer(size_t count) : count_(count) {
-    WFOD_CUDA_CHECK(
-        cudaMallocHost(reinterpret_cast<void**>(&ptr_), std::max<size_t>(count, 1) * sizeof(T)));
-  }
-  ~PinnedBuffer() {
-    if (ptr_) cudaFreeHost(ptr_);
-  }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  PinnedBuffer(PinnedBuffer&& o) noexcept
-      : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
-  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
-    std::swap(ptr_, o.ptr_);
-    std::swap(count_, o.count_);
-    return *this;
-  }
-  T* data() { return ptr_; }
-  T& operator[](size_t i) { return ptr_[i]; }
-
- private:
-  T* ptr_ = nullptr;
-  size_t count_ = 0;
-};
 
 class Graph {
  public:

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -152,6 +153,46 @@ void canonical_scores(SelectionWorkspace& ws, const SweepRequest& req, const Pre
   }
 }
 
+// The four score arrays of `total` combos to the host, on the side stream (as download_on):
+// copied into one page-locked staging buffer and waited for once, where pageable copies are
+// staged by the driver and each is waited for on its own. Grids whose arrays pass
+// kPinnedScoresBytes take the pageable copies instead of pinning that much host memory.
+constexpr size_t kPinnedScoresBytes = size_t{64} << 20;
+
+void download_scores(SelectionWorkspace& ws, uint64_t total, std::vector<double>& objective,
+                     std::vector<double>& sharpe, std::vector<uint8_t>& state,
+                     std::vector<uint8_t>& flags) {
+  cudaStream_t stream = ws.side.get();
+  const size_t doubles = total * sizeof(double);
+  const size_t bytes = 2 * doubles + 2 * total;
+  if (total == 0 || bytes > kPinnedScoresBytes) {
+    objective = download_on(ws.objective, total, stream);
+    sharpe = download_on(ws.sharpe, total, stream);
+    state = download_on(ws.state, total, stream);
+    flags = download_on(ws.flags, total, stream);
+    return;
+  }
+  if (ws.host_scores.size() < bytes) ws.host_scores = PinnedBuffer<unsigned char>(bytes);
+  unsigned char* host = ws.host_scores.data();
+  WFOD_CUDA_CHECK(
+      cudaMemcpyAsync(host, ws.objective.data(), doubles, cudaMemcpyDeviceToHost, stream));
+  WFOD_CUDA_CHECK(
+      cudaMemcpyAsync(host + doubles, ws.sharpe.data(), doubles, cudaMemcpyDeviceToHost, stream));
+  WFOD_CUDA_CHECK(
+      cudaMemcpyAsync(host + 2 * doubles, ws.state.data(), total, cudaMemcpyDeviceToHost, stream));
+  WFOD_CUDA_CHECK(cudaMemcpyAsync(host + 2 * doubles + total, ws.flags.data(), total,
+                                  cudaMemcpyDeviceToHost, stream));
+  WFOD_CUDA_CHECK(cudaStreamSynchronize(stream));
+  objective.resize(total);
+  sharpe.resize(total);
+  state.resize(total);
+  flags.resize(total);
+  std::memcpy(objective.data(), host, doubles);
+  std::memcpy(sharpe.data(), host + doubles, doubles);
+  std::memcpy(state.data(), host + 2 * doubles, total);
+  std::memcpy(flags.data(), host + 2 * doubles + total, total);
+}
+
 }  // namespace
 
 SelectionTiming last_selection_timing() { return g_timing; }
@@ -274,10 +315,8 @@ selection::RobustScores device_robust_scores(SelectionWorkspace& ws, Backend& se
   }
   // The scores to the host, then its exact replays.
   t = Clock::now();
-  out.objective = download_on(ws.objective, total, ws.side.get());
-  out.sharpe = download_on(ws.sharpe, total, ws.side.get());
-  const std::vector<uint8_t> state_bytes = download_on(ws.state, total, ws.side.get());
-  const std::vector<uint8_t> flags = download_on(ws.flags, total, ws.side.get());
+  std::vector<uint8_t> state_bytes, flags;
+  download_scores(ws, total, out.objective, out.sharpe, state_bytes, flags);
   out.state.resize(total);
   std::vector<uint64_t> replay;
   for (uint64_t id = 0; id < total; ++id) {

@@ -12,6 +12,7 @@
 #include "cuda_check.cuh"
 #include "cuda_handles.cuh"
 #include "device_buffer.cuh"
+#include "pinned_buffer.cuh"
 #include "wfod/summary.hpp"
 
 namespace wfod::cuda {
@@ -57,7 +58,8 @@ class SelectionWorkspace {
   DeviceBuffer<int32_t> winner;
   DeviceBuffer<double> is_obj, oos_obj;
   DeviceBuffer<float> store;  // pass A's screens, splits rows of cscv_store_stride floats
-  GpuStream side;             // copies that overlap the CSCV kernels
+  PinnedBuffer<unsigned char> host_scores;  // the score arrays' staging on the host
+  GpuStream side;                           // copies that overlap the CSCV kernels
   GpuEvent walk_start, walk_end, count_start, count_end;
 };
 

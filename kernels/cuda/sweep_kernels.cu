@@ -8,45 +8,71 @@
 #include "rank_device.cuh"
 #include "sweep_kernels.cuh"
 #include "tally.cuh"
+#include "tile_decisions.cuh"
 #include "wfod/detail/summary_math.hpp"
 #include "wfod/ranking.hpp"
 
 namespace wfod::cuda {
 namespace {
 
-// Tuning knobs, compile-time so a benchmark can build variants (-D...):
-// - blocks per SM of the fused kernel: 3, at most 80 registers (bench/results
-//   h200-2026-12-03-s16a/-s16b, against 4 blocks of at most 64: A 6.18 -> 5.25-5.27 ms,
-//   D 7.18 -> 6.73-6.78, E 9.43 -> 8.61-8.64, C 365 -> 369);
-// - how many bars' float inputs a lane loads before deciding any of them: 8, and 4 with a vol
-//   filter's two extra rows (-s15a: A 9.5 -> 6.0 ms, C 435 -> 365 ms against one bar at a
-//   time; -s15b: 16 and 8 slower).
+// The fused kernel's blocks per SM, compile-time so a benchmark can build variants (-D...;
+// the load steps are in tile_decisions.cuh): 3, at most 80 registers (bench/results
+// h200-2026-12-03-s16a/-s16b, against 4 blocks of at most 64: A 6.18 -> 5.25-5.27 ms,
+// D 7.18 -> 6.73-6.78, E 9.43 -> 8.61-8.64, C 365 -> 369).
 #ifndef WFOD_FUSED_BLOCKS
 #define WFOD_FUSED_BLOCKS 3
 #endif
 constexpr int kFusedBlocksPerSm = WFOD_FUSED_BLOCKS;
-#ifndef WFOD_LOAD_STEP
-#define WFOD_LOAD_STEP 8
+
+// The per-bar evaluator: every bar's accounting in order (the canonical summation order,
+// docs/spec-notes.md 13), the decisions made a tile ahead (TileDecider, exact: fast = false
+// whatever the precision, as next() decides). The accounting reads only the bar's two returns,
+// which all lanes of a chunk-major warp share, loaded kAccountStep bars at a time (a knob
+// like those above).
+#ifndef WFOD_ACCOUNT_STEP
+#define WFOD_ACCOUNT_STEP 8
 #endif
-#ifndef WFOD_LOAD_STEP_VOL
-#define WFOD_LOAD_STEP_VOL 4
-#endif
-constexpr int kLoadStepPlain = WFOD_LOAD_STEP, kLoadStepVol = WFOD_LOAD_STEP_VOL;
+constexpr int kAccountStep = WFOD_ACCOUNT_STEP;
 
 template <int Family, bool Cross, bool Vol>
 __device__ Summary evaluate_range(const DeviceCombo& c, const BarData& bars, long long first,
                                   long long last) {
-  double p2 = position_before<Family, Cross, Vol>(c, bars, first - 2);
-  double p1 = next_bar<Family, Cross, Vol>(c, bars, first - 1, p2);
-  const double head_pos = p2;
+  const double p2 = position_before<Family, Cross, Vol>(c, bars, first - 2);
+  const double p1 = next_bar<Family, Cross, Vol>(c, bars, first - 1, p2);
+  TileDecider<Family, Cross, Vol> decider(c, bars, first, last, p2, p1, false);
   RangeWalk<false> walk;
-  for (long long t = first; t < last; ++t) {
-    const double b = p1;
-    walk.bar(p2, b, bars.gap[t], bars.body[t], bars.cost);
-    p2 = b;
-    p1 = next_bar<Family, Cross, Vol>(c, bars, t, b);
+  for (long long t0 = first; t0 < last; t0 += kTile) {
+    const int count = last - t0 < kTile ? static_cast<int>(last - t0) : kTile;
+    double a = decider.ip2;  // the position held in the body of the bar before the tile
+    const TileDecisions tile = decider.next(t0, count);
+    // The tile's bars by held sign at once, from the codes (walk.bar<false> leaves them out).
+    const int longs = tile.long_bars();
+    walk.tally.longs += longs;
+    walk.tally.shorts += count - longs - tile.flat_bars();
+    const double* gap = bars.gap + t0;
+    const double* body = bars.body + t0;
+    int j = 0;
+    for (; j + kAccountStep <= count; j += kAccountStep) {
+      double g[kAccountStep], r[kAccountStep];
+#pragma unroll
+      for (int u = 0; u < kAccountStep; ++u) {
+        g[u] = gap[j + u];
+        r[u] = body[j + u];
+      }
+#pragma unroll
+      for (int u = 0; u < kAccountStep; ++u) {
+        const double b = tile.held_at(j + u);
+        walk.bar<false>(a, b, g[u], r[u], bars.cost);
+        a = b;
+      }
+    }
+    for (; j < count; ++j) {
+      const double b = tile.held_at(j);
+      walk.bar<false>(a, b, gap[j], body[j], bars.cost);
+      a = b;
+    }
   }
-  return walk.summary(first, last, head_pos, p2);
+  return walk.summary(first, last, p2, decider.ip2);
 }
 
 // Drawdown of a stretch of bars held at one sign, from the segment tree over that sign's log
@@ -85,11 +111,9 @@ __device__ inline RangeDrawdown query_tree(const double* __restrict__ tree, long
 template <int Family, bool Cross, bool Vol>
 __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars, long long first,
                                       long long last) {
-  const double* m = bars.matrix;
-  const int rows = bars.rows;
   const PrefixData& px = bars.prefix;
   double p2 = position_before<Family, Cross, Vol>(c, bars, first - 2);
-  double p1 = next_bar<Family, Cross, Vol>(c, bars, first - 1, p2);
+  const double p1 = next_bar<Family, Cross, Vol>(c, bars, first - 1, p2);
   const double head_pos = p2, cost = bars.cost;
   Tally tally;
   long long bad = 0;
@@ -153,108 +177,20 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
     stretch = t + 1;
   };
 
-  constexpr int kTile = 32;
-  const int short_int = static_cast<int>(c.short_value);
-  // Level families with a decision-bit table: bar `first`'s record, advanced one bar per step.
-  const uint32_t* level_rec = nullptr;
-  if constexpr (is_level_family(Family)) {
-    if (bars.level.bits != nullptr && first < last) level_rec = level_record(c, bars.level, first);
-  }
-  BarInputs prev{};
-  if constexpr (Cross) {
-    if (first >= 1) prev = load_inputs<Family, Vol>(c, bars.matrix32, rows, first - 1);
-  }
+  TileDecider<Family, Cross, Vol> decider(c, bars, first, last, p2, p1, bars.fast != 0);
   for (long long t0 = first; t0 < last; t0 += kTile) {
     const int count = last - t0 < kTile ? static_cast<int>(last - t0) : kTile;
-    // Phase 1: decisions only, positions as ints, row pointers bumped as the bars are loaded.
-    // held codes: 2 bits per bar, position + 1.
-    unsigned int change_mask = 0;
-    unsigned long long held = 0;
     const double held_before = p2;  // held position of the bar before the tile
-    int ip2 = static_cast<int>(p2), ip1 = static_cast<int>(p1);
-    // One bar's decision from its inputs: the held code and change bit of bar j, then p_t.
-    const auto decide_bar = [&](int j, const BarInputs& in) {
-      change_mask |= static_cast<unsigned int>(ip2 != ip1) << j;
-      held |= static_cast<unsigned long long>(ip1 + 1) << (2 * j);
-      ip2 = ip1;
-      // t >= first_defined in 64 bits per bar: the same test turned into a 32-bit bar count per
-      // tile measured slower (C 399 vs 365 ms, bench/results/h200-2026-12-03-s15b).
-      const bool defined = t0 + j >= c.first_defined;
-      ip1 = decide_int<Family, Cross, Vol>(c, short_int, in, prev, m, rows, bars.close, t0 + j,
-                                           defined, bars.fast, ip1);
-      prev = in;
-    };
-    if constexpr (is_level_family(Family)) {
-      // The level families decide from the LevelBits table or the float64 rows: no float loads.
-      for (int j = 0; j < count; ++j) {
-        if (level_rec != nullptr) {
-          // level_next_bits with the record pointer stepped per bar, written out here: calling
-          // a shared helper instead measured ~1.5% slower on gpu_bench D (7.32 vs 7.21-7.24
-          // ms, bench/results/h200-2026-12-02-s12f).
-          change_mask |= static_cast<unsigned int>(ip2 != ip1) << j;
-          held |= static_cast<unsigned long long>(ip1 + 1) << (2 * j);
-          ip2 = ip1;
-          const long long t = t0 + j;
-          if (t < c.first_defined)
-            ip1 = 0;
-          else if (level_filter_open<Vol>(c, m, rows, t))
-            ip1 = level_rule_of(c, level_rec, bars.level.up_words, ip1, short_int);
-          level_rec += bars.level.words;
-        } else {
-          decide_bar(j, BarInputs{});
-        }
-      }
-    } else {
-      // kLoadStep bars' float inputs are loaded before any of them is decided: that many loads
-      // in flight per lane instead of one bar's (the loop waited on each bar's L2 loads).
-      constexpr int kLoadStep = Vol ? kLoadStepVol : kLoadStepPlain;
-      const float* row_a = bars.matrix32 + t0 * rows + c.row_a;
-      const float* row_b = bars.matrix32 + t0 * rows + c.row_b;
-      const float* row_vs = bars.matrix32 + t0 * rows + c.row_vs;
-      const float* row_vl = bars.matrix32 + t0 * rows + c.row_vl;
-      const auto load = [&](int u) {
-        BarInputs in;
-        in.a = row_a[u * rows];
-        in.b = row_b[u * rows];
-        if constexpr (Vol) {
-          in.vs = row_vs[u * rows];
-          in.vl = row_vl[u * rows];
-        } else {
-          in.vs = in.vl = 0.0f;
-        }
-        return in;
-      };
-      const auto advance = [&](int n) {
-        row_a += n * rows;
-        row_b += n * rows;
-        if constexpr (Vol) {
-          row_vs += n * rows;
-          row_vl += n * rows;
-        }
-      };
-      int j = 0;
-      for (; j + kLoadStep <= count; j += kLoadStep) {
-        BarInputs step[kLoadStep];
-#pragma unroll
-        for (int u = 0; u < kLoadStep; ++u) step[u] = load(u);
-        advance(kLoadStep);
-#pragma unroll
-        for (int u = 0; u < kLoadStep; ++u) decide_bar(j + u, step[u]);
-      }
-      for (; j < count; ++j) {
-        decide_bar(j, load(0));
-        advance(1);
-      }
-    }
-    p2 = ip2;
-    p1 = ip1;
+    // Phase 1: decisions only (TileDecider).
+    const TileDecisions tile = decider.next(t0, count);
+    unsigned int change_mask = tile.change_mask;
+    p2 = decider.ip2;
     // Phase 2: this thread's change bars only.
     while (change_mask) {
       const int j = __ffs(change_mask) - 1;
       change_mask &= change_mask - 1;
-      const double b = static_cast<double>((held >> (2 * j)) & 3u) - 1.0;
-      const double a =
-          j == 0 ? held_before : static_cast<double>((held >> (2 * (j - 1))) & 3u) - 1.0;
+      const double b = tile.held_at(j);
+      const double a = j == 0 ? held_before : tile.held_at(j - 1);
       change_bar(t0 + j, a, b);
     }
   }

@@ -110,6 +110,9 @@ struct RangeWalk {
   double equity = 1, peak = 1, trough = 1, best_peak = 1, best_trough = 1;
   bool nonpositive = false;
 
+  // CountHeld false: the bar is left out of the long/short bar counts (the caller counts them,
+  // e.g. a tile's at once: Tally::count_held).
+  template <bool CountHeld = true>
   __device__ __forceinline__ void bar(double a, double b, double gap, double body, double cost) {
     const bool changed = a != b;
     const double exit_value = a * gap - (changed ? cost * fabs(a) : 0.0);
@@ -139,7 +142,7 @@ struct RangeWalk {
       } else {
         tally.run += s;
       }
-      tally.count_held(b, 1);
+      if constexpr (CountHeld) tally.count_held(b, 1);
     }
   }
   // tail_pos: the position held in the last bar's body.
