@@ -31,6 +31,7 @@ cleanup() {
       wait "$pid" 2>/dev/null
     fi
   done
+  declare -F release_ports >/dev/null && release_ports
   rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -50,23 +51,9 @@ HAVE_JQ=0
 if [[ -z "${WFOD_E2E_NO_JQ:-}" ]] && command -v jq >/dev/null 2>&1; then HAVE_JQ=1; fi
 echo "checks use $([[ $HAVE_JQ == 1 ]] && echo jq || echo grep)"
 
-# A loopback port nothing listens on: random in 20000-32767, probed with bash's /dev/tcp (a
-# successful connect means taken). A race with another process is possible, not likely; the
-# daemon's start then fails loudly.
-PICKED=""
-free_port() {
-  local p
-  for _ in $(seq 1 200); do
-    p=$((20000 + RANDOM % 12768))  # below the kernel's ephemeral range (32768-60999)
-    [[ " $PICKED " == *" $p "* ]] && continue
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-      PICKED="$PICKED $p"
-      echo "$p"
-      return 0
-    fi
-  done
-  return 1
-}
+# Loopback ports nothing listens on, reserved across the tests ctest runs side by side.
+# shellcheck source=tests/integration/ports.sh
+source "$(dirname "${BASH_SOURCE[0]}")/ports.sh"
 FEED_PORT=$(free_port) || fail "no free port"
 PUB_PORT=$(free_port) || fail "no free port"
 SNAP_PORT=$(free_port) || fail "no free port"

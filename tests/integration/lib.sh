@@ -1,5 +1,5 @@
 # Shared shell helpers of the daemon integration tests (sourced, not run): temp dir and
-# cleanup of started processes, free loopback ports, a wfod config writer, daemon start,
+# cleanup of started processes, free loopback ports (ports.sh), a wfod config writer, daemon start,
 # health/snapshot queries and waits. Needs jq; callers skip (exit 77) without it.
 # shellcheck shell=bash
 
@@ -30,6 +30,7 @@ cleanup() {
       wait "$pid" 2>/dev/null
     fi
   done
+  release_ports
   [[ -n "${KEEP_TMP:-}" ]] || rm -rf "$TMP"
 }
 # KEEP_TMP=1 keeps the temp dir (configs, logs, captures) for a look after a failure.
@@ -46,35 +47,16 @@ fail() {
   exit 1
 }
 
-# A loopback port nothing listens on (probed as daemon_e2e_test.sh does), drawn below the
-# kernel's ephemeral range so an outgoing connection cannot hold it (EADDRINUSE at bind).
-PICKED=""
-EPHEMERAL_LOW=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
-PORT_SPAN=$((EPHEMERAL_LOW - 20000))
-((PORT_SPAN > 1000)) || PORT_SPAN=12000
-free_port() {
-  local p
-  for _ in $(seq 1 200); do
-    p=$((20000 + RANDOM % PORT_SPAN))
-    [[ " $PICKED " == *" $p "* ]] && continue
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-      PICKED="$PICKED $p"
-      echo "$p"
-      return 0
-    fi
-  done
-  return 1
-}
+# Loopback ports reserved across the test processes ctest runs side by side (free_port).
+# shellcheck source=tests/integration/ports.sh
+source "$(dirname "${BASH_SOURCE[0]}")/ports.sh"
 
 # new_endpoints: sets FEED_EP, PUB_EP, SNAP_EP to fresh loopback endpoints.
 new_endpoints() {
   local f p s
   f=$(free_port) || fail "no free port"
-  PICKED="$PICKED $f"
   p=$(free_port) || fail "no free port"
-  PICKED="$PICKED $p"
   s=$(free_port) || fail "no free port"
-  PICKED="$PICKED $s"
   FEED_EP="tcp://127.0.0.1:$f"
   PUB_EP="tcp://127.0.0.1:$p"
   SNAP_EP="tcp://127.0.0.1:$s"

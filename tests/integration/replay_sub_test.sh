@@ -14,6 +14,7 @@ cleanup() {
     kill -KILL "$SUB_PID" 2>/dev/null
     wait "$SUB_PID" 2>/dev/null
   fi
+  declare -F release_ports >/dev/null && release_ports
   rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -22,18 +23,9 @@ fail() {
   exit 1
 }
 
-# A loopback port nothing listens on (random, probed with bash's /dev/tcp).
-free_port() {
-  local p
-  for _ in $(seq 1 200); do
-    p=$((20000 + RANDOM % 40000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-      echo "$p"
-      return 0
-    fi
-  done
-  return 1
-}
+# Loopback ports nothing listens on, reserved across the tests ctest runs side by side.
+# shellcheck source=tests/integration/ports.sh
+source "$(dirname "${BASH_SOURCE[0]}")/ports.sh"
 
 N=25
 for format in json binary; do
