@@ -194,6 +194,11 @@ int main(int argc, char** argv) {
     walk.oos_bars = oos;
     walk.mode = run.mode;
     walk.warmup = default_warmup(spec.grid);
+    // As `wfo walk`: without PBO on any fold, the sweeps share the selection's scoring pass.
+    const size_t longest_window = run.mode == WalkMode::rolling ? is : h.size();
+    walk.scores_follow =
+        run.selection &&
+        !selection::pbo_applies(selection_spec, count_combos(spec.grid).valid, longest_window);
     std::vector<double> seconds;
     Breakdown times;
     WalkResult first;

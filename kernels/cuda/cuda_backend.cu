@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <optional>
 #include <span>
@@ -91,12 +92,15 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     const Grid& grid = req.strategy.grid;
     const unsigned long long n_ids = grid.size();
 
+    kept_scores_.reset();  // a kept score set serves the robust_scores right after its sweep
+
     GpuEvent e0, e1, e2, e3;
     e0.record();
     // A walk's folds (SweepRequest::prepare_bars) and repeated requests on the same bars
     // reuse the preparation: only the window moves.
     prepare_unless_current(req);
     e1.record();
+    if (ranks_from_scores(req)) return sweep_from_scores(req, timing, e0, e1, start);
 
     // Layout by shape: enough combos to fill the GPU -> one thread per combo; otherwise
     // split the window into chunks (>= 32 bars) so combos x chunks fills it.
@@ -221,6 +225,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     check_window(req);
     selection::check_cuts(req, cuts);
     prepare_unless_current(req);
+    kept_scores_.reset();
     return device_block_summaries(*selection_, req, cuts, prepared());
   }
 
@@ -247,7 +252,12 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     prepare_unless_current(req);  // the sweep of this request usually just prepared it
     const double prepare_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    return device_robust_scores(*selection_, *this, req, options, prepared(), prepare_ms);
+    // The scores the sweep of this same request ranked from (SweepRequest::scores_follow).
+    std::optional<KeptScores> kept = std::move(kept_scores_);
+    kept_scores_.reset();
+    WindowScores* reuse =
+        kept && !options.pbo && kept->key == scores_key(req) ? &kept->scores : nullptr;
+    return device_robust_scores(*selection_, *this, req, options, prepared(), prepare_ms, reuse);
   }
 
   std::unique_ptr<Stream> open_stream(const StreamSpec& spec, const HistoryView& h) override {
@@ -324,6 +334,8 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   // Uploads the history (when it changed), builds indicator rows and grid tables.
   void prepare(const SweepRequest& req) {
     prepared_key_.valid = false;  // until this prepare completes
+    ++prepare_generation_;
+    kept_scores_.reset();
     prepare_state(req);
     PreparedKey& k = prepared_key_;
     k.grid = req.strategy.grid;
@@ -543,6 +555,95 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     return out;
   }
 
+  // What a kept score set was made for: the window, the ranking rules, and the preparation
+  // (bars, grid, fill, cost, precision: prepare_generation_ moves with each prepare).
+  struct ScoresKey {
+    size_t end = 0, bars = 0, warmup = 0;
+    Objective objective = Objective::sharpe;
+    int64_t min_trades = 0;
+    double max_drawdown = 0;
+    std::optional<double> min_exposure;
+    double bars_per_year = 0;
+    uint64_t generation = 0;
+    bool operator==(const ScoresKey&) const = default;
+  };
+  ScoresKey scores_key(const SweepRequest& req) const {
+    return {req.window.end,        req.window.bars,
+            req.window.warmup,     req.rank.objective,
+            req.rank.min_trades,   req.rank.max_drawdown,
+            req.rank.min_exposure, req.strategy.bars_per_year,
+            prepare_generation_};
+  }
+  struct KeptScores {
+    ScoresKey key;
+    WindowScores scores;
+  };
+
+  // SweepRequest::scores_follow, where the scores are the device's own (exact precision, an
+  // objective the device computes bit-identically: selection::lean::device_exact) and fit its
+  // memory: the sweep ranks from them (sweep_from_scores).
+  bool ranks_from_scores(const SweepRequest& req) const {
+    if (!req.scores_follow || req.precision != Precision::exact ||
+        !supports(Work::selection, req.strategy).ok() ||
+        !selection::lean::device_exact(req.rank.objective) ||
+        req.strategy.grid.size() > std::numeric_limits<uint32_t>::max())
+      return false;
+    const size_t need = robust_scores_bytes(req.strategy.grid.size(), 1, {}, req);
+    return need <= free_device_bytes_now() / 10 * 9;
+  }
+  static size_t free_device_bytes_now() {
+    size_t free = 0, total = 0;
+    WFOD_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    return free;
+  }
+
+  // The sweep of a request whose whole-grid scores follow: every combo's canonical Summary
+  // scored once (device_window_scores: robust selection's pass without PBO), the top K taken
+  // from those scores by (objective, id) and their metrics evaluated in the same order, and the
+  // scores kept for the robust_scores call that follows, which then scores nothing again. One
+  // summation order throughout, so the same top K as screen-and-settle and as cpu.
+  SweepResult sweep_from_scores(const SweepRequest& req, SweepTiming& timing, GpuEvent& e0,
+                                GpuEvent& e1, std::chrono::steady_clock::time_point start) {
+    const Grid& grid = req.strategy.grid;
+    timing.chunks_per_combo = canonical_chunks(static_cast<long long>(req.window.bars));
+    WindowScores w = device_window_scores(*selection_, *this, req, prepared());
+    GpuEvent e2, e3;
+    e2.record();
+    const selection::RobustScores& sc = w.scores;
+    std::vector<uint64_t> best;
+    best.reserve(sc.ranked);
+    for (uint64_t id = 0; id < sc.state.size(); ++id)
+      if (sc.state[id] == selection::ComboState::ranked) best.push_back(id);
+    const size_t k = std::min(req.rank.top, best.size());
+    std::partial_sort(best.begin(), best.begin() + static_cast<std::ptrdiff_t>(k), best.end(),
+                      [&](uint64_t a, uint64_t b) {
+                        return ranks_before(sc.objective[a], a, sc.objective[b], b);
+                      });
+    best.resize(k);
+    const std::vector<Metrics> metrics = evaluate_prepared(req, best, true);
+    TopK top(req.rank.top);
+    for (size_t i = 0; i < k; ++i)
+      top.offer(
+          {grid.decode(best[i]), metrics[i], objective_value(metrics[i], req.rank.objective)});
+    SweepResult result;
+    result.backend = "cuda";
+    result.precision = req.precision;
+    result.evaluated = sc.valid;
+    result.skipped = grid.size() - sc.valid;
+    result.ranked = sc.ranked;
+    result.top = top.sorted();
+    e3.record();
+    timing.rescored = k;
+    timing.indicators_ms = e1.since(e0);
+    timing.evaluate_ms = e2.since(e1);
+    timing.select_ms = e3.since(e2);
+    g_last_timing = timing;
+    kept_scores_ = KeptScores{scores_key(req), std::move(w)};
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  }
+
   // SPEC §9: compares fast and exact decisions over every valid combo of the window.
   FastParity fast_parity(const SweepRequest& req, long long first, long long last,
                          unsigned long long n_ids) {
@@ -598,6 +699,9 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   BarData bars_{};
   std::vector<KernelKind> kinds_;
   PreparedKey prepared_key_;
+  uint64_t prepare_generation_ = 0;
+  // The window scores the last sweep ranked from, for the robust_scores right after it.
+  std::optional<KeptScores> kept_scores_;
   std::shared_ptr<SelectionWorkspace> selection_ = make_selection_workspace();
 };
 

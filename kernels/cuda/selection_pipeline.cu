@@ -193,7 +193,63 @@ void download_scores(SelectionWorkspace& ws, uint64_t total, std::vector<double>
   std::memcpy(flags.data(), host + 2 * doubles + total, total);
 }
 
+// The score arrays to the host (download_scores), the host's exact replays applied (equity
+// reached zero: the combine's drawdown does not hold, spec-notes 5; they run on the default
+// stream, after any queued CSCV kernels), valid and ranked counted; with cscv_excluded, the
+// valid combos a CSCV block whose equity reaches zero leaves out of CSCV. True when no combo
+// needed a replay: the device arrays then equal the host's.
+bool collect_scores(SelectionWorkspace& ws, Backend& self, const SweepRequest& req, uint64_t total,
+                    selection::RobustScores& out, uint64_t* cscv_excluded) {
+  std::vector<uint8_t> state_bytes, flags;
+  download_scores(ws, total, out.objective, out.sharpe, state_bytes, flags);
+  out.state.resize(total);
+  std::vector<uint64_t> replay;
+  for (uint64_t id = 0; id < total; ++id) {
+    out.state[id] = static_cast<selection::ComboState>(state_bytes[id]);
+    if (flags[id] & kReplay) replay.push_back(id);
+    if (cscv_excluded && out.state[id] != selection::ComboState::invalid &&
+        !(flags[id] & kCscvTakes))
+      ++*cscv_excluded;
+  }
+  if (!replay.empty()) {
+    const double sqrt_bpy = std::sqrt(req.strategy.bars_per_year);
+    const std::vector<Metrics> exact = self.evaluate(req, replay);
+    for (size_t i = 0; i < replay.size(); ++i) {
+      const uint64_t id = replay[i];
+      out.objective[id] = objective_value(exact[i], req.rank.objective);
+      out.sharpe[id] = exact[i].sharpe / sqrt_bpy;
+      out.state[id] = passes_constraints(exact[i], req.rank) ? selection::ComboState::ranked
+                                                             : selection::ComboState::unranked;
+    }
+  }
+  out.valid = out.ranked = 0;
+  for (uint64_t id = 0; id < total; ++id) {
+    out.valid += out.state[id] != selection::ComboState::invalid ? 1 : 0;
+    out.ranked += out.state[id] == selection::ComboState::ranked ? 1 : 0;
+  }
+  return replay.empty();
+}
+
 }  // namespace
+
+WindowScores device_window_scores(SelectionWorkspace& ws, Backend& self, const SweepRequest& req,
+                                  const PreparedSweep& p) {
+  const uint64_t total = req.strategy.grid.size();
+  WindowScores w;
+  ws.objective.ensure(total);
+  ws.sharpe.ensure(total);
+  ws.state.ensure(total);
+  ws.flags.ensure(total);
+  const RankParams rp = rank_params_of(req.rank, req.strategy.bars_per_year);
+  auto t = Clock::now();
+  canonical_scores(ws, req, p, total, rp, std::sqrt(req.strategy.bars_per_year));
+  WFOD_CUDA_CHECK(cudaDeviceSynchronize());
+  w.blocks_ms = ms_since(t);
+  t = Clock::now();
+  w.on_device = collect_scores(ws, self, req, total, w.scores, nullptr);
+  w.score_ms = ms_since(t);
+  return w;
+}
 
 SelectionTiming last_selection_timing() { return g_timing; }
 void record_selection_timing(const SelectionTiming& t) { g_timing = t; }
@@ -247,7 +303,8 @@ std::vector<Summary> device_block_summaries(SelectionWorkspace& ws, const SweepR
 selection::RobustScores device_robust_scores(SelectionWorkspace& ws, Backend& self,
                                              const SweepRequest& req,
                                              const selection::RobustOptions& opt,
-                                             const PreparedSweep& p, double prepare_ms) {
+                                             const PreparedSweep& p, double prepare_ms,
+                                             WindowScores* kept) {
   const auto t_start = Clock::now();
   SelectionTiming timing;
   timing.prepare_ms = prepare_ms;
@@ -283,14 +340,15 @@ selection::RobustScores device_robust_scores(SelectionWorkspace& ws, Backend& se
   selection::RobustScores out;
   CscvRun cscv;
   uint64_t cscv_excluded = 0;
-  ws.objective.ensure(total);
-  ws.sharpe.ensure(total);
-  ws.state.ensure(total);
-  ws.flags.ensure(total);
-  const double sqrt_bpy = std::sqrt(req.strategy.bars_per_year);
-  const RankParams rp = rank_params_of(req.rank, req.strategy.bars_per_year);
+  bool scores_on_device = false;  // ws.objective / ws.state are final
   auto t = Clock::now();
   if (opt.pbo) {
+    ws.objective.ensure(total);
+    ws.sharpe.ensure(total);
+    ws.state.ensure(total);
+    ws.flags.ensure(total);
+    const double sqrt_bpy = std::sqrt(req.strategy.bars_per_year);
+    const RankParams rp = rank_params_of(req.rank, req.strategy.bars_per_year);
     // 1. Block summaries, combo-major, every combo.
     ws.edges.upload(block_edges(req, cuts));
     ws.blocks.ensure(total * blocks);
@@ -307,43 +365,19 @@ selection::RobustScores device_robust_scores(SelectionWorkspace& ws, Backend& se
     const auto t_cscv = Clock::now();
     cscv = launch_device_cscv(ws, req, opt, total, timing);
     timing.cscv_ms = ms_since(t_cscv);
+    t = Clock::now();
+    scores_on_device = collect_scores(ws, self, req, total, out, &cscv_excluded);
+    timing.score_ms = ms_since(t);
   } else {
-    // 1-2. Without PBO: evaluate()'s canonical Summaries, scored (no CSCV).
-    canonical_scores(ws, req, p, total, rp, sqrt_bpy);
-    WFOD_CUDA_CHECK(cudaDeviceSynchronize());
-    timing.blocks_ms = ms_since(t);
+    // 1-2. Without PBO: evaluate()'s canonical Summaries, scored (no CSCV), or what the
+    // sweep of this request kept of them.
+    WindowScores w = kept ? std::move(*kept) : device_window_scores(ws, self, req, p);
+    out = std::move(w.scores);
+    scores_on_device = w.on_device;
+    timing.blocks_ms = kept ? 0.0 : w.blocks_ms;
+    timing.score_ms = kept ? 0.0 : w.score_ms;
+    if (kept) timing.path = "device: the sweep's canonical scores";
   }
-  // The scores to the host, then its exact replays.
-  t = Clock::now();
-  std::vector<uint8_t> state_bytes, flags;
-  download_scores(ws, total, out.objective, out.sharpe, state_bytes, flags);
-  out.state.resize(total);
-  std::vector<uint64_t> replay;
-  for (uint64_t id = 0; id < total; ++id) {
-    out.state[id] = static_cast<selection::ComboState>(state_bytes[id]);
-    if (flags[id] & kReplay) replay.push_back(id);
-    // Valid combos left out of CSCV: a CSCV block whose equity reaches zero.
-    if (opt.pbo && out.state[id] != selection::ComboState::invalid && !(flags[id] & kCscvTakes))
-      ++cscv_excluded;
-  }
-  if (!replay.empty()) {
-    // Equity reached zero: the combine's drawdown does not hold (spec-notes 5). (The replay
-    // runs on the default stream, after the queued CSCV kernels.)
-    const std::vector<Metrics> exact = self.evaluate(req, replay);
-    for (size_t i = 0; i < replay.size(); ++i) {
-      const uint64_t id = replay[i];
-      out.objective[id] = objective_value(exact[i], req.rank.objective);
-      out.sharpe[id] = exact[i].sharpe / sqrt_bpy;
-      out.state[id] = passes_constraints(exact[i], req.rank) ? selection::ComboState::ranked
-                                                             : selection::ComboState::unranked;
-    }
-  }
-  for (uint64_t id = 0; id < total; ++id) {
-    out.valid += out.state[id] != selection::ComboState::invalid ? 1 : 0;
-    out.ranked += out.state[id] == selection::ComboState::ranked ? 1 : 0;
-  }
-  timing.score_ms = ms_since(t);
-  const bool scores_on_device = replay.empty();  // ws.objective / ws.state are final
 
   // 4. The plateau stencil over the final scores: while the CSCV kernels run when the scores
   // on the device are final, after CSCV otherwise.

@@ -29,13 +29,27 @@ struct PreparedSweep {
 std::vector<Summary> device_block_summaries(SelectionWorkspace&, const SweepRequest&,
                                             std::span<const size_t> cuts, const PreparedSweep&);
 
+// Robust selection's window scores without PBO: every combo's canonical Summary (evaluate()'s
+// time chunks and tree) scored on the device, downloaded, the host's exact replays applied
+// (`self` re-evaluates combos whose equity reaches zero, spec-notes 5). A sweep told that these
+// scores follow (SweepRequest::scores_follow) ranks from them and keeps them for robust_scores.
+struct WindowScores {
+  selection::RobustScores scores;  // objective, sharpe, state, valid, ranked
+  bool on_device = false;          // the workspace's score arrays equal them (no replay)
+  double blocks_ms = 0, score_ms = 0;
+};
+WindowScores device_window_scores(SelectionWorkspace&, Backend& self, const SweepRequest&,
+                                  const PreparedSweep&);
+
 // The selection extension's robust_scores on the device; `self` re-evaluates combos whose
 // equity reaches zero (spec-notes 5) exactly as score_grid does. Throws wfod::Unsupported, naming
 // the sizes, when the plan does not fit the device's free memory. `prepare_ms`: recorded in the
-// timing.
+// timing. `kept`: without PBO, this request's window scores as the sweep left them (taken
+// instead of scoring the grid again; the workspace's arrays untouched since).
 selection::RobustScores device_robust_scores(SelectionWorkspace&, Backend& self,
                                              const SweepRequest&, const selection::RobustOptions&,
-                                             const PreparedSweep&, double prepare_ms);
+                                             const PreparedSweep&, double prepare_ms,
+                                             WindowScores* kept = nullptr);
 
 // Bytes robust_scores needs on the device for this many combos, blocks and options.
 size_t robust_scores_bytes(uint64_t combos, size_t blocks, const selection::RobustOptions&,

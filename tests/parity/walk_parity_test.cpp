@@ -32,7 +32,9 @@ struct WalkCase {
   // none: the arg-max; robust: selection::select with hysteresis, plateau and PBO; probe:
   // the arg-max after evaluating the previous winner on a prefix history, an earlier window
   // and edited bars (a backend's preparation must serve or redo requests that differ).
-  enum Selector { none, robust, probe } selector = none;
+  // scored, scored_plateau: selection::select without PBO (with or without the plateau),
+  // the folds' sweeps told that those scores follow (WalkSpec::scores_follow).
+  enum Selector { none, robust, probe, scored, scored_plateau } selector = none;
 };
 
 void PrintTo(const WalkCase& c, std::ostream* os) { *os << c.name; }
@@ -115,6 +117,13 @@ std::vector<WalkCase> walk_cases() {
                  M::rolling, 600, 150, WalkCase::robust});
   out.push_back({"channel_rolling_probe", spec_of(with_vol(channel_grid()), Fill::close, 1),
                  M::rolling, 600, 150, WalkCase::probe});
+  out.push_back({"ma_rolling_scored",
+                 spec_of(ma_grid(kAllMa, {Entry::state, Entry::cross}), Fill::next_open, 2),
+                 M::rolling, 600, 150, WalkCase::scored});
+  out.push_back({"channel_anchored_scored_plateau", spec_of(channel_grid(), Fill::close, 1),
+                 M::anchored, 500, 125, WalkCase::scored_plateau});
+  out.push_back({"rsi_rolling_scored_plateau", spec_of(rsi_grid(), Fill::next_open, 1), M::rolling,
+                 500, 125, WalkCase::scored_plateau});
   return out;
 }
 
@@ -135,13 +144,13 @@ Made make(const std::string& name) {
 
 FoldSelector selector_of(WalkCase::Selector kind, Backend& backend, const HistoryView& h) {
   if (kind == WalkCase::none) return {};
-  if (kind == WalkCase::robust)
-    return [&backend](const SweepRequest& req, const SweepResult& sweep,
-                      const std::optional<Ranked>& previous) -> std::optional<Ranked> {
+  if (kind == WalkCase::robust || kind == WalkCase::scored || kind == WalkCase::scored_plateau)
+    return [&backend, kind](const SweepRequest& req, const SweepResult& sweep,
+                            const std::optional<Ranked>& previous) -> std::optional<Ranked> {
       selection::SelectionSpec spec;
       spec.hysteresis_rel = 0.05;
-      spec.plateau = true;
-      spec.pbo_blocks = 8;
+      spec.plateau = kind != WalkCase::scored;
+      spec.pbo_blocks = kind == WalkCase::robust ? 8 : 0;
       std::optional<uint64_t> current;
       if (previous) current = previous->combo.id;
       return selection::select(backend, req, sweep, current, spec).published;
@@ -193,6 +202,7 @@ TEST_P(WalkPrepared, FoldsMatchCpuRef) {
   walk.oos_bars = c.oos;
   walk.mode = c.mode;
   walk.warmup = default_warmup(c.spec.grid);
+  walk.scores_follow = c.selector == WalkCase::scored || c.selector == WalkCase::scored_plateau;
   SCOPED_TRACE(c.name + " on " + name);
   const WalkResult want = walk_forward(*ref, h, c.spec, rank, walk, Precision::exact, 1, {},
                                        selector_of(c.selector, *ref, h));

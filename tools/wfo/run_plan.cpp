@@ -12,6 +12,7 @@
 #include "args.hpp"
 #include "report_data.hpp"
 #include "text_table.hpp"
+#include "wfod/selection/selection.hpp"
 #include "wfod/summary.hpp"
 
 namespace wfod::cli {
@@ -150,7 +151,7 @@ RunPlan plan_run(const PlanInputs& in) {
   const auto& sel = in.selection_spec;
   const size_t S = sel.pbo_blocks;
   const bool pbo = p.pbo =
-      in.selection && S > 0 && S <= in.window_bars && p.combos.valid <= sel.pbo_max_combos;
+      in.selection && selection::pbo_applies(sel, p.combos.valid, in.window_bars);
   double selection_arrays = 0;
   if (in.selection) {
     selection_arrays =

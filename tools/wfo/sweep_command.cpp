@@ -147,6 +147,9 @@ int run_sweep(Args args) {
   std::fprintf(stderr, "%s\n", plan_text(plan, plan_in).c_str());
   check_plan(plan, plan_in);
   request.memory_budget = plan.chunk_budget;
+  // Selection without PBO scores every combo of the window: the sweep may share that pass.
+  request.scores_follow =
+      plan_in.selection && !selection::pbo_applies(setup.selection, plan.combos.valid, window);
   if (plan_in.selection)
     std::fputs(
         plain_cscv_note(setup.selection, setup.rank.objective, plan.combos.valid, window).c_str(),

@@ -168,6 +168,13 @@ int run_walk(Args args) {
   std::fprintf(stderr, "%s\n", plan_text(plan, plan_in).c_str());
   check_plan(plan, plan_in);
   walk.memory_budget = plan.chunk_budget;
+  // Selection without PBO on every fold (so on the longest window) scores each fold's whole
+  // grid: the folds' sweeps may share that pass.
+  walk.scores_follow = plan_in.selection &&
+                       !selection::pbo_applies(setup.selection, plan.combos.valid,
+                                               walk.mode == WalkMode::rolling
+                                                   ? walk.is_bars
+                                                   : walk.is_bars + (folds - 1) * walk.oos_bars);
   if (plan_in.selection)
     std::fputs(
         plain_cscv_note(setup.selection, setup.rank.objective, plan.combos.valid, walk.is_bars)

@@ -108,6 +108,7 @@ WalkResult walk_forward(Backend& backend, const HistoryView& h, const StrategySp
     req.threads = threads;
     req.memory_budget = spec.memory_budget;
     req.prepare_bars = last_end;
+    req.scores_follow = spec.scores_follow && static_cast<bool>(select);
     if (progress)
       req.progress = [&progress, f, folds](double x) {
         progress((static_cast<double>(f) + x) / static_cast<double>(folds));

@@ -69,6 +69,12 @@ struct SweepRequest {
   // history.size(). Never changes a result: everything prepared for bar t depends only on
   // bars <= t (SPEC §4's indicators are causal). cpu and cpu_ref ignore it.
   size_t prepare_bars = 0;
+  // The caller scores every combo of this window right after the sweep: robust selection
+  // without PBO (RobustOptions.pbo off) on this same request. A backend that scores a grid in
+  // its canonical summation order (cuda) may then rank the sweep from those scores, in one
+  // pass over the grid instead of two, and keep them for that robust_scores call. Never
+  // changes a result; cpu and cpu_ref ignore it.
+  bool scores_follow = false;
 };
 
 // SPEC §9 fast-mode report: every valid combo evaluated with float32 signals and exactly,

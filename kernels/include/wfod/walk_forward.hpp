@@ -20,6 +20,9 @@ struct WalkSpec {
   WalkMode mode = WalkMode::rolling;
   size_t warmup = 0;
   size_t memory_budget = 0;  // each fold's SweepRequest::memory_budget
+  // The FoldSelector scores every combo of each fold's window right after its sweep (robust
+  // selection without PBO): each fold's SweepRequest::scores_follow. Changes no result.
+  bool scores_follow = false;
 };
 
 struct Fold {

@@ -212,6 +212,19 @@ RobustScores StreamWindow::robust_scores(const RobustOptions& options) {
   return host_robust_scores(*this, options);
 }
 
+bool pbo_applies(const SelectionSpec& spec, uint64_t valid, size_t window_bars, std::string* why) {
+  const char* skipped = nullptr;
+  if (spec.pbo_blocks == 0) {
+    skipped = "pbo_blocks = 0";
+  } else if (spec.pbo_blocks > window_bars) {
+    skipped = "window shorter than pbo_blocks";
+  } else if (valid > spec.pbo_max_combos) {
+    skipped = "more valid combos than pbo_max_combos";
+  }
+  if (skipped && why) *why = skipped;
+  return skipped == nullptr;
+}
+
 SelectionReport select(WindowSource& src, const SweepResult& result,
                        std::optional<uint64_t> current, const SelectionSpec& spec) {
   using Clock = std::chrono::steady_clock;
@@ -222,16 +235,9 @@ SelectionReport select(WindowSource& src, const SweepResult& result,
   if (!result.top.empty()) rep.raw = result.top.front();
 
   // PBO needs S blocks of at least one bar and a grid small enough for C(S, S/2) splits.
-  const size_t S = spec.pbo_blocks;
   RobustOptions options;
-  if (S == 0) {
-    rep.pbo_skipped = "pbo_blocks = 0";
-  } else if (S > window.bars) {
-    rep.pbo_skipped = "window shorter than pbo_blocks";
-  } else if (result.evaluated > spec.pbo_max_combos) {
-    rep.pbo_skipped = "more valid combos than pbo_max_combos";
-  } else {
-    options.layout = cscv_layout(window, S);
+  if (pbo_applies(spec, result.evaluated, window.bars, &rep.pbo_skipped)) {
+    options.layout = cscv_layout(window, spec.pbo_blocks);
     options.pbo = true;
   }
   if (spec.plateau) {

@@ -71,6 +71,12 @@ struct SelectionReport {
   SelectionTiming timing;
 };
 
+// Whether select() runs PBO on a window of `window_bars` bars where `valid` combos are valid;
+// if not, why (into *why: select()'s pbo_skipped). Without PBO select() scores every combo of
+// the window in one pass (SweepRequest::scores_follow lets the sweep before it share it).
+bool pbo_applies(const SelectionSpec&, uint64_t valid, size_t window_bars,
+                 std::string* why = nullptr);
+
 // `current`: the combo published before (by id in this grid), if any. `result`: the sweep
 // (or stream advance) of the same window. On a stream's window, StreamWindow(stream, spec)
 // answers from the stream's bounded state: the same report to the bit as BackendWindow on

@@ -1,0 +1,245 @@
+// SweepRequest::scores_follow (a sweep told that robust selection without PBO scores the same
+// window next): the sweep must equal, bit for bit, the same sweep without the hint (ids,
+// metrics, counters), and the robust_scores that follow must equal those of a backend that
+// never saw the hint (objective, sharpe, state, counts, plateau scores and winner), for every
+// family, with and without the plateau stencil, with combos whose equity reaches zero (the
+// host replays). A kept score set must serve only its own request: another window, other
+// ranking rules or edited bars are scored afresh. cpu ignores the hint (the test holds it to
+// that too); cuda skips visibly without a device.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "support/compare.hpp"
+#include "support/series.hpp"
+#include "wfod/backend.hpp"
+#include "wfod/selection/plateau.hpp"
+#include "wfod/selection/robust_scores.hpp"
+#include "wfod/selection/selection_extension.hpp"
+
+namespace wfod {
+namespace {
+
+bool same_bits(double a, double b) {
+  return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
+}
+
+StrategySpec spec_of(Grid g, Fill fill, double commission_bps) {
+  StrategySpec s;
+  s.grid = std::move(g);
+  s.fill = fill;
+  s.costs.commission_bps = commission_bps;
+  s.bars_per_year = 252;
+  return s;
+}
+
+std::vector<StrategySpec> specs() {
+  Grid ma;
+  ma.family = Family::ma_cross;
+  ma.fast = {2, 3, 5, 8, 13};
+  ma.slow = {5, 10, 21, 34};
+  ma.ma = {MaType::sma, MaType::ema, MaType::wma, MaType::hma};
+  ma.side = {Side::long_short, Side::long_only};
+  ma.entry = {Entry::state, Entry::cross};
+  Grid ma_vol = ma;
+  ma_vol.ma = {MaType::sma, MaType::hma};
+  ma_vol.entry = {Entry::cross};
+  ma_vol.vol_short = {5, 20};
+  ma_vol.vol_long = {20, 50};
+  ma_vol.vol_threshold = {0.9, 1.2};
+  Grid channel;
+  channel.family = Family::channel_breakout;
+  channel.n = {5, 10, 20, 55};
+  channel.source = {Source::close, Source::high_low};
+  channel.side = {Side::long_short, Side::long_only};
+  Grid bollinger;
+  bollinger.family = Family::bollinger;
+  bollinger.n = {5, 20, 50};
+  bollinger.k = {1.0, 2.0};
+  bollinger.style = {Style::reversion, Style::breakout};
+  bollinger.side = {Side::long_short, Side::long_only};
+  Grid rsi;
+  rsi.family = Family::rsi_reversion;
+  rsi.n = {2, 7, 14};
+  rsi.lo = {25, 35};
+  rsi.hi = {30, 65, 75};
+  rsi.side = {Side::long_short, Side::long_only};
+  return {spec_of(ma, Fill::next_open, 2), spec_of(ma_vol, Fill::close, 1),
+          spec_of(channel, Fill::next_open, 3), spec_of(bollinger, Fill::close, 1),
+          spec_of(rsi, Fill::next_open, 2)};
+}
+
+selection::RobustOptions options_of(const Grid& g, bool plateau) {
+  selection::RobustOptions o;
+  if (plateau) {
+    selection::SelectionSpec spec;
+    spec.plateau = true;
+    selection::PlateauRequest p;
+    for (const AxisInfo& a : g.axes()) p.axis_sizes.push_back(a.size);
+    p.radii = selection::plateau_radii(g, spec);
+    p.stat = spec.plateau_stat;
+    o.plateau = std::move(p);
+  }
+  return o;
+}
+
+void expect_same_sweep(const SweepResult& got, const SweepResult& want) {
+  EXPECT_EQ(got.evaluated, want.evaluated);
+  EXPECT_EQ(got.skipped, want.skipped);
+  EXPECT_EQ(got.ranked, want.ranked);
+  ASSERT_EQ(test::ids_of(got.top), test::ids_of(want.top));
+  for (size_t i = 0; i < want.top.size(); ++i) {
+    const Metrics &g = got.top[i].metrics, &w = want.top[i].metrics;
+    for (const test::IntField& f : test::kIntFields)
+      EXPECT_EQ(g.*f.member, w.*f.member) << "rank " << i << " " << f.name;
+    for (const test::RealField& f : test::kRealFields)
+      EXPECT_TRUE(same_bits(g.*f.member, w.*f.member))
+          << "rank " << i << " " << f.name << ": " << g.*f.member << " vs " << w.*f.member;
+    EXPECT_TRUE(same_bits(got.top[i].objective, want.top[i].objective)) << "rank " << i;
+  }
+}
+
+void expect_same_scores(const selection::RobustScores& got, const selection::RobustScores& want) {
+  EXPECT_EQ(got.valid, want.valid);
+  EXPECT_EQ(got.ranked, want.ranked);
+  ASSERT_EQ(got.objective.size(), want.objective.size());
+  ASSERT_EQ(got.state.size(), want.state.size());
+  for (size_t id = 0; id < want.objective.size(); ++id) {
+    ASSERT_TRUE(same_bits(got.objective[id], want.objective[id])) << "objective of " << id;
+    ASSERT_TRUE(same_bits(got.sharpe[id], want.sharpe[id])) << "sharpe of " << id;
+    ASSERT_EQ(got.state[id], want.state[id]) << "state of " << id;
+  }
+  ASSERT_EQ(got.plateau_scores.size(), want.plateau_scores.size());
+  for (size_t id = 0; id < want.plateau_scores.size(); ++id)
+    ASSERT_TRUE(same_bits(got.plateau_scores[id], want.plateau_scores[id])) << "plateau " << id;
+  ASSERT_EQ(got.plateau.has_value(), want.plateau.has_value());
+  if (want.plateau) {
+    EXPECT_EQ(got.plateau->id, want.plateau->id);
+    EXPECT_TRUE(same_bits(got.plateau->score, want.plateau->score));
+  }
+}
+
+struct Made {
+  std::unique_ptr<Backend> backend;
+  std::string skip;
+};
+
+Made make(const std::string& name) {
+  Made m;
+  try {
+    m.backend = make_backend(name);
+  } catch (const std::exception& e) {
+    m.skip = name + " backend not available here: " + e.what();
+  }
+  return m;
+}
+
+class ScoresFollow : public ::testing::TestWithParam<std::string> {};
+
+// The hinted sweep and the scores after it, against a backend that never saw the hint.
+TEST_P(ScoresFollow, SweepAndScoresEqualUnhinted) {
+  Made hinted = make(GetParam());
+  if (!hinted.skip.empty()) GTEST_SKIP() << hinted.skip;
+  // A +170% bar late in the walk: a short held through it loses more than its equity, so
+  // some combos take the host's exact replay (spec-notes 5).
+  Series s = test::random_walk(2200, 23, 100, 0.012);
+  for (size_t t = 1900; t < 1904; ++t) {
+    s.close[t] = s.close[t - 1] * (t == 1901 ? 2.7 : 1.0);
+    s.open[t] = s.close[t - 1];
+    s.high[t] = std::max(s.open[t], s.close[t]);
+    s.low[t] = std::min(s.open[t], s.close[t]);
+  }
+  const HistoryView h = HistoryView::of(s);
+  size_t compared = 0;
+  for (const StrategySpec& spec : specs()) {
+    SCOPED_TRACE(std::string(to_string(spec.grid.family)));
+    for (size_t end : {1200u, 2200u}) {
+      for (bool plateau : {false, true}) {
+        SCOPED_TRACE("window end " + std::to_string(end) + (plateau ? ", plateau" : ""));
+        SweepRequest req;
+        req.history = h;
+        req.strategy = spec;
+        req.window = {end, 700, default_warmup(spec.grid)};
+        req.rank.top = 7;
+        req.rank.min_trades = 2;
+        req.prepare_bars = h.size();
+        const selection::RobustOptions opt = options_of(spec.grid, plateau);
+
+        Made plain = make(GetParam());
+        ASSERT_TRUE(plain.skip.empty()) << plain.skip;
+        const SweepResult want = plain.backend->sweep(req);
+        const selection::RobustScores want_scores =
+            selection::robust_scores(*plain.backend, req, opt);
+
+        SweepRequest follow = req;
+        follow.scores_follow = true;
+        const SweepResult got = hinted.backend->sweep(follow);
+        expect_same_sweep(got, want);
+        expect_same_scores(selection::robust_scores(*hinted.backend, follow, opt), want_scores);
+        // Asked again (the kept set is spent): scored afresh, the same.
+        expect_same_scores(selection::robust_scores(*hinted.backend, follow, opt), want_scores);
+        compared += want.top.size();
+      }
+    }
+  }
+  EXPECT_GT(compared, 50u);
+}
+
+// A kept score set serves only the robust_scores of its own request.
+TEST_P(ScoresFollow, KeptScoresServeOnlyTheirRequest) {
+  Made hinted = make(GetParam());
+  if (!hinted.skip.empty()) GTEST_SKIP() << hinted.skip;
+  const Series s = test::random_walk(1800, 41, 100, 0.01);
+  const HistoryView h = HistoryView::of(s);
+  const StrategySpec spec = specs().front();
+  SweepRequest req;
+  req.history = h;
+  req.strategy = spec;
+  req.window = {1500, 600, default_warmup(spec.grid)};
+  req.rank.min_trades = 2;
+  req.scores_follow = true;
+  const selection::RobustOptions opt = options_of(spec.grid, true);
+
+  // Each variant after a hinted sweep of `req`, against a fresh backend's scores of it.
+  SweepRequest other_window = req;
+  other_window.window.end -= 37;
+  SweepRequest other_rules = req;
+  other_rules.rank.min_trades = 9;
+  other_rules.rank.max_drawdown = 0.4;
+  Series edited = s;
+  edited.close[1400] *= 1.01;
+  SweepRequest other_bars = req;
+  other_bars.history = HistoryView::of(edited);
+  SweepRequest other_objective = req;
+  other_objective.rank.objective = Objective::sortino;
+  size_t checked = 0;
+  for (const SweepRequest* asked : {&other_window, &other_rules, &other_bars, &other_objective}) {
+    SCOPED_TRACE("variant " + std::to_string(checked));
+    hinted.backend->sweep(req);
+    const selection::RobustScores got = selection::robust_scores(*hinted.backend, *asked, opt);
+    Made fresh = make(GetParam());
+    ASSERT_TRUE(fresh.skip.empty()) << fresh.skip;
+    const selection::RobustScores want = selection::robust_scores(*fresh.backend, *asked, opt);
+    expect_same_scores(got, want);
+    ++checked;
+  }
+  // And with PBO asked after the hint: the block Summaries' scores, not the kept ones.
+  hinted.backend->sweep(req);
+  selection::RobustOptions pbo = opt;
+  pbo.pbo = true;
+  pbo.layout = selection::cscv_layout(req.window, 8);
+  Made fresh = make(GetParam());
+  expect_same_scores(selection::robust_scores(*hinted.backend, req, pbo),
+                     selection::robust_scores(*fresh.backend, req, pbo));
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, ScoresFollow, ::testing::Values("cpu", "cuda"),
+                         [](const auto& tp) { return std::string(tp.param); });
+
+}  // namespace
+}  // namespace wfod
