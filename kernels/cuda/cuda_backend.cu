@@ -35,6 +35,7 @@
 #include "src/position_cache.hpp"
 #include "sweep_kernels.cuh"
 #include "wfod/cuda_arch.hpp"
+#include "wfod/detail/rank_math.hpp"
 #include "wfod/env_knobs.hpp"
 #include "wfod/screened_top.hpp"
 #include "wfod/segments.hpp"
@@ -92,7 +93,9 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     const Grid& grid = req.strategy.grid;
     const unsigned long long n_ids = grid.size();
 
-    kept_scores_.reset();  // a kept score set serves the robust_scores right after its sweep
+    // A kept score set (and winner's returns) serves the selection right after its sweep.
+    kept_scores_.reset();
+    kept_returns_.reset();
 
     GpuEvent e0, e1, e2, e3;
     e0.record();
@@ -226,6 +229,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     selection::check_cuts(req, cuts);
     prepare_unless_current(req);
     kept_scores_.reset();
+    kept_returns_.reset();
     return device_block_summaries(*selection_, req, cuts, prepared());
   }
 
@@ -258,6 +262,16 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     WindowScores* reuse =
         kept && !options.pbo && kept->key == scores_key(req) ? &kept->scores : nullptr;
     return device_robust_scores(*selection_, *this, req, options, prepared(), prepare_ms, reuse);
+  }
+
+  // The raw winner's returns that the sweep of this same request kept (sweep_from_scores), once.
+  std::optional<std::vector<double>> kept_returns(const SweepRequest& req,
+                                                  const Combo& combo) override {
+    std::optional<KeptReturns> kept = std::move(kept_returns_);
+    kept_returns_.reset();
+    if (!kept || kept->id != combo.id || kept->key != scores_key(req) || !prepared_for(req))
+      return std::nullopt;
+    return std::move(kept->values);
   }
 
   std::unique_ptr<Stream> open_stream(const StreamSpec& spec, const HistoryView& h) override {
@@ -336,6 +350,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     prepared_key_.valid = false;  // until this prepare completes
     ++prepare_generation_;
     kept_scores_.reset();
+    kept_returns_.reset();
     prepare_state(req);
     PreparedKey& k = prepared_key_;
     k.grid = req.strategy.grid;
@@ -538,6 +553,14 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     }
     const auto host = summaries.download(ids.size());
     if (eval_parts_.size() * sizeof(Summary) > kKeptEvalPartsBytes) eval_parts_ = {};
+    return metrics_of(req, ids, host);
+  }
+
+  // Metrics of canonical Summaries: finalized on the host like every backend's, and those whose
+  // equity reaches zero evaluated on the host (the combine's drawdown does not hold there).
+  std::vector<Metrics> metrics_of(const SweepRequest& req, std::span<const uint64_t> ids,
+                                  const std::vector<Summary>& host) {
+    std::vector<Metrics> out(ids.size());
     std::vector<uint64_t> fallback_ids;
     std::vector<size_t> fallback_slots;
     for (size_t i = 0; i < ids.size(); ++i) {
@@ -617,10 +640,13 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     const size_t k = std::min(req.rank.top, best.size());
     std::partial_sort(best.begin(), best.begin() + static_cast<std::ptrdiff_t>(k), best.end(),
                       [&](uint64_t a, uint64_t b) {
-                        return ranks_before(sc.objective[a], a, sc.objective[b], b);
+                        return detail::ranks_before(sc.objective[a], a, sc.objective[b], b);
                       });
     best.resize(k);
-    const std::vector<Metrics> metrics = evaluate_prepared(req, best, true);
+    // Their canonical Summaries as the scores pass joined them, where it left them all.
+    const std::vector<Metrics> metrics =
+        w.summaries ? metrics_of(req, best, window_summaries(*selection_, best))
+                    : evaluate_prepared(req, best, true);
     TopK top(req.rank.top);
     for (size_t i = 0; i < k; ++i)
       top.offer(
@@ -633,6 +659,9 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     result.ranked = sc.ranked;
     result.top = top.sorted();
     e3.record();
+    // The raw winner's returns for select()'s DSR, computed here on the device (a thread per
+    // tile of bars) where the host would replay its positions from the anchor.
+    if (!best.empty()) keep_winner_returns(req, result.top.front().combo.id);
     timing.rescored = k;
     timing.indicators_ms = e1.since(e0);
     timing.evaluate_ms = e2.since(e1);
@@ -642,6 +671,20 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     result.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
+  }
+
+  struct KeptReturns {
+    ScoresKey key;
+    uint64_t id = 0;
+    std::vector<double> values;
+  };
+  void keep_winner_returns(const SweepRequest& req, uint64_t id) {
+    const long long first = static_cast<long long>(req.window.first());
+    const long long last = static_cast<long long>(req.window.end);
+    const size_t n = static_cast<size_t>(last - first);
+    returns_.ensure(n);
+    launch_window_returns(kinds_, tables_.view, bars_, id, first, last, returns_.data());
+    kept_returns_ = KeptReturns{scores_key(req), id, returns_.download(n)};
   }
 
   // SPEC §9: compares fast and exact decisions over every valid combo of the window.
@@ -702,6 +745,9 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   uint64_t prepare_generation_ = 0;
   // The window scores the last sweep ranked from, for the robust_scores right after it.
   std::optional<KeptScores> kept_scores_;
+  // The raw winner's window returns the last sweep_from_scores computed, for kept_returns.
+  std::optional<KeptReturns> kept_returns_;
+  DeviceBuffer<double> returns_;
   std::shared_ptr<SelectionWorkspace> selection_ = make_selection_workspace();
 };
 

@@ -245,10 +245,29 @@ WindowScores device_window_scores(SelectionWorkspace& ws, Backend& self, const S
   canonical_scores(ws, req, p, total, rp, std::sqrt(req.strategy.bars_per_year));
   WFOD_CUDA_CHECK(cudaDeviceSynchronize());
   w.blocks_ms = ms_since(t);
+  // One batch: the join left every combo's Summary in row 0 of the parts (ws.blocks[id]).
+  w.summaries =
+      canonical_batch(total, canonical_chunks(static_cast<long long>(req.window.bars))) >= total;
   t = Clock::now();
   w.on_device = collect_scores(ws, self, req, total, w.scores, nullptr);
   w.score_ms = ms_since(t);
   return w;
+}
+
+std::vector<Summary> window_summaries(SelectionWorkspace& ws, std::span<const uint64_t> ids) {
+  std::vector<Summary> out(ids.size());
+  if (ids.empty()) return out;
+  // Each Summary into one page-locked buffer, then one wait: a few microseconds a copy.
+  if (ws.host_summaries.size() < ids.size())
+    ws.host_summaries = PinnedBuffer<Summary>(std::max<size_t>(ids.size(), 64));
+  cudaStream_t stream = ws.side.get();
+  for (size_t i = 0; i < ids.size(); ++i)
+    WFOD_CUDA_CHECK(cudaMemcpyAsync(ws.host_summaries.data() + i, ws.blocks.data() + ids[i],
+                                    sizeof(Summary), cudaMemcpyDeviceToHost, stream));
+  WFOD_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::memcpy(static_cast<void*>(out.data()), ws.host_summaries.data(),
+              ids.size() * sizeof(Summary));
+  return out;
 }
 
 SelectionTiming last_selection_timing() { return g_timing; }

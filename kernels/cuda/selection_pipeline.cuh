@@ -36,10 +36,15 @@ std::vector<Summary> device_block_summaries(SelectionWorkspace&, const SweepRequ
 struct WindowScores {
   selection::RobustScores scores;  // objective, sharpe, state, valid, ranked
   bool on_device = false;          // the workspace's score arrays equal them (no replay)
+  bool summaries = false;          // every combo's joined Summary is in the workspace (one batch)
   double blocks_ms = 0, score_ms = 0;
 };
 WindowScores device_window_scores(SelectionWorkspace&, Backend& self, const SweepRequest&,
                                   const PreparedSweep&);
+// The joined Summaries of `ids` that device_window_scores left in the workspace (when its
+// WindowScores::summaries says so, and until the workspace's next grid pass): evaluate()'s
+// canonical Summaries of those combos, without evaluating them again.
+std::vector<Summary> window_summaries(SelectionWorkspace&, std::span<const uint64_t> ids);
 
 // The selection extension's robust_scores on the device; `self` re-evaluates combos whose
 // equity reaches zero (spec-notes 5) exactly as score_grid does. Throws wfod::Unsupported, naming

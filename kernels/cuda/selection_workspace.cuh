@@ -59,6 +59,7 @@ class SelectionWorkspace {
   DeviceBuffer<double> is_obj, oos_obj;
   DeviceBuffer<float> store;  // pass A's screens, splits rows of cscv_store_stride floats
   PinnedBuffer<unsigned char> host_scores;  // the score arrays' staging on the host
+  PinnedBuffer<Summary> host_summaries;     // window_summaries' staging
   GpuStream side;                           // copies that overlap the CSCV kernels
   GpuEvent walk_start, walk_end, count_start, count_end;
 };

@@ -315,6 +315,30 @@ __global__ void __launch_bounds__(kBlock)
   parts[gid] = s;
 }
 
+// One combo's strategy returns s_t over [first, last) (combo_returns' values, bit for bit): a
+// thread per tile of kTile bars, its entry state by the backward scan and its decisions and
+// per-bar values exactly as evaluate_range makes them, written to out[t - first].
+template <int Family, bool Cross, bool Vol>
+__global__ void __launch_bounds__(kBlock)
+    window_returns_kernel(GridTables g, BarData bars, unsigned long long id, long long first,
+                          long long last, double* __restrict__ out) {
+  const long long t0 = first + (static_cast<long long>(blockIdx.x) * kBlock + threadIdx.x) * kTile;
+  if (t0 >= last) return;
+  const DeviceCombo c = decode_combo(g, id);
+  if (!is_kind<Family, Cross>(c) || !c.valid) return;
+  const int count = last - t0 < kTile ? static_cast<int>(last - t0) : kTile;
+  const double p2 = position_before<Family, Cross, Vol>(c, bars, t0 - 2);
+  const double p1 = next_bar<Family, Cross, Vol>(c, bars, t0 - 1, p2);
+  TileDecider<Family, Cross, Vol> decider(c, bars, t0, t0 + count, p2, p1, false);
+  double a = decider.ip2;
+  const TileDecisions tile = decider.next(t0, count);
+  for (int j = 0; j < count; ++j) {
+    const double b = tile.held_at(j);
+    out[t0 - first + j] = bar_return(a, b, bars.gap[t0 + j], bars.body[t0 + j], bars.cost);
+    a = b;
+  }
+}
+
 // Thread (i, j) = gid / chunks, gid % chunks loads part j of ids[i]; the tree of
 // sweep_chunks_kernel (pairs at stride 1, 2, 4, ..., the left part first) joins each id's
 // parts in shared memory (chunks <= kBlock, a power of two: a block holds whole ids), in
@@ -488,6 +512,20 @@ void launch_canonical_summaries(const std::vector<KernelKind>& kinds, bool per_b
   }
   join_chunks_kernel<<<blocks, kBlock>>>(parts, n, chunks, out);
   WFOD_CUDA_CHECK_LAUNCH();
+}
+
+void launch_window_returns(const std::vector<KernelKind>& kinds, const GridTables& g,
+                           const BarData& bars, unsigned long long id, long long first,
+                           long long last, double* out) {
+  const unsigned long long tiles =
+      static_cast<unsigned long long>((last - first + kTile - 1) / kTile);
+  for (const KernelKind& kind : kinds) {
+    dispatch_family(kind, [&](auto fam, auto cross, auto vol) {
+      window_returns_kernel<decltype(fam)::value, decltype(cross)::value, decltype(vol)::value>
+          <<<blocks_for(tiles), kBlock>>>(g, bars, id, first, last, out);
+    });
+    WFOD_CUDA_CHECK_LAUNCH();
+  }
 }
 
 void launch_fast_parity(const KernelKind& kind, const GridTables& g, const BarData& bars,

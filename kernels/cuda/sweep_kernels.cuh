@@ -188,6 +188,13 @@ void launch_canonical_summaries(const std::vector<KernelKind>& kinds, bool per_b
                                 const unsigned long long* ids, unsigned long long id0, int chunks,
                                 Summary* parts, Summary* out);
 
+// One valid combo's strategy returns s_t over bars [first, last) into out[t - first], as
+// combo_returns makes them on the host (bit for bit): the per-bar evaluator's decisions and
+// values, a thread per tile of bars. `kinds`: the grid's (the combo's kind writes).
+void launch_window_returns(const std::vector<KernelKind>& kinds, const GridTables& g,
+                           const BarData& bars, unsigned long long id, long long first,
+                           long long last, double* out);
+
 // Joins each combo's parts, finalizes, ranks: k candidates per block of 256 combos.
 void launch_finalize_rank(const GridTables& g, const Summary* parts, int parts_per_combo,
                           unsigned long long n_ids, const RankParams& rp, int k,

@@ -100,6 +100,17 @@ struct Tally {
   }
 };
 
+// The strategy return s_t of one bar whose held position goes from a (the exit segment's) to
+// b (the body's), with its gap and body returns and the cost rate (SPEC §5): what
+// RangeWalk::bar adds up, and what combo_returns lists.
+__device__ __forceinline__ double bar_return(double a, double b, double gap, double body,
+                                             double cost) {
+  const bool changed = a != b;
+  const double exit_value = a * gap - (changed ? cost * fabs(a) : 0.0);
+  const double body_value = b * body - (changed ? cost * fabs(b) : 0.0);
+  return exit_value + body_value;
+}
+
 // One bar-by-bar walk over a (combo, bar range): bar() takes the position held through the
 // bar's exit segment (a, decided two closes back) and body (b), the bar's gap and body
 // returns and the cost rate (SPEC §5); summary() is the range's Summary. Predicated: the same

@@ -12,6 +12,7 @@
 #include <bit>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,9 @@
 #include "wfod/backend.hpp"
 #include "wfod/selection/plateau.hpp"
 #include "wfod/selection/robust_scores.hpp"
+#include "wfod/selection/selection.hpp"
 #include "wfod/selection/selection_extension.hpp"
+#include "wfod/selection/window_source.hpp"
 
 namespace wfod {
 namespace {
@@ -236,6 +239,116 @@ TEST_P(ScoresFollow, KeptScoresServeOnlyTheirRequest) {
   Made fresh = make(GetParam());
   expect_same_scores(selection::robust_scores(*hinted.backend, req, pbo),
                      selection::robust_scores(*fresh.backend, req, pbo));
+}
+
+// The raw winner's returns the hinted sweep keeps (cuda: computed on the device) equal the
+// host's combo_returns bit for bit; they serve once, and only that combo and request.
+TEST_P(ScoresFollow, KeptReturnsEqualHostReturns) {
+  Made hinted = make(GetParam());
+  if (!hinted.skip.empty()) GTEST_SKIP() << hinted.skip;
+  auto host = make_backend("cpu_ref");
+  const Series s = test::random_walk(2600, 31, 100, 0.011);
+  const HistoryView h = HistoryView::of(s);
+  size_t compared = 0;
+  for (const StrategySpec& spec : specs()) {
+    SCOPED_TRACE(std::string(to_string(spec.grid.family)));
+    for (size_t end : {1100u, 1701u, 2600u}) {
+      SCOPED_TRACE("window end " + std::to_string(end));
+      SweepRequest req;
+      req.history = h;
+      req.strategy = spec;
+      req.window = {end, 777, default_warmup(spec.grid)};
+      req.rank.min_trades = 1;
+      req.prepare_bars = h.size();
+      req.scores_follow = true;
+      const SweepResult r = hinted.backend->sweep(req);
+      ASSERT_FALSE(r.top.empty());
+      const Combo& raw = r.top.front().combo;
+      selection::BackendWindow window(*hinted.backend, req);
+      if (r.top.size() > 1) {
+        EXPECT_FALSE(window.kept_returns(r.top[1].combo)) << "another combo";
+      }
+      hinted.backend->sweep(req);
+      std::optional<std::vector<double>> kept = window.kept_returns(raw);
+      if (GetParam() != "cuda") {
+        EXPECT_FALSE(kept) << "only cuda keeps returns";
+        continue;
+      }
+      ASSERT_TRUE(kept) << "the hinted sweep keeps its raw winner's returns";
+      EXPECT_FALSE(window.kept_returns(raw)) << "served once";
+      const std::vector<double> want = selection::window_returns(*host, req, raw);
+      ASSERT_EQ(kept->size(), want.size());
+      for (size_t i = 0; i < want.size(); ++i)
+        ASSERT_TRUE(same_bits((*kept)[i], want[i]))
+            << "bar " << i << ": " << (*kept)[i] << " vs " << want[i];
+      // Another request (the window one bar earlier) is not served them.
+      hinted.backend->sweep(req);
+      SweepRequest earlier = req;
+      earlier.window.end -= 1;
+      EXPECT_FALSE(selection::BackendWindow(*hinted.backend, earlier).kept_returns(raw));
+      ++compared;
+    }
+  }
+  if (GetParam() == "cuda") {
+    EXPECT_EQ(compared, 15u);
+  }
+}
+
+// select() after a hinted sweep reports what it reports after an unhinted one, to the bit
+// (DSR from the kept returns, scores from the kept scores), with and without the plateau.
+TEST_P(ScoresFollow, SelectionReportEqualUnhinted) {
+  Made hinted = make(GetParam());
+  if (!hinted.skip.empty()) GTEST_SKIP() << hinted.skip;
+  const Series s = test::random_walk(2400, 7, 100, 0.012);
+  const HistoryView h = HistoryView::of(s);
+  for (const StrategySpec& spec : specs()) {
+    for (bool plateau : {false, true}) {
+      SCOPED_TRACE(std::string(to_string(spec.grid.family)) + (plateau ? ", plateau" : ""));
+      selection::SelectionSpec sel;
+      sel.pbo_blocks = 0;
+      sel.plateau = plateau;
+      sel.hysteresis_rel = 0.05;
+      SweepRequest req;
+      req.history = h;
+      req.strategy = spec;
+      req.window = {2300, 900, default_warmup(spec.grid)};
+      req.rank.min_trades = 2;
+      req.threads = 2;
+      Made plain = make(GetParam());
+      ASSERT_TRUE(plain.skip.empty()) << plain.skip;
+      const SweepResult want_sweep = plain.backend->sweep(req);
+      ASSERT_FALSE(want_sweep.top.empty());
+      const uint64_t current = want_sweep.top.back().combo.id;
+      const selection::SelectionReport want =
+          selection::select(*plain.backend, req, want_sweep, current, sel);
+      SweepRequest follow = req;
+      follow.scores_follow = true;
+      const SweepResult got_sweep = hinted.backend->sweep(follow);
+      const selection::SelectionReport got =
+          selection::select(*hinted.backend, follow, got_sweep, current, sel);
+      ASSERT_EQ(got.winner.has_value(), want.winner.has_value());
+      if (want.winner) {
+        EXPECT_EQ(got.winner->combo.id, want.winner->combo.id);
+      }
+      ASSERT_EQ(got.dsr.has_value(), want.dsr.has_value());
+      if (want.dsr) {
+        EXPECT_EQ(got.dsr->inputs.trials, want.dsr->inputs.trials);
+        EXPECT_EQ(got.dsr->inputs.winner.bars, want.dsr->inputs.winner.bars);
+        EXPECT_TRUE(same_bits(got.dsr->inputs.sharpe_var, want.dsr->inputs.sharpe_var));
+        EXPECT_TRUE(same_bits(got.dsr->inputs.winner.sharpe, want.dsr->inputs.winner.sharpe));
+        EXPECT_TRUE(same_bits(got.dsr->inputs.winner.skew, want.dsr->inputs.winner.skew));
+        EXPECT_TRUE(same_bits(got.dsr->inputs.winner.kurt, want.dsr->inputs.winner.kurt));
+        EXPECT_TRUE(same_bits(got.dsr->dsr, want.dsr->dsr));
+      }
+      EXPECT_EQ(got.decision.id, want.decision.id);
+      EXPECT_EQ(got.decision.reason, want.decision.reason);
+      EXPECT_TRUE(same_bits(got.decision.margin, want.decision.margin));
+      ASSERT_EQ(got.published.has_value(), want.published.has_value());
+      if (want.published) {
+        EXPECT_EQ(got.published->combo.id, want.published->combo.id);
+      }
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ScoresFollow, ::testing::Values("cpu", "cuda"),

@@ -170,6 +170,10 @@ std::vector<Summary> BackendWindow::block_summaries(std::span<const size_t> cuts
 std::vector<double> BackendWindow::window_returns(const Combo& combo) {
   return selection::window_returns(backend_, request_, combo);
 }
+std::optional<std::vector<double>> BackendWindow::kept_returns(const Combo& combo) {
+  SelectionExtension* extension = backend_.selection();
+  return extension ? extension->kept_returns(request_, combo) : std::nullopt;
+}
 RobustScores BackendWindow::robust_scores(const RobustOptions& options) {
   return selection::robust_scores(backend_, request_, options);
 }
@@ -252,8 +256,11 @@ SelectionReport select(WindowSource& src, const SweepResult& result,
   // Without plateau mode the winner is the raw arg-max, known before the grid is scored: where
   // the source allows it, its DSR returns are computed on another thread meanwhile (the cuda
   // backend answers them on the host while the device scores the grid).
+  // Or the source holds them already (the cuda sweep's raw winner, with scores_follow).
+  std::optional<std::vector<double>> kept_raw_returns;
+  if (!spec.plateau && rep.raw) kept_raw_returns = src.kept_returns(rep.raw->combo);
   std::future<std::vector<double>> raw_returns;
-  if (!spec.plateau && rep.raw && src.returns_overlap_scores()) {
+  if (!kept_raw_returns && !spec.plateau && rep.raw && src.returns_overlap_scores()) {
     raw_returns = std::async(std::launch::async,
                              [&src, combo = rep.raw->combo] { return src.window_returns(combo); });
   }
@@ -286,8 +293,9 @@ SelectionReport select(WindowSource& src, const SweepResult& result,
     DsrInputs in;
     in.trials = scores.valid;
     in.sharpe_var = sample_variance(sharpes);
-    in.winner = return_moments(raw_returns.valid() ? raw_returns.get()
-                                                   : src.window_returns(rep.winner->combo));
+    in.winner = return_moments(kept_raw_returns      ? std::move(*kept_raw_returns)
+                               : raw_returns.valid() ? raw_returns.get()
+                                                     : src.window_returns(rep.winner->combo));
     rep.dsr = deflated_sharpe(in);
     rep.dsr_passes = !spec.min_dsr || rep.dsr->dsr >= *spec.min_dsr;  // NaN fails
   }

@@ -3,6 +3,9 @@
 // plan fits, the host pipeline over block_summaries / evaluate otherwise.
 #pragma once
 
+#include <optional>
+#include <vector>
+
 #include "wfod/backend.hpp"
 #include "wfod/selection/robust_scores.hpp"
 
@@ -17,6 +20,13 @@ class SelectionExtension {
   // on the same backend. Throws wfod::Unsupported when the plan does not fit (e.g. device
   // memory); robust_scores() below then runs the host pipeline.
   virtual RobustScores robust_scores(const SweepRequest&, const RobustOptions&) = 0;
+  // One combo's strategy returns s_t over the request's window, bit for bit as combo_returns
+  // computes them, where the backend already holds them (the cuda backend keeps its sweep's
+  // raw winner's when SweepRequest::scores_follow); nullopt otherwise (select() then runs
+  // combo_returns). Never runs device work; not for a call beside robust_scores.
+  virtual std::optional<std::vector<double>> kept_returns(const SweepRequest&, const Combo&) {
+    return std::nullopt;
+  }
 };
 
 // The host pipeline on `backend`: score_grid + cscv_pbo (or score_grid_by_evaluate without

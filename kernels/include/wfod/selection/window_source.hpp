@@ -3,6 +3,7 @@
 // from the stream's own bounded state (StreamWindow). Both give the same numbers to the bit.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -27,6 +28,9 @@ class WindowSource {
   // Whether window_returns() may run on another thread while robust_scores() runs on this one
   // (select() then computes the raw winner's DSR returns meanwhile). Default: no.
   virtual bool returns_overlap_scores() const { return false; }
+  // window_returns(combo) where the source already holds them (on the calling thread, before
+  // robust_scores); nullopt otherwise. Default: never.
+  virtual std::optional<std::vector<double>> kept_returns(const Combo&) { return std::nullopt; }
 };
 
 // The host pipeline of robust_scores (score_grid + cscv_pbo, or score_grid_by_evaluate,
@@ -54,6 +58,8 @@ class BackendWindow final : public WindowSource {
   bool returns_overlap_scores() const override {
     return request_.threads != 1 && backend_.positions_overlap_sweep();
   }
+  // The backend's selection extension's kept_returns.
+  std::optional<std::vector<double>> kept_returns(const Combo& combo) override;
 
  private:
   Backend& backend_;
