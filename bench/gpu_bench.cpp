@@ -4,6 +4,7 @@
 // combo-bar), each in the backend's chosen layout and in the plain thread-per-combo layout.
 // Prints one table:
 // median of repeated runs after a warm-up, device-event times, combo-bars/s.
+// usage: gpu_bench [repeat=7] [case letter, or all] [chunks per combo of the chosen rows]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -38,6 +39,9 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
   const int repeat = argc > 1 ? std::atoi(argv[1]) : 7;
   const std::string only = argc > 2 ? argv[2] : "";  // "A" ... "E": one case (profiling)
+  // Time chunks per combo for the "chosen" and "fast" rows (a power of two; 0 or absent: the
+  // backend's choice), to measure the layout choice itself.
+  const std::string chunks_arg = argc > 3 ? argv[3] : "";
   std::vector<Case> cases;
   {
     Case c{"A sma 200k x 10k", bench::random_walk(13'100, 1, bench::kDailyWalk), {}};
@@ -110,7 +114,7 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   std::vector<std::string> parity_lines;
   for (auto& c : cases) {
-    if (!only.empty() && only[0] != c.name[0]) continue;
+    if (!only.empty() && only != "all" && only[0] != c.name[0]) continue;
     c.req.history = HistoryView::of(c.series);
     c.req.strategy.costs.commission_bps = 1;
     c.req.rank.top = 10;
@@ -121,7 +125,10 @@ int main(int argc, char** argv) {
         setenv("WFOD_CUDA_FORCE_CHUNKS", "1", 1);
         setenv("WFOD_CUDA_KERNEL", "plain", 1);
       } else {
-        unsetenv("WFOD_CUDA_FORCE_CHUNKS");
+        if (chunks_arg.empty() || chunks_arg == "0")
+          unsetenv("WFOD_CUDA_FORCE_CHUNKS");
+        else
+          setenv("WFOD_CUDA_FORCE_CHUNKS", chunks_arg.c_str(), 1);
         unsetenv("WFOD_CUDA_KERNEL");
       }
       backend->sweep(c.req);  // warm-up: module load, allocations

@@ -119,7 +119,11 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     if (static_cast<long long>(n_ids) * fill < resident_threads_) {
       const long long want =
           resident_threads_ / static_cast<long long>(std::max<unsigned long long>(n_ids, 1));
-      chunks = std::min(next_pow2(want), next_pow2(std::max<long long>(1, window / 32)) / 2);
+      // At least ~128 bars a chunk: with the chunk-major layout, gpu_bench B (80 combos x
+      // 150k bars) evaluated in 0.208 / 0.177 / 0.271 ms at 256 / 1024 / 4096 chunks
+      // (bench/results/h200-2026-12-03-s18d): below that, the chunks' backward scans and joins
+      // cost more than the bars they split.
+      chunks = std::min(next_pow2(want), next_pow2(std::max<long long>(1, window / 128)) / 2);
       chunks = std::max(chunks, 1);
     }
     // WFOD_CUDA_FORCE_CHUNKS=N (a power of two) overrides the choice: tests run parity on
@@ -467,10 +471,12 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
                            candidates_.data() + i * per_kind, counters_.data(), fallback_.data(),
                            screen.fallback_cap);
     } else {
+      // Chunk-major parts (coalesced loads), joined into `parts` groups per combo.
       const int parts = std::max(1, chunks / kBlock);
       parts_.ensure(n_ids * static_cast<unsigned long long>(parts));
-      for (const auto& kind : kinds_)
-        launch_sweep_chunks(kind, tables_.view, bars_, first, window, n_ids, chunks, parts_.data());
+      chunk_parts_.ensure(n_ids * static_cast<unsigned long long>(chunks));
+      launch_chunk_summaries(kinds_, false, tables_.view, bars_, first, window, n_ids, nullptr, 0,
+                             chunks, chunk_parts_.data(), parts_.data());
       // The finalize kernel ranks every combo once: it writes the first kind's slots only.
       launch_finalize_rank(tables_.view, parts_.data(), parts, n_ids, rp, k, candidates_.data(),
                            counters_.data(), fallback_.data(), screen.fallback_cap);
@@ -547,7 +553,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     eval_parts_.ensure(batch * static_cast<size_t>(chunks));
     for (size_t b0 = 0; b0 < ids.size(); b0 += batch) {
       const size_t count = std::min(batch, ids.size() - b0);
-      launch_canonical_summaries(
+      launch_chunk_summaries(
           kinds_, canonical, tables_.view, bars_, static_cast<long long>(req.window.first()),
           window, count, d_ids.data() + b0, 0, chunks, eval_parts_.data(), summaries.data() + b0);
     }
@@ -728,6 +734,9 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   DeviceBuffer<Counters> counters_;
   DeviceBuffer<unsigned long long> fallback_;
   DeviceBuffer<Summary> parts_;
+  // The time-chunked layout's chunk-major parts: combos x chunks, where the layout is chosen
+  // only while combos x chunks stays near the resident threads (a few hundred thousand).
+  DeviceBuffer<Summary> chunk_parts_;
   DeviceBuffer<unsigned long long> eval_ids_;
   DeviceBuffer<Summary> eval_summaries_;
   // evaluate()'s chunk parts: at most kEvalPartsBytes per batch of ids; kept between calls

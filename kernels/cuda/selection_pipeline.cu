@@ -144,9 +144,9 @@ void canonical_scores(SelectionWorkspace& ws, const SweepRequest& req, const Pre
   ws.blocks.ensure(batch * static_cast<uint64_t>(chunks));
   for (uint64_t id0 = 0; id0 < total; id0 += batch) {
     const uint64_t count = std::min(batch, total - id0);
-    launch_canonical_summaries(*p.kinds, req.precision == Precision::exact,  // as evaluate()
-                               *p.tables, *p.bars, first, window, count, nullptr, id0, chunks,
-                               ws.blocks.data(), ws.blocks.data());
+    launch_chunk_summaries(*p.kinds, req.precision == Precision::exact,  // as evaluate()
+                           *p.tables, *p.bars, first, window, count, nullptr, id0, chunks,
+                           ws.blocks.data(), ws.blocks.data());
     launch_window_scores(*p.tables, ws.blocks.data(), 1, 0, 0, count, rp, sqrt_bpy,
                          ws.objective.data() + id0, ws.sharpe.data() + id0, ws.state.data() + id0,
                          ws.flags.data() + id0, id0);

@@ -259,42 +259,8 @@ __global__ void __launch_bounds__(kBlock, kFusedBlocksPerSm)
   }
 }
 
-template <int Family, bool Cross, bool Vol, bool Plain>
-__global__ void __launch_bounds__(kBlock)
-    sweep_chunks_kernel(GridTables g, BarData bars, long long first, long long window,
-                        unsigned long long n, int chunks, Summary* parts_out) {
-  // Raw storage: __shared__ variables cannot run Summary's member initializers.
-  __shared__ alignas(Summary) unsigned char raw[kBlock * sizeof(Summary)];
-  Summary* sh = reinterpret_cast<Summary*>(raw);
-  const unsigned long long gid = static_cast<unsigned long long>(blockIdx.x) * kBlock + threadIdx.x;
-  const unsigned long long combo = gid / chunks;
-  const long long chunk = static_cast<long long>(gid % chunks);
-  Summary s;
-  bool mine = false;
-  if (combo < n) {
-    const DeviceCombo c = decode_combo(g, combo);
-    mine = is_kind<Family, Cross>(c);
-    if (mine && c.valid) {
-      const long long lo = first + window * chunk / chunks;
-      const long long hi = first + window * (chunk + 1) / chunks;
-      s = evaluate_kind<Family, Cross, Vol, Plain>(c, bars, lo, hi);
-    }
-  }
-  const int tid = threadIdx.x;
-  const int span = chunks < kBlock ? chunks : kBlock;
-  sh[tid] = s;
-  __syncthreads();
-  // Tree of combines over each combo's chunks, left to right at every level (associative).
-  for (int stride = 1; stride < span; stride <<= 1) {
-    if (tid % (2 * stride) == 0) sh[tid] = detail::combine_hd(sh[tid], sh[tid + stride]);
-    __syncthreads();
-  }
-  // Every chunk of a combo has the same kind: the chunk-0 thread speaks for the group.
-  if (tid % span == 0 && mine) parts_out[gid / span] = sh[tid];
-}
-
 // Chunk-major: thread gid = chunk * n + i runs ids[i] (or id0 + i) over its chunk
-// (launch_canonical_summaries).
+// (launch_chunk_summaries).
 template <int Family, bool Cross, bool Vol, bool Plain>
 __global__ void __launch_bounds__(kBlock)
     chunk_parts_kernel(GridTables g, BarData bars, long long first, long long window,
@@ -339,26 +305,30 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-// Thread (i, j) = gid / chunks, gid % chunks loads part j of ids[i]; the tree of
-// sweep_chunks_kernel (pairs at stride 1, 2, 4, ..., the left part first) joins each id's
-// parts in shared memory (chunks <= kBlock, a power of two: a block holds whole ids), in
-// parallel, so a few ids with many chunks (a long window's re-scores) take a few levels, not
-// chunks - 1 dependent joins. out may be parts: row 0 of an id is read by its own block only.
+// Thread gid = i * chunks + c loads part c of ids[i] (parts[c * n + i], chunk-major), and a
+// block joins each span = min(chunks, kBlock) consecutive chunks of an id by the perfect
+// binary tree, left to right at every level (pairs at stride 1, 2, 4, ..., the left part
+// first), in shared memory, into out[i * groups + c / span] (groups = chunks / span: one
+// Summary per id when chunks <= kBlock; finalize_rank joins an id's groups left to right). A
+// few ids with many chunks (a long window's re-scores) take a few levels, not chunks - 1
+// dependent joins. out may be parts when groups == 1: row 0 of an id is read by its own block
+// only.
 __global__ void __launch_bounds__(kBlock)
     join_chunks_kernel(const Summary* parts, unsigned long long n, int chunks, Summary* out) {
   __shared__ alignas(Summary) unsigned char raw[kBlock * sizeof(Summary)];
   Summary* sh = reinterpret_cast<Summary*>(raw);
   const unsigned long long gid = static_cast<unsigned long long>(blockIdx.x) * kBlock + threadIdx.x;
   const unsigned long long i = gid / static_cast<unsigned long long>(chunks);
-  const unsigned long long j = gid % static_cast<unsigned long long>(chunks);
+  const unsigned long long c = gid % static_cast<unsigned long long>(chunks);
+  const int span = chunks < kBlock ? chunks : kBlock;
   const int tid = threadIdx.x;
-  sh[tid] = i < n ? parts[j * n + i] : Summary{};
+  sh[tid] = i < n ? parts[c * n + i] : Summary{};
   __syncthreads();
-  for (int stride = 1; stride < chunks; stride <<= 1) {
+  for (int stride = 1; stride < span; stride <<= 1) {
     if (tid % (2 * stride) == 0) sh[tid] = detail::combine_hd(sh[tid], sh[tid + stride]);
     __syncthreads();
   }
-  if (j == 0 && i < n) out[i] = sh[tid];
+  if (c % span == 0 && i < n) out[i * (chunks / span) + c / span] = sh[tid];
 }
 
 __global__ void __launch_bounds__(kBlock)
@@ -483,23 +453,10 @@ void launch_sweep_fused(const KernelKind& kind, const GridTables& g, const BarDa
   WFOD_CUDA_CHECK_LAUNCH();
 }
 
-void launch_sweep_chunks(const KernelKind& kind, const GridTables& g, const BarData& bars,
-                         long long first, long long window, unsigned long long n, int chunks,
-                         Summary* parts_out) {
-  dispatch_kind(kind, [&](auto fam, auto cross, auto vol, auto plain) {
-    sweep_chunks_kernel<decltype(fam)::value, decltype(cross)::value, decltype(vol)::value,
-                        decltype(plain)::value>
-        <<<blocks_for(n * static_cast<unsigned long long>(chunks)), kBlock>>>(
-            g, bars, first, window, n, chunks, parts_out);
-  });
-  WFOD_CUDA_CHECK_LAUNCH();
-}
-
-void launch_canonical_summaries(const std::vector<KernelKind>& kinds, bool per_bar,
-                                const GridTables& g, const BarData& bars, long long first,
-                                long long window, unsigned long long n,
-                                const unsigned long long* ids, unsigned long long id0, int chunks,
-                                Summary* parts, Summary* out) {
+void launch_chunk_summaries(const std::vector<KernelKind>& kinds, bool per_bar, const GridTables& g,
+                            const BarData& bars, long long first, long long window,
+                            unsigned long long n, const unsigned long long* ids,
+                            unsigned long long id0, int chunks, Summary* parts, Summary* out) {
   const unsigned blocks = blocks_for(n * static_cast<unsigned long long>(chunks));
   for (KernelKind kind : kinds) {
     kind.plain = kind.plain || per_bar;

@@ -160,12 +160,6 @@ void launch_sweep_fused(const KernelKind& kind, const GridTables& g, const BarDa
                         const RankParams& rp, int k, Candidate* block_out, Counters* counters,
                         unsigned long long* fallback, unsigned int fallback_cap);
 
-// Time-chunked: `chunks` (a power of two) threads per combo; writes one Summary per combo
-// per 256 chunks (parts = max(1, chunks / 256)), for combos 0..n-1.
-void launch_sweep_chunks(const KernelKind& kind, const GridTables& g, const BarData& bars,
-                         long long first, long long bars_in_window, unsigned long long n,
-                         int chunks, Summary* parts_out);
-
 // Time chunks of the canonical evaluation: a function of the window length alone (>= 256
 // bars each, at most kBlock of them, a power of two), so that every combo of every call sums
 // its returns in one order (docs/spec-notes.md 13).
@@ -175,18 +169,20 @@ inline int canonical_chunks(long long window) {
   return chunks;
 }
 
-// Canonical evaluation of n ids (ids[i], or id0 + i where ids is null): the range evaluator
-// over `chunks` time chunks (a power of two, at most kBlock), joined by the perfect binary tree,
-// left to right at every level, into out[i] (out may be parts). As sweep_chunks_kernel does it,
-// laid out chunk-major: a warp runs 32 combos over one chunk (its bar loads coalesce, where 32
-// chunks of one combo read 32 different bars), each kind of `kinds` writes its own ids'
-// parts[chunk * n + i] (per_bar: with the per-bar evaluator, whatever the kind says), then
-// one join kernel in shared memory. Every id must be of one of `kinds`.
-void launch_canonical_summaries(const std::vector<KernelKind>& kinds, bool per_bar,
-                                const GridTables& g, const BarData& bars, long long first,
-                                long long bars_in_window, unsigned long long n,
-                                const unsigned long long* ids, unsigned long long id0, int chunks,
-                                Summary* parts, Summary* out);
+// Chunked evaluation of n ids (ids[i], or id0 + i where ids is null) over `chunks` time chunks
+// (a power of two), laid out chunk-major: a warp runs 32 combos over one chunk (their bar
+// loads coalesce: the indicator rows of a bar sit side by side, where 32 chunks of one combo
+// read 32 bars far apart), each kind of `kinds` writes its own ids' parts[chunk * n + i]
+// (per_bar: with the per-bar evaluator, whatever the kind says), then one join kernel in
+// shared memory: each min(chunks, kBlock) consecutive chunks of an id by the perfect binary
+// tree, left to right at every level, into out[i * groups + group] (groups = chunks / kBlock,
+// at least 1; out may be parts when there is one group). With per_bar and canonical_chunks():
+// evaluate()'s canonical Summaries; without, the sweep's time-chunked layout (its groups
+// joined by finalize_rank). Every id must be of one of `kinds`.
+void launch_chunk_summaries(const std::vector<KernelKind>& kinds, bool per_bar, const GridTables& g,
+                            const BarData& bars, long long first, long long bars_in_window,
+                            unsigned long long n, const unsigned long long* ids,
+                            unsigned long long id0, int chunks, Summary* parts, Summary* out);
 
 // One valid combo's strategy returns s_t over bars [first, last) into out[t - first], as
 // combo_returns makes them on the host (bit for bit): the per-bar evaluator's decisions and
