@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "support/backend_parity.hpp"
 #include "support/compare.hpp"
 #include "support/series.hpp"
 #include "wfod/backend.hpp"
@@ -27,10 +28,6 @@
 
 namespace wfod {
 namespace {
-
-bool same_bits(double a, double b) {
-  return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
-}
 
 StrategySpec spec_of(Grid g, Fill fill, double commission_bps) {
   StrategySpec s;
@@ -91,62 +88,32 @@ selection::RobustOptions options_of(const Grid& g, bool plateau) {
   return o;
 }
 
-void expect_same_sweep(const SweepResult& got, const SweepResult& want) {
-  EXPECT_EQ(got.evaluated, want.evaluated);
-  EXPECT_EQ(got.skipped, want.skipped);
-  EXPECT_EQ(got.ranked, want.ranked);
-  ASSERT_EQ(test::ids_of(got.top), test::ids_of(want.top));
-  for (size_t i = 0; i < want.top.size(); ++i) {
-    const Metrics &g = got.top[i].metrics, &w = want.top[i].metrics;
-    for (const test::IntField& f : test::kIntFields)
-      EXPECT_EQ(g.*f.member, w.*f.member) << "rank " << i << " " << f.name;
-    for (const test::RealField& f : test::kRealFields)
-      EXPECT_TRUE(same_bits(g.*f.member, w.*f.member))
-          << "rank " << i << " " << f.name << ": " << g.*f.member << " vs " << w.*f.member;
-    EXPECT_TRUE(same_bits(got.top[i].objective, want.top[i].objective)) << "rank " << i;
-  }
-}
-
 void expect_same_scores(const selection::RobustScores& got, const selection::RobustScores& want) {
   EXPECT_EQ(got.valid, want.valid);
   EXPECT_EQ(got.ranked, want.ranked);
   ASSERT_EQ(got.objective.size(), want.objective.size());
   ASSERT_EQ(got.state.size(), want.state.size());
   for (size_t id = 0; id < want.objective.size(); ++id) {
-    ASSERT_TRUE(same_bits(got.objective[id], want.objective[id])) << "objective of " << id;
-    ASSERT_TRUE(same_bits(got.sharpe[id], want.sharpe[id])) << "sharpe of " << id;
+    ASSERT_TRUE(test::same_bits(got.objective[id], want.objective[id])) << "objective of " << id;
+    ASSERT_TRUE(test::same_bits(got.sharpe[id], want.sharpe[id])) << "sharpe of " << id;
     ASSERT_EQ(got.state[id], want.state[id]) << "state of " << id;
   }
   ASSERT_EQ(got.plateau_scores.size(), want.plateau_scores.size());
   for (size_t id = 0; id < want.plateau_scores.size(); ++id)
-    ASSERT_TRUE(same_bits(got.plateau_scores[id], want.plateau_scores[id])) << "plateau " << id;
+    ASSERT_TRUE(test::same_bits(got.plateau_scores[id], want.plateau_scores[id]))
+        << "plateau " << id;
   ASSERT_EQ(got.plateau.has_value(), want.plateau.has_value());
   if (want.plateau) {
     EXPECT_EQ(got.plateau->id, want.plateau->id);
-    EXPECT_TRUE(same_bits(got.plateau->score, want.plateau->score));
+    EXPECT_TRUE(test::same_bits(got.plateau->score, want.plateau->score));
   }
-}
-
-struct Made {
-  std::unique_ptr<Backend> backend;
-  std::string skip;
-};
-
-Made make(const std::string& name) {
-  Made m;
-  try {
-    m.backend = make_backend(name);
-  } catch (const std::exception& e) {
-    m.skip = name + " backend not available here: " + e.what();
-  }
-  return m;
 }
 
 class ScoresFollow : public ::testing::TestWithParam<std::string> {};
 
 // The hinted sweep and the scores after it, against a backend that never saw the hint.
 TEST_P(ScoresFollow, SweepAndScoresEqualUnhinted) {
-  Made hinted = make(GetParam());
+  test::MadeBackend hinted = test::make_or_skip(GetParam());
   if (!hinted.skip.empty()) GTEST_SKIP() << hinted.skip;
   // A +170% bar late in the walk: a short held through it loses more than its equity, so
   // some combos take the host's exact replay (spec-notes 5).
@@ -173,7 +140,7 @@ TEST_P(ScoresFollow, SweepAndScoresEqualUnhinted) {
         req.prepare_bars = h.size();
         const selection::RobustOptions opt = options_of(spec.grid, plateau);
 
-        Made plain = make(GetParam());
+        test::MadeBackend plain = test::make_or_skip(GetParam());
         ASSERT_TRUE(plain.skip.empty()) << plain.skip;
         const SweepResult want = plain.backend->sweep(req);
         const selection::RobustScores want_scores =
@@ -182,7 +149,7 @@ TEST_P(ScoresFollow, SweepAndScoresEqualUnhinted) {
         SweepRequest follow = req;
         follow.scores_follow = true;
         const SweepResult got = hinted.backend->sweep(follow);
-        expect_same_sweep(got, want);
+        test::expect_same_sweep_bits(got, want);
         expect_same_scores(selection::robust_scores(*hinted.backend, follow, opt), want_scores);
         // Asked again (the kept set is spent): scored afresh, the same.
         expect_same_scores(selection::robust_scores(*hinted.backend, follow, opt), want_scores);
@@ -195,7 +162,7 @@ TEST_P(ScoresFollow, SweepAndScoresEqualUnhinted) {
 
 // A kept score set serves only the robust_scores of its own request.
 TEST_P(ScoresFollow, KeptScoresServeOnlyTheirRequest) {
-  Made hinted = make(GetParam());
+  test::MadeBackend hinted = test::make_or_skip(GetParam());
   if (!hinted.skip.empty()) GTEST_SKIP() << hinted.skip;
   const Series s = test::random_walk(1800, 41, 100, 0.01);
   const HistoryView h = HistoryView::of(s);
@@ -225,7 +192,7 @@ TEST_P(ScoresFollow, KeptScoresServeOnlyTheirRequest) {
     SCOPED_TRACE("variant " + std::to_string(checked));
     hinted.backend->sweep(req);
     const selection::RobustScores got = selection::robust_scores(*hinted.backend, *asked, opt);
-    Made fresh = make(GetParam());
+    test::MadeBackend fresh = test::make_or_skip(GetParam());
     ASSERT_TRUE(fresh.skip.empty()) << fresh.skip;
     const selection::RobustScores want = selection::robust_scores(*fresh.backend, *asked, opt);
     expect_same_scores(got, want);
@@ -236,7 +203,7 @@ TEST_P(ScoresFollow, KeptScoresServeOnlyTheirRequest) {
   selection::RobustOptions pbo = opt;
   pbo.pbo = true;
   pbo.layout = selection::cscv_layout(req.window, 8);
-  Made fresh = make(GetParam());
+  test::MadeBackend fresh = test::make_or_skip(GetParam());
   expect_same_scores(selection::robust_scores(*hinted.backend, req, pbo),
                      selection::robust_scores(*fresh.backend, req, pbo));
 }
@@ -244,7 +211,7 @@ TEST_P(ScoresFollow, KeptScoresServeOnlyTheirRequest) {
 // The raw winner's returns the hinted sweep keeps (cuda: computed on the device) equal the
 // host's combo_returns bit for bit; they serve once, and only that combo and request.
 TEST_P(ScoresFollow, KeptReturnsEqualHostReturns) {
-  Made hinted = make(GetParam());
+  test::MadeBackend hinted = test::make_or_skip(GetParam());
   if (!hinted.skip.empty()) GTEST_SKIP() << hinted.skip;
   auto host = make_backend("cpu_ref");
   const Series s = test::random_walk(2600, 31, 100, 0.011);
@@ -279,7 +246,7 @@ TEST_P(ScoresFollow, KeptReturnsEqualHostReturns) {
       const std::vector<double> want = selection::window_returns(*host, req, raw);
       ASSERT_EQ(kept->size(), want.size());
       for (size_t i = 0; i < want.size(); ++i)
-        ASSERT_TRUE(same_bits((*kept)[i], want[i]))
+        ASSERT_TRUE(test::same_bits((*kept)[i], want[i]))
             << "bar " << i << ": " << (*kept)[i] << " vs " << want[i];
       // Another request (the window one bar earlier) is not served them.
       hinted.backend->sweep(req);
@@ -297,7 +264,7 @@ TEST_P(ScoresFollow, KeptReturnsEqualHostReturns) {
 // select() after a hinted sweep reports what it reports after an unhinted one, to the bit
 // (DSR from the kept returns, scores from the kept scores), with and without the plateau.
 TEST_P(ScoresFollow, SelectionReportEqualUnhinted) {
-  Made hinted = make(GetParam());
+  test::MadeBackend hinted = test::make_or_skip(GetParam());
   if (!hinted.skip.empty()) GTEST_SKIP() << hinted.skip;
   const Series s = test::random_walk(2400, 7, 100, 0.012);
   const HistoryView h = HistoryView::of(s);
@@ -314,7 +281,7 @@ TEST_P(ScoresFollow, SelectionReportEqualUnhinted) {
       req.window = {2300, 900, default_warmup(spec.grid)};
       req.rank.min_trades = 2;
       req.threads = 2;
-      Made plain = make(GetParam());
+      test::MadeBackend plain = test::make_or_skip(GetParam());
       ASSERT_TRUE(plain.skip.empty()) << plain.skip;
       const SweepResult want_sweep = plain.backend->sweep(req);
       ASSERT_FALSE(want_sweep.top.empty());
@@ -334,15 +301,15 @@ TEST_P(ScoresFollow, SelectionReportEqualUnhinted) {
       if (want.dsr) {
         EXPECT_EQ(got.dsr->inputs.trials, want.dsr->inputs.trials);
         EXPECT_EQ(got.dsr->inputs.winner.bars, want.dsr->inputs.winner.bars);
-        EXPECT_TRUE(same_bits(got.dsr->inputs.sharpe_var, want.dsr->inputs.sharpe_var));
-        EXPECT_TRUE(same_bits(got.dsr->inputs.winner.sharpe, want.dsr->inputs.winner.sharpe));
-        EXPECT_TRUE(same_bits(got.dsr->inputs.winner.skew, want.dsr->inputs.winner.skew));
-        EXPECT_TRUE(same_bits(got.dsr->inputs.winner.kurt, want.dsr->inputs.winner.kurt));
-        EXPECT_TRUE(same_bits(got.dsr->dsr, want.dsr->dsr));
+        EXPECT_TRUE(test::same_bits(got.dsr->inputs.sharpe_var, want.dsr->inputs.sharpe_var));
+        EXPECT_TRUE(test::same_bits(got.dsr->inputs.winner.sharpe, want.dsr->inputs.winner.sharpe));
+        EXPECT_TRUE(test::same_bits(got.dsr->inputs.winner.skew, want.dsr->inputs.winner.skew));
+        EXPECT_TRUE(test::same_bits(got.dsr->inputs.winner.kurt, want.dsr->inputs.winner.kurt));
+        EXPECT_TRUE(test::same_bits(got.dsr->dsr, want.dsr->dsr));
       }
       EXPECT_EQ(got.decision.id, want.decision.id);
       EXPECT_EQ(got.decision.reason, want.decision.reason);
-      EXPECT_TRUE(same_bits(got.decision.margin, want.decision.margin));
+      EXPECT_TRUE(test::same_bits(got.decision.margin, want.decision.margin));
       ASSERT_EQ(got.published.has_value(), want.published.has_value());
       if (want.published) {
         EXPECT_EQ(got.published->combo.id, want.published->combo.id);

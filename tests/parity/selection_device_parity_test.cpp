@@ -20,6 +20,7 @@
 
 #include "cuda/selection_lean.cuh"
 #include "cuda/selection_plateau.cuh"
+#include "support/backend_parity.hpp"
 #include "support/compare.hpp"
 #include "support/series.hpp"
 #include "wfod/backend.hpp"
@@ -33,7 +34,7 @@ namespace {
 namespace lean = selection::lean;
 using selection::ComboState;
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+using test::same_bits;
 // Equal values (NaN equal to NaN, -0 equal to +0): what ranking and hysteresis compare.
 bool same_value(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
 

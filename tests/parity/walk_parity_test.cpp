@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "support/backend_parity.hpp"
 #include "support/compare.hpp"
 #include "support/series.hpp"
 #include "wfod/backend.hpp"
@@ -127,21 +128,6 @@ std::vector<WalkCase> walk_cases() {
   return out;
 }
 
-struct Made {
-  std::unique_ptr<Backend> backend;
-  std::string skip;
-};
-
-Made make(const std::string& name) {
-  Made m;
-  try {
-    m.backend = make_backend(name);
-  } catch (const std::exception& e) {
-    m.skip = name + " backend not available here: " + e.what();
-  }
-  return m;
-}
-
 FoldSelector selector_of(WalkCase::Selector kind, Backend& backend, const HistoryView& h) {
   if (kind == WalkCase::none) return {};
   if (kind == WalkCase::robust || kind == WalkCase::scored || kind == WalkCase::scored_plateau)
@@ -189,7 +175,7 @@ class WalkPrepared : public ::testing::TestWithParam<std::tuple<WalkCase, std::s
 
 TEST_P(WalkPrepared, FoldsMatchCpuRef) {
   const auto& [c, name] = GetParam();
-  Made under_test = make(name);
+  test::MadeBackend under_test = test::make_or_skip(name);
   if (!under_test.skip.empty()) GTEST_SKIP() << under_test.skip;
   Backend& be = *under_test.backend;
   auto ref = make_backend("cpu_ref");
@@ -248,26 +234,6 @@ INSTANTIATE_TEST_SUITE_P(Shapes, WalkPrepared,
                            return std::get<0>(tp.param).name + "__" + std::get<1>(tp.param);
                          });
 
-bool same_bits(double a, double b) {
-  return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
-}
-
-void expect_same_bits(const SweepResult& got, const SweepResult& want) {
-  EXPECT_EQ(got.evaluated, want.evaluated);
-  EXPECT_EQ(got.skipped, want.skipped);
-  EXPECT_EQ(got.ranked, want.ranked);
-  ASSERT_EQ(test::ids_of(got.top), test::ids_of(want.top));
-  for (size_t i = 0; i < want.top.size(); ++i) {
-    const Metrics &g = got.top[i].metrics, &w = want.top[i].metrics;
-    for (const test::IntField& f : test::kIntFields)
-      EXPECT_EQ(g.*f.member, w.*f.member) << "rank " << i << " " << f.name;
-    for (const test::RealField& f : test::kRealFields)
-      EXPECT_TRUE(same_bits(g.*f.member, w.*f.member))
-          << "rank " << i << " " << f.name << ": " << g.*f.member << " vs " << w.*f.member;
-    EXPECT_TRUE(same_bits(got.top[i].objective, want.top[i].objective)) << "rank " << i;
-  }
-}
-
 // Rows, prefix sums and tables built once over the whole history serve every window inside
 // it bit for bit: the same backend sweeping windows ending at several bars with
 // prepare_bars = the history (one preparation) equals a fresh backend per window prepared
@@ -275,7 +241,7 @@ void expect_same_bits(const SweepResult& got, const SweepResult& want) {
 class WalkPreparation : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(WalkPreparation, WindowsInsideOnePreparationEqualSeparatePreparations) {
-  Made shared = make(GetParam());
+  test::MadeBackend shared = test::make_or_skip(GetParam());
   if (!shared.skip.empty()) GTEST_SKIP() << shared.skip;
   const Series s = test::random_walk(2500, 5, 100, 0.012);
   const HistoryView h = HistoryView::of(s);
@@ -306,18 +272,19 @@ TEST_P(WalkPreparation, WindowsInsideOnePreparationEqualSeparatePreparations) {
       SweepRequest own = req;
       own.history = h.prefix(end);
       own.prepare_bars = 0;
-      expect_same_bits(got, alone->sweep(own));
+      test::expect_same_sweep_bits(got, alone->sweep(own));
       const std::vector<Metrics> want_eval = alone->evaluate(own, ids);
       ASSERT_EQ(got_eval.size(), want_eval.size());
       for (size_t i = 0; i < ids.size(); ++i)
         for (const test::RealField& f : test::kRealFields)
-          EXPECT_TRUE(same_bits(got_eval[i].*f.member, want_eval[i].*f.member)) << f.name;
+          EXPECT_TRUE(test::same_bits(got_eval[i].*f.member, want_eval[i].*f.member)) << f.name;
       const std::vector<Summary> want_blocks = alone->block_summaries(own, cuts);
       ASSERT_EQ(got_blocks.size(), want_blocks.size());
       for (size_t i = 0; i < want_blocks.size(); ++i) {
         test::expect_same_summary_counts(got_blocks[i], want_blocks[i]);
         const auto g = test::summary_reals(got_blocks[i]), w = test::summary_reals(want_blocks[i]);
-        for (size_t j = 0; j < g.size(); ++j) ASSERT_TRUE(same_bits(g[j], w[j])) << i << "." << j;
+        for (size_t j = 0; j < g.size(); ++j)
+          ASSERT_TRUE(test::same_bits(g[j], w[j])) << i << "." << j;
       }
       compared += got.top.size();
     }
