@@ -2,8 +2,10 @@
 // for before each call, send that call to the host backend, whose results then name it.
 #include "registry/routing_backend.hpp"
 
+#include <optional>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include "wfod/selection/selection_extension.hpp"
 
@@ -58,6 +60,14 @@ class RoutingBackend final : public Backend, public selection::SelectionExtensio
     if (selection::SelectionExtension* ext = device_->selection())
       return ext->robust_scores(req, options);
     return selection::host_robust_scores(*device_, req, options);
+  }
+  // What the device backend kept of its sweep of this request (the sweep went there when it
+  // takes the family); nothing when the host ran it.
+  std::optional<std::vector<double>> kept_returns(const SweepRequest& req,
+                                                  const Combo& combo) override {
+    if (!device_->supports(Work::sweep, req.strategy).ok()) return std::nullopt;
+    selection::SelectionExtension* ext = device_->selection();
+    return ext ? ext->kept_returns(req, combo) : std::nullopt;
   }
 
  private:

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -89,8 +90,14 @@ class PickyBackend final : public Backend, public selection::SelectionExtension 
     if (refuse_plan) throw Unsupported("picky: the plan does not fit");
     return selection::host_robust_scores(*cpu_, r, o);
   }
+  // Returns it was told to keep, for any request of a family it takes.
+  std::optional<std::vector<double>> kept_returns(const SweepRequest& r, const Combo&) override {
+    if (!supports(Work::sweep, r.strategy).ok()) return std::nullopt;
+    return kept;
+  }
 
   int ran = 0;
+  std::optional<std::vector<double>> kept;
   int extension_ran = 0;
   bool refuse_plan = false;
 
@@ -241,6 +248,24 @@ TEST(RoutingBackend, RobustSelectionUsesTheExtensionOrTheHostPipeline) {
   EXPECT_EQ(r.picky->extension_ran, 2);
   // Without routing, a backend without the extension runs the host pipeline on itself.
   expect_same(selection::robust_scores(*r.cpu, on_device, options), want);
+}
+
+// select()'s kept returns come from the device backend behind the routing one, and never for
+// a family whose sweep the host ran.
+TEST(RoutingBackend, KeptReturnsComeFromTheDeviceBackend) {
+  const Series series = test::random_walk(600, 13);
+  const HistoryView h = HistoryView::of(series);
+  Routed r;
+  const SweepRequest on_device = request_on(h, ma_grid());
+  selection::SelectionExtension* ext = r.backend->selection();
+  ASSERT_NE(ext, nullptr);
+  const Combo combo = on_device.strategy.grid.decode(0);
+  EXPECT_FALSE(ext->kept_returns(on_device, combo));
+  r.picky->kept = std::vector<double>{0.5, -0.25};
+  const auto kept = ext->kept_returns(on_device, combo);
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(*kept, (std::vector<double>{0.5, -0.25}));
+  EXPECT_FALSE(ext->kept_returns(request_on(h, channel_grid()), combo));
 }
 
 // The daemon's stream slot asks before it opens: a refused stream is a re-sweeping one, with
