@@ -34,8 +34,9 @@ and prints the best --top combos (SPEC §6 metrics, SPEC §7 ranking).
 
   --window W         strategy returns in the window (with --config: its window; else all
                      bars after the warm-up, W = bars - 1 - warmup)
-  --no-selection     skip robust selection (plateau, DSR, PBO: one more pass over the grid;
-                     settings from the config's [strategy.selection])
+  --no-selection     skip robust selection (plateau, DSR, PBO: one more pass over the grid,
+                     which on cuda without PBO shares the sweep's; settings from the
+                     config's [strategy.selection])
 
 )";
 
