@@ -31,6 +31,7 @@
 #include "selection_device.hpp"
 #include "selection_lean.cuh"
 #include "selection_pipeline.cuh"
+#include "selection_workspace.cuh"
 #include "src/compensated.hpp"
 #include "src/position_cache.hpp"
 #include "sweep_kernels.cuh"
@@ -618,12 +619,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
         req.strategy.grid.size() > std::numeric_limits<uint32_t>::max())
       return false;
     const size_t need = robust_scores_bytes(req.strategy.grid.size(), 1, {}, req);
-    return need <= free_device_bytes_now() / 10 * 9;
-  }
-  static size_t free_device_bytes_now() {
-    size_t free = 0, total = 0;
-    WFOD_CUDA_CHECK(cudaMemGetInfo(&free, &total));
-    return free;
+    return need <= free_device_bytes() / 10 * 9;
   }
 
   // The sweep of a request whose whole-grid scores follow: every combo's canonical Summary

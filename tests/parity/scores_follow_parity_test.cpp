@@ -29,15 +29,6 @@
 namespace wfod {
 namespace {
 
-StrategySpec spec_of(Grid g, Fill fill, double commission_bps) {
-  StrategySpec s;
-  s.grid = std::move(g);
-  s.fill = fill;
-  s.costs.commission_bps = commission_bps;
-  s.bars_per_year = 252;
-  return s;
-}
-
 std::vector<StrategySpec> specs() {
   Grid ma;
   ma.family = Family::ma_cross;
@@ -69,9 +60,9 @@ std::vector<StrategySpec> specs() {
   rsi.lo = {25, 35};
   rsi.hi = {30, 65, 75};
   rsi.side = {Side::long_short, Side::long_only};
-  return {spec_of(ma, Fill::next_open, 2), spec_of(ma_vol, Fill::close, 1),
-          spec_of(channel, Fill::next_open, 3), spec_of(bollinger, Fill::close, 1),
-          spec_of(rsi, Fill::next_open, 2)};
+  return {test::spec_of(ma, Fill::next_open, 2), test::spec_of(ma_vol, Fill::close, 1),
+          test::spec_of(channel, Fill::next_open, 3), test::spec_of(bollinger, Fill::close, 1),
+          test::spec_of(rsi, Fill::next_open, 2)};
 }
 
 selection::RobustOptions options_of(const Grid& g, bool plateau) {

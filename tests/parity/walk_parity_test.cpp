@@ -40,15 +40,6 @@ struct WalkCase {
 
 void PrintTo(const WalkCase& c, std::ostream* os) { *os << c.name; }
 
-StrategySpec spec_of(Grid g, Fill fill, double commission_bps) {
-  StrategySpec s;
-  s.grid = std::move(g);
-  s.fill = fill;
-  s.costs.commission_bps = commission_bps;
-  s.bars_per_year = 252;
-  return s;
-}
-
 Grid ma_grid(std::vector<MaType> mas, std::vector<Entry> entries) {
   Grid g;
   g.family = Family::ma_cross;
@@ -102,29 +93,31 @@ std::vector<WalkCase> walk_cases() {
   using M = WalkMode;
   std::vector<WalkCase> out;
   out.push_back({"ma_all_rolling",
-                 spec_of(ma_grid(kAllMa, {Entry::state, Entry::cross}), Fill::next_open, 2)});
+                 test::spec_of(ma_grid(kAllMa, {Entry::state, Entry::cross}), Fill::next_open, 2)});
+  out.push_back({"ma_all_anchored", test::spec_of(ma_grid(kAllMa, {Entry::state}), Fill::close, 1),
+                 M::anchored});
+  out.push_back({"ma_vol_filter_rolling",
+                 test::spec_of(with_vol(ma_grid({MaType::ema, MaType::hma}, {Entry::cross})),
+                               Fill::next_open, 0),
+                 M::rolling, 400, 97});
   out.push_back(
-      {"ma_all_anchored", spec_of(ma_grid(kAllMa, {Entry::state}), Fill::close, 1), M::anchored});
-  out.push_back(
-      {"ma_vol_filter_rolling",
-       spec_of(with_vol(ma_grid({MaType::ema, MaType::hma}, {Entry::cross})), Fill::next_open, 0),
-       M::rolling, 400, 97});
-  out.push_back({"channel_anchored", spec_of(channel_grid(), Fill::next_open, 3), M::anchored});
-  out.push_back({"bollinger_rolling", spec_of(bollinger_grid(), Fill::close, 1)});
-  out.push_back({"bollinger_anchored_robust", spec_of(bollinger_grid(), Fill::next_open, 2),
+      {"channel_anchored", test::spec_of(channel_grid(), Fill::next_open, 3), M::anchored});
+  out.push_back({"bollinger_rolling", test::spec_of(bollinger_grid(), Fill::close, 1)});
+  out.push_back({"bollinger_anchored_robust", test::spec_of(bollinger_grid(), Fill::next_open, 2),
                  M::anchored, 600, 150, WalkCase::robust});
-  out.push_back({"rsi_rolling", spec_of(rsi_grid(), Fill::close, 1), M::rolling, 500, 125});
-  out.push_back({"ma_rolling_robust", spec_of(ma_grid(kAllMa, {Entry::state}), Fill::close, 1),
-                 M::rolling, 600, 150, WalkCase::robust});
-  out.push_back({"channel_rolling_probe", spec_of(with_vol(channel_grid()), Fill::close, 1),
+  out.push_back({"rsi_rolling", test::spec_of(rsi_grid(), Fill::close, 1), M::rolling, 500, 125});
+  out.push_back({"ma_rolling_robust",
+                 test::spec_of(ma_grid(kAllMa, {Entry::state}), Fill::close, 1), M::rolling, 600,
+                 150, WalkCase::robust});
+  out.push_back({"channel_rolling_probe", test::spec_of(with_vol(channel_grid()), Fill::close, 1),
                  M::rolling, 600, 150, WalkCase::probe});
   out.push_back({"ma_rolling_scored",
-                 spec_of(ma_grid(kAllMa, {Entry::state, Entry::cross}), Fill::next_open, 2),
+                 test::spec_of(ma_grid(kAllMa, {Entry::state, Entry::cross}), Fill::next_open, 2),
                  M::rolling, 600, 150, WalkCase::scored});
-  out.push_back({"channel_anchored_scored_plateau", spec_of(channel_grid(), Fill::close, 1),
+  out.push_back({"channel_anchored_scored_plateau", test::spec_of(channel_grid(), Fill::close, 1),
                  M::anchored, 500, 125, WalkCase::scored_plateau});
-  out.push_back({"rsi_rolling_scored_plateau", spec_of(rsi_grid(), Fill::next_open, 1), M::rolling,
-                 500, 125, WalkCase::scored_plateau});
+  out.push_back({"rsi_rolling_scored_plateau", test::spec_of(rsi_grid(), Fill::next_open, 1),
+                 M::rolling, 500, 125, WalkCase::scored_plateau});
   return out;
 }
 
@@ -246,10 +239,11 @@ TEST_P(WalkPreparation, WindowsInsideOnePreparationEqualSeparatePreparations) {
   const Series s = test::random_walk(2500, 5, 100, 0.012);
   const HistoryView h = HistoryView::of(s);
   const std::vector<StrategySpec> specs = {
-      spec_of(ma_grid(kAllMa, {Entry::state, Entry::cross}), Fill::next_open, 2),
-      spec_of(with_vol(ma_grid({MaType::sma, MaType::hma}, {Entry::state})), Fill::close, 1),
-      spec_of(channel_grid(), Fill::next_open, 1), spec_of(bollinger_grid(), Fill::close, 1),
-      spec_of(rsi_grid(), Fill::next_open, 3)};
+      test::spec_of(ma_grid(kAllMa, {Entry::state, Entry::cross}), Fill::next_open, 2),
+      test::spec_of(with_vol(ma_grid({MaType::sma, MaType::hma}, {Entry::state})), Fill::close, 1),
+      test::spec_of(channel_grid(), Fill::next_open, 1),
+      test::spec_of(bollinger_grid(), Fill::close, 1),
+      test::spec_of(rsi_grid(), Fill::next_open, 3)};
   size_t compared = 0;
   for (const StrategySpec& spec : specs) {
     SCOPED_TRACE(std::string(to_string(spec.grid.family)));

@@ -1,6 +1,6 @@
 // Helpers of the parity tests that hold one backend's results to another's bit for bit: a
-// backend by name or the reason it cannot run here (the test then skips visibly), bit
-// equality of doubles, and two sweeps' results compared to the bit.
+// backend by name or the reason it cannot run here (the test then skips visibly), a strategy
+// of a grid, bit equality of doubles, and two sweeps' results compared to the bit.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -10,6 +10,7 @@
 #include <exception>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "support/compare.hpp"
 #include "wfod/backend.hpp"
@@ -30,6 +31,16 @@ inline MadeBackend make_or_skip(const std::string& name) {
     m.skip = name + " backend not available here: " + e.what();
   }
   return m;
+}
+
+// A strategy of `g` with this fill and commission, daily bars (252 a year).
+inline StrategySpec spec_of(Grid g, Fill fill, double commission_bps) {
+  StrategySpec s;
+  s.grid = std::move(g);
+  s.fill = fill;
+  s.costs.commission_bps = commission_bps;
+  s.bars_per_year = 252;
+  return s;
 }
 
 // Equal to the last bit (the sign of a zero and a NaN's payload too).
