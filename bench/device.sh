@@ -159,11 +159,15 @@ echo "== parity (chosen layouts)"
 "$S/bin/wfod_parity_tests" --gtest_brief=1 > "$OUT/parity.log" 2>&1
 echo "rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$OUT/parity.log" | tr '\n' ' ')"
 for pass in "fused:WFOD_CUDA_FORCE_CHUNKS=1" "plain:WFOD_CUDA_FORCE_CHUNKS=1 WFOD_CUDA_KERNEL=plain" \
-            "chunked64:WFOD_CUDA_FORCE_CHUNKS=64" "rows:WFOD_CUDA_LEVEL_BITS=0"; do
+            "chunked64:WFOD_CUDA_FORCE_CHUNKS=64" "rows:WFOD_CUDA_LEVEL_BITS=0" \
+            "sigall:WFOD_CUDA_SIGNAL_BITS=all" "sigoff:WFOD_CUDA_SIGNAL_BITS=0" \
+            "sigall64:WFOD_CUDA_SIGNAL_BITS=all WFOD_CUDA_FORCE_CHUNKS=64"; do
   name=${pass%%:*}
   echo "== parity (CUDA only, $name: ${pass#*:})"
   filter='*cuda*'
-  # Without the decision-bit table only the level families change: run just those.
+  # Without the decision-bit table only the level families change: run just those; the signal
+  # tables change only ma_cross and channel_breakout.
+  case $name in sig*) filter='*cuda*:-LevelFamilies*:Synthetic/*bollinger*:Synthetic/*rsi*' ;; esac
   [ "$name" = rows ] && filter='LevelFamilies*/*cuda*:Synthetic/*bollinger*cuda*:Synthetic/*rsi*cuda*:SelectionDeviceParity.*'
   env ${pass#*:} "$S/bin/wfod_parity_tests" --gtest_brief=1 --gtest_filter="$filter" > "$OUT/parity_$name.log" 2>&1
   echo "rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$OUT/parity_$name.log" | tr '\n' ' ')"

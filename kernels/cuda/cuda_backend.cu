@@ -32,6 +32,7 @@
 #include "selection_lean.cuh"
 #include "selection_pipeline.cuh"
 #include "selection_workspace.cuh"
+#include "signal_bits.cuh"
 #include "src/compensated.hpp"
 #include "src/position_cache.hpp"
 #include "sweep_kernels.cuh"
@@ -307,6 +308,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     Precision precision = Precision::exact;
     bool plain = false;
     bool level_bits = true;
+    long long signal_bits = 0;
   };
   static bool same_grid(const Grid& a, const Grid& b) {
     return a.family == b.family && a.fast == b.fast && a.slow == b.slow && a.ma == b.ma &&
@@ -319,6 +321,14 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   static bool level_bits_enabled() {
     const char* v = wfod::env_value(wfod::Env::cuda_level_bits);
     return !(v && std::string_view(v) == "0");
+  }
+  // WFOD_CUDA_SIGNAL_BITS: 0 = no set-or-hold signal tables (-1 here), all = built for any
+  // sharing (0), else the default sharing rule (signal_bits.cuh).
+  static long long signal_bits_min_sharing() {
+    const char* v = wfod::env_value(wfod::Env::cuda_signal_bits);
+    if (v && std::string_view(v) == "0") return -1;
+    if (v && std::string_view(v) == "all") return 0;
+    return static_cast<long long>(kMinSignalSharing);
   }
   static bool plain_kernel() {
     const char* k = wfod::env_value(wfod::Env::cuda_kernel);
@@ -343,8 +353,9 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     const PreparedKey& k = prepared_key_;
     return k.valid && k.fill == req.strategy.fill && k.cost == req.strategy.costs.per_unit() &&
            k.precision == req.precision && k.plain == plain_kernel() &&
-           k.level_bits == level_bits_enabled() && same_grid(k.grid, req.strategy.grid) &&
-           history_.bars >= prepare_target(req) && uploaded_matches(req.history, req.window.end);
+           k.level_bits == level_bits_enabled() && k.signal_bits == signal_bits_min_sharing() &&
+           same_grid(k.grid, req.strategy.grid) && history_.bars >= prepare_target(req) &&
+           uploaded_matches(req.history, req.window.end);
   }
   void prepare_unless_current(const SweepRequest& req) {
     if (!prepared_for(req)) prepare(req);
@@ -364,6 +375,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     k.precision = req.precision;
     k.plain = plain_kernel();
     k.level_bits = level_bits_enabled();
+    k.signal_bits = signal_bits_min_sharing();
     k.valid = true;
   }
 
@@ -398,6 +410,15 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
                        history_.close.data(), static_cast<long long>(n), level_bits_);
     else
       level_bits_ = DeviceLevelBits{};
+    // Precision "fast" reads them too: exact answers where it may use float32 ones (SPEC §9),
+    // and faster than its float screen.
+    const long long sharing = signal_bits_min_sharing();
+    if (sharing >= 0)
+      build_signal_bits(tables_.view, static_cast<unsigned long long>(sharing),
+                        indicators_.matrix.data(), indicators_.rows, history_.close.data(),
+                        static_cast<long long>(n), signal_bits_);
+    else
+      signal_bits_ = DeviceSignalBits{};
     bars_ = BarData{prefix_tables_.gap.data(),
                     prefix_tables_.body.data(),
                     history_.close.data(),
@@ -408,7 +429,8 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
                     indicators_.rows,
                     req.strategy.costs.per_unit(),
                     prefix_tables_.view(),
-                    level_bits_.view};
+                    level_bits_.view,
+                    signal_bits_.view};
     kinds_ = kinds_of(req.strategy.grid);
   }
 
@@ -744,6 +766,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   DeviceIndicators indicators_;
   DeviceGridTables tables_;
   DeviceLevelBits level_bits_;
+  DeviceSignalBits signal_bits_;
   BarData bars_{};
   std::vector<KernelKind> kinds_;
   PreparedKey prepared_key_;

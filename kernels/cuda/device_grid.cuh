@@ -58,6 +58,10 @@ struct DeviceCombo {
   // Level families: the n value's index, and the indices of the upper and lower comparisons'
   // values (bollinger: k's for both; rsi_reversion: hi's and lo's) in LevelBits.
   int n_index, up_index, down_index;
+  // Set-or-hold families: the combo's keys in SignalBits (signal_bits.cuh): its pair of rows
+  // (ma_cross: ma, slow, fast; channel_breakout: source, n) and its filter (threshold, long,
+  // short), fastest last-named first.
+  int pair_index, gate_index;
   long long first_defined, signal_defined;
 };
 
@@ -78,6 +82,7 @@ __device__ inline DeviceCombo decode_combo(const GridTables& g, uint64_t id) {
     c.valid = g.a_value[fi] >= 1 && g.b_value[si] >= 1 && g.a_value[fi] < g.b_value[si];
     c.row_a = g.a_row[mi * nf + fi];
     c.row_b = g.b_row[mi * ns + si];
+    c.pair_index = (mi * ns + si) * nf + fi;
     c.cross = g.cross[digit[4]] != 0;
     side_axis = 3;
     vol_axis = 5;
@@ -107,6 +112,7 @@ __device__ inline DeviceCombo decode_combo(const GridTables& g, uint64_t id) {
     c.valid = g.a_value[ni] >= 1;
     c.row_a = g.a_row[src * nn + ni];
     c.row_b = g.b_row[src * nn + ni];
+    c.pair_index = src * nn + ni;
     c.cross = false;
     side_axis = 2;
     vol_axis = 3;
@@ -123,6 +129,7 @@ __device__ inline DeviceCombo decode_combo(const GridTables& g, uint64_t id) {
     c.row_vs = g.vs_row[vsi];
     c.row_vl = g.vl_row[vli];
     c.threshold = g.threshold[digit[b + 2]];
+    c.gate_index = static_cast<int>((digit[b + 2] * g.radix[b + 1] + vli) * g.radix[b] + vsi);
     c.first_defined = max(c.first_defined, (long long)max(g.row_first_defined[c.row_vs],
                                                           g.row_first_defined[c.row_vl]));
   }
@@ -230,10 +237,55 @@ __device__ inline BarInputs load_inputs(const DeviceCombo& c, const float* __res
   return in;
 }
 
-// decide_at() on preloaded inputs: `cur` for bar t, `prev` for bar t - 1 (cross only). The
-// signals are ma_cross_signals / channel_signals / the filter's comparison, each settled by
-// its float screen where it can be and by the doubles otherwise (so exactly decide_at's), then
-// composed by the same rule (cross_entries, gate_trend, trend_rule).
+// The signals of a defined bar t (at = t * rows) from its float inputs, each comparison
+// settled by its float screen where it can be and by the doubles otherwise (so exactly
+// decide_at's), or by the floats alone in precision "fast". Before cross entries and the gate.
+template <int Family>
+__device__ __forceinline__ TrendSignals<bool> signals_loaded(const DeviceCombo& c, float a, float b,
+                                                             const double* __restrict__ m,
+                                                             const double* __restrict__ close,
+                                                             long long at, long long t, bool fast) {
+  if constexpr (Family == kMaCross) {
+    // screen_greater(a, b) and screen_greater(b, a) at once: b - a is exactly -(a - b).
+    const float d = a - b;
+    const float scale = fmaf(1e-6f, fmaxf(fabsf(a), fabsf(b)), kScreenFloor);
+    if (d > scale) return {true, false};
+    if (d < -scale) return {false, true};
+    if (fast) return {a > b, b > a};  // precision "fast": the floats decide alone
+    const double fd = m[at + c.row_a], sd = m[at + c.row_b];
+    return {dev_db_greater(fd, sd), dev_db_greater(sd, fd)};
+  } else {
+    const double px = close[t];
+    const float px32 = static_cast<float>(px);
+    int u = screen_greater(px32, a), d = screen_greater(b, px32);
+    if (fast && u < 0) u = px32 > a;
+    if (fast && d < 0) d = px32 < b;
+    if (u < 0) u = px > m[at + c.row_a];
+    if (d < 0) d = px < m[at + c.row_b];
+    return {u != 0, d != 0};
+  }
+}
+
+// Whether the vol filter is open at a defined bar t from its float inputs, settled as above;
+// vol_factor = vol_screen_factor(c.threshold).
+__device__ __forceinline__ bool vol_open_loaded(const DeviceCombo& c, float vs, float vl,
+                                                float vol_factor, const double* __restrict__ m,
+                                                long long at, bool fast) {
+  int o = -1;
+  // STD rows are >= 0: for vl > 0, vs / vl > thr iff vs > thr * vl (the errors of vs, thr and
+  // vl, 6e-8 relative each, stay well inside the screen's 1e-6).
+  if (vl != 0.0f) o = screen_greater(vs, vol_factor * vl);
+  if (fast && o < 0) o = vl != 0.0f && vs / vl > static_cast<float>(c.threshold);
+  if (o < 0) {
+    const double lvd = m[at + c.row_vl];
+    o = lvd != 0.0 && dev_db_greater(m[at + c.row_vs] / lvd, c.threshold);
+  }
+  return o != 0;
+}
+
+// decide_at() on preloaded inputs: `cur` for bar t, `prev` for bar t - 1 (cross only):
+// signals_loaded and vol_open_loaded composed by decide_at's rule (cross_entries, gate_trend,
+// trend_rule).
 template <int Family, bool Cross, bool Vol>
 __device__ inline bool decide_loaded(const DeviceCombo& c, const BarInputs& cur,
                                      const BarInputs& prev, const double* __restrict__ m, int rows,
@@ -245,59 +297,18 @@ __device__ inline bool decide_loaded(const DeviceCombo& c, const BarInputs& cur,
     return true;
   }
   const long long at = t * rows;
-  TrendSignals<bool> s;
-  if constexpr (Family == 0) {
-    int g = screen_greater(cur.a, cur.b), l = screen_greater(cur.b, cur.a);
-    if (fast && (g < 0 || l < 0)) {  // precision "fast": the floats decide alone
-      g = cur.a > cur.b;
-      l = cur.b > cur.a;
-    }
-    if (g < 0 || l < 0) {
-      const double fd = m[at + c.row_a], sd = m[at + c.row_b];
-      g = dev_db_greater(fd, sd);
-      l = dev_db_greater(sd, fd);
-    }
-    s = {g != 0, l != 0};
-    if constexpr (Cross) {
-      if (t - 1 >= c.signal_defined) {
-        int gp = screen_greater(prev.a, prev.b), lp = screen_greater(prev.b, prev.a);
-        if (fast && (gp < 0 || lp < 0)) {
-          gp = prev.a > prev.b;
-          lp = prev.b > prev.a;
-        }
-        if (gp < 0 || lp < 0) {
-          const double fpd = m[at - rows + c.row_a], spd = m[at - rows + c.row_b];
-          gp = dev_db_greater(fpd, spd);
-          lp = dev_db_greater(spd, fpd);
-        }
-        s = cross_entries(s, TrendSignals<bool>{gp != 0, lp != 0}, true);
-      } else {
-        s = {false, false};
-      }
-    }
-  } else {
-    const double px = close[t];
-    const float px32 = static_cast<float>(px);
-    int u = screen_greater(px32, cur.a), d = screen_greater(cur.b, px32);
-    if (fast && u < 0) u = px32 > cur.a;
-    if (fast && d < 0) d = px32 < cur.b;
-    if (u < 0) u = px > m[at + c.row_a];
-    if (d < 0) d = px < m[at + c.row_b];
-    s = {u != 0, d != 0};
+  TrendSignals<bool> s = signals_loaded<Family>(c, cur.a, cur.b, m, close, at, t, fast);
+  if constexpr (Cross) {
+    s = t - 1 >= c.signal_defined
+            ? cross_entries(
+                  s, signals_loaded<Family>(c, prev.a, prev.b, m, close, at - rows, t - 1, fast),
+                  true)
+            : TrendSignals<bool>{false, false};
   }
   if constexpr (Vol) {
-    if (s.up || s.down) {
-      int o = -1;
-      // STD rows are >= 0: for vl > 0, vs / vl > thr iff vs > thr * vl (the errors of vs, thr
-      // and vl, 6e-8 relative each, stay well inside the screen's 1e-6).
-      if (cur.vl != 0.0f) o = screen_greater(cur.vs, vol_screen_factor(c.threshold) * cur.vl);
-      if (fast && o < 0) o = cur.vl != 0.0f && cur.vs / cur.vl > static_cast<float>(c.threshold);
-      if (o < 0) {
-        const double lvd = m[at + c.row_vl];
-        o = lvd != 0.0 && dev_db_greater(m[at + c.row_vs] / lvd, c.threshold);
-      }
-      s = gate_trend(s, o != 0);
-    }
+    if (s.up || s.down)
+      s = gate_trend(
+          s, vol_open_loaded(c, cur.vs, cur.vl, vol_screen_factor(c.threshold), m, at, fast));
   }
   *value = trend_rule(s, 0.0, c.short_value, 1.0);
   return s.up || s.down;

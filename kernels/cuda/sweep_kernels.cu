@@ -46,9 +46,8 @@ __device__ Summary evaluate_range(const DeviceCombo& c, const BarData& bars, lon
     double a = decider.ip2;  // the position held in the body of the bar before the tile
     const TileDecisions tile = decider.next(t0, count);
     // The tile's bars by held sign at once, from the codes (walk.bar<false> leaves them out).
-    const int longs = tile.long_bars();
-    walk.tally.longs += longs;
-    walk.tally.shorts += count - longs - tile.flat_bars();
+    walk.tally.longs += tile.long_bars();
+    walk.tally.shorts += tile.short_bars();
     const double* gap = bars.gap + t0;
     const double* body = bars.body + t0;
     int j = 0;

@@ -11,6 +11,7 @@
 
 #include "device_grid.cuh"
 #include "level_bits.cuh"
+#include "signal_bits.cuh"
 #include "wfod/ranking.hpp"
 #include "wfod/summary.hpp"
 
@@ -59,7 +60,8 @@ struct BarData {
   int rows;
   double cost;
   PrefixData prefix;
-  LevelBits level;  // the level families' decision bits (null: decide from the rows)
+  LevelBits level;     // the level families' decision bits (null: decide from the rows)
+  SignalBits signals;  // the set-or-hold families' shared signal bits (null: from the rows)
 };
 
 // p_t from p_{t-1} = held: next(), or for a level family with a LevelBits table the same

@@ -1,7 +1,7 @@
 // One combo's decisions over tiles of up to 32 bars, without any accounting: per tile, each
-// bar's change bit and the position held in its body as a 2-bit code. The set-or-hold families
-// decide by the float32 screen with the float64 fallback (device_grid.cuh: next()'s answer,
-// SPEC §9), their float inputs loaded several bars ahead; the level families read the
+// bar's change bit and the position held in its body (long and short bit masks). The set-or-hold
+// families decide by the float32 screen with the float64 fallback (device_grid.cuh: next()'s
+// answer, SPEC §9), their float inputs loaded several bars ahead; the level families read the
 // LevelBits table or the float64 rows. Both device evaluators walk these tiles: the sweep's
 // stretch evaluator (accounting at change bars only) and the per-bar range evaluator (the
 // canonical summation order), so they decide identically.
@@ -11,7 +11,9 @@
 
 #include "device_grid.cuh"
 #include "level_bits.cuh"
+#include "signal_bits.cuh"
 #include "sweep_kernels.cuh"
+#include "wfod/detail/tile_positions.hpp"
 
 namespace wfod::cuda {
 
@@ -27,37 +29,63 @@ namespace wfod::cuda {
 #endif
 inline constexpr int kLoadStepPlain = WFOD_LOAD_STEP, kLoadStepVol = WFOD_LOAD_STEP_VOL;
 
+// The signal-bit path (TileDecider::next_by_bits) on or off, and its tile of loads unrolled by
+// step (1) or fully (0): benchmark knobs like the load steps.
+#ifndef WFOD_TILE_BITS
+#define WFOD_TILE_BITS 1
+#endif
+#ifndef WFOD_TILE_BITS_ROLLED
+#define WFOD_TILE_BITS_ROLLED 1
+#endif
+// The bit path's bars of loads in flight (its own knobs: it keeps no per-bar state chain).
+#ifndef WFOD_BITS_STEP
+#define WFOD_BITS_STEP WFOD_LOAD_STEP
+#endif
+#ifndef WFOD_BITS_STEP_VOL
+#define WFOD_BITS_STEP_VOL WFOD_LOAD_STEP_VOL
+#endif
+inline constexpr int kBitsStepPlain = WFOD_BITS_STEP, kBitsStepVol = WFOD_BITS_STEP_VOL;
+
 inline constexpr int kTile = 32;
+static_assert(kTile % kBitsStepPlain == 0 && kTile % kBitsStepVol == 0,
+              "the signal-bit path loads whole steps");
 
 // The decisions of the bars t0 .. t0 + count - 1 of one tile.
 struct TileDecisions {
   unsigned int change_mask;  // bit j: bar t0 + j changes the held position (p_{t-2} != p_{t-1})
-  unsigned long long held;   // bits 2j, 2j + 1: the position held in bar t0 + j's body, plus 1
+  unsigned int held_long;    // bit j: the position held in bar t0 + j's body is +1
+  unsigned int held_short;   // bit j: ... is -1 (neither: flat; bits past the tile's count: 0)
 
   __device__ __forceinline__ double held_at(int j) const {
-    return static_cast<double>((held >> (2 * j)) & 3u) - 1.0;
+    return static_cast<double>(static_cast<int>((held_long >> j) & 1u) -
+                               static_cast<int>((held_short >> j) & 1u));
   }
-  // Bars of the tile held long (code 2: the high bit) and flat (code 1: the low bit); the
-  // codes of bars past the tile's count are 0.
-  __device__ __forceinline__ int long_bars() const {
-    return __popcll(held & 0xAAAAAAAAAAAAAAAAull);
-  }
-  __device__ __forceinline__ int flat_bars() const {
-    return __popcll(held & 0x5555555555555555ull);
-  }
+  __device__ __forceinline__ int long_bars() const { return __popc(held_long); }
+  __device__ __forceinline__ int short_bars() const { return __popc(held_short); }
 };
 
 // Walks one combo's bars tile by tile from `first`, given the state entering it: p2 = p_{first-2}
 // and p1 = p_{first-1}. fast: precision "fast" (the floats decide alone).
+//
+// A full tile of a set-or-hold family whose bars are all defined (the common case) takes the
+// signal-bit path: each bar's signals (signals_loaded, vol_open_loaded: the very comparisons of
+// decide_loaded) become bits, cross entries and the gate are bit operations on them, and
+// tile_positions turns them into the held positions and change bars, with no dependent
+// per-bar select. Any other tile decides bar by bar (decide_int / the level rule).
 template <int Family, bool Cross, bool Vol>
 struct TileDecider {
   const DeviceCombo& c;
   const BarData& bars;
   const int short_int;
   const bool fast;
+  const float vol_factor;               // vol_screen_factor(c.threshold)
   const uint32_t* level_rec = nullptr;  // level families with a LevelBits table: the next bar's
   BarInputs prev{};                     // cross entries: the float inputs of the previous bar
-  int ip2, ip1;                         // p_{t-2} and p_{t-1} entering the next bar t
+  // Cross entries on the bit path: the raw signals of the bar before the next tile, when the
+  // previous tile took the bit path (else they come from `prev`).
+  uint32_t prev_up = 0, prev_down = 0;
+  bool prev_bits = false;
+  int ip2, ip1;  // p_{t-2} and p_{t-1} entering the next bar t
 
   __device__ __forceinline__ TileDecider(const DeviceCombo& combo, const BarData& b,
                                          long long first, long long last, double p2, double p1,
@@ -66,6 +94,7 @@ struct TileDecider {
         bars(b),
         short_int(static_cast<int>(combo.short_value)),
         fast(fast_mode),
+        vol_factor(Vol ? vol_screen_factor(combo.threshold) : 0.0f),
         ip2(static_cast<int>(p2)),
         ip1(static_cast<int>(p1)) {
     if constexpr (is_level_family(Family)) {
@@ -79,15 +108,143 @@ struct TileDecider {
 
   // The tile of `count` (1..kTile) bars from t0, the bar after the previous tile's last.
   __device__ __forceinline__ TileDecisions next(long long t0, int count) {
+    if constexpr (!is_level_family(Family) && WFOD_TILE_BITS) {
+      if (count == kTile && t0 >= c.first_defined && (!Cross || t0 - 1 >= c.signal_defined))
+        return next_by_bits(t0);
+    }
+    return next_by_bars(t0, count);
+  }
+
+  // The signal-bit path: a full tile of defined bars (for cross entries, bar t0 - 1's signals
+  // defined too). The signals come from the SignalBits tables where the sweep built them (exact
+  // answers, in precision "fast" too: it may use float32, SPEC §9, and need not), else from
+  // the bars' float inputs.
+  __device__ __forceinline__ TileDecisions next_by_bits(long long t0) {
+    const SignalBits& sb = bars.signals;
+    const bool pair_table = sb.pair != nullptr;
+    const bool gate_table = Vol && sb.gate != nullptr;
+    uint32_t up = 0, down = 0, open = ~0u;
+    if (pair_table) {
+      up = signal_word(sb.pair, sb.pair_keys, 2, 0, c.pair_index, t0);
+      down = signal_word(sb.pair, sb.pair_keys, 2, 1, c.pair_index, t0);
+    }
+    if (gate_table) open = signal_word(sb.gate, sb.gate_keys, 1, 0, c.gate_index, t0);
+    if (!pair_table && (gate_table || !Vol))
+      signals_of_bars<true, false>(t0, up, down, open);
+    else if (!pair_table)
+      signals_of_bars<true, Vol>(t0, up, down, open);
+    else if (Vol && !gate_table)
+      signals_of_bars<false, true>(t0, up, down, open);
+    uint32_t enter_up = up, enter_down = down;
+    if constexpr (Cross) {
+      // cross_entries: a signal counts where the bar before had the opposite order.
+      if (!prev_bits) {
+        const long long t = t0 - 1;
+        const TrendSignals<bool> s = signals_loaded<Family>(c, prev.a, prev.b, bars.matrix,
+                                                            bars.close, t * bars.rows, t, fast);
+        prev_up = s.up ? 1u : 0u;
+        prev_down = s.down ? 1u : 0u;
+      }
+      enter_up = up & ((down << 1) | prev_down);
+      enter_down = down & ((up << 1) | prev_up);
+      prev_up = up >> 31;
+      prev_down = down >> 31;
+      prev_bits = true;
+    }
+    if constexpr (Vol) {
+      enter_up &= open;
+      enter_down &= open;
+    }
+    const detail::TilePositions p =
+        detail::tile_positions(enter_up, enter_down, short_int, ip2, ip1, kTile);
+    ip2 = p.p2;
+    ip1 = p.p1;
+    return TileDecisions{p.change, p.held_long, p.held_short};
+  }
+
+  // The bits of a full tile of defined bars from their float inputs: the signals (Signals:
+  // signals_loaded) and the gate (Gate: vol_open_loaded), the very comparisons of
+  // decide_loaded, several bars' loads in flight.
+  template <bool Signals, bool Gate>
+  __device__ __forceinline__ void signals_of_bars(long long t0, uint32_t& up, uint32_t& down,
+                                                  uint32_t& open) {
     const double* m = bars.matrix;
     const int rows = bars.rows;
-    unsigned int change_mask = 0;
-    unsigned long long held = 0;
+    constexpr int kLoadStep = Signals && Gate ? kBitsStepVol : kBitsStepPlain;
+    const float* row_a = bars.matrix32 + t0 * rows + c.row_a;
+    const float* row_b = bars.matrix32 + t0 * rows + c.row_b;
+    const float* row_vs = bars.matrix32 + t0 * rows + c.row_vs;
+    const float* row_vl = bars.matrix32 + t0 * rows + c.row_vl;
+    if constexpr (Gate) open = 0;
+#if WFOD_TILE_BITS_ROLLED
+#pragma unroll 1
+#else
+#pragma unroll
+#endif
+    for (int j0 = 0; j0 < kTile; j0 += kLoadStep) {
+      BarInputs step[kLoadStep];
+#pragma unroll
+      for (int u = 0; u < kLoadStep; ++u) {
+        step[u].a = step[u].b = step[u].vs = step[u].vl = 0.0f;
+        if constexpr (Signals) {
+          step[u].a = row_a[u * rows];
+          step[u].b = row_b[u * rows];
+        }
+        if constexpr (Gate) {
+          step[u].vs = row_vs[u * rows];
+          step[u].vl = row_vl[u * rows];
+        }
+      }
+      if constexpr (Signals) {
+        row_a += kLoadStep * rows;
+        row_b += kLoadStep * rows;
+      }
+      if constexpr (Gate) {
+        row_vs += kLoadStep * rows;
+        row_vl += kLoadStep * rows;
+      }
+      // The step's bits at compile-time positions, then shifted into place once.
+      uint32_t step_up = 0, step_down = 0, step_open = 0;
+#pragma unroll
+      for (int u = 0; u < kLoadStep; ++u) {
+        const long long t = t0 + j0 + u;
+        const long long at = t * rows;
+        if constexpr (Signals) {
+          const TrendSignals<bool> s =
+              signals_loaded<Family>(c, step[u].a, step[u].b, m, bars.close, at, t, fast);
+          if (s.up) step_up |= 1u << u;
+          if (s.down) step_down |= 1u << u;
+        }
+        if constexpr (Gate) {
+          if (vol_open_loaded(c, step[u].vs, step[u].vl, vol_factor, m, at, fast))
+            step_open |= 1u << u;
+        }
+      }
+      up |= step_up << j0;
+      down |= step_down << j0;
+      open |= step_open << j0;
+    }
+  }
+
+  // Bar by bar: partial tiles, bars not yet defined, and the level families.
+  __device__ __forceinline__ TileDecisions next_by_bars(long long t0, int count) {
+    const double* m = bars.matrix;
+    const int rows = bars.rows;
+    if constexpr (Cross) {
+      // After a signal-bit tile `prev` is stale: bar t0 - 1's inputs (t0 >= 32 there).
+      if (prev_bits) prev = load_inputs<Family, Vol>(c, bars.matrix32, rows, t0 - 1);
+    }
+    unsigned int change_mask = 0, held_long = 0, held_short = 0;
+    // Bar j's held position and change bit, from p_{t-2} and p_{t-1}.
+    const auto record = [&](int j) {
+      change_mask |= static_cast<unsigned int>(ip2 != ip1) << j;
+      held_long |= static_cast<unsigned int>(ip1 > 0) << j;
+      held_short |= static_cast<unsigned int>(ip1 < 0) << j;
+      ip2 = ip1;
+    };
     // One bar's decision from its inputs: the held code and change bit of bar j, then p_t.
     const auto decide_bar = [&](int j, const BarInputs& in) {
-      change_mask |= static_cast<unsigned int>(ip2 != ip1) << j;
-      held |= static_cast<unsigned long long>(ip1 + 1) << (2 * j);
-      ip2 = ip1;
+      record(j);
       // t >= first_defined in 64 bits per bar: the same test turned into a 32-bit bar count per
       // tile measured slower (C 399 vs 365 ms, bench/results/h200-2026-12-03-s15b).
       const bool defined = t0 + j >= c.first_defined;
@@ -102,9 +259,7 @@ struct TileDecider {
           // level_next_bits with the record pointer stepped per bar, written out here: calling
           // a shared helper instead measured ~1.5% slower on gpu_bench D (7.32 vs 7.21-7.24
           // ms, bench/results/h200-2026-12-02-s12f).
-          change_mask |= static_cast<unsigned int>(ip2 != ip1) << j;
-          held |= static_cast<unsigned long long>(ip1 + 1) << (2 * j);
-          ip2 = ip1;
+          record(j);
           const long long t = t0 + j;
           if (t < c.first_defined)
             ip1 = 0;
@@ -156,8 +311,9 @@ struct TileDecider {
         decide_bar(j, load(0));
         advance(1);
       }
+      if constexpr (Cross) prev_bits = false;
     }
-    return TileDecisions{change_mask, held};
+    return TileDecisions{change_mask, held_long, held_short};
   }
 };
 

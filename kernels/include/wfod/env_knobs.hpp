@@ -27,6 +27,7 @@ enum class Env {
   cuda_cscv_store,
   cuda_cscv_screen_rel,
   cuda_level_bits,
+  cuda_signal_bits,
 };
 
 struct EnvKnob {
@@ -96,6 +97,12 @@ inline constexpr EnvKnob kEnvKnobs[] = {
      "combo instead of reading the per-(n, bar) decision-bit table (tests run both; same "
      "results)",
      "the table, when it fits 1 GiB and a quarter of the free device memory"},
+    {Env::cuda_signal_bits, "WFOD_CUDA_SIGNAL_BITS",
+     "0: the cuda sweep's ma_cross and channel_breakout signals and vol filter gates are decided "
+     "per combo from the rows; all: their shared per-(key, bar) bit tables are built whenever "
+     "they fit, however few combos share a key (tests run all three; same results)",
+     "the tables where at least 16 combos share a key on average and they "
+     "fit 1 GiB and a quarter of the free device memory"},
 };
 
 // The table is indexed by Env: each row sits at its id's place.
