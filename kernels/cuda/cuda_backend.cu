@@ -106,6 +106,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     prepare_unless_current(req);
     e1.record();
     if (ranks_from_scores(req)) return sweep_from_scores(req, timing, e0, e1, start);
+    if (ranks_all_canonically(req)) return sweep_all_canonical(req, timing, e0, e1, start);
 
     // Layout by shape: enough combos to fill the GPU -> one thread per combo; otherwise
     // split the window into chunks (>= 32 bars) so combos x chunks fills it.
@@ -692,6 +693,58 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     timing.select_ms = e3.since(e2);
     g_last_timing = timing;
     kept_scores_ = KeptScores{scores_key(req), std::move(w)};
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  }
+
+  // Exact precision on a grid so small against its window that every combo's canonical chunks
+  // take under an eighth of the GPU's resident threads (few combos, a long window: gpu_bench B,
+  // 80 combos x 256 chunks): screening first gains nothing there, since the settle re-scores
+  // a good part of the grid in the canonical order anyway and each thread's chunk takes as
+  // long. Not with a forced layout (WFOD_CUDA_FORCE_CHUNKS: the tests of the screen's layouts).
+  bool ranks_all_canonically(const SweepRequest& req) const {
+    if (req.precision != Precision::exact || wfod::env_value(wfod::Env::cuda_force_chunks))
+      return false;
+    const unsigned long long chunks =
+        static_cast<unsigned long long>(canonical_chunks(static_cast<long long>(req.window.bars)));
+    const unsigned long long n = req.strategy.grid.size();
+    return n <= static_cast<unsigned long long>(resident_threads_) / 8 / chunks;
+  }
+
+  // The sweep of such a grid: every valid combo evaluated in the canonical order
+  // (evaluate_prepared, the settle's own re-score), constrained and ranked by (objective, id)
+  // on the host: the top K that screen-and-settle would settle, and the same metrics.
+  SweepResult sweep_all_canonical(const SweepRequest& req, SweepTiming& timing, GpuEvent& e0,
+                                  GpuEvent& e1, std::chrono::steady_clock::time_point start) {
+    const Grid& grid = req.strategy.grid;
+    timing.chunks_per_combo = canonical_chunks(static_cast<long long>(req.window.bars));
+    timing.screen_passes = 0;
+    std::vector<uint64_t> ids;
+    for (uint64_t id = 0; id < grid.size(); ++id)
+      if (grid.decode(id).valid()) ids.push_back(id);
+    const std::vector<Metrics> metrics = evaluate_prepared(req, ids, true);
+    GpuEvent e2;
+    e2.record();
+    SweepResult result;
+    result.backend = "cuda";
+    result.precision = req.precision;
+    result.evaluated = ids.size();
+    result.skipped = grid.size() - ids.size();
+    TopK top(req.rank.top);
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (!passes_constraints(metrics[i], req.rank)) continue;
+      ++result.ranked;
+      top.offer({grid.decode(ids[i]), metrics[i], objective_value(metrics[i], req.rank.objective)});
+    }
+    result.top = top.sorted();
+    GpuEvent e3;
+    e3.record();
+    timing.rescored = ids.size();
+    timing.indicators_ms = e1.since(e0);
+    timing.evaluate_ms = e2.since(e1);
+    timing.select_ms = e3.since(e2);
+    g_last_timing = timing;
     result.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;

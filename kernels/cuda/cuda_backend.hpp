@@ -48,7 +48,8 @@ struct SweepTiming {
   double select_ms = 0;      // top-K reduction passes + the candidates' canonical re-score
   int chunks_per_combo = 1;  // layout chosen: 1 = combo-parallel, >1 = time-chunked
   // Exact precision: device screens run (1 unless the first was too short to settle the
-  // top K) and candidates re-scored in the canonical order (docs/spec-notes.md item 13).
+  // top K; 0 where every combo was scored in the canonical order: a small grid, or the
+  // selection's scores) and candidates re-scored in that order (docs/spec-notes.md item 13).
   int screen_passes = 1;
   size_t rescored = 0;
   std::string device;
