@@ -200,12 +200,8 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     result.precision = req.precision;
     if (req.precision == Precision::fast)
       result.fast_parity = fast_parity(req, first, first + window, n_ids);
-    timing.indicators_ms = e1.since(e0);
-    timing.evaluate_ms = e2.since(e1);
-    timing.select_ms = e3.since(e2);
-    g_last_timing = timing;
-    result.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    record_timing(timing, e0, e1, e2, e3);
+    result.seconds = seconds_since(start);
     return result;
   }
 
@@ -688,13 +684,9 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     // tile of bars) where the host would replay its positions from the anchor.
     if (!best.empty()) keep_winner_returns(req, result.top.front().combo.id);
     timing.rescored = k;
-    timing.indicators_ms = e1.since(e0);
-    timing.evaluate_ms = e2.since(e1);
-    timing.select_ms = e3.since(e2);
-    g_last_timing = timing;
+    record_timing(timing, e0, e1, e2, e3);
     kept_scores_ = KeptScores{scores_key(req), std::move(w)};
-    result.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.seconds = seconds_since(start);
     return result;
   }
 
@@ -741,13 +733,22 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     GpuEvent e3;
     e3.record();
     timing.rescored = ids.size();
+    record_timing(timing, e0, e1, e2, e3);
+    result.seconds = seconds_since(start);
+    return result;
+  }
+
+  // A sweep's phases from its device events (e0 .. e3: start, prepared, evaluated, ranked),
+  // kept for last_sweep_timing().
+  static void record_timing(SweepTiming& timing, const GpuEvent& e0, const GpuEvent& e1,
+                            const GpuEvent& e2, const GpuEvent& e3) {
     timing.indicators_ms = e1.since(e0);
     timing.evaluate_ms = e2.since(e1);
     timing.select_ms = e3.since(e2);
     g_last_timing = timing;
-    result.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return result;
+  }
+  static double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
   struct KeptReturns {
