@@ -320,11 +320,17 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     return !(v && std::string_view(v) == "0");
   }
   // WFOD_CUDA_SIGNAL_BITS: 0 = no set-or-hold signal tables (-1 here), all = built for any
-  // sharing (0), else the default sharing rule (signal_bits.cuh).
-  static long long signal_bits_min_sharing() {
+  // sharing (0), else the default sharing rule (signal_bits.cuh), and any sharing for a small
+  // grid: few enough combos that even at the most canonical chunks (kBlock) they take under an
+  // eighth of the resident threads. Such a grid is scored in the canonical order by a thread per
+  // (combo, chunk), too few threads to hide each bar's decision latency, where a table decides
+  // every bar of every key beforehand in one parallel pass (gpu_bench B, 80 combos x 150k bars:
+  // the canonical kernel 208 -> 152 us, bench/results/h200-2026-12-04-s20d).
+  long long signal_bits_min_sharing(const Grid& grid) const {
     const char* v = wfod::env_value(wfod::Env::cuda_signal_bits);
     if (v && std::string_view(v) == "0") return -1;
     if (v && std::string_view(v) == "all") return 0;
+    if (grid.size() <= static_cast<unsigned long long>(resident_threads_) / 8 / kBlock) return 0;
     return static_cast<long long>(kMinSignalSharing);
   }
   static bool plain_kernel() {
@@ -350,7 +356,8 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     const PreparedKey& k = prepared_key_;
     return k.valid && k.fill == req.strategy.fill && k.cost == req.strategy.costs.per_unit() &&
            k.precision == req.precision && k.plain == plain_kernel() &&
-           k.level_bits == level_bits_enabled() && k.signal_bits == signal_bits_min_sharing() &&
+           k.level_bits == level_bits_enabled() &&
+           k.signal_bits == signal_bits_min_sharing(req.strategy.grid) &&
            same_grid(k.grid, req.strategy.grid) && history_.bars >= prepare_target(req) &&
            uploaded_matches(req.history, req.window.end);
   }
@@ -372,7 +379,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     k.precision = req.precision;
     k.plain = plain_kernel();
     k.level_bits = level_bits_enabled();
-    k.signal_bits = signal_bits_min_sharing();
+    k.signal_bits = signal_bits_min_sharing(req.strategy.grid);
     k.valid = true;
   }
 
@@ -409,7 +416,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
       level_bits_ = DeviceLevelBits{};
     // Precision "fast" reads them too: exact answers where it may use float32 ones (SPEC §9),
     // and faster than its float screen.
-    const long long sharing = signal_bits_min_sharing();
+    const long long sharing = signal_bits_min_sharing(req.strategy.grid);
     if (sharing >= 0)
       build_signal_bits(tables_.view, static_cast<unsigned long long>(sharing),
                         indicators_.matrix.data(), indicators_.rows, history_.close.data(),

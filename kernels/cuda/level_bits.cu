@@ -1,8 +1,7 @@
 // The level families' decision-bit table (level_bits.cuh): one thread per (n index, bar)
 // evaluates every band comparison of that bar with level_next_at's float64 operations.
-#include <algorithm>
-
 #include "cuda_check.cuh"
+#include "device_memory.cuh"
 #include "level_bits.cuh"
 
 namespace wfod::cuda {
@@ -71,13 +70,8 @@ void build_level_bits(const GridTables& g, const double* matrix, int rows, const
   const int up_words = (up_count + 31) / 32;
   const int words = 1 + up_words + (down_count + 31) / 32;
   const size_t count = static_cast<size_t>(n_count) * static_cast<size_t>(bars) * words;
-  // A quarter of the free device memory at most, as well: the table is a speed-up, and must
-  // not take the memory a sweep's own buffers need on a smaller GPU.
-  size_t free_bytes = 0, total_bytes = 0;
-  WFOD_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const size_t have = out.bits.size() * sizeof(uint32_t);  // reused in place when it fits
-  const size_t cap = std::min(kMaxLevelBitsBytes, (free_bytes + have) / 4);
-  if (count * sizeof(uint32_t) > cap) {
+  // The buffer is reused in place when it fits.
+  if (count * sizeof(uint32_t) > decision_table_cap(out.bits.size() * sizeof(uint32_t))) {
     out.bits = DeviceBuffer<uint32_t>{};
     return;
   }

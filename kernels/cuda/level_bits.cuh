@@ -34,13 +34,10 @@ struct DeviceLevelBits {
   LevelBits view;
 };
 
-// Largest table built (bytes; and at most a quarter of the free device memory); past it the
-// kernels decide from the float64 rows.
-inline constexpr size_t kMaxLevelBitsBytes = size_t{1} << 30;
-
 // Builds the table of a bollinger or rsi_reversion grid `g` over bars [0, bars) of the
 // transposed indicator matrix `matrix` (rows rows) and `close`; any other family, or a table
-// over its cap, leaves out.view.bits null (and gives the buffer back).
+// over decision_table_cap (device_memory.cuh), leaves out.view.bits null (and gives the buffer
+// back).
 void build_level_bits(const GridTables& g, const double* matrix, int rows, const double* close,
                       long long bars, DeviceLevelBits& out);
 

@@ -12,6 +12,7 @@
 #include "cuda_check.cuh"
 #include "cuda_handles.cuh"
 #include "device_buffer.cuh"
+#include "device_memory.cuh"
 #include "pinned_buffer.cuh"
 #include "wfod/summary.hpp"
 
@@ -32,12 +33,6 @@ std::vector<T> download_on(const DeviceBuffer<T>& buf, size_t count, cudaStream_
 
 inline double ms_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-}
-
-inline size_t free_device_bytes() {
-  size_t free = 0, total = 0;
-  WFOD_CUDA_CHECK(cudaMemGetInfo(&free, &total));
-  return free;
 }
 
 class SelectionWorkspace {

@@ -1,17 +1,14 @@
 // The set-or-hold families' shared signal tables (signal_bits.cuh): one thread per (word,
 // key) evaluates 32 bars of one pair's or one filter's comparisons with decide_at's float64
 // operations.
-#include <algorithm>
-
 #include "cuda_check.cuh"
-#include "selection_workspace.cuh"
+#include "device_memory.cuh"
 #include "signal_bits.cuh"
 
 namespace wfod::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr size_t kMaxSignalBitsBytes = size_t{1} << 30;
 
 // The grid's axis where the filter's three axes start (decode_combo's order).
 int vol_axis_of(const GridTables& g) { return g.family == kMaCross ? 5 : 3; }
@@ -110,11 +107,9 @@ void build_signal_bits(const GridTables& g, unsigned long long min_sharing, cons
   const long long words = (bars + 31) / 32 + 1;
   const size_t pair_count = static_cast<size_t>(pair_keys * words * 2);
   const size_t gate_count = static_cast<size_t>(gate_keys * words);
-  // A quarter of the free device memory at most (what the buffers hold now counts as free):
-  // the tables are a speed-up and must not take the memory a sweep's own buffers need.
-  const size_t have = (out.pair.size() + out.gate.size()) * sizeof(uint32_t);
-  const size_t cap = std::min(kMaxSignalBitsBytes, (free_device_bytes() + have) / 4);
-  if ((pair_count + gate_count) * sizeof(uint32_t) > cap || pair_count + gate_count == 0) {
+  const size_t held = (out.pair.size() + out.gate.size()) * sizeof(uint32_t);
+  if ((pair_count + gate_count) * sizeof(uint32_t) > decision_table_cap(held) ||
+      pair_count + gate_count == 0) {
     out.pair = DeviceBuffer<uint32_t>{};
     out.gate = DeviceBuffer<uint32_t>{};
     return;

@@ -49,8 +49,8 @@ __device__ __forceinline__ uint32_t signal_word(const uint32_t* table, long long
 // indicator matrix and the close (both precisions read them: exact answers are what precision
 // "fast" may approximate, SPEC §9). A table is built when at least min_sharing of the
 // grid's combos share each of its keys on average (kMinSignalSharing by default: fewer, and
-// building it costs about what it saves) and it fits (1 GiB, and a quarter of the free device
-// memory); otherwise its view stays null.
+// building it costs about what it saves) and it fits (decision_table_cap, device_memory.cuh);
+// otherwise its view stays null.
 inline constexpr unsigned long long kMinSignalSharing = 16;
 void build_signal_bits(const GridTables& g, unsigned long long min_sharing, const double* matrix,
                        int rows, const double* close, long long bars, DeviceSignalBits& out);

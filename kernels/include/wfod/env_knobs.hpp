@@ -101,7 +101,8 @@ inline constexpr EnvKnob kEnvKnobs[] = {
      "0: the cuda sweep's ma_cross and channel_breakout signals and vol filter gates are decided "
      "per combo from the rows; all: their shared per-(key, bar) bit tables are built whenever "
      "they fit, however few combos share a key (tests run all three; same results)",
-     "the tables where at least 16 combos share a key on average and they "
+     "the tables where at least 16 combos share a key on average, or for any grid of so few "
+     "combos that the sweep scores them all in the canonical order, and they "
      "fit 1 GiB and a quarter of the free device memory"},
 };
 
