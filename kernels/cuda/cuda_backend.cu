@@ -319,18 +319,23 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     const char* v = wfod::env_value(wfod::Env::cuda_level_bits);
     return !(v && std::string_view(v) == "0");
   }
+  // Whether n combos at `chunks` canonical chunks each take under an eighth of the GPU's
+  // resident threads: too few threads to fill it, each walking a long chunk bar by bar.
+  bool few_canonical_threads(unsigned long long n, unsigned long long chunks) const {
+    return n <= static_cast<unsigned long long>(resident_threads_) / 8 / chunks;
+  }
   // WFOD_CUDA_SIGNAL_BITS: 0 = no set-or-hold signal tables (-1 here), all = built for any
-  // sharing (0), else the default sharing rule (signal_bits.cuh), and any sharing for a small
-  // grid: few enough combos that even at the most canonical chunks (kBlock) they take under an
-  // eighth of the resident threads. Such a grid is scored in the canonical order by a thread per
-  // (combo, chunk), too few threads to hide each bar's decision latency, where a table decides
-  // every bar of every key beforehand in one parallel pass (gpu_bench B, 80 combos x 150k bars:
-  // the canonical kernel 208 -> 152 us, bench/results/h200-2026-12-04-s20d).
+  // sharing (0), else the default sharing rule (signal_bits.cuh), and any sharing for a grid
+  // that has few_canonical_threads even at the most canonical chunks (kBlock), whatever the
+  // window. Such a grid is scored in the canonical order by a thread per (combo, chunk), too
+  // few threads to hide each bar's decision latency, where a table decides every bar of every
+  // key beforehand in one parallel pass (gpu_bench B, 80 combos x 150k bars: the canonical
+  // kernel 208 -> 152 us, bench/results/h200-2026-12-04-s20d).
   long long signal_bits_min_sharing(const Grid& grid) const {
     const char* v = wfod::env_value(wfod::Env::cuda_signal_bits);
     if (v && std::string_view(v) == "0") return -1;
     if (v && std::string_view(v) == "all") return 0;
-    if (grid.size() <= static_cast<unsigned long long>(resident_threads_) / 8 / kBlock) return 0;
+    if (few_canonical_threads(grid.size(), kBlock)) return 0;
     return static_cast<long long>(kMinSignalSharing);
   }
   static bool plain_kernel() {
@@ -705,10 +710,9 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   bool ranks_all_canonically(const SweepRequest& req) const {
     if (req.precision != Precision::exact || wfod::env_value(wfod::Env::cuda_force_chunks))
       return false;
-    const unsigned long long chunks =
-        static_cast<unsigned long long>(canonical_chunks(static_cast<long long>(req.window.bars)));
-    const unsigned long long n = req.strategy.grid.size();
-    return n <= static_cast<unsigned long long>(resident_threads_) / 8 / chunks;
+    return few_canonical_threads(
+        req.strategy.grid.size(),
+        static_cast<unsigned long long>(canonical_chunks(static_cast<long long>(req.window.bars))));
   }
 
   // The sweep of such a grid: every valid combo evaluated in the canonical order
