@@ -82,7 +82,7 @@ done
   fail "an unlisted client got a reply"
 "$SUB_PLAIN" --snapshot "$SNAP_EP" --health --timeout-ms 1500 >"$TMP/s.out" 2>&1 &&
   fail "a plain client got a reply"
-grep -qF "$(cat "$TMP/daemon.pub")" "$TMP/daemon.log" || fail "the daemon does not log the credential's public key"
+grep -qF -- "$(cat "$TMP/daemon.pub")" "$TMP/daemon.log" || fail "the daemon does not log the credential's public key"
 user=$(ps -o user= -p "$DAEMON_PID")
 echo "with credentials: daemon as $user on $CREDS/wfod.key; listed client answered, others not"
 echo "PASS"

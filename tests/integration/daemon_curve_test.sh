@@ -95,7 +95,7 @@ grep -qF "curve denied client_key=$(cat "$K/stranger.pub")" "$TMP/daemon.log" ||
 DENIED=$(health_field "$SNAP_EP" .curve_denied)
 [[ "${DENIED:-0}" -ge 2 ]] || fail "health curve_denied is ${DENIED:-missing}, expected >= 2"
 while read -r secret; do
-  grep -qF "$secret" "$TMP/daemon.log" "$TMP/check.out" && fail "a secret key is in the log"
+  grep -qF -- "$secret" "$TMP/daemon.log" "$TMP/check.out" && fail "a secret key is in the log"
 done <<<"$SECRETS"
 echo "listed client: publication seq $(jq -r .seq "$TMP/client.out"); unlisted and plain clients: nothing; no secret in the log"
 echo "PASS"
