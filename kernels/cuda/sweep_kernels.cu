@@ -45,7 +45,7 @@ __device__ Summary evaluate_range(const DeviceCombo& c, const BarData& bars, lon
     const int count = last - t0 < kTile ? static_cast<int>(last - t0) : kTile;
     double a = decider.ip2;  // the position held in the body of the bar before the tile
     const TileDecisions tile = decider.next(t0, count);
-    // The tile's bars by held sign at once, from the codes (walk.bar<false> leaves them out).
+    // The tile's bars by held sign at once, from the codes (walk.step leaves them out).
     walk.tally.longs += tile.long_bars();
     walk.tally.shorts += tile.short_bars();
     const double* gap = bars.gap + t0;
@@ -59,17 +59,13 @@ __device__ Summary evaluate_range(const DeviceCombo& c, const BarData& bars, lon
         r[u] = body[j + u];
       }
 #pragma unroll
-      for (int u = 0; u < kAccountStep; ++u) {
-        const double b = tile.held_at(j + u);
-        walk.bar<false>(a, b, g[u], r[u], bars.cost);
-        a = b;
-      }
+      for (int u = 0; u < kAccountStep; ++u)
+        walk.step((tile.change_mask >> (j + u)) & 1u, a, [&] { return tile.held_at(j + u); }, g[u],
+                  r[u], bars.cost);
     }
-    for (; j < count; ++j) {
-      const double b = tile.held_at(j);
-      walk.bar<false>(a, b, gap[j], body[j], bars.cost);
-      a = b;
-    }
+    for (; j < count; ++j)
+      walk.step((tile.change_mask >> j) & 1u, a, [&] { return tile.held_at(j); }, gap[j], body[j],
+                bars.cost);
   }
   return walk.summary(first, last, p2, decider.ip2);
 }

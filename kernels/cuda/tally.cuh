@@ -156,6 +156,41 @@ struct RangeWalk {
       if constexpr (CountHeld) tally.count_held(b, 1);
     }
   }
+  // One bar of the per-bar evaluator in fewer instructions than bar<false>(a, b, ...), with
+  // the values it makes wherever they reach a metric: b (held_b(), the position held in the
+  // bar's body) is decoded and the costs are charged only at a change bar (changed: a != b); a
+  // hold bar earns a * gap + a * body (a in {-1, 0, 1}: both products exact, so it rounds
+  // once, as bar()'s exit + body does: x - 0.0 is x); the running peak and trough are
+  // compare-selects, equal to fmax/fmin for every positive equity, and a bar with
+  // 1 + s <= 0 marks the Summary nonpositive, which every caller replays on the host. Leaves
+  // the held counts to the caller (as bar<false>). a becomes b.
+  template <typename HeldB>
+  __device__ __forceinline__ void step(bool changed, double& a, HeldB held_b, double gap,
+                                       double body, double cost) {
+    static_assert(!Predicated, "step() branches at change bars");
+    double s;
+    if (changed) {
+      const double b = held_b();
+      const double exit_value = a * gap - cost * fabs(a);
+      const double body_value = b * body - cost * fabs(b);
+      s = exit_value + body_value;
+      tally.change(a, exit_value, body_value);
+      a = b;
+    } else {
+      s = a * gap + a * body;
+      tally.run += s;
+    }
+    const double g = 1.0 + s;
+    nonpositive = nonpositive || g <= 0.0;
+    equity *= g;
+    peak = peak < equity ? equity : peak;
+    trough = equity < trough ? equity : trough;
+    if (equity * best_peak < best_trough * peak) {
+      best_peak = peak;
+      best_trough = equity;
+    }
+    tally.add_return(s);
+  }
   // tail_pos: the position held in the last bar's body.
   __device__ Summary summary(long long first, long long last, double head_pos,
                              double tail_pos) const {
