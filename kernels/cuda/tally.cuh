@@ -43,6 +43,21 @@ struct Tally {
     run = body_value;
     ++changes;
   }
+  // change() with its cases selected instead of branched to: the same values (win_sum and
+  // loss_sum never hold -0, so adding 0.0 keeps them), for a caller already inside a branch
+  // its lanes take at different bars, where nested branches split the warp again.
+  __device__ __forceinline__ void change_selected(double a, double exit_value, double body_value) {
+    const double closing = run + exit_value;
+    const bool counted = head_closed && a != 0.0;
+    head_ret = head_closed ? head_ret : closing;
+    head_closed = true;
+    closed += counted ? 1 : 0;
+    wins += (counted && closing > 0.0) ? 1 : 0;
+    win_sum += (counted && closing > 0.0) ? closing : 0.0;
+    loss_sum += (counted && closing < 0.0) ? closing : 0.0;
+    run = body_value;
+    ++changes;
+  }
   // One bar whose held position goes from a to b (changed: a != b), its exit and body values
   // and return s: add_return, then change() or the hold path, then count_held(b, 1), with the
   // same operations in the same order but predicated instead of branched (for kernels whose
@@ -174,7 +189,7 @@ struct RangeWalk {
       const double exit_value = a * gap - cost * fabs(a);
       const double body_value = b * body - cost * fabs(b);
       s = exit_value + body_value;
-      tally.change(a, exit_value, body_value);
+      tally.change_selected(a, exit_value, body_value);
       a = b;
     } else {
       s = a * gap + a * body;
