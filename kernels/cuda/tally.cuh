@@ -43,28 +43,10 @@ struct Tally {
     run = body_value;
     ++changes;
   }
-  // change() with its cases selected instead of branched to: the same values (win_sum and
-  // loss_sum never hold -0, so adding 0.0 keeps them), for a caller already inside a branch
-  // its lanes take at different bars, where nested branches split the warp again.
-  __device__ __forceinline__ void change_selected(double a, double exit_value, double body_value) {
-    const double closing = run + exit_value;
-    const bool counted = head_closed && a != 0.0;
-    head_ret = head_closed ? head_ret : closing;
-    head_closed = true;
-    closed += counted ? 1 : 0;
-    wins += (counted && closing > 0.0) ? 1 : 0;
-    win_sum += (counted && closing > 0.0) ? closing : 0.0;
-    loss_sum += (counted && closing < 0.0) ? closing : 0.0;
-    run = body_value;
-    ++changes;
-  }
-  // One bar whose held position goes from a to b (changed: a != b), its exit and body values
-  // and return s: add_return, then change() or the hold path, then count_held(b, 1), with the
-  // same operations in the same order but predicated instead of branched (for kernels whose
-  // lanes change position at different bars: no divergence; the block Summaries use it).
-  __device__ void bar_predicated(double a, double b, bool changed, double exit_value,
-                                 double body_value, double s) {
-    add_return(s);
+  // change() or the hold path's run += s, as `changed` says, with the same operations selected
+  // instead of branched to (win_sum and loss_sum never hold -0, so adding 0.0 keeps them).
+  __device__ __forceinline__ void change_or_hold(bool changed, double a, double exit_value,
+                                                 double body_value, double s) {
     const double closing = run + exit_value;
     const bool first_close = changed && !head_closed;
     const bool counted = changed && head_closed && a != 0.0;
@@ -75,9 +57,23 @@ struct Tally {
     loss_sum += (counted && closing < 0.0) ? closing : 0.0;
     head_closed = changed ? true : head_closed;
     run = changed ? body_value : run + s;
+    changes += changed ? 1 : 0;
+  }
+  // change() with its cases selected: for a caller already inside a branch its lanes take at
+  // different bars, where nested branches would split the warp again.
+  __device__ __forceinline__ void change_selected(double a, double exit_value, double body_value) {
+    change_or_hold(true, a, exit_value, body_value, 0.0);
+  }
+  // One bar whose held position goes from a to b (changed: a != b), its exit and body values
+  // and return s: add_return, then change() or the hold path, then count_held(b, 1), with the
+  // same operations in the same order but predicated instead of branched (for kernels whose
+  // lanes change position at different bars: no divergence; the block Summaries use it).
+  __device__ void bar_predicated(double a, double b, bool changed, double exit_value,
+                                 double body_value, double s) {
+    add_return(s);
+    change_or_hold(changed, a, exit_value, body_value, s);
     longs += b > 0.0 ? 1 : 0;
     shorts += b < 0.0 ? 1 : 0;
-    changes += changed ? 1 : 0;
   }
   __device__ void count_held(double b, long long bars) {
     if (b > 0) longs += bars;
@@ -144,18 +140,13 @@ struct RangeWalk {
     const double exit_value = a * gap - (changed ? cost * fabs(a) : 0.0);
     const double body_value = b * body - (changed ? cost * fabs(b) : 0.0);
     const double s = exit_value + body_value;
-    const double g = 1.0 + s;
-    nonpositive = nonpositive || g <= 0.0;
-    equity *= g;
     if constexpr (Predicated) {
-      peak = peak < equity ? equity : peak;
-      trough = equity < trough ? equity : trough;
-      // Deepest drawdown so far is best_trough / best_peak, compared without a division.
-      const bool deeper = equity * best_peak < best_trough * peak;
-      best_peak = deeper ? peak : best_peak;
-      best_trough = deeper ? equity : best_trough;
+      grow_selected(s);
       tally.bar_predicated(a, b, changed, exit_value, body_value, s);
     } else {
+      const double g = 1.0 + s;
+      nonpositive = nonpositive || g <= 0.0;
+      equity *= g;
       peak = fmax(peak, equity);
       trough = fmin(trough, equity);
       if (equity * best_peak < best_trough * peak) {
@@ -195,16 +186,20 @@ struct RangeWalk {
       s = a * gap + a * body;
       tally.run += s;
     }
+    grow_selected(s);
+    tally.add_return(s);
+  }
+  // Equity grown by a bar's return s, the peak, trough and deepest drawdown by compare-selects.
+  __device__ __forceinline__ void grow_selected(double s) {
     const double g = 1.0 + s;
     nonpositive = nonpositive || g <= 0.0;
     equity *= g;
     peak = peak < equity ? equity : peak;
     trough = equity < trough ? equity : trough;
-    if (equity * best_peak < best_trough * peak) {
-      best_peak = peak;
-      best_trough = equity;
-    }
-    tally.add_return(s);
+    // Deepest drawdown so far is best_trough / best_peak, compared without a division.
+    const bool deeper = equity * best_peak < best_trough * peak;
+    best_peak = deeper ? peak : best_peak;
+    best_trough = deeper ? equity : best_trough;
   }
   // tail_pos: the position held in the last bar's body.
   __device__ Summary summary(long long first, long long last, double head_pos,
