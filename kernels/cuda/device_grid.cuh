@@ -266,6 +266,31 @@ __device__ __forceinline__ TrendSignals<bool> signals_loaded(const DeviceCombo& 
   }
 }
 
+// signals_loaded's float screens alone, with no branch: the signals the floats settle, and
+// `unsure` where a comparison is left to signals_loaded (the doubles, or in precision "fast" the
+// floats alone). px32 = (float)close[t] (channel_breakout; unused by ma_cross). Where unsure is
+// false, up and down are signals_loaded's answers.
+struct ScreenedSignals {
+  bool up, down, unsure;
+};
+template <int Family>
+__device__ __forceinline__ ScreenedSignals screen_signals(float a, float b, float px32) {
+  if constexpr (Family == kMaCross) {
+    const float d = a - b;
+    const float scale = fmaf(1e-6f, fmaxf(fabsf(a), fabsf(b)), kScreenFloor);
+    const bool up = d > scale, down = d < -scale;
+    return {up, down, !(up || down)};
+  } else {
+    const int u = screen_greater(px32, a), d = screen_greater(b, px32);
+    return {u == 1, d == 1, u < 0 || d < 0};
+  }
+}
+
+// vol_open_loaded's float screen alone: 1 open, 0 closed, -1 left to vol_open_loaded.
+__device__ __forceinline__ int screen_vol_open(float vs, float vl, float vol_factor) {
+  return vl != 0.0f ? screen_greater(vs, vol_factor * vl) : -1;
+}
+
 // Whether the vol filter is open at a defined bar t from its float inputs, settled as above;
 // vol_factor = vol_screen_factor(c.threshold).
 __device__ __forceinline__ bool vol_open_loaded(const DeviceCombo& c, float vs, float vl,

@@ -168,7 +168,6 @@ struct TileDecider {
   template <bool Signals, bool Gate>
   __device__ __forceinline__ void signals_of_bars(long long t0, uint32_t& up, uint32_t& down,
                                                   uint32_t& open) {
-    const double* m = bars.matrix;
     const int rows = bars.rows;
     constexpr int kLoadStep = Signals && Gate ? kBitsStepVol : kBitsStepPlain;
     const float* row_a = bars.matrix32 + t0 * rows + c.row_a;
@@ -203,26 +202,63 @@ struct TileDecider {
         row_vs += kLoadStep * rows;
         row_vl += kLoadStep * rows;
       }
-      // The step's bits at compile-time positions, then shifted into place once.
-      uint32_t step_up = 0, step_down = 0, step_open = 0;
+      // The step's bits at compile-time positions by the float screens alone, with no
+      // branch per bar; the bars a screen leaves unsure are settled after the step by
+      // signals_loaded / vol_open_loaded (the doubles, or the floats in precision "fast"),
+      // reloading their floats, so each bar's answer is theirs.
+      uint32_t step_up = 0, step_down = 0, step_open = 0, unsure = 0, gate_unsure = 0;
 #pragma unroll
       for (int u = 0; u < kLoadStep; ++u) {
-        const long long t = t0 + j0 + u;
-        const long long at = t * rows;
         if constexpr (Signals) {
-          const TrendSignals<bool> s =
-              signals_loaded<Family>(c, step[u].a, step[u].b, m, bars.close, at, t, fast);
-          if (s.up) step_up |= 1u << u;
-          if (s.down) step_down |= 1u << u;
+          const float px32 =
+              Family == kMaCross ? 0.0f : static_cast<float>(bars.close[t0 + j0 + u]);
+          const ScreenedSignals s = screen_signals<Family>(step[u].a, step[u].b, px32);
+          step_up |= static_cast<uint32_t>(s.up) << u;
+          step_down |= static_cast<uint32_t>(s.down) << u;
+          // ma_cross's bar is unsure exactly where it has neither signal: taken per step below.
+          if constexpr (Family != kMaCross) unsure |= static_cast<uint32_t>(s.unsure) << u;
         }
         if constexpr (Gate) {
-          if (vol_open_loaded(c, step[u].vs, step[u].vl, vol_factor, m, at, fast))
-            step_open |= 1u << u;
+          const int o = screen_vol_open(step[u].vs, step[u].vl, vol_factor);
+          step_open |= static_cast<uint32_t>(o == 1) << u;
+          gate_unsure |= static_cast<uint32_t>(o < 0) << u;
         }
       }
+      if constexpr (Signals && Family == kMaCross)
+        unsure = ~(step_up | step_down) & ((1u << kLoadStep) - 1u);
+      if (unsure | gate_unsure)
+        settle_step<Signals, Gate>(t0 + j0, unsure, gate_unsure, step_up, step_down, step_open);
       up |= step_up << j0;
       down |= step_down << j0;
       open |= step_open << j0;
+    }
+  }
+
+  // The bars of the step from t that the float screens left unsure (bits of unsure for the
+  // signals, gate_unsure for the gate), settled by signals_loaded and vol_open_loaded from
+  // their floats reloaded: rare, and not branched to at each bar.
+  template <bool Signals, bool Gate>
+  __device__ __forceinline__ void settle_step(long long t, uint32_t unsure, uint32_t gate_unsure,
+                                              uint32_t& up, uint32_t& down, uint32_t& open) const {
+    const int rows = bars.rows;
+    while (unsure | gate_unsure) {
+      const int u = __ffs(unsure | gate_unsure) - 1;
+      const uint32_t bit = 1u << u;
+      const long long at = (t + u) * rows;
+      const float* in = bars.matrix32 + at;
+      if (Signals && (unsure & bit)) {
+        const TrendSignals<bool> s = signals_loaded<Family>(
+            c, in[c.row_a], in[c.row_b], bars.matrix, bars.close, at, t + u, fast);
+        up = s.up ? up | bit : up & ~bit;
+        down = s.down ? down | bit : down & ~bit;
+      }
+      if (Gate && (gate_unsure & bit)) {
+        const bool o =
+            vol_open_loaded(c, in[c.row_vs], in[c.row_vl], vol_factor, bars.matrix, at, fast);
+        open = o ? open | bit : open & ~bit;
+      }
+      unsure &= ~bit;
+      gate_unsure &= ~bit;
     }
   }
 
