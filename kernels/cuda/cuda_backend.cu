@@ -36,6 +36,7 @@
 #include "src/compensated.hpp"
 #include "src/position_cache.hpp"
 #include "sweep_kernels.cuh"
+#include "tally.cuh"
 #include "wfod/cuda_arch.hpp"
 #include "wfod/detail/rank_math.hpp"
 #include "wfod/env_knobs.hpp"
@@ -89,6 +90,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     require(supports(Work::sweep, req.strategy));
     const auto start = std::chrono::steady_clock::now();
     check_window(req);
+    check_tally_window(req.window.bars);
     maybe_inject_fault();
     SweepTiming timing;
     timing.device = device_name_;
@@ -208,6 +210,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   std::vector<Metrics> evaluate(const SweepRequest& req, std::span<const uint64_t> ids) override {
     require(supports(Work::sweep, req.strategy));
     check_window(req);
+    check_tally_window(req.window.bars);
     const Grid& grid = req.strategy.grid;
     for (uint64_t id : ids) {
       if (id >= grid.size())
@@ -229,6 +232,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     // cpu's (selection_pipeline.cu, block_eval.cuh).
     require(supports(Work::selection, req.strategy));
     check_window(req);
+    check_tally_window(req.window.bars);
     selection::check_cuts(req, cuts);
     prepare_unless_current(req);
     kept_scores_.reset();
@@ -255,6 +259,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
       return out;
     }
     check_window(req);
+    check_tally_window(req.window.bars);
     const auto start = std::chrono::steady_clock::now();
     prepare_unless_current(req);  // the sweep of this request usually just prepared it
     const double prepare_ms =

@@ -30,6 +30,7 @@
 #include "src/rolling_indicators.hpp"
 #include "src/window_schedule.hpp"
 #include "stream_kernels.cuh"
+#include "tally.cuh"
 #include "wfod/env_knobs.hpp"
 #include "wfod/support.hpp"
 
@@ -144,6 +145,7 @@ class CudaStream final : public Stream {
     req.rank = spec_.rank;
     if (h.size() == rolled_ + 1 && h.size() >= spec_.window + spec_.warmup + 1) {
       check_window(req);
+      check_tally_window(req.window.bars);
       stage_bars(h, rolled_, rolled_ + 1);
       plan_run(h.size());
       const StreamStep& st = host_step_[0];
@@ -165,6 +167,7 @@ class CudaStream final : public Stream {
     }
     extend();
     check_window(req);
+    check_tally_window(req.window.bars);
     plan_run(h.size());
     launched_ = std::chrono::steady_clock::now();
     enqueue_run(/*step_copied=*/false);

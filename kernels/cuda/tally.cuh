@@ -7,16 +7,32 @@
 
 #include <math.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #include "wfod/summary.hpp"
 
 namespace wfod::cuda {
 
+// A range's bar, trade and change counts are 32-bit: fewer registers for the sweep's kernels,
+// which are bound by how many threads fit (bench/results/h200-2026-12-04-s22f: A 3.55-3.69 ->
+// 3.25-3.26 ms, C 46 -> 44.5, D 6.40 -> 6.18). So a device range holds at most kMaxTallyBars
+// bars: the cuda backend and stream refuse a longer window (check_tally_window).
+inline constexpr long long kMaxTallyBars = 2147483647;
+
+inline void check_tally_window(size_t bars) {
+  if (bars > static_cast<size_t>(kMaxTallyBars))
+    throw std::invalid_argument("window of " + std::to_string(bars) +
+                                " bars: the cuda backend evaluates at most 2147483647 bars per "
+                                "window (use --backend cpu)");
+}
+
 struct Tally {
   double sum = 0, sum_sq = 0, down_sq = 0;
   double run = 0, head_ret = 0, win_sum = 0, loss_sum = 0;
-  long long closed = 0, wins = 0, longs = 0, shorts = 0, changes = 0;
+  int closed = 0, wins = 0, longs = 0, shorts = 0, changes = 0;
   bool head_closed = false;
 
   __device__ void add_return(double s) {
@@ -76,8 +92,8 @@ struct Tally {
     shorts += b < 0.0 ? 1 : 0;
   }
   __device__ void count_held(double b, long long bars) {
-    if (b > 0) longs += bars;
-    if (b < 0) shorts += bars;
+    if (b > 0) longs += static_cast<int>(bars);
+    if (b < 0) shorts += static_cast<int>(bars);
   }
 
   // The Summary of bars [first, last); equity figures are relative to the range start.
