@@ -107,11 +107,14 @@ template <int Family, bool Cross, bool Vol>
 __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars, long long first,
                                       long long last) {
   const PrefixData& px = bars.prefix;
-  double p2 = position_before<Family, Cross, Vol>(c, bars, first - 2);
+  const double p2 = position_before<Family, Cross, Vol>(c, bars, first - 2);
   const double p1 = next_bar<Family, Cross, Vol>(c, bars, first - 1, p2);
-  const double head_pos = p2, cost = bars.cost;
+  // Positions as ints and the nonpositive-equity test as a bool, not doubles and a count: the
+  // fused kernel's speed is set by how many threads its registers let fit.
+  const int head_pos = static_cast<int>(p2);
+  const double cost = bars.cost;
   Tally tally;
-  long long bad = 0;
+  bool bad = false;  // some bar's equity factor 1 + s <= 0
   // Log equity relative to the range start: level after the last processed bar, its peak,
   // trough and the deepest drawdown so far.
   double level = 0, peak = 0, trough = 0, dd = 0;
@@ -129,10 +132,10 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
     const double* log_of = is_long ? px.log_long : px.log_short;
     if (is_long) {
       tally.down_sq += px.down_long[b] - px.down_long[a];
-      bad += static_cast<long long>(px.bad_long[b] - px.bad_long[a]);
+      bad = bad || px.bad_long[b] != px.bad_long[a];
     } else {
       tally.down_sq += px.down_short[b] - px.down_short[a];
-      bad += static_cast<long long>(px.bad_short[b] - px.bad_short[a]);
+      bad = bad || px.bad_short[b] != px.bad_short[a];
     }
     // Levels in the stretch are base + log_of[t + 1]; the tree's leaves are log_of[t + 1].
     const double base = level - log_of[a];
@@ -162,7 +165,7 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
     const double body_value = b * bars.body[t] - cost * fabs(b);
     const double s = exit_value + body_value;
     tally.add_return(s);
-    if (1.0 + s <= 0) ++bad;
+    bad = bad || 1.0 + s <= 0;
     level += px.change_log[static_cast<long long>((a + 1) * 3 + (b + 1)) * bars.bars + t];
     peak = fmax(peak, level);
     trough = fmin(trough, level);
@@ -175,23 +178,23 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
   TileDecider<Family, Cross, Vol> decider(c, bars, first, last, p2, p1, bars.fast != 0);
   for (long long t0 = first; t0 < last; t0 += kTile) {
     const int count = last - t0 < kTile ? static_cast<int>(last - t0) : kTile;
-    const double held_before = p2;  // held position of the bar before the tile
+    const int held_before = decider.ip2;  // held position of the bar before the tile
     // Phase 1: decisions only (TileDecider).
     const TileDecisions tile = decider.next(t0, count);
     unsigned int change_mask = tile.change_mask;
-    p2 = decider.ip2;
     // Phase 2: this thread's change bars only.
     while (change_mask) {
       const int j = __ffs(change_mask) - 1;
       change_mask &= change_mask - 1;
       const double b = tile.held_at(j);
-      const double a = j == 0 ? held_before : tile.held_at(j - 1);
+      const double a = j == 0 ? static_cast<double>(held_before) : tile.held_at(j - 1);
       change_bar(t0 + j, a, b);
     }
   }
-  flush(p2, stretch, last);  // the open stretch: bars after the last change
-  return tally.summary(first, last, head_pos, p2, exp(level), exp(peak), exp(trough), -expm1(-dd),
-                       bad > 0);
+  const double tail_pos = decider.ip2;
+  flush(tail_pos, stretch, last);  // the open stretch: bars after the last change
+  return tally.summary(first, last, head_pos, tail_pos, exp(level), exp(peak), exp(trough),
+                       -expm1(-dd), bad);
 }
 
 // The combo id a fused-kernel thread runs: its index q itself, except for the level families,
