@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -20,13 +21,13 @@ namespace wfod::cuda {
 // which are bound by how many threads fit (bench/results/h200-2026-12-04-s22f: A 3.55-3.69 ->
 // 3.25-3.26 ms, C 46 -> 44.5, D 6.40 -> 6.18). So a device range holds at most kMaxTallyBars
 // bars: the cuda backend and stream refuse a longer window (check_tally_window).
-inline constexpr long long kMaxTallyBars = 2147483647;
+inline constexpr long long kMaxTallyBars = std::numeric_limits<int>::max();  // Tally's counts
 
 inline void check_tally_window(size_t bars) {
   if (bars > static_cast<size_t>(kMaxTallyBars))
-    throw std::invalid_argument("window of " + std::to_string(bars) +
-                                " bars: the cuda backend evaluates at most 2147483647 bars per "
-                                "window (use --backend cpu)");
+    throw std::invalid_argument(
+        "window of " + std::to_string(bars) + " bars: the cuda backend evaluates at most " +
+        std::to_string(kMaxTallyBars) + " bars per window (use --backend cpu)");
 }
 
 struct Tally {
