@@ -149,6 +149,24 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// The StretchRecord of each index i in [0, n]: gathered from the prefixes, returns and change
+// rows built above.
+__global__ void __launch_bounds__(kThreads)
+    records_kernel(const double* prefix, const double* change, const double* gap,
+                   const double* body, long long n, double* records) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i <= n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    double* rec = records + i * StretchRecord::kDoubles;
+    for (int a = 0; a < static_cast<int>(detail::kPrefixArrays); ++a)
+      rec[a] = prefix[a * (n + 1) + i];
+    const bool bar = i < n;
+    rec[StretchRecord::kGap] = bar ? gap[i] : 0.0;
+    rec[StretchRecord::kBody] = bar ? body[i] : 0.0;
+    for (int row : {1, 2, 3, 5, 6, 7})
+      rec[StretchRecord::change(row)] = bar ? change[row * n + i] : 0.0;
+  }
+}
+
 }  // namespace
 
 void build_prefix_tables(const double* close, const double* open, Fill fill, size_t bars,
@@ -184,6 +202,10 @@ void build_prefix_tables(const double* close, const double* open, Fill fill, siz
     sparse_level_kernel<<<blocks_for(bars), kThreads>>>(out.sparse.data(), n, levels, level);
     WFOD_CUDA_CHECK_LAUNCH();
   }
+  out.records.ensure((bars + 1) * StretchRecord::kDoubles);
+  records_kernel<<<blocks_for(bars + 1), kThreads>>>(out.prefix.data(), change, out.gap.data(),
+                                                     out.body.data(), n, out.records.data());
+  WFOD_CUDA_CHECK_LAUNCH();
 }
 
 PrefixData DevicePrefixTables::view() const {
@@ -203,7 +225,8 @@ PrefixData DevicePrefixTables::view() const {
                     trees.data() + tree_size,
                     shape.tree_leaves,
                     sparse.data(),
-                    shape.sparse_levels};
+                    shape.sparse_levels,
+                    records.data()};
 }
 
 detail::PrefixTables prefix_tables_on_device(const HistoryView& h, Fill fill, size_t bars,

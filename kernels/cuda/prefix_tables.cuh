@@ -17,6 +17,7 @@ struct DevicePrefixTables {
   DeviceBuffer<double> prefix;     // PrefixTables::prefix's layout
   DeviceBuffer<double> trees;      // PrefixTables::trees's layout
   DeviceBuffer<double> sparse;     // PrefixTables::sparse's layout
+  DeviceBuffer<double> records;    // PrefixData::records: StretchRecords of [0, bars]
   DeviceBuffer<double> terms;      // scratch: the summands of the prefixes, per array
   detail::PrefixShape shape;
   size_t bars = 0;

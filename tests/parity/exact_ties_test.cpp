@@ -1,7 +1,7 @@
 // The exact_ties parity cases (parity_test.cpp, test::tie_series) on the host: the tied
 // combos' returns summed bar by bar are bit-equal (what every backend's canonical order
 // sees), and summed per constant-position stretch from the prefix sums of r, as the cuda
-// sweep's screen sums them (sweep_kernels.cu evaluate_stretches, on the tables that
+// sweep's screen sums them (stretch_evaluator.cuh StretchAccount, on the tables that
 // src/prefix_tables.hpp builds bit for bit like the device), some of them are not: without
 // the canonical re-score (docs/spec-notes.md item 13) the cuda sweep would order those ties
 // by their rounding, and the parity cases would fail on it.
