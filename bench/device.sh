@@ -158,7 +158,9 @@ if [ "${WFOD_BENCH_ONLY:-0}" != "1" ]; then
 echo "== parity (chosen layouts)"
 "$S/bin/wfod_parity_tests" --gtest_brief=1 > "$OUT/parity.log" 2>&1
 echo "rc=$? $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$OUT/parity.log" | tr '\n' ' ')"
-for pass in "fused:WFOD_CUDA_FORCE_CHUNKS=1" "plain:WFOD_CUDA_FORCE_CHUNKS=1 WFOD_CUDA_KERNEL=plain" \
+for pass in "split:WFOD_CUDA_FORCE_CHUNKS=1" "fused:WFOD_CUDA_FORCE_CHUNKS=1 WFOD_CUDA_KERNEL=fused" \
+            "cap2:WFOD_CUDA_FORCE_CHUNKS=1 WFOD_CUDA_EVENT_CAP=2" \
+            "plain:WFOD_CUDA_FORCE_CHUNKS=1 WFOD_CUDA_KERNEL=plain" \
             "chunked64:WFOD_CUDA_FORCE_CHUNKS=64" "rows:WFOD_CUDA_LEVEL_BITS=0" \
             "sigall:WFOD_CUDA_SIGNAL_BITS=all" "sigoff:WFOD_CUDA_SIGNAL_BITS=0" \
             "sigall64:WFOD_CUDA_SIGNAL_BITS=all WFOD_CUDA_FORCE_CHUNKS=64"; do

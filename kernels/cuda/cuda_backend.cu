@@ -36,6 +36,7 @@
 #include "src/compensated.hpp"
 #include "src/position_cache.hpp"
 #include "sweep_kernels.cuh"
+#include "sweep_split.cuh"
 #include "tally.cuh"
 #include "wfod/cuda_arch.hpp"
 #include "wfod/detail/rank_math.hpp"
@@ -347,6 +348,27 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     const char* k = wfod::env_value(wfod::Env::cuda_kernel);
     return k && std::string_view(k) == "plain";
   }
+  // The thread-per-combo sweep as two kernels (sweep_split.cuh) unless WFOD_CUDA_KERNEL=fused.
+  static bool split_kernel() {
+    const char* k = wfod::env_value(wfod::Env::cuda_kernel);
+    return !(k && std::string_view(k) == "fused");
+  }
+  // The split sweep's events buffer: a quarter of the free device memory, within 64 MiB ..
+  // 2 GiB (what it holds already counts as free: it is reused).
+  unsigned long long split_event_bytes() const {
+    size_t free = 0, total = 0;
+    WFOD_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    const unsigned long long mine = split_events_.size() * sizeof(uint32_t);
+    return std::clamp<unsigned long long>((free + mine) / 4, 64ull << 20, 2ull << 30);
+  }
+  // WFOD_CUDA_EVENT_CAP=N (1 .. 2^20) overrides the split sweep's events per combo (tests).
+  static unsigned int event_cap() {
+    if (const char* v = wfod::env_value(wfod::Env::cuda_event_cap)) {
+      const long long n = std::atoll(v);
+      if (n >= 1 && n <= (1ll << 20)) return static_cast<unsigned int>(n);
+    }
+    return kEventCap;
+  }
   // The first n bars kept equal the first n of `now`.
   static bool same_bars(const std::vector<double>& kept, std::span<const double> now, size_t n) {
     return kept.size() >= n && now.size() >= n &&
@@ -503,10 +525,22 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     screen.fallback_cap = static_cast<unsigned int>(std::min<unsigned long long>(n_ids, 1u << 20));
     fallback_.ensure(std::max(1u, screen.fallback_cap));
     if (chunks == 1) {
-      for (size_t i = 0; i < kinds_.size(); ++i)
-        launch_sweep_fused(kinds_[i], tables_.view, bars_, first, first + window, n_ids, rp, k,
-                           candidates_.data() + i * per_kind, counters_.data(), fallback_.data(),
-                           screen.fallback_cap);
+      for (size_t i = 0; i < kinds_.size(); ++i) {
+        Candidate* out = candidates_.data() + i * per_kind;
+        if (split_kernel() && split_sweep_applies(kinds_[i], window)) {
+          const unsigned int cap = event_cap();
+          SplitBuffers buf{nullptr, nullptr, split_batch(n_ids, cap, split_event_bytes()), cap};
+          split_events_.ensure(static_cast<unsigned long long>(buf.batch) * buf.cap);
+          split_heads_.ensure(buf.batch);
+          buf.events = split_events_.data();
+          buf.heads = split_heads_.data();
+          launch_sweep_split(kinds_[i], tables_.view, bars_, first, first + window, n_ids, rp, k,
+                             out, counters_.data(), fallback_.data(), screen.fallback_cap, buf);
+        } else {
+          launch_sweep_fused(kinds_[i], tables_.view, bars_, first, first + window, n_ids, rp, k,
+                             out, counters_.data(), fallback_.data(), screen.fallback_cap);
+        }
+      }
     } else {
       // Chunk-major parts (coalesced loads), joined into `parts` groups per combo.
       const int parts = std::max(1, chunks / kBlock);
@@ -821,6 +855,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   DeviceBuffer<Candidate> candidates_, reduce_[2];
   DeviceBuffer<Counters> counters_;
   DeviceBuffer<unsigned long long> fallback_;
+  DeviceBuffer<uint32_t> split_events_, split_heads_;  // the split sweep's batch
   DeviceBuffer<Summary> parts_;
   // The time-chunked layout's chunk-major parts: combos x chunks, where the layout is chosen
   // only while combos x chunks stays near the resident threads (a few hundred thousand).

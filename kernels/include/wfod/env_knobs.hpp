@@ -19,6 +19,7 @@ enum class Env {
   test_cuda_cc,
   cuda_fault,
   cuda_kernel,
+  cuda_event_cap,
   cuda_force_chunks,
   cuda_stream_graph,
   cuda_stream_fused,
@@ -63,8 +64,13 @@ inline constexpr EnvKnob kEnvKnobs[] = {
      "advances provoke a real CUDA error (an impossible allocation, an invalid launch)",
      "no injected fault"},
     {Env::cuda_kernel, "WFOD_CUDA_KERNEL",
-     "plain: the cuda sweep's per-bar baseline evaluator (benchmarks, tests)",
-     "the change-driven evaluator"},
+     "plain: the cuda sweep's per-bar baseline evaluator; fused: its change-driven evaluator "
+     "in one kernel instead of a decisions kernel and an accounting kernel (benchmarks, tests)",
+     "the change-driven evaluator, split into decisions and accounting kernels"},
+    {Env::cuda_event_cap, "WFOD_CUDA_EVENT_CAP",
+     "N >= 1: change events the split sweep keeps per combo; a combo with more is evaluated "
+     "whole by its accounting kernel (tests: a small N mixes both paths; same results)",
+     "256"},
     {Env::cuda_force_chunks, "WFOD_CUDA_FORCE_CHUNKS",
      "N, a power of two <= the window: time chunks per combo of a cuda sweep (tests run both "
      "layouts; 1 = thread per combo)",
