@@ -209,24 +209,9 @@ void build_prefix_tables(const double* close, const double* open, Fill fill, siz
 }
 
 PrefixData DevicePrefixTables::view() const {
-  const double* base = prefix.data();
-  auto at = [&](size_t a) { return base + a * (bars + 1); };
   const size_t tree_size = 3 * 2 * static_cast<size_t>(shape.tree_leaves);
-  return PrefixData{at(0),
-                    at(1),
-                    at(2),
-                    at(3),
-                    at(4),
-                    at(5),
-                    at(6),
-                    at(7),
-                    at(8),
-                    trees.data(),
-                    trees.data() + tree_size,
-                    shape.tree_leaves,
-                    sparse.data(),
-                    shape.sparse_levels,
-                    records.data()};
+  return PrefixData{trees.data(),  trees.data() + tree_size, shape.tree_leaves,
+                    sparse.data(), shape.sparse_levels,      records.data()};
 }
 
 detail::PrefixTables prefix_tables_on_device(const HistoryView& h, Fill fill, size_t bars,

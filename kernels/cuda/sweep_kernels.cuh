@@ -20,23 +20,15 @@ namespace wfod::cuda {
 inline constexpr int kBlock = 256;
 inline constexpr unsigned long long kEmptyId = ~0ull;
 
-// Prefix sums over the bars of the return of a bar held unchanged, r_t = gap_t + body_t
-// (SPEC §2: exit and body at one position p earn p * r_t), index t + 1 = sum over u <= t.
-// They let a stretch of bars without a position change be summarised in O(1); log growth
-// per sign feeds the drawdown; `bad_*` counts bars where 1 + p r_t <= 0 (log undefined:
-// such combos are re-evaluated sequentially on the host).
+// The stretch evaluator's tables (built by prefix_tables.cu). Per index i in [0, bars], one
+// 128-byte record (StretchRecord) of what a change bar and its stretch read: the prefix sums
+// over the bars of the return of a bar held unchanged, r_t = gap_t + body_t (SPEC §2: exit and
+// body at one position p earn p * r_t; index t + 1 = sum over u <= t), which summarise a
+// stretch of bars without a position change in O(1); the log growth per sign, for the
+// drawdown; the count of bars where 1 + p r_t <= 0 (log undefined: such combos are
+// re-evaluated sequentially on the host); and bar i's own returns and change-bar growths. In
+// one record the scattered loads touch 2 cache lines per change instead of 13.
 struct PrefixData {
-  const double* r;           // sum r
-  const double* r2;          // sum r^2
-  const double* down_long;   // sum min(r, 0)^2 (downside of p = +1)
-  const double* down_short;  // sum max(r, 0)^2 (downside of p = -1)
-  const double* log_long;    // sum log1p(r), bad bars count 0
-  const double* log_short;   // sum log1p(-r), bad bars count 0
-  const double* bad_long;    // count of bars with 1 + r <= 0
-  const double* bad_short;   // count of bars with 1 - r <= 0
-  // log(1 + s_t) of a change bar for each (p_{t-2}, p_{t-1}) pair, row (p2 + 1) * 3 + (p1 + 1),
-  // bars long (not a prefix): a change bar's growth without a log per thread.
-  const double* change_log;
   // Segment trees (max, min, internal max drawdown per node, 3 doubles, root at node 1) over
   // the leaves log_long[t + 1] / log_short[t + 1]: a stretch's drawdown in O(log bars).
   const double* tree_long;
@@ -47,14 +39,15 @@ struct PrefixData {
   // stretch's swing (max - min) could beat the drawdown found so far.
   const double* sparse;  // [sign][level][max|min][bars]
   int sparse_levels;
-  // The values above that a change bar and its stretch read, per index i in [0, bars], in one
-  // 128-byte record (StretchRecord): the stretch evaluator's scattered loads then touch 2 cache
-  // lines per change instead of 13. Copies, bit for bit.
-  const double* records;
+  const double* records;  // StretchRecord per index i in [0, bars]
 };
 
-// A record's fields (doubles): the prefixes at index i, then bar i's returns and its change
-// rows (zero at i = bars). The prefix and change fields keep PrefixData's order.
+// A record's fields (doubles), copies of the host layout's rows (src/prefix_tables.hpp) at
+// index i: the kPrefixArrays prefixes in their order (sum r, sum r^2, sum min(r, 0)^2 and
+// sum max(r, 0)^2 (the downside of p = +1 / -1), sum log1p(r) and sum log1p(-r) (bad bars
+// count 0), the counts of bars with 1 + r <= 0 and 1 - r <= 0), then bar i's gap and body
+// returns and its change rows, log(1 + s_i) of a change bar for each (p_{i-2}, p_{i-1}) with
+// p2 != p1 (all zero at i = bars).
 struct StretchRecord {
   static constexpr int kDoubles = 16;
   static constexpr int kR = 0, kR2 = 1, kDownLong = 2, kDownShort = 3, kLogLong = 4, kLogShort = 5,
@@ -69,7 +62,7 @@ struct BarData {
   const double* close;
   const double* matrix;
   const float* matrix32;  // the same matrix rounded to float: the first screen of decisions
-  long long bars;         // history length (row stride of prefix.change_log)
+  long long bars;         // history length (row stride of the sparse tables)
   int fast;               // precision "fast": float32 decisions without the double check
   int rows;
   double cost;
