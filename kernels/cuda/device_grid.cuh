@@ -237,6 +237,27 @@ __device__ inline BarInputs load_inputs(const DeviceCombo& c, const float* __res
   return in;
 }
 
+// signals_loaded's float screens alone, with no branch: the signals the floats settle, and
+// `unsure` where a comparison is left to signals_loaded (the doubles, or in precision "fast" the
+// floats alone). px32 = (float)close[t] (channel_breakout; unused by ma_cross). Where unsure is
+// false, up and down are signals_loaded's answers.
+struct ScreenedSignals {
+  bool up, down, unsure;
+};
+template <int Family>
+__device__ __forceinline__ ScreenedSignals screen_signals(float a, float b, float px32) {
+  if constexpr (Family == kMaCross) {
+    // screen_greater(a, b) and screen_greater(b, a) at once: b - a is exactly -(a - b).
+    const float d = a - b;
+    const float scale = fmaf(1e-6f, fmaxf(fabsf(a), fabsf(b)), kScreenFloor);
+    const bool up = d > scale, down = d < -scale;
+    return {up, down, !(up || down)};
+  } else {
+    const int u = screen_greater(px32, a), d = screen_greater(b, px32);
+    return {u == 1, d == 1, u < 0 || d < 0};
+  }
+}
+
 // The signals of a defined bar t (at = t * rows) from its float inputs, each comparison
 // settled by its float screen where it can be and by the doubles otherwise (so exactly
 // decide_at's), or by the floats alone in precision "fast". Before cross entries and the gate.
@@ -246,11 +267,8 @@ __device__ __forceinline__ TrendSignals<bool> signals_loaded(const DeviceCombo& 
                                                              const double* __restrict__ close,
                                                              long long at, long long t, bool fast) {
   if constexpr (Family == kMaCross) {
-    // screen_greater(a, b) and screen_greater(b, a) at once: b - a is exactly -(a - b).
-    const float d = a - b;
-    const float scale = fmaf(1e-6f, fmaxf(fabsf(a), fabsf(b)), kScreenFloor);
-    if (d > scale) return {true, false};
-    if (d < -scale) return {false, true};
+    const ScreenedSignals s = screen_signals<kMaCross>(a, b, 0.0f);
+    if (!s.unsure) return {s.up, s.down};
     if (fast) return {a > b, b > a};  // precision "fast": the floats decide alone
     const double fd = m[at + c.row_a], sd = m[at + c.row_b];
     return {dev_db_greater(fd, sd), dev_db_greater(sd, fd)};
@@ -263,26 +281,6 @@ __device__ __forceinline__ TrendSignals<bool> signals_loaded(const DeviceCombo& 
     if (u < 0) u = px > m[at + c.row_a];
     if (d < 0) d = px < m[at + c.row_b];
     return {u != 0, d != 0};
-  }
-}
-
-// signals_loaded's float screens alone, with no branch: the signals the floats settle, and
-// `unsure` where a comparison is left to signals_loaded (the doubles, or in precision "fast" the
-// floats alone). px32 = (float)close[t] (channel_breakout; unused by ma_cross). Where unsure is
-// false, up and down are signals_loaded's answers.
-struct ScreenedSignals {
-  bool up, down, unsure;
-};
-template <int Family>
-__device__ __forceinline__ ScreenedSignals screen_signals(float a, float b, float px32) {
-  if constexpr (Family == kMaCross) {
-    const float d = a - b;
-    const float scale = fmaf(1e-6f, fmaxf(fabsf(a), fabsf(b)), kScreenFloor);
-    const bool up = d > scale, down = d < -scale;
-    return {up, down, !(up || down)};
-  } else {
-    const int u = screen_greater(px32, a), d = screen_greater(b, px32);
-    return {u == 1, d == 1, u < 0 || d < 0};
   }
 }
 

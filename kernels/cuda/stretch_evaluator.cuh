@@ -4,7 +4,7 @@
 // sparse table and a segment tree (PrefixData), and each change bar from its own returns, so
 // per combo it costs in proportion to position changes, not bars. evaluate_stretches feeds it
 // the change bars as TileDecider finds them; the split sweep (sweep_split.cu) feeds it the
-// change events its decisions kernel wrote. fused_combo_id: the order the sweeps visit ids.
+// change events its decisions kernel wrote.
 #pragma once
 
 #include <math.h>
@@ -154,27 +154,6 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
     }
   }
   return account.finish(first, last, static_cast<int>(p2), decider.ip2);
-}
-
-// The combo id a fused-kernel thread runs: its index q itself, except for the level families,
-// whose first (fastest) axis is n: consecutive ids differ in n and so read different indicator
-// rows (SMA(n) and STD(n), or RSI(n)), a separate float64 load per lane every bar. For them
-// the ids are visited transposed, q = i_n * inner + rest -> id = i_n + radix[0] * rest, so the
-// lanes of a warp share n (and read one broadcast value per row and bar) and differ in the
-// other axes, whose per-combo values (k, lo, hi, style, side, filter) cost no bar loads. A
-// bijection of [0, n_ids) when radix[0] divides n_ids; the results do not depend on it, since
-// a group's top k is reduced by (objective, id) and the counters are sums.
-template <int Family>
-__device__ inline unsigned long long fused_combo_id(const GridTables& g, unsigned long long q,
-                                                    unsigned long long n_ids) {
-  if constexpr (is_level_family(Family)) {
-    const unsigned long long outer = g.radix[0];
-    if (outer > 1 && n_ids % outer == 0) {
-      const unsigned long long inner = n_ids / outer;
-      return q / inner + outer * (q % inner);
-    }
-  }
-  return q;
 }
 
 }  // namespace wfod::cuda

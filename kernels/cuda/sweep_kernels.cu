@@ -7,6 +7,7 @@
 #include "cuda_check.cuh"
 #include "rank_device.cuh"
 #include "stretch_evaluator.cuh"
+#include "sweep_block.cuh"
 #include "sweep_kernels.cuh"
 #include "tally.cuh"
 #include "tile_decisions.cuh"
@@ -92,20 +93,11 @@ __global__ void __launch_bounds__(kBlock, kFusedBlocksPerSm)
   const unsigned long long groups = (n_ids + kBlock - 1) / kBlock;
   for (unsigned long long group = blockIdx.x; group < groups; group += gridDim.x) {
     const unsigned long long q = group * kBlock + threadIdx.x;
-    Candidate cand{0.0, kEmptyId};
-    bool mine = false, valid = false, ranked = false;
-    if (q < n_ids) {
-      const unsigned long long id = fused_combo_id<Family>(g, q, n_ids);
-      const DeviceCombo c = decode_combo(g, id);
-      mine = is_kind<Family, Cross>(c);
-      valid = c.valid;
-      if (mine && valid) {
-        const Summary s = evaluate_kind<Family, Cross, Vol, Plain>(c, bars, first, last);
-        cand = rank_one(s, id, rp, fallback, fallback_cap, counters, &ranked);
-      }
-    }
-    count_block(mine && valid, mine && !valid, ranked, counters);
-    block_topk(cand, k, block_out + static_cast<size_t>(group) * k);
+    rank_sweep_block<Family, Cross>(
+        g, q, n_ids, q < n_ids, rp, k, block_out + static_cast<size_t>(group) * k, counters,
+        fallback, fallback_cap, [&](const DeviceCombo& c) {
+          return evaluate_kind<Family, Cross, Vol, Plain>(c, bars, first, last);
+        });
     __syncthreads();  // block_topk's shared buffer is reused by the next group
   }
 }

@@ -10,6 +10,7 @@
 #include "cuda_check.cuh"
 #include "rank_device.cuh"
 #include "stretch_evaluator.cuh"
+#include "sweep_block.cuh"
 #include "sweep_kernels.cuh"
 #include "sweep_split.cuh"
 
@@ -107,21 +108,12 @@ __global__ void __launch_bounds__(kBlock, WFOD_ACCOUNT_BLOCKS)
                           Candidate* block_out, Counters* counters, unsigned long long* fallback,
                           unsigned int fallback_cap) {
   const unsigned int i = blockIdx.x * kBlock + threadIdx.x;
-  Candidate cand{0.0, kEmptyId};
-  bool mine = false, valid = false, ranked = false;
-  if (i < batch) {
-    const unsigned long long id = fused_combo_id<Family>(g, q0 + i, n_ids);
-    const DeviceCombo c = decode_combo(g, id);
-    mine = is_kind<Family, Cross>(c);
-    valid = c.valid;
-    if (mine && valid) {
-      const Summary s =
-          account_events<Family, Cross, Vol>(c, bars, first, last, i, cap, events, heads);
-      cand = rank_one(s, id, rp, fallback, fallback_cap, counters, &ranked);
-    }
-  }
-  count_block(mine && valid, mine && !valid, ranked, counters);
-  block_topk(cand, k, block_out + (q0 / kBlock + blockIdx.x) * static_cast<size_t>(k));
+  rank_sweep_block<Family, Cross>(g, q0 + i, n_ids, i < batch, rp, k,
+                                  block_out + (q0 / kBlock + blockIdx.x) * static_cast<size_t>(k),
+                                  counters, fallback, fallback_cap, [&](const DeviceCombo& c) {
+                                    return account_events<Family, Cross, Vol>(
+                                        c, bars, first, last, i, cap, events, heads);
+                                  });
 }
 
 }  // namespace
