@@ -215,6 +215,16 @@ __device__ inline float vol_screen_factor(double threshold) {
              : __int_as_float(0x7fc00000);
 }
 
+// The float32 copy of the indicator matrix (the decisions' first screen) in groups of
+// kFloatGroup bars: value(row, t) at float_cell(t, row, rows) = ((t / 4) * rows + row) * 4 +
+// t % 4. A combo's row holds 4 consecutive bars in 16 bytes, one 128-bit load in the
+// signal-bit path (TileDecider::signals_of_bars), and the lanes of a warp, reading consecutive
+// rows, read consecutive groups. Cells of the last group past the bars are 0.
+inline constexpr int kFloatGroup = 4;
+__host__ __device__ inline long long float_cell(long long t, int row, int rows) {
+  return ((t >> 2) * rows + row) * kFloatGroup + (t & (kFloatGroup - 1));
+}
+
 // The float inputs of one bar's decision, loaded ahead of use so a thread keeps several
 // bars' loads in flight (the loop is otherwise bound by memory latency, not bandwidth).
 struct BarInputs {
@@ -224,13 +234,12 @@ struct BarInputs {
 template <int Family, bool Vol>
 __device__ inline BarInputs load_inputs(const DeviceCombo& c, const float* __restrict__ m32,
                                         int rows, long long t) {
-  const long long at = t * rows;
   BarInputs in;
-  in.a = m32[at + c.row_a];
-  in.b = m32[at + c.row_b];
+  in.a = m32[float_cell(t, c.row_a, rows)];
+  in.b = m32[float_cell(t, c.row_b, rows)];
   if constexpr (Vol) {
-    in.vs = m32[at + c.row_vs];
-    in.vl = m32[at + c.row_vl];
+    in.vs = m32[float_cell(t, c.row_vs, rows)];
+    in.vl = m32[float_cell(t, c.row_vl, rows)];
   } else {
     in.vs = in.vl = 0.0f;
   }

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "cuda_check.cuh"
+#include "device_grid.cuh"  // float_cell
 #include "device_indicators.cuh"
 #include "src/compensated.hpp"
 #include "src/sliding.hpp"
@@ -187,10 +188,16 @@ __global__ void hma_diff_kernel(const double* half, const double* full, long lon
   diff[j * bars + t] = 2.0 * half[j * bars + t] - full[j * bars + t];
 }
 
+// The float32 matrix in groups of bars (float_cell), from the float64 one ([t][rows]): a
+// thread per float cell, padding cells 0.
 __global__ void to_float_kernel(const double* __restrict__ in, float* __restrict__ out,
-                                long long n) {
+                                long long bars, int rows, long long cells) {
   const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = static_cast<float>(in[i]);
+  if (i >= cells) return;
+  const long long group = i / (static_cast<long long>(rows) * kFloatGroup);
+  const int row = static_cast<int>(i / kFloatGroup % rows);
+  const long long t = group * kFloatGroup + i % kFloatGroup;
+  out[i] = t < bars ? static_cast<float>(in[t * rows + row]) : 0.0f;
 }
 
 int isqrt(int n) {
@@ -384,9 +391,10 @@ void build_indicators(const DeviceHistory& h, size_t bars_u, const std::vector<R
     WFOD_CUDA_CHECK_LAUNCH();
     WFOD_CUDA_CHECK(cudaDeviceSynchronize());
   }
-  const long long cells = bars * rows;
+  const long long cells = (bars + kFloatGroup - 1) / kFloatGroup * kFloatGroup * rows;
   out.matrix32.resize(static_cast<size_t>(cells));
-  to_float_kernel<<<grid_for(cells), kThreads>>>(out.matrix.data(), out.matrix32.data(), cells);
+  to_float_kernel<<<grid_for(cells), kThreads>>>(out.matrix.data(), out.matrix32.data(), bars, rows,
+                                                 cells);
   WFOD_CUDA_CHECK_LAUNCH();
 }
 

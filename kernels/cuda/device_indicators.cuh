@@ -34,7 +34,7 @@ struct DeviceHistory {
 
 struct DeviceIndicators {
   DeviceBuffer<double> matrix;     // bars x rows, transposed
-  DeviceBuffer<float> matrix32;    // the same, rounded to float (decision screen)
+  DeviceBuffer<float> matrix32;    // the same, rounded to float, by groups of bars (float_cell)
   std::map<RowKey, int> row_of;    // key -> row index
   std::vector<int> first_defined;  // per row: first bar with a value (bars if never)
   int rows = 0;

@@ -104,7 +104,7 @@ void build_signal_bits(const GridTables& g, unsigned long long min_sharing, cons
         gate_keys = 0;
     }
   }
-  const long long words = (bars + 31) / 32 + 1;
+  const long long words = (bars + 31) / 32;
   const size_t pair_count = static_cast<size_t>(pair_keys * words * 2);
   const size_t gate_count = static_cast<size_t>(gate_keys * words);
   const size_t held = (out.pair.size() + out.gate.size()) * sizeof(uint32_t);

@@ -16,8 +16,8 @@
 
 namespace wfod::cuda {
 
-// Word w of a key covers bars [32w, 32w + 32), bit j = bar 32w + j; `words` per key, one past
-// the prepared bars (so a tile starting anywhere reads two whole words). Layout [w][key], so
+// Word w of a key covers bars [32w, 32w + 32), bit j = bar 32w + j; `words` per key cover the
+// prepared bars (a tile of the signal-bit path is one whole word). Layout [w][key], so
 // the lanes of a warp (consecutive fast values) read consecutive words.
 //   pair: 2 words per (w, key): up (fast > slow; close > upper), then down;
 //   gate: 1 word per (w, key): the filter is open (vs / vl > threshold, vl != 0).
@@ -34,15 +34,12 @@ struct DeviceSignalBits {
   SignalBits view;
 };
 
-// The 32 bits from bar t0 (t0 >= 0, t0 + 32 within the prepared bars + 32) of key `key` of a
-// table with `keys` keys and `stride` words per (w, key) (bits at word offset `part`).
+// The 32 bits from bar t0 (a multiple of 32 within the prepared bars: the tiles of the
+// signal-bit path are aligned, tile_end) of key `key` of a table with `keys` keys and `stride`
+// words per (w, key) (bits at word offset `part`).
 __device__ __forceinline__ uint32_t signal_word(const uint32_t* table, long long keys, int stride,
                                                 int part, long long key, long long t0) {
-  const long long w = t0 >> 5;
-  const unsigned int shift = static_cast<unsigned int>(t0 & 31);
-  const uint32_t lo = __ldg(table + (w * keys + key) * stride + part);
-  const uint32_t hi = __ldg(table + ((w + 1) * keys + key) * stride + part);
-  return __funnelshift_r(lo, hi, shift);
+  return __ldg(table + ((t0 >> 5) * keys + key) * stride + part);
 }
 
 // Builds the tables a grid's sweep can use over bars [0, bars) of the transposed float64

@@ -138,8 +138,9 @@ __device__ Summary evaluate_stretches(const DeviceCombo& c, const BarData& bars,
   const double p1 = next_bar<Family, Cross, Vol>(c, bars, first - 1, p2);
   StretchAccount account(bars, first);
   TileDecider<Family, Cross, Vol> decider(c, bars, first, last, p2, p1, bars.fast != 0);
-  for (long long t0 = first; t0 < last; t0 += kTile) {
-    const int count = last - t0 < kTile ? static_cast<int>(last - t0) : kTile;
+  for (long long t0 = first, end; t0 < last; t0 = end) {
+    end = tile_end(t0, last);
+    const int count = static_cast<int>(end - t0);
     const int held_before = decider.ip2;  // held position of the bar before the tile
     // Phase 1: decisions only (TileDecider).
     const TileDecisions tile = decider.next(t0, count);

@@ -43,8 +43,9 @@ __device__ Summary evaluate_range(const DeviceCombo& c, const BarData& bars, lon
   const double p1 = next_bar<Family, Cross, Vol>(c, bars, first - 1, p2);
   TileDecider<Family, Cross, Vol> decider(c, bars, first, last, p2, p1, false);
   RangeWalk<false> walk;
-  for (long long t0 = first; t0 < last; t0 += kTile) {
-    const int count = last - t0 < kTile ? static_cast<int>(last - t0) : kTile;
+  for (long long t0 = first, end; t0 < last; t0 = end) {
+    end = tile_end(t0, last);
+    const int count = static_cast<int>(end - t0);
     double a = decider.ip2;  // the position held in the body of the bar before the tile
     const TileDecisions tile = decider.next(t0, count);
     // The tile's bars by held sign at once, from the codes (walk.step leaves them out).

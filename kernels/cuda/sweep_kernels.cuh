@@ -61,7 +61,7 @@ struct BarData {
   const double* body;
   const double* close;
   const double* matrix;
-  const float* matrix32;  // the same matrix rounded to float: the first screen of decisions
+  const float* matrix32;  // the same rounded to float, in groups of bars (float_cell): the screen
   long long bars;         // history length (row stride of the sparse tables)
   int fast;               // precision "fast": float32 decisions without the double check
   int rows;

@@ -58,8 +58,9 @@ __global__ void __launch_bounds__(kBlock, WFOD_DECIDE_BLOCKS)
   TileDecider<Family, Cross, Vol> decider(c, bars, first, last, p2, p1, bars.fast != 0);
   unsigned int changes = 0;
   uint32_t* out = events + event_slot(i, 0, cap);
-  for (long long t0 = first; t0 < last && changes <= cap; t0 += kTile) {
-    const int count = last - t0 < kTile ? static_cast<int>(last - t0) : kTile;
+  for (long long t0 = first, end; t0 < last && changes <= cap; t0 = end) {
+    end = tile_end(t0, last);
+    const int count = static_cast<int>(end - t0);
     const TileDecisions tile = decider.next(t0, count);
     unsigned int mask = tile.change_mask;
     while (mask) {

@@ -49,6 +49,17 @@ inline constexpr int kBitsStepPlain = WFOD_BITS_STEP, kBitsStepVol = WFOD_BITS_S
 inline constexpr int kTile = 32;
 static_assert(kTile % kBitsStepPlain == 0 && kTile % kBitsStepVol == 0,
               "the signal-bit path loads whole steps");
+static_assert(kBitsStepPlain % kFloatGroup == 0 && kBitsStepVol % kFloatGroup == 0,
+              "the signal-bit path loads whole groups of bars (float_cell)");
+
+// The end of the tile from t0 within a range ending at `last`: tiles end at multiples of
+// kTile bars, so every tile but a range's first and last is whole and aligned. The
+// signal-bit path takes only those: their float inputs come in 128-bit groups and their
+// signal words unshifted. Where the tiles fall changes no decision.
+__device__ __forceinline__ long long tile_end(long long t0, long long last) {
+  const long long end = (t0 | (kTile - 1)) + 1;
+  return end < last ? end : last;
+}
 
 // The decisions of the bars t0 .. t0 + count - 1 of one tile.
 struct TileDecisions {
@@ -109,15 +120,16 @@ struct TileDecider {
   // The tile of `count` (1..kTile) bars from t0, the bar after the previous tile's last.
   __device__ __forceinline__ TileDecisions next(long long t0, int count) {
     if constexpr (!is_level_family(Family) && WFOD_TILE_BITS) {
-      if (count == kTile && t0 >= c.first_defined && (!Cross || t0 - 1 >= c.signal_defined))
+      if (count == kTile && (t0 & (kTile - 1)) == 0 && t0 >= c.first_defined &&
+          (!Cross || t0 - 1 >= c.signal_defined))
         return next_by_bits(t0);
     }
     return next_by_bars(t0, count);
   }
 
-  // The signal-bit path: a full tile of defined bars (for cross entries, bar t0 - 1's signals
-  // defined too). The signals come from the SignalBits tables where the sweep built them (exact
-  // answers, in precision "fast" too: it may use float32, SPEC §9, and need not), else from
+  // The signal-bit path: a whole aligned tile of defined bars (for cross entries, bar t0 - 1's
+  // signals defined too). The signals come from the SignalBits tables where the sweep built them
+  // (exact answers, in precision "fast" too: it may use float32, SPEC §9, and need not), else from
   // the bars' float inputs.
   __device__ __forceinline__ TileDecisions next_by_bits(long long t0) {
     const SignalBits& sb = bars.signals;
@@ -162,18 +174,21 @@ struct TileDecider {
     return TileDecisions{p.change, p.held_long, p.held_short};
   }
 
-  // The bits of a full tile of defined bars from their float inputs: the signals (Signals:
-  // signals_loaded) and the gate (Gate: vol_open_loaded), the very comparisons of
-  // decide_loaded, several bars' loads in flight.
+  // The bits of a whole aligned tile of defined bars from their float inputs: the signals
+  // (Signals: signals_loaded) and the gate (Gate: vol_open_loaded), the very comparisons of
+  // decide_loaded, several bars' loads in flight, 4 bars of a row per 128-bit load.
   template <bool Signals, bool Gate>
   __device__ __forceinline__ void signals_of_bars(long long t0, uint32_t& up, uint32_t& down,
                                                   uint32_t& open) {
     const int rows = bars.rows;
     constexpr int kLoadStep = Signals && Gate ? kBitsStepVol : kBitsStepPlain;
-    const float* row_a = bars.matrix32 + t0 * rows + c.row_a;
-    const float* row_b = bars.matrix32 + t0 * rows + c.row_b;
-    const float* row_vs = bars.matrix32 + t0 * rows + c.row_vs;
-    const float* row_vl = bars.matrix32 + t0 * rows + c.row_vl;
+    constexpr int kGroups = kLoadStep / kFloatGroup;
+    // Row r's group of bars from t0 (t0 % 4 == 0); the next group is `rows` float4 on.
+    const float4* groups = reinterpret_cast<const float4*>(bars.matrix32) + (t0 >> 2) * rows;
+    const float4* row_a = groups + c.row_a;
+    const float4* row_b = groups + c.row_b;
+    const float4* row_vs = groups + c.row_vs;
+    const float4* row_vl = groups + c.row_vl;
     if constexpr (Gate) open = 0;
 #if WFOD_TILE_BITS_ROLLED
 #pragma unroll 1
@@ -183,24 +198,28 @@ struct TileDecider {
     for (int j0 = 0; j0 < kTile; j0 += kLoadStep) {
       BarInputs step[kLoadStep];
 #pragma unroll
-      for (int u = 0; u < kLoadStep; ++u) {
-        step[u].a = step[u].b = step[u].vs = step[u].vl = 0.0f;
+      for (int k = 0; k < kGroups; ++k) {
+        float4 a{}, b{}, vs{}, vl{};
         if constexpr (Signals) {
-          step[u].a = row_a[u * rows];
-          step[u].b = row_b[u * rows];
+          a = row_a[k * rows];
+          b = row_b[k * rows];
         }
         if constexpr (Gate) {
-          step[u].vs = row_vs[u * rows];
-          step[u].vl = row_vl[u * rows];
+          vs = row_vs[k * rows];
+          vl = row_vl[k * rows];
         }
+        step[4 * k + 0] = BarInputs{a.x, b.x, vs.x, vl.x};
+        step[4 * k + 1] = BarInputs{a.y, b.y, vs.y, vl.y};
+        step[4 * k + 2] = BarInputs{a.z, b.z, vs.z, vl.z};
+        step[4 * k + 3] = BarInputs{a.w, b.w, vs.w, vl.w};
       }
       if constexpr (Signals) {
-        row_a += kLoadStep * rows;
-        row_b += kLoadStep * rows;
+        row_a += kGroups * rows;
+        row_b += kGroups * rows;
       }
       if constexpr (Gate) {
-        row_vs += kLoadStep * rows;
-        row_vl += kLoadStep * rows;
+        row_vs += kGroups * rows;
+        row_vl += kGroups * rows;
       }
       // The step's bits at compile-time positions by the float screens alone, with no
       // branch per bar; the bars a screen leaves unsure are settled after the step by
@@ -245,16 +264,15 @@ struct TileDecider {
       const int u = __ffs(unsure | gate_unsure) - 1;
       const uint32_t bit = 1u << u;
       const long long at = (t + u) * rows;
-      const float* in = bars.matrix32 + at;
+      const BarInputs in = load_inputs<Family, Gate>(c, bars.matrix32, rows, t + u);
       if (Signals && (unsure & bit)) {
-        const TrendSignals<bool> s = signals_loaded<Family>(
-            c, in[c.row_a], in[c.row_b], bars.matrix, bars.close, at, t + u, fast);
+        const TrendSignals<bool> s =
+            signals_loaded<Family>(c, in.a, in.b, bars.matrix, bars.close, at, t + u, fast);
         up = s.up ? up | bit : up & ~bit;
         down = s.down ? down | bit : down & ~bit;
       }
       if (Gate && (gate_unsure & bit)) {
-        const bool o =
-            vol_open_loaded(c, in[c.row_vs], in[c.row_vl], vol_factor, bars.matrix, at, fast);
+        const bool o = vol_open_loaded(c, in.vs, in.vl, vol_factor, bars.matrix, at, fast);
         open = o ? open | bit : open & ~bit;
       }
       unsure &= ~bit;
@@ -310,43 +328,18 @@ struct TileDecider {
       // kLoadStep bars' float inputs are loaded before any of them is decided: that many loads
       // in flight per lane instead of one bar's (the loop waited on each bar's L2 loads).
       constexpr int kLoadStep = Vol ? kLoadStepVol : kLoadStepPlain;
-      const float* row_a = bars.matrix32 + t0 * rows + c.row_a;
-      const float* row_b = bars.matrix32 + t0 * rows + c.row_b;
-      const float* row_vs = bars.matrix32 + t0 * rows + c.row_vs;
-      const float* row_vl = bars.matrix32 + t0 * rows + c.row_vl;
-      const auto load = [&](int u) {
-        BarInputs in;
-        in.a = row_a[u * rows];
-        in.b = row_b[u * rows];
-        if constexpr (Vol) {
-          in.vs = row_vs[u * rows];
-          in.vl = row_vl[u * rows];
-        } else {
-          in.vs = in.vl = 0.0f;
-        }
-        return in;
-      };
-      const auto advance = [&](int n) {
-        row_a += n * rows;
-        row_b += n * rows;
-        if constexpr (Vol) {
-          row_vs += n * rows;
-          row_vl += n * rows;
-        }
+      const auto load = [&](int j) {
+        return load_inputs<Family, Vol>(c, bars.matrix32, rows, t0 + j);
       };
       int j = 0;
       for (; j + kLoadStep <= count; j += kLoadStep) {
         BarInputs step[kLoadStep];
 #pragma unroll
-        for (int u = 0; u < kLoadStep; ++u) step[u] = load(u);
-        advance(kLoadStep);
+        for (int u = 0; u < kLoadStep; ++u) step[u] = load(j + u);
 #pragma unroll
         for (int u = 0; u < kLoadStep; ++u) decide_bar(j + u, step[u]);
       }
-      for (; j < count; ++j) {
-        decide_bar(j, load(0));
-        advance(1);
-      }
+      for (; j < count; ++j) decide_bar(j, load(j));
       if constexpr (Cross) prev_bits = false;
     }
     return TileDecisions{change_mask, held_long, held_short};
