@@ -34,12 +34,13 @@ struct DeviceSignalBits {
   SignalBits view;
 };
 
-// The 32 bits from bar t0 (a multiple of 32 within the prepared bars: the tiles of the
-// signal-bit path are aligned, tile_end) of key `key` of a table with `keys` keys and `stride`
-// words per (w, key) (bits at word offset `part`).
+// The bits from bar t0 to the end of its 32-bar word (bit 0 = bar t0; the tiles of the
+// signal-bit path lie within one word, tile_end) of key `key` of a table with `keys` keys and
+// `stride` words per (w, key) (bits at word offset `part`).
 __device__ __forceinline__ uint32_t signal_word(const uint32_t* table, long long keys, int stride,
                                                 int part, long long key, long long t0) {
-  return __ldg(table + ((t0 >> 5) * keys + key) * stride + part);
+  return __ldg(table + ((t0 >> 5) * keys + key) * stride + part) >>
+         static_cast<unsigned int>(t0 & 31);
 }
 
 // Builds the tables a grid's sweep can use over bars [0, bars) of the transposed float64

@@ -23,6 +23,14 @@ namespace {
 #ifndef WFOD_DECIDE_BLOCKS
 #define WFOD_DECIDE_BLOCKS 4
 #endif
+// The decisions kernel's bars of loads in flight on the signal-bit path without a vol filter:
+// 16 (-s24e: A 3.62 -> 3.31 ms against the other kernels' 8; 4: 4.54; C unchanged). Cross
+// entries keep 8: at 16 their kernel spills (80/116 bytes) and no benchmark has measured it.
+#ifndef WFOD_DECIDE_BITS_STEP
+#define WFOD_DECIDE_BITS_STEP 16
+#endif
+template <bool Cross>
+inline constexpr int kDecideBitsStep = Cross ? kBitsStepPlain : WFOD_DECIDE_BITS_STEP;
 // Blocks per SM of the accounting kernel: the fused kernel's, since its fallback is that
 // kernel's whole evaluation (-s23d: 4 blocks spill, A 4.35 ms against 3.80).
 #ifndef WFOD_ACCOUNT_BLOCKS
@@ -55,7 +63,8 @@ __global__ void __launch_bounds__(kBlock, WFOD_DECIDE_BLOCKS)
   if (!is_kind<Family, Cross>(c) || !c.valid) return;
   const double p2 = position_before<Family, Cross, Vol>(c, bars, first - 2);
   const double p1 = next_bar<Family, Cross, Vol>(c, bars, first - 1, p2);
-  TileDecider<Family, Cross, Vol> decider(c, bars, first, last, p2, p1, bars.fast != 0);
+  TileDecider<Family, Cross, Vol, kDecideBitsStep<Cross>> decider(c, bars, first, last, p2, p1,
+                                                                  bars.fast != 0);
   unsigned int changes = 0;
   uint32_t* out = events + event_slot(i, 0, cap);
   for (long long t0 = first, end; t0 < last && changes <= cap; t0 = end) {

@@ -53,9 +53,9 @@ static_assert(kBitsStepPlain % kFloatGroup == 0 && kBitsStepVol % kFloatGroup ==
               "the signal-bit path loads whole groups of bars (float_cell)");
 
 // The end of the tile from t0 within a range ending at `last`: tiles end at multiples of
-// kTile bars, so every tile but a range's first and last is whole and aligned. The
-// signal-bit path takes only those: their float inputs come in 128-bit groups and their
-// signal words unshifted. Where the tiles fall changes no decision.
+// kTile bars, so every tile but a range's first and last is whole and aligned: the
+// signal-bit path loads their float inputs in 128-bit groups (it takes a partial tile only
+// from the signal tables, within one word). Where the tiles fall changes no decision.
 __device__ __forceinline__ long long tile_end(long long t0, long long last) {
   const long long end = (t0 | (kTile - 1)) + 1;
   return end < last ? end : last;
@@ -78,13 +78,19 @@ struct TileDecisions {
 // Walks one combo's bars tile by tile from `first`, given the state entering it: p2 = p_{first-2}
 // and p1 = p_{first-1}. fast: precision "fast" (the floats decide alone).
 //
-// A full tile of a set-or-hold family whose bars are all defined (the common case) takes the
-// signal-bit path: each bar's signals (signals_loaded, vol_open_loaded: the very comparisons of
-// decide_loaded) become bits, cross entries and the gate are bit operations on them, and
-// tile_positions turns them into the held positions and change bars, with no dependent
-// per-bar select. Any other tile decides bar by bar (decide_int / the level rule).
-template <int Family, bool Cross, bool Vol>
+// A whole aligned tile of a set-or-hold family whose bars are all defined (the common case),
+// or any such tile whose signals the signal tables give, takes the signal-bit path: each bar's
+// signals (signals_loaded, vol_open_loaded: the very comparisons of decide_loaded) become bits,
+// cross entries and the gate are bit operations on them, and tile_positions turns them into the
+// held positions and change bars, with no dependent per-bar select. Any other tile decides bar by
+// bar (decide_int / the level rule).
+//
+// BitsStep: the signal-bit path's bars of loads in flight without a vol filter's rows (the
+// split sweep's decisions kernel, with no accounting state, holds twice the others').
+template <int Family, bool Cross, bool Vol, int BitsStep = kBitsStepPlain>
 struct TileDecider {
+  static_assert(kTile % BitsStep == 0 && BitsStep % kFloatGroup == 0,
+                "the signal-bit path loads whole steps of whole groups of bars");
   const DeviceCombo& c;
   const BarData& bars;
   const int short_int;
@@ -120,18 +126,27 @@ struct TileDecider {
   // The tile of `count` (1..kTile) bars from t0, the bar after the previous tile's last.
   __device__ __forceinline__ TileDecisions next(long long t0, int count) {
     if constexpr (!is_level_family(Family) && WFOD_TILE_BITS) {
-      if (count == kTile && (t0 & (kTile - 1)) == 0 && t0 >= c.first_defined &&
-          (!Cross || t0 - 1 >= c.signal_defined))
-        return next_by_bits(t0);
+      if (t0 >= c.first_defined && (!Cross || t0 - 1 >= c.signal_defined)) {
+        // Whole aligned tiles; and any tile within one table word (a range's first and last,
+        // tile_end) whose signals and gate all come from the tables.
+        const bool tables = bars.signals.pair != nullptr && (!Vol || bars.signals.gate != nullptr);
+        const bool aligned = (t0 & (kTile - 1)) == 0;
+        if (count == kTile && aligned) return next_by_bits<true>(t0, kTile);
+        if (tables && (t0 & (kTile - 1)) + count <= kTile) return next_by_bits<false>(t0, count);
+      }
     }
     return next_by_bars(t0, count);
   }
 
-  // The signal-bit path: a whole aligned tile of defined bars (for cross entries, bar t0 - 1's
-  // signals defined too). The signals come from the SignalBits tables where the sweep built them
-  // (exact answers, in precision "fast" too: it may use float32, SPEC §9, and need not), else from
-  // the bars' float inputs.
-  __device__ __forceinline__ TileDecisions next_by_bits(long long t0) {
+  // The signal-bit path: a tile of `count` defined bars (for cross entries, bar t0 - 1's
+  // signals defined too), whole and aligned unless the tables give every signal. The signals come
+  // from the SignalBits tables where the sweep built them (exact answers, in precision "fast" too:
+  // it may use float32, SPEC §9, and need not), else from the bars' float inputs.
+  // Whole: a whole aligned tile (count == kTile at compile time: the masks fold away; -s24f:
+  // C 47.4 -> 49.9 ms with a run-time count on every tile).
+  template <bool Whole>
+  __device__ __forceinline__ TileDecisions next_by_bits(long long t0, int count) {
+    if constexpr (Whole) count = kTile;
     const SignalBits& sb = bars.signals;
     const bool pair_table = sb.pair != nullptr;
     const bool gate_table = Vol && sb.gate != nullptr;
@@ -159,8 +174,8 @@ struct TileDecider {
       }
       enter_up = up & ((down << 1) | prev_down);
       enter_down = down & ((up << 1) | prev_up);
-      prev_up = up >> 31;
-      prev_down = down >> 31;
+      prev_up = (up >> (count - 1)) & 1u;
+      prev_down = (down >> (count - 1)) & 1u;
       prev_bits = true;
     }
     if constexpr (Vol) {
@@ -168,7 +183,7 @@ struct TileDecider {
       enter_down &= open;
     }
     const detail::TilePositions p =
-        detail::tile_positions(enter_up, enter_down, short_int, ip2, ip1, kTile);
+        detail::tile_positions(enter_up, enter_down, short_int, ip2, ip1, count);
     ip2 = p.p2;
     ip1 = p.p1;
     return TileDecisions{p.change, p.held_long, p.held_short};
@@ -181,7 +196,7 @@ struct TileDecider {
   __device__ __forceinline__ void signals_of_bars(long long t0, uint32_t& up, uint32_t& down,
                                                   uint32_t& open) {
     const int rows = bars.rows;
-    constexpr int kLoadStep = Signals && Gate ? kBitsStepVol : kBitsStepPlain;
+    constexpr int kLoadStep = Signals && Gate ? kBitsStepVol : BitsStep;
     constexpr int kGroups = kLoadStep / kFloatGroup;
     // Row r's group of bars from t0 (t0 % 4 == 0); the next group is `rows` float4 on.
     const float4* groups = reinterpret_cast<const float4*>(bars.matrix32) + (t0 >> 2) * rows;
