@@ -224,6 +224,11 @@ inline constexpr int kFloatGroup = 4;
 __host__ __device__ inline long long float_cell(long long t, int row, int rows) {
   return ((t >> 2) * rows + row) * kFloatGroup + (t & (kFloatGroup - 1));
 }
+// The group of kFloatGroup bars from t (a multiple of kFloatGroup) of a row, as one vector;
+// the row's next group is `rows` vectors on.
+__device__ inline const float4* float_group(const float* m32, long long t, int row, int rows) {
+  return reinterpret_cast<const float4*>(m32) + (t >> 2) * rows + row;
+}
 
 // The float inputs of one bar's decision, loaded ahead of use so a thread keeps several
 // bars' loads in flight (the loop is otherwise bound by memory latency, not bandwidth).

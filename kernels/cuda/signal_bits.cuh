@@ -17,7 +17,7 @@
 namespace wfod::cuda {
 
 // Word w of a key covers bars [32w, 32w + 32), bit j = bar 32w + j; `words` per key cover the
-// prepared bars (a tile of the signal-bit path is one whole word). Layout [w][key], so
+// prepared bars (a tile of the signal-bit path lies within one word). Layout [w][key], so
 // the lanes of a warp (consecutive fast values) read consecutive words.
 //   pair: 2 words per (w, key): up (fast > slow; close > upper), then down;
 //   gate: 1 word per (w, key): the filter is open (vs / vl > threshold, vl != 0).

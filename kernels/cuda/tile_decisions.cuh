@@ -198,12 +198,10 @@ struct TileDecider {
     const int rows = bars.rows;
     constexpr int kLoadStep = Signals && Gate ? kBitsStepVol : BitsStep;
     constexpr int kGroups = kLoadStep / kFloatGroup;
-    // Row r's group of bars from t0 (t0 % 4 == 0); the next group is `rows` float4 on.
-    const float4* groups = reinterpret_cast<const float4*>(bars.matrix32) + (t0 >> 2) * rows;
-    const float4* row_a = groups + c.row_a;
-    const float4* row_b = groups + c.row_b;
-    const float4* row_vs = groups + c.row_vs;
-    const float4* row_vl = groups + c.row_vl;
+    const float4* row_a = float_group(bars.matrix32, t0, c.row_a, rows);
+    const float4* row_b = float_group(bars.matrix32, t0, c.row_b, rows);
+    const float4* row_vs = float_group(bars.matrix32, t0, c.row_vs, rows);
+    const float4* row_vl = float_group(bars.matrix32, t0, c.row_vl, rows);
     if constexpr (Gate) open = 0;
 #if WFOD_TILE_BITS_ROLLED
 #pragma unroll 1
