@@ -547,7 +547,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
       parts_.ensure(n_ids * static_cast<unsigned long long>(parts));
       chunk_parts_.ensure(n_ids * static_cast<unsigned long long>(chunks));
       launch_chunk_summaries(kinds_, false, tables_.view, bars_, first, window, n_ids, nullptr, 0,
-                             chunks, chunk_parts_.data(), parts_.data());
+                             chunks, chunk_parts_.data(), parts_.data(), false);
       // The finalize kernel ranks every combo once: it writes the first kind's slots only.
       launch_finalize_rank(tables_.view, parts_.data(), parts, n_ids, rp, k, candidates_.data(),
                            counters_.data(), fallback_.data(), screen.fallback_cap);
@@ -624,9 +624,10 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     eval_parts_.ensure(batch * static_cast<size_t>(chunks));
     for (size_t b0 = 0; b0 < ids.size(); b0 += batch) {
       const size_t count = std::min(batch, ids.size() - b0);
-      launch_chunk_summaries(
-          kinds_, canonical, tables_.view, bars_, static_cast<long long>(req.window.first()),
-          window, count, d_ids.data() + b0, 0, chunks, eval_parts_.data(), summaries.data() + b0);
+      launch_chunk_summaries(kinds_, canonical, tables_.view, bars_,
+                             static_cast<long long>(req.window.first()), window, count,
+                             d_ids.data() + b0, 0, chunks, eval_parts_.data(),
+                             summaries.data() + b0, true);
     }
     const auto host = summaries.download(ids.size());
     if (eval_parts_.size() * sizeof(Summary) > kKeptEvalPartsBytes) eval_parts_ = {};
@@ -742,16 +743,17 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   }
 
   // Exact precision on a grid so small against its window that every combo's canonical chunks
-  // take under an eighth of the GPU's resident threads (few combos, a long window: gpu_bench B,
-  // 80 combos x 256 chunks): screening first gains nothing there, since the settle re-scores
+  // (counted at most kBlock: a longer window's extra chunks shorten its chains, the grid stays
+  // as small) take under an eighth of the GPU's resident threads (few combos, a long window:
+  // gpu_bench B, 80 combos): screening first gains nothing there, since the settle re-scores
   // a good part of the grid in the canonical order anyway and each thread's chunk takes as
   // long. Not with a forced layout (WFOD_CUDA_FORCE_CHUNKS: the tests of the screen's layouts).
   bool ranks_all_canonically(const SweepRequest& req) const {
     if (req.precision != Precision::exact || wfod::env_value(wfod::Env::cuda_force_chunks))
       return false;
-    return few_canonical_threads(
-        req.strategy.grid.size(),
-        static_cast<unsigned long long>(canonical_chunks(static_cast<long long>(req.window.bars))));
+    const int chunks = canonical_chunks(static_cast<long long>(req.window.bars));
+    return few_canonical_threads(req.strategy.grid.size(),
+                                 static_cast<unsigned long long>(std::min(chunks, kBlock)));
   }
 
   // The sweep of such a grid: every valid combo evaluated in the canonical order

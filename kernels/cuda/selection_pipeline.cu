@@ -146,7 +146,7 @@ void canonical_scores(SelectionWorkspace& ws, const SweepRequest& req, const Pre
     const uint64_t count = std::min(batch, total - id0);
     launch_chunk_summaries(*p.kinds, req.precision == Precision::exact,  // as evaluate()
                            *p.tables, *p.bars, first, window, count, nullptr, id0, chunks,
-                           ws.blocks.data(), ws.blocks.data());
+                           ws.blocks.data(), ws.blocks.data(), true);
     launch_window_scores(*p.tables, ws.blocks.data(), 1, 0, 0, count, rp, sqrt_bpy,
                          ws.objective.data() + id0, ws.sharpe.data() + id0, ws.state.data() + id0,
                          ws.flags.data() + id0, id0);

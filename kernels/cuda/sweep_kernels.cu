@@ -149,30 +149,44 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-// Thread gid = i * chunks + c loads part c of ids[i] (parts[c * n + i], chunk-major), and a
-// block joins each span = min(chunks, kBlock) consecutive chunks of an id by the perfect
-// binary tree, left to right at every level (pairs at stride 1, 2, 4, ..., the left part
-// first), in shared memory, into out[i * groups + c / span] (groups = chunks / span: one
-// Summary per id when chunks <= kBlock; finalize_rank joins an id's groups left to right). A
-// few ids with many chunks (a long window's re-scores) take a few levels, not chunks - 1
-// dependent joins. out may be parts when groups == 1: row 0 of an id is read by its own block
-// only.
+// The perfect binary tree over the Leaves consecutive chunk parts of id i from chunk c0 on
+// (Leaves a power of two: left half first, then the right, joined).
+template <int Leaves>
+__device__ Summary join_subtree(const Summary* parts, unsigned long long n, unsigned long long i,
+                                unsigned long long c0) {
+  if constexpr (Leaves == 1)
+    return parts[c0 * n + i];
+  else
+    return detail::combine_hd(join_subtree<Leaves / 2>(parts, n, i, c0),
+                              join_subtree<Leaves / 2>(parts, n, i, c0 + Leaves / 2));
+}
+
+// Thread gid = i * (chunks / Leaves) + c joins parts c * Leaves .. c * Leaves + Leaves - 1 of
+// ids[i] (parts[chunk * n + i], chunk-major) by the perfect binary tree, and a block joins
+// each span = min(chunks / Leaves, kBlock) consecutive such subtrees of an id by the rest of
+// that tree, left to right at every level (pairs at stride 1, 2, 4, ..., the left part
+// first), in shared memory, into out[i * groups + c / span] (groups = chunks / Leaves / span:
+// one Summary per id when chunks <= Leaves * kBlock). A few ids with many chunks (a long
+// window's re-scores) take a few levels, not chunks - 1 dependent joins. out may be parts
+// when groups == 1: row 0 of an id is read by its own block only.
+template <int Leaves>
 __global__ void __launch_bounds__(kBlock)
     join_chunks_kernel(const Summary* parts, unsigned long long n, int chunks, Summary* out) {
   __shared__ alignas(Summary) unsigned char raw[kBlock * sizeof(Summary)];
   Summary* sh = reinterpret_cast<Summary*>(raw);
+  const int subtrees = chunks / Leaves;
   const unsigned long long gid = static_cast<unsigned long long>(blockIdx.x) * kBlock + threadIdx.x;
-  const unsigned long long i = gid / static_cast<unsigned long long>(chunks);
-  const unsigned long long c = gid % static_cast<unsigned long long>(chunks);
-  const int span = chunks < kBlock ? chunks : kBlock;
+  const unsigned long long i = gid / static_cast<unsigned long long>(subtrees);
+  const unsigned long long c = gid % static_cast<unsigned long long>(subtrees);
+  const int span = subtrees < kBlock ? subtrees : kBlock;
   const int tid = threadIdx.x;
-  sh[tid] = i < n ? parts[c * n + i] : Summary{};
+  sh[tid] = i < n ? join_subtree<Leaves>(parts, n, i, c * Leaves) : Summary{};
   __syncthreads();
   for (int stride = 1; stride < span; stride <<= 1) {
     if (tid % (2 * stride) == 0) sh[tid] = detail::combine_hd(sh[tid], sh[tid + stride]);
     __syncthreads();
   }
-  if (c % span == 0 && i < n) out[i * (chunks / span) + c / span] = sh[tid];
+  if (c % span == 0 && i < n) out[i * (subtrees / span) + c / span] = sh[tid];
 }
 
 __global__ void __launch_bounds__(kBlock)
@@ -300,7 +314,8 @@ void launch_sweep_fused(const KernelKind& kind, const GridTables& g, const BarDa
 void launch_chunk_summaries(const std::vector<KernelKind>& kinds, bool per_bar, const GridTables& g,
                             const BarData& bars, long long first, long long window,
                             unsigned long long n, const unsigned long long* ids,
-                            unsigned long long id0, int chunks, Summary* parts, Summary* out) {
+                            unsigned long long id0, int chunks, Summary* parts, Summary* out,
+                            bool join_all) {
   const unsigned blocks = blocks_for(n * static_cast<unsigned long long>(chunks));
   for (KernelKind kind : kinds) {
     kind.plain = kind.plain || per_bar;
@@ -311,7 +326,12 @@ void launch_chunk_summaries(const std::vector<KernelKind>& kinds, bool per_bar, 
     });
     WFOD_CUDA_CHECK_LAUNCH();
   }
-  join_chunks_kernel<<<blocks, kBlock>>>(parts, n, chunks, out);
+  // join_all past kBlock chunks: each thread first joins two of them (canonical_chunks).
+  if (join_all && chunks > kBlock)
+    join_chunks_kernel<2><<<blocks_for(n * static_cast<unsigned long long>(chunks / 2)), kBlock>>>(
+        parts, n, chunks, out);
+  else
+    join_chunks_kernel<1><<<blocks, kBlock>>>(parts, n, chunks, out);
   WFOD_CUDA_CHECK_LAUNCH();
 }
 

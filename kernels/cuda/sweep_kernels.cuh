@@ -170,11 +170,24 @@ void launch_sweep_fused(const KernelKind& kind, const GridTables& g, const BarDa
                         unsigned long long* fallback, unsigned int fallback_cap);
 
 // Time chunks of the canonical evaluation: a function of the window length alone (>= 256
-// bars each, at most kBlock of them, a power of two), so that every combo of every call sums
-// its returns in one order (docs/spec-notes.md 13).
+// bars each, at most kMaxCanonicalChunks of them, a power of two), so that every combo of
+// every call sums its returns in one order (docs/spec-notes.md 13). A window of 131,072 bars
+// or more takes 512 (a join thread then joins two: launch_chunk_summaries), so few combos walk
+// shorter dependent chains (gpu_bench B, 80 combos x 150k bars: eval median 0.158 -> 0.137 ms,
+// bench/results/h200-2026-12-04-s25e; 1,024 chunks were no faster, and >= 128 bars slowed the
+// default-selection walk's 10k windows 0.093 -> 0.107 s: -s25c).
+#ifndef WFOD_CANONICAL_MAX_CHUNKS
+#define WFOD_CANONICAL_MAX_CHUNKS 512
+#endif
+#ifndef WFOD_CANONICAL_MIN_BARS
+#define WFOD_CANONICAL_MIN_BARS 256
+#endif
+inline constexpr int kMaxCanonicalChunks = WFOD_CANONICAL_MAX_CHUNKS;
+inline constexpr long long kMinCanonicalBars = WFOD_CANONICAL_MIN_BARS;
+static_assert(kMaxCanonicalChunks <= 2 * kBlock, "a join thread takes at most 2 chunks");
 inline int canonical_chunks(long long window) {
   int chunks = 1;
-  while (chunks < kBlock && window / (2 * chunks) >= 256) chunks *= 2;
+  while (chunks < kMaxCanonicalChunks && window / (2 * chunks) >= kMinCanonicalBars) chunks *= 2;
   return chunks;
 }
 
@@ -182,16 +195,19 @@ inline int canonical_chunks(long long window) {
 // (a power of two), laid out chunk-major: a warp runs 32 combos over one chunk (their bar
 // loads coalesce: the indicator rows of a bar sit side by side, where 32 chunks of one combo
 // read 32 bars far apart), each kind of `kinds` writes its own ids' parts[chunk * n + i]
-// (per_bar: with the per-bar evaluator, whatever the kind says), then one join kernel in
+// (per_bar: with the per-bar evaluator, whatever the kind says), then a join kernel in
 // shared memory: each min(chunks, kBlock) consecutive chunks of an id by the perfect binary
 // tree, left to right at every level, into out[i * groups + group] (groups = chunks / kBlock,
-// at least 1; out may be parts when there is one group). With per_bar and canonical_chunks():
-// evaluate()'s canonical Summaries; without, the sweep's time-chunked layout (its groups
-// joined by finalize_rank). Every id must be of one of `kinds`.
+// at least 1; out may be parts when there is one group). join_all: one Summary per id into
+// out[i] (up to 2 * kBlock chunks: each join thread first joins two consecutive ones). With
+// per_bar and canonical_chunks() (join_all): evaluate()'s canonical Summaries; without, the
+// sweep's time-chunked layout (its groups joined by finalize_rank). Every id must be of one of
+// `kinds`.
 void launch_chunk_summaries(const std::vector<KernelKind>& kinds, bool per_bar, const GridTables& g,
                             const BarData& bars, long long first, long long bars_in_window,
                             unsigned long long n, const unsigned long long* ids,
-                            unsigned long long id0, int chunks, Summary* parts, Summary* out);
+                            unsigned long long id0, int chunks, Summary* parts, Summary* out,
+                            bool join_all);
 
 // One valid combo's strategy returns s_t over bars [first, last) into out[t - first], as
 // combo_returns makes them on the host (bit for bit): the per-bar evaluator's decisions and

@@ -273,6 +273,20 @@ std::vector<ParityCase> synthetic_cases() {
       spec_of(with_vol(rsi_grid(kBothSides, {14, 100}, {30}, {70}), {20}, {100}, {1.0}),
               Fill::close, 1),
       29000);
+  // Windows of 131,072 bars or more: the cuda backend's canonical order takes 512 time chunks
+  // there, each join thread two of them (sweep_kernels.cuh canonical_chunks). A grid this small
+  // is scored in that order directly; the larger one is screened, then re-scored in it.
+  auto rw140k = [] { return test::random_walk(140000, 118, 90, 0.004, 0.001); };
+  add("window_past_131072_few_combos", rw140k,
+      spec_of(ma_grid({MaType::hma}, {Side::long_short}, kBothEntries, {5, 20}, {50, 200}),
+              Fill::next_open, 1),
+      139000);
+  add("window_past_131072_screened", rw140k,
+      spec_of(ma_grid({MaType::sma, MaType::ema}, kBothSides, {Entry::state},
+                      {2, 3, 5, 8, 13, 21, 34, 55}, {10, 30, 60, 90, 120, 150, 250}),
+              Fill::close, 1),
+      139000)
+      ->rank.top = 20;
   // W = 1; warm-up = the largest period exactly with the widest window it allows.
   add("w1_ma", rw, spec_of(ma_grid(kAllMa, kBothSides, kBothEntries), Fill::next_open, 2), 1)
       ->rank.objective = Objective::total_return;
