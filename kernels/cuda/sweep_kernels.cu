@@ -2,6 +2,8 @@
 // CPU kernel does (SPEC §2 segments, §6 statistics); the state at the range's start comes
 // from a backward scan to the last bar that sets the position, so ranges are independent.
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "cuda_check.cuh"
@@ -316,6 +318,11 @@ void launch_chunk_summaries(const std::vector<KernelKind>& kinds, bool per_bar, 
                             unsigned long long n, const unsigned long long* ids,
                             unsigned long long id0, int chunks, Summary* parts, Summary* out,
                             bool join_all) {
+  // join_all's one Summary per id: a join thread takes at most two chunks (canonical_chunks).
+  if (join_all && chunks > 2 * kBlock)
+    throw std::invalid_argument("launch_chunk_summaries: " + std::to_string(chunks) +
+                                " chunks joined into one Summary per id; at most " +
+                                std::to_string(2 * kBlock));
   const unsigned blocks = blocks_for(n * static_cast<unsigned long long>(chunks));
   for (KernelKind kind : kinds) {
     kind.plain = kind.plain || per_bar;
@@ -326,7 +333,7 @@ void launch_chunk_summaries(const std::vector<KernelKind>& kinds, bool per_bar, 
     });
     WFOD_CUDA_CHECK_LAUNCH();
   }
-  // join_all past kBlock chunks: each thread first joins two of them (canonical_chunks).
+  // join_all past kBlock chunks: each thread first joins two of them.
   if (join_all && chunks > kBlock)
     join_chunks_kernel<2><<<blocks_for(n * static_cast<unsigned long long>(chunks / 2)), kBlock>>>(
         parts, n, chunks, out);
