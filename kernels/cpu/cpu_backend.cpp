@@ -19,6 +19,7 @@
 #include "cpu_stream.hpp"
 #include "lane_groups.hpp"
 #include "lane_kernel.hpp"
+#include "src/growth_refine.hpp"
 #include "src/indicator_cache.hpp"
 #include "src/lane_setup.hpp"
 #include "src/thread_count.hpp"
@@ -165,6 +166,14 @@ class CpuBackend final : public Backend {
     result.unranked_by.emplace();
     for (const auto& u : unranked) result.unranked_by->merge(u);
     result.top = top.sorted();
+    // The reported combos' growth metrics from exact total returns (src/growth_refine.hpp),
+    // each from its own rows: the tiles' caches are gone, and K combos are cheap.
+    detail::refine_growth(result.top, req.rank, req.strategy.bars_per_year, [&](const Combo& c) {
+      const IndicatorCache cache(h, c);
+      return detail::window_returns_sequential(cache, h, req.strategy.fill,
+                                               req.strategy.costs.per_unit(), c, req.window.first(),
+                                               req.window.end);
+    });
     result.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;

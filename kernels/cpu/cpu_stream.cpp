@@ -29,6 +29,7 @@
 #include <string>
 
 #include "cpu_stream_impl.hpp"
+#include "src/growth_refine.hpp"
 #include "src/thread_count.hpp"
 #include "wfod/segments.hpp"
 
@@ -277,6 +278,9 @@ SweepResult CpuStream::optimise() {
   for (const auto& t : tops) top.merge(t);
   for (auto r : ranked) result.ranked += r;
   result.top = top.sorted();
+  // The reported combos' growth metrics from exact total returns (src/growth_refine.hpp).
+  detail::refine_growth(result.top, spec_.rank, spec_.strategy.bars_per_year,
+                        [&](const Combo& c) { return returns(c, first, end); });
   return result;
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "src/growth_refine.hpp"
 #include "wfod/detail/summary_math.hpp"
 
 namespace wfod {
@@ -16,16 +17,19 @@ Metrics finalize(const Summary& s, double bars_per_year) {
 
 void SequentialMetrics::add(const BarSegments& b) {
   builder_.add(b);
-  equity_ *= 1.0 + (b.exit_value + b.body_value);
+  const double s = b.exit_value + b.body_value;
+  equity_ *= 1.0 + s;
   peak_ = std::max(peak_, equity_);
   drawdown_ = std::max(drawdown_, 1.0 - equity_ / peak_);
+  growth_.times_one_plus(s);
 }
 
 Metrics SequentialMetrics::finish(double bars_per_year) const {
   Summary s = builder_.summary();
   s.drawdown = drawdown_;
   Metrics m = finalize(s, bars_per_year);
-  m.calmar = m.max_drawdown != 0 ? m.cagr / m.max_drawdown : 0.0;
+  // total_return, cagr and calmar (with the literal drawdown) from the exact product.
+  detail::set_total_return(m, growth_.total_return(), bars_per_year);
   return m;
 }
 

@@ -104,6 +104,10 @@ WalkResult walk_forward(Backend& backend, const HistoryView& h, const StrategySp
     req.strategy = strategy;
     req.window = {end, bars, spec.warmup};
     req.rank = rank;
+    // A fold reads only the sweep's best combo (and selection its raw arg-max): a top-K of one
+    // gives the same winner and spares the backends the other K - 1 (the cpu backend carries
+    // each reported combo's total return again, src/growth_refine.hpp).
+    req.rank.top = 1;
     req.precision = precision;
     req.threads = threads;
     req.memory_budget = spec.memory_budget;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "wfod/detail/exact_growth.hpp"
 #include "wfod/metrics.hpp"
 
 namespace wfod {
@@ -59,7 +60,9 @@ class SummaryBuilder {
 
 // Metrics of a window fed bar by bar, valid for any equity path: the drawdown is tracked
 // literally (SPEC §6) so it stays exact when equity reaches zero or below, where the
-// Summary drawdown combine does not apply. Used for fallbacks and walk-forward stitching.
+// Summary drawdown combine does not apply; the total return (and so cagr and calmar) in
+// double-double (src/growth_refine.hpp says why). Used for fallbacks, walk-forward
+// stitching and the daemon's live out-of-sample metrics.
 class SequentialMetrics {
  public:
   void add(const BarSegments& b);
@@ -68,6 +71,7 @@ class SequentialMetrics {
  private:
   SummaryBuilder builder_;
   double equity_ = 1, peak_ = 1, drawdown_ = 0;
+  detail::ExactGrowth growth_;
 };
 
 }  // namespace wfod

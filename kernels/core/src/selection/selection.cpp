@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "src/growth_refine.hpp"
 #include "wfod/combo_returns.hpp"
 #include "wfod/selection/robust_scores.hpp"
 #include "wfod/selection/selection_extension.hpp"
@@ -23,8 +24,13 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 Ranked ranked_of(WindowSource& src, uint64_t id, const std::optional<Ranked>& known) {
   if (known && known->combo.id == id) return *known;
   const uint64_t ids[1] = {id};
-  const Metrics m = src.evaluate(ids).front();
-  return Ranked{src.strategy().grid.decode(id), m, objective_value(m, src.rank().objective)};
+  Metrics m = src.evaluate(ids).front();
+  const Combo combo = src.strategy().grid.decode(id);
+  // A combo the run reports: its growth metrics from the exact total return, as the sweep's
+  // top-K (src/growth_refine.hpp).
+  detail::set_total_return(m, detail::exact_total_return(src.window_returns(combo)),
+                           src.strategy().bars_per_year);
+  return Ranked{combo, m, objective_value(m, src.rank().objective)};
 }
 
 // Records one valid combo's standing from its window metrics.
