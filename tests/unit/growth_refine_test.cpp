@@ -94,7 +94,7 @@ TEST(SequentialMetrics, TotalReturnIsExactNearOne) {
 Ranked ranked(uint64_t id, double total_return) {
   Ranked r;
   r.combo.id = id;
-  r.metrics.bars = 100;
+  r.metrics.bars = 1'000'000;  // long enough that a plain product may not suffice
   r.metrics.total_return = total_return;
   r.metrics.max_drawdown = 0.01;
   r.objective = total_return;
@@ -123,6 +123,36 @@ TEST(RefineGrowth, ReSortsByTheRefinedObjectiveWithTiesByTheLowerId) {
   EXPECT_EQ(by_sharpe[0].combo.id, 5u);
   EXPECT_EQ(by_sharpe[0].metrics.total_return, 0.01);
   EXPECT_EQ(by_sharpe[0].objective, 0.03);
+}
+
+TEST(PlainGrowthSuffices, OnlyWhereTheProductsRoundingCannotMatter) {
+  Metrics daily;  // ten years of days, a 40% return
+  daily.bars = 2520;
+  daily.total_return = 0.4;
+  daily.cagr = std::pow(1.4, 0.1) - 1;
+  daily.max_drawdown = 0.2;
+  daily.calmar = daily.cagr / 0.2;
+  EXPECT_TRUE(detail::plain_growth_suffices(daily, 252));
+  // The oracle's minute case: 300 bars, a return of -8e-7, annualised by 362,880 / 300.
+  Metrics minute;
+  minute.bars = 300;
+  minute.total_return = -8.08e-7;
+  minute.cagr = -9.77e-4;
+  minute.max_drawdown = 1.9e-3;
+  minute.calmar = minute.cagr / minute.max_drawdown;
+  EXPECT_FALSE(detail::plain_growth_suffices(minute, 362880));
+  EXPECT_TRUE(detail::plain_growth_suffices(minute, 1));  // barely annualised: it suffices
+  Metrics zero = daily;  // a total return of nearly nothing over many bars
+  zero.total_return = 1e-12;
+  zero.cagr = 1e-13;
+  zero.calmar = zero.cagr / 0.2;
+  EXPECT_FALSE(detail::plain_growth_suffices(zero, 252));
+  Metrics lost = daily;  // equity through zero, or an overflowed cagr: always exact
+  lost.total_return = -1.5;
+  EXPECT_FALSE(detail::plain_growth_suffices(lost, 252));
+  Metrics huge = daily;
+  huge.cagr = huge.calmar = INFINITY;
+  EXPECT_FALSE(detail::plain_growth_suffices(huge, 252));
 }
 
 // The case tests/oracle/metrics_oracle.py found: 300 one-minute returns whose product is

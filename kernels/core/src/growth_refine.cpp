@@ -13,7 +13,28 @@ bool depends_on_growth(Objective o) {
   return o == Objective::total_return || o == Objective::cagr || o == Objective::calmar;
 }
 
+// Half of SPEC §9's tolerance around x.
+double half_tolerance(double x) { return 0.5 * std::max(1e-9 * std::abs(x), 1e-12); }
+
 }  // namespace
+
+bool plain_growth_suffices(const Metrics& m, double bars_per_year) {
+  if (m.bars <= 0) return true;
+  const double tr = m.total_return, cagr = m.cagr, calmar = m.calmar;
+  if (!std::isfinite(tr) || !std::isfinite(cagr) || !std::isfinite(calmar) || 1.0 + tr <= 0.0)
+    return false;
+  constexpr double u = 0x1p-53;  // unit roundoff
+  const double n = static_cast<double>(m.bars);
+  // The product's relative error: 1 + s_t and each product rounded (2n u), the joins of its
+  // chunks (at most n more), and slack.
+  const double product = (3.0 * n + 64.0) * u;
+  const double err_tr = product * (1.0 + tr);
+  // cagr = (1 + tr)^(A/n) - 1: the base's relative error times A/n, 1 + tr's and pow's own.
+  const double err_cagr = ((bars_per_year / n) * (product + u) + 2.0 * u) * (1.0 + cagr);
+  const bool calmar_ok =
+      m.max_drawdown == 0.0 || err_cagr / m.max_drawdown <= half_tolerance(calmar);
+  return err_tr <= half_tolerance(tr) && err_cagr <= half_tolerance(cagr) && calmar_ok;
+}
 
 double exact_total_return(std::span<const double> returns) {
   ExactGrowth g;
@@ -33,6 +54,7 @@ void refine_growth(std::vector<Ranked>& top, const RankSpec& rank, double bars_p
                    const std::function<std::vector<double>(const Combo&)>& window_returns) {
   const bool objective_moves = depends_on_growth(rank.objective);
   for (Ranked& r : top) {
+    if (plain_growth_suffices(r.metrics, bars_per_year)) continue;
     set_total_return(r.metrics, exact_total_return(window_returns(r.combo)), bars_per_year);
     if (objective_moves) r.objective = objective_value(r.metrics, rank.objective);
   }

@@ -21,13 +21,21 @@ namespace wfod::detail {
 
 double exact_total_return(std::span<const double> returns);
 
+// Whether metrics made from a plain running product over m.bars bars (the hot loops') are
+// within half of SPEC §9's tolerance in total_return, cagr and calmar whatever the product's
+// rounding: a bound of (3n + 64) * 2^-53 on its relative error, carried into cagr (times A/n)
+// and calmar (over the drawdown). Then a reported combo needs no exact total return: on daily
+// bars nearly always; near a zero return, or at minute annualisation, it does.
+bool plain_growth_suffices(const Metrics& m, double bars_per_year);
+
 // total_return, cagr and calmar of m from an accurate total return; m.bars and
 // m.max_drawdown as they are. cagr = expm1(A/n * log1p(tr)): pow(1 + tr, A/n) would round
 // 1 + tr first. -1 when 1 + tr <= 0 (SPEC §6).
 void set_total_return(Metrics& m, double total_return, double bars_per_year);
 
 // Each ranked combo's total_return, cagr and calmar from its window's strategy returns
-// (window_returns(combo), SPEC §2), its objective again where it is one of them, and the list
+// (window_returns(combo), SPEC §2) where the plain product may not suffice
+// (plain_growth_suffices), its objective again where it is one of them, and the list
 // re-sorted (higher objective, then lower id, SPEC §7): ranks can move only among combos
 // whose objectives agreed to the plain product's rounding.
 void refine_growth(std::vector<Ranked>& top, const RankSpec& rank, double bars_per_year,

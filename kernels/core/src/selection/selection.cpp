@@ -28,8 +28,9 @@ Ranked ranked_of(WindowSource& src, uint64_t id, const std::optional<Ranked>& kn
   const Combo combo = src.strategy().grid.decode(id);
   // A combo the run reports: its growth metrics from the exact total return, as the sweep's
   // top-K (src/growth_refine.hpp).
-  detail::set_total_return(m, detail::exact_total_return(src.window_returns(combo)),
-                           src.strategy().bars_per_year);
+  const double annual = src.strategy().bars_per_year;
+  if (!detail::plain_growth_suffices(m, annual))
+    detail::set_total_return(m, detail::exact_total_return(src.window_returns(combo)), annual);
   return Ranked{combo, m, objective_value(m, src.rank().objective)};
 }
 
