@@ -25,6 +25,7 @@
 #include "src/thread_count.hpp"
 #include "src/worker_pool.hpp"
 #include "sweep_tiles.hpp"
+#include "wfod/combo_returns.hpp"
 #include "wfod/segments.hpp"
 
 namespace wfod::cpu {
@@ -167,12 +168,9 @@ class CpuBackend final : public Backend {
     for (const auto& u : unranked) result.unranked_by->merge(u);
     result.top = top.sorted();
     // The reported combos' growth metrics from exact total returns (src/growth_refine.hpp),
-    // each from its own rows: the tiles' caches are gone, and K combos are cheap.
+    // each from its own positions (positions()): the tiles' caches are gone, and K are cheap.
     detail::refine_growth(result.top, req.rank, req.strategy.bars_per_year, [&](const Combo& c) {
-      const IndicatorCache cache(h, c);
-      return detail::window_returns_sequential(cache, h, req.strategy.fill,
-                                               req.strategy.costs.per_unit(), c, req.window.first(),
-                                               req.window.end);
+      return combo_returns(*this, h, req.strategy, c, req.window.first(), req.window.end);
     });
     result.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -61,16 +61,4 @@ Metrics evaluate_sequential(const IndicatorCache& cache, const HistoryView& h, F
   return seq.finish(bars_per_year);
 }
 
-std::vector<double> window_returns_sequential(const IndicatorCache& cache, const HistoryView& h,
-                                              Fill fill, double cost, const Combo& c, size_t first,
-                                              size_t end) {
-  const auto p = forward_positions(cache, h, c, end);
-  std::vector<double> out;
-  out.reserve(end - first);
-  for_each_segment(
-      h, fill, cost, p, first, end, position_or_flat(p, first - 2),
-      [&](size_t, const BarSegments& s) { out.push_back(s.exit_value + s.body_value); });
-  return out;
-}
-
 }  // namespace wfod::detail

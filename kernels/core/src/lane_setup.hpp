@@ -90,9 +90,4 @@ Metrics evaluate_sequential(const IndicatorCache& cache, const HistoryView& h, F
                             double cost, double bars_per_year, const Combo& c, size_t first,
                             size_t end);
 
-// The strategy returns s_t, t in [first, end), of one combo (SPEC §2); `cache` as above.
-std::vector<double> window_returns_sequential(const IndicatorCache& cache, const HistoryView& h,
-                                              Fill fill, double cost, const Combo& c, size_t first,
-                                              size_t end);
-
 }  // namespace wfod::detail
