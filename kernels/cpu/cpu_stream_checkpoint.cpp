@@ -29,7 +29,7 @@ namespace wfod::cpu {
 namespace {
 
 constexpr char kMagic[8] = {'W', 'F', 'O', 'D', 'S', 'T', 'R', 'M'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;  // 2: Summary carries head_abs, tail_abs (SPEC v1.2 §6)
 constexpr uint32_t kByteOrder = 0x01020304;
 constexpr size_t kMaxText = size_t{1} << 24;      // the spec text of any grid that fits in memory
 constexpr uint64_t kMaxBars = uint64_t{1} << 48;  // far beyond any history, far from overflow

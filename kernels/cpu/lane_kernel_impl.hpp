@@ -52,8 +52,9 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
   vd sum = zero, sum_sq = zero, down_sq = zero, nonpositive = zero;
   vd equity = one, peak = one, trough = one, best_peak = one, best_trough = one;
   vd run = zero, head_ret = zero, win_sum = zero, loss_sum = zero, head_closed = zero;
+  vd run_abs = zero, head_abs = zero;  // Σ|segment value| of the open run and the head run
   vd closed = zero, wins = zero, longs = zero, shorts = zero, changes = zero;
-  const vd cost = splat(bars.cost), band = splat(kDeadBand);
+  const vd cost = splat(bars.cost), band = splat(kDeadBand), trade_band = splat(kTradeBand);
 
   auto gather = [m](const int64_t* offsets, int64_t t) {
     vd v;
@@ -145,17 +146,23 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
     const vm deeper = equity * best_peak < best_trough * peak;
     best_peak = deeper ? peak : best_peak;
     best_trough = deeper ? equity : best_trough;
-    // Trades: a change closes the run held through the exit segment.
+    // Trades: a change closes the run held through the exit segment; it wins or loses only
+    // outside its dead band (SPEC v1.2 §6).
     const vd closing = run + exit_value;
+    const vd closing_abs = run_abs + vabs(exit_value);
     const vm first_close = changed & (head_closed == 0.0);
     const vm counted = changed & (head_closed != 0.0) & (a != 0.0);
+    const vd closing_band = trade_band * closing_abs;
+    const vm won = counted & (closing > closing_band), lost = counted & (closing < -closing_band);
     head_ret = first_close ? closing : head_ret;
+    head_abs = first_close ? closing_abs : head_abs;
     closed += counted ? one : zero;
-    wins += (counted & (closing > 0.0)) ? one : zero;
-    win_sum += (counted & (closing > 0.0)) ? closing : zero;
-    loss_sum += (counted & (closing < 0.0)) ? closing : zero;
+    wins += won ? one : zero;
+    win_sum += won ? closing : zero;
+    loss_sum += lost ? closing : zero;
     head_closed = changed ? one : head_closed;
     run = changed ? body_value : run + s;
+    run_abs = changed ? vabs(body_value) : run_abs + vabs(exit_value) + vabs(body_value);
     longs += b > 0.0 ? one : zero;
     shorts += b < 0.0 ? one : zero;
     changes += changed ? one : zero;
@@ -186,6 +193,8 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
     r.single_run = head_closed[j] == 0.0;
     r.head_ret = r.single_run ? run[j] : head_ret[j];
     r.tail_ret = run[j];
+    r.head_abs = r.single_run ? run_abs[j] : head_abs[j];
+    r.tail_abs = run_abs[j];
     r.closed_trades = static_cast<int64_t>(closed[j]);
     r.closed_wins = static_cast<int64_t>(wins[j]);
     r.closed_win_sum = win_sum[j];

@@ -58,40 +58,53 @@ struct TradeStats {
 };
 
 // A trade is a maximal run of consecutive segments (each bar's exit, then its body) with
-// the same non-zero held position; its return is the sum of the run's segment values.
+// the same non-zero held position; its return is the sum of the run's segment values, and it
+// wins, loses or is flat by SPEC v1.2 §6's dead band on the sum of their absolute values.
 TradeStats trades_of(std::span<const BarSegments> bars) {
-  std::vector<double> trade_returns;
+  struct Trade {
+    double ret, abs_sum;
+  };
+  std::vector<Trade> trades;
   int8_t run_pos = 0;
-  CompensatedSum run;
+  CompensatedSum run, run_abs;
   const auto visit = [&](int8_t pos, double value) {
     if (pos != run_pos) {
-      if (run_pos != 0) trade_returns.push_back(run.value());
+      if (run_pos != 0) trades.push_back({run.value(), run_abs.value()});
       run = CompensatedSum{};
+      run_abs = CompensatedSum{};
       run_pos = pos;
     }
-    if (pos != 0) run.add(value);
+    if (pos != 0) {
+      run.add(value);
+      run_abs.add(std::abs(value));
+    }
   };
   for (const BarSegments& b : bars) {
     visit(b.exit_pos, b.exit);
     visit(b.body_pos, b.body);
   }
-  if (run_pos != 0) trade_returns.push_back(run.value());  // open at the window's end
+  if (run_pos != 0) trades.push_back({run.value(), run_abs.value()});  // open at the window's end
 
   TradeStats st;
-  st.trades = static_cast<int64_t>(trade_returns.size());
-  if (st.trades == 0) return st;
+  st.trades = static_cast<int64_t>(trades.size());
   CompensatedSum won, lost;
-  bool any_loss = false;
-  for (double r : trade_returns) {
-    if (r > 0) {
+  bool any_win = false, any_loss = false;
+  for (const Trade& t : trades) {
+    const double band = kTradeBand * t.abs_sum;
+    if (t.ret > band) {
       ++st.wins;
-      won.add(r);
-    } else if (r < 0) {
+      any_win = true;
+      won.add(t.ret);
+    } else if (t.ret < -band) {
       any_loss = true;
-      lost.add(r);
+      lost.add(t.ret);
     }
   }
-  st.profit_factor = any_loss ? won.value() / std::abs(lost.value()) : kProfitFactorNoLoss;
+  // 0 when no trade wins; capped at 1e9, which is also the value when none loses.
+  st.profit_factor = !any_win ? 0.0
+                     : !any_loss
+                         ? kProfitFactorNoLoss
+                         : std::min(won.value() / std::abs(lost.value()), kProfitFactorNoLoss);
   return st;
 }
 

@@ -34,10 +34,12 @@
 #include "selection_workspace.cuh"
 #include "signal_bits.cuh"
 #include "src/compensated.hpp"
+#include "src/growth_refine.hpp"
 #include "src/position_cache.hpp"
 #include "sweep_kernels.cuh"
 #include "sweep_split.cuh"
 #include "tally.cuh"
+#include "wfod/combo_returns.hpp"
 #include "wfod/cuda_arch.hpp"
 #include "wfod/detail/rank_math.hpp"
 #include "wfod/env_knobs.hpp"
@@ -200,12 +202,22 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     }
     e3.record();
     result.top = top.sorted();
+    refine_reported(req, result.top);
     result.precision = req.precision;
     if (req.precision == Precision::fast)
       result.fast_parity = fast_parity(req, first, first + window, n_ids);
     record_timing(timing, e0, e1, e2, e3);
     result.seconds = seconds_since(start);
     return result;
+  }
+
+  // The reported combos' growth metrics from exact total returns (src/growth_refine.hpp, as
+  // the cpu backend does): each one's window returns from its positions (cpu_, host) where
+  // the plain device product may not meet SPEC §9's tolerance (plain_growth_suffices).
+  void refine_reported(const SweepRequest& req, std::vector<Ranked>& top) {
+    detail::refine_growth(top, req.rank, req.strategy.bars_per_year, [&](const Combo& c) {
+      return combo_returns(*cpu_, req.history, req.strategy, c, req.window.first(), req.window.end);
+    });
   }
 
   std::vector<Metrics> evaluate(const SweepRequest& req, std::span<const uint64_t> ids) override {
@@ -731,6 +743,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     result.skipped = grid.size() - sc.valid;
     result.ranked = sc.ranked;
     result.top = top.sorted();
+    refine_reported(req, result.top);
     e3.record();
     // The raw winner's returns for select()'s DSR, computed here on the device (a thread per
     // tile of bars) where the host would replay its positions from the anchor.
@@ -782,6 +795,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
       top.offer({grid.decode(ids[i]), metrics[i], objective_value(metrics[i], req.rank.objective)});
     }
     result.top = top.sorted();
+    refine_reported(req, result.top);
     GpuEvent e3;
     e3.record();
     timing.rescored = ids.size();

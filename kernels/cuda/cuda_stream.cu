@@ -25,6 +25,7 @@
 #include "grid_tables.cuh"
 #include "pinned_buffer.cuh"
 #include "src/bars_from_anchor.hpp"
+#include "src/growth_refine.hpp"
 #include "src/indicator_cache.hpp"
 #include "src/lane_setup.hpp"
 #include "src/rolling_indicators.hpp"
@@ -32,6 +33,7 @@
 #include "stream_kernels.cuh"
 #include "tally.cuh"
 #include "wfod/env_knobs.hpp"
+#include "wfod/segments.hpp"
 #include "wfod/support.hpp"
 
 namespace wfod::cuda {
@@ -489,6 +491,22 @@ class CudaStream final : public Stream {
       }
     }
     result.top = top.sorted();
+    // The reported combos' growth metrics from exact total returns (src/growth_refine.hpp, as
+    // the cpu stream does), each from its positions replayed on the host from the anchor.
+    detail::refine_growth(
+        result.top, spec_.rank, spec_.strategy.bars_per_year, [&](const Combo& combo) {
+          const HistoryView& h = req.history;
+          const detail::IndicatorCache cache(h, combo);
+          const size_t first = req.window.first(), end = req.window.end;
+          const std::vector<int8_t> p = detail::forward_positions(cache, h, combo, end);
+          std::vector<double> out;
+          out.reserve(end - first);
+          for_each_segment(h, spec_.strategy.fill, spec_.strategy.costs.per_unit(), p, first, end,
+                           position_or_flat(p, first - 2), [&](size_t, const BarSegments& b) {
+                             out.push_back(b.exit_value + b.body_value);
+                           });
+          return out;
+        });
     result.precision = Precision::exact;
     result.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -50,7 +50,8 @@ __global__ void __launch_bounds__(kThreads)
                                                     1.0 + r > 0 ? log1p(r) : 0.0,
                                                     1.0 - r > 0 ? log1p(-r) : 0.0,
                                                     1.0 + r > 0 ? 0.0 : 1.0,
-                                                    1.0 - r > 0 ? 0.0 : 1.0};
+                                                    1.0 - r > 0 ? 0.0 : 1.0,
+                                                    t == 0 ? 0.0 : fabs(g) + fabs(b)};
     for (int a = 0; a < static_cast<int>(detail::kPrefixArrays); ++a)
       terms[a * n + t] = summands[a];
     for (int p2 = -1; p2 <= 1; ++p2)
@@ -157,7 +158,7 @@ __global__ void __launch_bounds__(kThreads)
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i <= n;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
     double* rec = records + i * StretchRecord::kDoubles;
-    for (int a = 0; a < static_cast<int>(detail::kPrefixArrays); ++a)
+    for (int a = 0; a < static_cast<int>(detail::kRecordPrefixes); ++a)
       rec[a] = prefix[a * (n + 1) + i];
     const bool bar = i < n;
     rec[StretchRecord::kGap] = bar ? gap[i] : 0.0;
@@ -210,8 +211,13 @@ void build_prefix_tables(const double* close, const double* open, Fill fill, siz
 
 PrefixData DevicePrefixTables::view() const {
   const size_t tree_size = 3 * 2 * static_cast<size_t>(shape.tree_leaves);
-  return PrefixData{trees.data(),  trees.data() + tree_size, shape.tree_leaves,
-                    sparse.data(), shape.sparse_levels,      records.data()};
+  return PrefixData{trees.data(),
+                    trees.data() + tree_size,
+                    shape.tree_leaves,
+                    sparse.data(),
+                    shape.sparse_levels,
+                    records.data(),
+                    prefix.data() + detail::kAbsPrefix * (bars + 1)};
 }
 
 detail::PrefixTables prefix_tables_on_device(const HistoryView& h, Fill fill, size_t bars,

@@ -410,7 +410,11 @@ __global__ void __launch_bounds__(kThreads)
     // A screen of +inf stands for an objective above FLT_MAX; NaN (all NaN) and -inf (all at
     // most -FLT_MAX) leave no floor: every warp with a passing participant is a candidate.
     const bool all = best < 2 || y_best == -INFINITY;
-    const double floor = all ? 0.0 : isfinite(y_best) ? lean::band_lo(y_best, band) : FLT_MAX;
+    // The floor is a key unit lower (rank_key_tie_floor): a combo whose exact objective ties
+    // the best one's rank key with a lower k wins.
+    const double floor = all ? 0.0
+                             : ::wfod::detail::rank_key_tie_floor(
+                                   isfinite(y_best) ? lean::band_lo(y_best, band) : FLT_MAX);
     const uint32_t mask = masks[s];
     for (uint32_t b0 = 0; b0 < walk_warps; b0 += 32) {
       const uint32_t b = b0 + lane;

@@ -22,6 +22,8 @@
 #include <vector>
 
 #include "wfod/detail/hd.hpp"
+#include "wfod/detail/rank_math.hpp"
+#include "wfod/detail/summary_math.hpp"
 #include "wfod/ranking.hpp"
 #include "wfod/selection/pbo.hpp"
 #include "wfod/summary.hpp"
@@ -49,6 +51,8 @@ enum Field : unsigned {
   kDrawdown,
   kHeadRet,
   kTailRet,
+  kHeadAbs,
+  kTailAbs,
   kWinSum,
   kLossSum,
   kFieldCount
@@ -70,7 +74,8 @@ constexpr unsigned objective_fields(Objective o) {
     case Objective::total_return:
       return bit(kGrowth);
     case Objective::profit_factor:
-      return bit(kHeadRet) | bit(kTailRet) | bit(kWinSum) | bit(kLossSum);
+      return bit(kHeadRet) | bit(kTailRet) | bit(kHeadAbs) | bit(kTailAbs) | bit(kWinSum) |
+             bit(kLossSum);
     default:
       return 0;  // cagr, calmar: pow() is not bit-identical on the device; not handled here
   }
@@ -112,6 +117,8 @@ WFOD_HD_INLINE Lean<M> lean_of(const Summary& s) {
   if constexpr (has(M, kDrawdown)) l.template f<kDrawdown>() = s.drawdown;
   if constexpr (has(M, kHeadRet)) l.template f<kHeadRet>() = s.head_ret;
   if constexpr (has(M, kTailRet)) l.template f<kTailRet>() = s.tail_ret;
+  if constexpr (has(M, kHeadAbs)) l.template f<kHeadAbs>() = s.head_abs;
+  if constexpr (has(M, kTailAbs)) l.template f<kTailAbs>() = s.tail_abs;
   if constexpr (has(M, kWinSum)) l.template f<kWinSum>() = s.closed_win_sum;
   if constexpr (has(M, kLossSum)) l.template f<kLossSum>() = s.closed_loss_sum;
   l.closed = static_cast<int32_t>(s.closed_trades);
@@ -122,14 +129,15 @@ WFOD_HD_INLINE Lean<M> lean_of(const Summary& s) {
   return l;
 }
 
-// close_trade of summary_math.hpp on the fields carried.
+// close_trade of summary_math.hpp on the fields carried (the dead band of SPEC v1.2 §6).
 template <unsigned M>
-WFOD_HD_INLINE void lean_close(Lean<M>& s, double ret) {
+WFOD_HD_INLINE void lean_close(Lean<M>& s, double ret, double abs_sum) {
   ++s.closed;
   if constexpr (has(M, kWinSum)) {
-    if (ret > 0) {
+    const int outcome = ::wfod::detail::trade_outcome(ret, abs_sum);
+    if (outcome > 0) {
       s.template f<kWinSum>() += ret;
-    } else if (ret < 0) {
+    } else if (outcome < 0) {
       s.template f<kLossSum>() += ret;
     }
   }
@@ -169,24 +177,31 @@ WFOD_HD_INLINE void lean_join(const Lean<M>& l, const Lean<M>& r, Lean<M>& s) {
   s.tail_pos = r.tail_pos;
   if (l.tail_pos == r.head_pos) {
     s.single_run = l.single_run && r.single_run;
-    double joined = 0;
+    double joined = 0, joined_abs = 0;
     if constexpr (has(M, kHeadRet)) {
       joined = l.template f<kTailRet>() + r.template f<kHeadRet>();
+      joined_abs = l.template f<kTailAbs>() + r.template f<kHeadAbs>();
       s.template f<kHeadRet>() = l.single_run ? joined : l.template f<kHeadRet>();
       s.template f<kTailRet>() = r.single_run ? joined : r.template f<kTailRet>();
+      s.template f<kHeadAbs>() = l.single_run ? joined_abs : l.template f<kHeadAbs>();
+      s.template f<kTailAbs>() = r.single_run ? joined_abs : r.template f<kTailAbs>();
     }
-    if (!l.single_run && !r.single_run && l.tail_pos != 0) lean_close(s, joined);
+    if (!l.single_run && !r.single_run && l.tail_pos != 0) lean_close(s, joined, joined_abs);
   } else {
     s.single_run = false;
-    double l_tail = 0, r_head = 0;
+    double l_tail = 0, r_head = 0, l_tail_abs = 0, r_head_abs = 0;
     if constexpr (has(M, kHeadRet)) {
       l_tail = l.template f<kTailRet>();
       r_head = r.template f<kHeadRet>();
+      l_tail_abs = l.template f<kTailAbs>();
+      r_head_abs = r.template f<kHeadAbs>();
       s.template f<kHeadRet>() = l.template f<kHeadRet>();
       s.template f<kTailRet>() = r.template f<kTailRet>();
+      s.template f<kHeadAbs>() = l.template f<kHeadAbs>();
+      s.template f<kTailAbs>() = r.template f<kTailAbs>();
     }
-    if (!l.single_run && l.tail_pos != 0) lean_close(s, l_tail);
-    if (!r.single_run && r.head_pos != 0) lean_close(s, r_head);
+    if (!l.single_run && l.tail_pos != 0) lean_close(s, l_tail, l_tail_abs);
+    if (!r.single_run && r.head_pos != 0) lean_close(s, r_head, r_head_abs);
   }
 }
 
@@ -261,22 +276,21 @@ WFOD_HD_INLINE double lean_objective(const Lean<M>& s, const Ranking& k) {
     return s.template f<kGrowth>() - 1.0;
   } else {
     static_assert(Obj == static_cast<int>(Objective::profit_factor), "objective not handled");
-    int64_t trades = s.closed;
+    // finalize_hd's closing of the open head and tail runs, then profit_factor_of.
     double win_sum = s.template f<kWinSum>(), loss_sum = s.template f<kLossSum>();
-    bool any_loss = s.template f<kLossSum>() < 0;
     const int8_t open_pos[2] = {s.head_pos, s.single_run ? int8_t{0} : s.tail_pos};
     const double open_ret[2] = {s.template f<kHeadRet>(), s.template f<kTailRet>()};
+    const double open_abs[2] = {s.template f<kHeadAbs>(), s.template f<kTailAbs>()};
     for (int i = 0; i < 2; ++i) {
       if (open_pos[i] == 0) continue;
-      ++trades;
-      if (open_ret[i] > 0) {
+      const int outcome = ::wfod::detail::trade_outcome(open_ret[i], open_abs[i]);
+      if (outcome > 0) {
         win_sum += open_ret[i];
-      } else if (open_ret[i] < 0) {
+      } else if (outcome < 0) {
         loss_sum += open_ret[i];
-        any_loss = true;
       }
     }
-    return trades == 0 ? 0.0 : !any_loss ? kProfitFactorNoLoss : win_sum / -loss_sum;
+    return ::wfod::detail::profit_factor_of(win_sum, loss_sum);
   }
 }
 
@@ -340,21 +354,13 @@ WFOD_HD_INLINE bool lean_always_passes(int S, const Block& block, const Ranking&
   }
 }
 
-// Rank order of ranks_before (higher objective, NaN last) as an unsigned key: equal keys for
-// equal objectives (-0 and +0 alike, every NaN alike), 0 = no candidate. Ties are broken by
+// Rank order of ranks_before (SPEC v1.2 §7's rank key, NaN last) as an unsigned key: equal
+// keys for objectives whose rank keys are equal, 0 = no candidate, 1 = NaN. Ties are broken by
 // the caller (lower id).
 WFOD_HD_INLINE uint64_t rank_key(double x) {
-  if (x != x) return 1;
-  if (x == 0) x = 0.0;  // -0 ranks as +0
-  uint64_t u;
-#if defined(__CUDA_ARCH__)
-  u = static_cast<uint64_t>(__double_as_longlong(x));
-#else
-  std::memcpy(&u, &x, sizeof u);
-#endif
-  // Order-preserving map of IEEE doubles onto unsigned integers, shifted above 1.
-  u = (u >> 63) ? ~u : (u | (uint64_t{1} << 63));
-  return u;  // >= 0x000FFFFFFFFFFFFF (-inf): above 1 (NaN) and 0 (none)
+  // detail::rank_key is NaN = INT64_MIN < -inf < numbers < +inf <= INT64_MAX - 1: flipping the
+  // sign bit orders it as unsigned from 0 (NaN), and + 1 moves NaN to 1 without overflow.
+  return (static_cast<uint64_t>(::wfod::detail::rank_key(x)) ^ (uint64_t{1} << 63)) + 1;
 }
 
 // --- screens: what the device walk ranks and counts on (spec-10 §10.6) ----------------------

@@ -69,7 +69,7 @@ struct StretchAccount {
     const double* at_b = px.records + b * R::kDoubles;
     const double gain = at_b[R::kR] - at_a[R::kR];
     tally.sum += q * gain;
-    tally.run += q * gain;
+    tally.hold(q * gain, px.abs_prefix[b] - px.abs_prefix[a]);
     tally.sum_sq += at_b[R::kR2] - at_a[R::kR2];
     tally.count_held(q, b - a);
     tally.down_sq += at_b[R::kDownLong + side] - at_a[R::kDownLong + side];

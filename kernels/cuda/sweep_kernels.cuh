@@ -40,10 +40,13 @@ struct PrefixData {
   const double* sparse;  // [sign][level][max|min][bars]
   int sparse_levels;
   const double* records;  // StretchRecord per index i in [0, bars]
+  // Compensated prefix of |gap_t| + |body_t| (index t + 1 = sum over u <= t): a held stretch's
+  // sum of absolute segment values, for its trade's dead band (SPEC v1.2 §6).
+  const double* abs_prefix;
 };
 
 // A record's fields (doubles), copies of the host layout's rows (src/prefix_tables.hpp) at
-// index i: the kPrefixArrays prefixes in their order (sum r, sum r^2, sum min(r, 0)^2 and
+// index i: the kRecordPrefixes prefixes in their order (sum r, sum r^2, sum min(r, 0)^2 and
 // sum max(r, 0)^2 (the downside of p = +1 / -1), sum log1p(r) and sum log1p(-r) (bad bars
 // count 0), the counts of bars with 1 + r <= 0 and 1 - r <= 0), then bar i's gap and body
 // returns and its change rows, log(1 + s_i) of a change bar for each (p_{i-2}, p_{i-1}) with

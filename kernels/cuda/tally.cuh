@@ -33,6 +33,9 @@ inline void check_tally_window(size_t bars) {
 struct Tally {
   double sum = 0, sum_sq = 0, down_sq = 0;
   double run = 0, head_ret = 0, win_sum = 0, loss_sum = 0;
+  // Σ|segment value| of the open run and of the head run: each closing run's dead band
+  // (SPEC v1.2 §6).
+  double run_abs = 0, head_abs = 0;
   int closed = 0, wins = 0, longs = 0, shorts = 0, changes = 0;
   bool head_closed = false;
 
@@ -45,35 +48,50 @@ struct Tally {
   // segment closes (the first close is the range's head run, kept open for combine()).
   __device__ void change(double a, double exit_value, double body_value) {
     const double closing = run + exit_value;
+    const double closing_abs = run_abs + fabs(exit_value);
     if (!head_closed) {
       head_ret = closing;
+      head_abs = closing_abs;
       head_closed = true;
     } else if (a != 0.0) {
       ++closed;
-      if (closing > 0) {
+      const double band = kTradeBand * closing_abs;
+      if (closing > band) {
         ++wins;
         win_sum += closing;
-      } else if (closing < 0) {
+      } else if (closing < -band) {
         loss_sum += closing;
       }
     }
     run = body_value;
+    run_abs = fabs(body_value);
     ++changes;
+  }
+  // A hold bar (no change) of the run: its return s and the sum of its segments' absolute
+  // values.
+  __device__ __forceinline__ void hold(double s, double abs_sum) {
+    run += s;
+    run_abs += abs_sum;
   }
   // change() or the hold path's run += s, as `changed` says, with the same operations selected
   // instead of branched to (win_sum and loss_sum never hold -0, so adding 0.0 keeps them).
   __device__ __forceinline__ void change_or_hold(bool changed, double a, double exit_value,
                                                  double body_value, double s) {
     const double closing = run + exit_value;
+    const double closing_abs = run_abs + fabs(exit_value);
+    const double band = kTradeBand * closing_abs;
     const bool first_close = changed && !head_closed;
     const bool counted = changed && head_closed && a != 0.0;
+    const bool won = counted && closing > band, lost = counted && closing < -band;
     head_ret = first_close ? closing : head_ret;
+    head_abs = first_close ? closing_abs : head_abs;
     closed += counted ? 1 : 0;
-    wins += (counted && closing > 0.0) ? 1 : 0;
-    win_sum += (counted && closing > 0.0) ? closing : 0.0;
-    loss_sum += (counted && closing < 0.0) ? closing : 0.0;
+    wins += won ? 1 : 0;
+    win_sum += won ? closing : 0.0;
+    loss_sum += lost ? closing : 0.0;
     head_closed = changed ? true : head_closed;
     run = changed ? body_value : run + s;
+    run_abs = changed ? fabs(body_value) : run_abs + fabs(exit_value) + fabs(body_value);
     changes += changed ? 1 : 0;
   }
   // change() with its cases selected: for a caller already inside a branch its lanes take at
@@ -117,6 +135,8 @@ struct Tally {
     r.single_run = !head_closed;
     r.head_ret = head_closed ? head_ret : run;
     r.tail_ret = run;
+    r.head_abs = head_closed ? head_abs : run_abs;
+    r.tail_abs = run_abs;
     r.closed_trades = closed;
     r.closed_wins = wins;
     r.closed_win_sum = win_sum;
@@ -174,7 +194,7 @@ struct RangeWalk {
       if (changed) {
         tally.change(a, exit_value, body_value);
       } else {
-        tally.run += s;
+        tally.hold(s, fabs(exit_value) + fabs(body_value));
       }
       if constexpr (CountHeld) tally.count_held(b, 1);
     }
@@ -182,10 +202,10 @@ struct RangeWalk {
   // One bar of the per-bar evaluator in fewer instructions than bar<false>(a, b, ...), with
   // the values it makes wherever they reach a metric: b (held_b(), the position held in the
   // bar's body) is decoded and the costs are charged only at a change bar (changed: a != b); a
-  // hold bar earns a * gap + a * body (a in {-1, 0, 1}: both products exact, so it rounds
-  // once, as bar()'s exit + body does: x - 0.0 is x); the running peak and trough are
-  // compare-selects, equal to fmax/fmin for every positive equity, and a bar with
-  // 1 + s <= 0 marks the Summary nonpositive, which every caller replays on the host. Leaves
+  // hold bar earns a * gap + a * body (and its run adds |a * gap| + |a * body|) (a in {-1, 0, 1}:
+  // both products exact, so it rounds once, as bar()'s exit + body does: x - 0.0 is x); the running
+  // peak and trough are compare-selects, equal to fmax/fmin for every positive equity, and a bar
+  // with 1 + s <= 0 marks the Summary nonpositive, which every caller replays on the host. Leaves
   // the held counts to the caller (as bar<false>). a becomes b.
   template <typename HeldB>
   __device__ __forceinline__ void step(bool changed, double& a, HeldB held_b, double gap,
@@ -200,8 +220,9 @@ struct RangeWalk {
       tally.change_selected(a, exit_value, body_value);
       a = b;
     } else {
-      s = a * gap + a * body;
-      tally.run += s;
+      const double exit_value = a * gap, body_value = a * body;
+      s = exit_value + body_value;
+      tally.hold(s, fabs(exit_value) + fabs(body_value));
     }
     grow_selected(s);
     tally.add_return(s);

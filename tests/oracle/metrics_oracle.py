@@ -24,8 +24,11 @@ usage error.
 
 Readings where SPEC is silent follow docs/spec-notes.md and are marked "spec-notes" below:
   - sharpe is 0 when sigma is 0 (SPEC says "(0 when the denominator is 0)" after sortino);
-  - a trade with return exactly 0 is neither a win nor a loss (profit_factor 1e9 if no
-    trade is < 0);
+  - SPEC v1.2 §6: a trade wins if r > 1e-12 sum|v| and loses if r < -1e-12 sum|v| (r and
+    sum|v| over its segments), else it is flat; profit_factor is 0 when no trade wins, 1e9
+    when some win and none loses, else min(gain / |loss|, 1e9);
+  - SPEC v1.2 §7: combos rank by the objective rounded to 8 significant digits (half to
+    even; |x| < 1e-12 as 0), ties by the lower id;
   - "STD counts as 0" compares STD(n) with SMA(n) of the same n;
   - a fold without a ranked combo is flat and the next fold pays the switch from flat;
   - +inf metrics (cagr overflow) are JSON null; ranking puts NaN below every number.
@@ -36,6 +39,7 @@ defect.
 
 import bisect
 import csv
+import decimal
 import json
 import math
 import os
@@ -403,17 +407,18 @@ def metrics(recs, A):
     mdd = float(mdd)
     # A trade's return is "the sum of its segments' values"; the float64 segment values are
     # summed exactly and rounded once (math.fsum), which fixes the result independently of
-    # summation order. Where that sum is within rounding of 0 the sign ("wins: return > 0")
-    # depends on how a sum is taken, which SPEC does not fix: such trades are noted.
+    # summation order. SPEC v1.2 §6 classifies it against a dead band of 1e-12 sum|v|; a
+    # return within rounding of that band's edge (SPEC §9's exception) is noted.
     trades = []
     cur, segs = 0, []
 
     def close_trade():
         r = math.fsum(segs)
         scale = math.fsum(abs(v) for v in segs)
-        if r != 0 and abs(r) <= 4 * len(segs) * 2.0 ** -53 * scale:
+        band = 1e-12 * scale
+        if r != 0 and abs(abs(r) - band) <= 4 * len(segs) * 2.0 ** -53 * scale:
             ROUNDING_ZERO_TRADES.append((r, scale))
-        trades.append(r)
+        trades.append((r, band))
 
     for (p2, p1, ev, bv) in recs:
         for h, v in ((p2, ev), (p1, bv)):
@@ -425,15 +430,17 @@ def metrics(recs, A):
                 segs.append(v)
     if cur != 0:
         close_trade()
-    wins = sum(1 for r in trades if r > 0)
-    gain = math.fsum(r for r in trades if r > 0)
-    loss = math.fsum(r for r in trades if r < 0)
-    if not trades:
+    won = [r for r, band in trades if r > band]
+    lost = [r for r, band in trades if r < -band]
+    wins = len(won)
+    gain = math.fsum(won)
+    loss = math.fsum(lost)
+    if not won:
         pf = 0.0
-    elif not any(r < 0 for r in trades):
+    elif not lost:
         pf = 1e9
     else:
-        pf = gain / abs(loss)
+        pf = min(gain / abs(loss), 1e9)
     held = [p1 for (_, p1, _, _) in recs]
     return {
         "total_return": total_return, "cagr": cagr, "sharpe": sharpe, "sortino": sortino,
@@ -450,10 +457,18 @@ def metrics(recs, A):
 # --------------------------------------------------------------------------- §7 ranking
 
 def objective_key(v):
-    """sort key, larger is better; NaN below every number (spec-notes 10)."""
+    """SPEC v1.2 §7's rank key, larger is better: the value rounded to 8 significant decimal
+    digits (half to even, on the double's exact decimal value), |x| < 1e-12 as 0, infinities
+    at the ends, NaN below every number (spec-notes 10)."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
-        return (0, 0.0)
-    return (1, v)
+        return (0, 0)
+    if math.isinf(v):
+        return (3, 0) if v > 0 else (1, 0)
+    if abs(v) < 1e-12:
+        return (2, decimal.Decimal(0))
+    d = decimal.Decimal(v)  # exact
+    q = decimal.Decimal(1).scaleb(d.copy_abs().adjusted() - 7)
+    return (2, d.quantize(q, rounding=decimal.ROUND_HALF_EVEN))
 
 
 def rank(results, objective, min_trades, max_dd, min_exposure, top):
@@ -467,7 +482,7 @@ def rank(results, objective, min_trades, max_dd, min_exposure, top):
         if min_exposure is not None and not (m["exposure"] >= min_exposure):
             continue
         ok.append(cid)
-    ok.sort(key=lambda cid: (tuple(-x if isinstance(x, float) else -x for x in objective_key(results[cid][objective])), cid))
+    ok.sort(key=lambda cid: (tuple(-x for x in objective_key(results[cid][objective])), cid))
     return ok[:top], ok
 
 
@@ -614,8 +629,8 @@ def check_single(ctx, family, axes, opts):
     mine = metrics(window_records(ctx.bars, p, first, last, fill, cost), ctx.A)
     zt = ROUNDING_ZERO_TRADES[n0:]
     if zt:
-        note("%s %s: %d trade(s) whose return is within rounding of 0 (fsum %s); 'wins' there "
-             "depends on summation order" % (os.path.basename(ctx.path), combo_str(combo), len(zt),
+        note("%s %s: %d trade(s) whose return is within rounding of the dead band's edge (fsum %s); "
+             "'wins' there depends on summation order" % (os.path.basename(ctx.path), combo_str(combo), len(zt),
                                               ", ".join("%.3g" % r for r, _ in zt)))
     ref = None
     edges_w = [e for e in cmp.edges if e[0] <= last]

@@ -356,8 +356,10 @@ std::vector<ParityCase> synthetic_cases() {
   // at different bars where the close does not move, so they split identical returns into
   // different stretches and trades). Every backend orders them by the lower id (SPEC §7), the
   // cuda sweep too, whose screen sums per stretch (docs/spec-notes.md item 13). top covers
-  // the whole grid: every tie is compared in order.
-  for (Objective o : {Objective::sharpe, Objective::total_return}) {
+  // the whole grid: every tie is compared in order. Every objective (SPEC v1.2 §7's rank key
+  // orders each the same way: equal keys by the lower id).
+  for (Objective o : {Objective::sharpe, Objective::sortino, Objective::calmar,
+                      Objective::total_return, Objective::cagr, Objective::profit_factor}) {
     ParityCase* c = add(
         "exact_ties_" + std::string(to_string(o)), [] { return test::tie_series(40, 117); },
         spec_of(ma_grid({MaType::sma, MaType::wma}, kBothSides, {Entry::state}, {1, 2, 3}, {4})),

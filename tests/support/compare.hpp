@@ -115,9 +115,10 @@ inline void expect_same_summary_counts(const Summary& a, const Summary& b) {
 }
 
 // The float fields of a Summary, in declaration order (for field-by-field comparisons).
-inline std::array<double, 11> summary_reals(const Summary& s) {
-  return {s.sum,      s.sum_sq,   s.down_sq,  s.growth,         s.peak,           s.trough,
-          s.drawdown, s.head_ret, s.tail_ret, s.closed_win_sum, s.closed_loss_sum};
+inline std::array<double, 13> summary_reals(const Summary& s) {
+  return {s.sum,      s.sum_sq,         s.down_sq,        s.growth,   s.peak,
+          s.trough,   s.drawdown,       s.head_ret,       s.tail_ret, s.head_abs,
+          s.tail_abs, s.closed_win_sum, s.closed_loss_sum};
 }
 
 }  // namespace wfod::test

@@ -25,24 +25,31 @@ struct OnePass {
   int64_t long_bars = 0, short_bars = 0, changes = 0;
   std::vector<double> returns;        // s_t, in order
   std::vector<double> trade_returns;  // one per trade, in order of their first segment
+  std::vector<double> trade_abs;      // Σ|v| of each trade's segments (SPEC v1.2 §6's band)
 
   int64_t trades() const { return static_cast<int64_t>(trade_returns.size()); }
+  // v1.2 §6: a win is r > 1e-12 Σ|v|, a loss r < -1e-12 Σ|v|, else the trade is flat.
+  bool won(size_t i) const { return trade_returns[i] > 1e-12 * trade_abs[i]; }
+  bool lost(size_t i) const { return trade_returns[i] < -1e-12 * trade_abs[i]; }
   int64_t wins() const {
-    return std::count_if(trade_returns.begin(), trade_returns.end(),
-                         [](double r) { return r > 0; });
+    int64_t w = 0;
+    for (size_t i = 0; i < trade_returns.size(); ++i) w += won(i) ? 1 : 0;
+    return w;
   }
   double win_sum() const {
     double w = 0;
-    for (double r : trade_returns) w += r > 0 ? r : 0;
+    for (size_t i = 0; i < trade_returns.size(); ++i) w += won(i) ? trade_returns[i] : 0;
     return w;
   }
   double loss_sum() const {  // <= 0
     double l = 0;
-    for (double r : trade_returns) l += r < 0 ? r : 0;
+    for (size_t i = 0; i < trade_returns.size(); ++i) l += lost(i) ? trade_returns[i] : 0;
     return l;
   }
   bool any_loss() const {
-    return std::any_of(trade_returns.begin(), trade_returns.end(), [](double r) { return r < 0; });
+    for (size_t i = 0; i < trade_returns.size(); ++i)
+      if (lost(i)) return true;
+    return false;
   }
   // Σ|s_t|: the scale against which rounding differences of Σs are judged.
   double abs_sum() const {
@@ -59,16 +66,21 @@ inline OnePass one_pass(std::span<const BarSegments> bars) {
   OnePass r;
   bool in_trade = false;
   int8_t trade_pos = 0;
-  double trade_ret = 0;
+  double trade_ret = 0, trade_abs = 0;
   auto segment = [&](int8_t pos, double value) {
     if (in_trade && pos == trade_pos) {
       trade_ret += value;
+      trade_abs += std::fabs(value);
       return;
     }
-    if (in_trade) r.trade_returns.push_back(trade_ret);
+    if (in_trade) {
+      r.trade_returns.push_back(trade_ret);
+      r.trade_abs.push_back(trade_abs);
+    }
     in_trade = pos != 0;
     trade_pos = pos;
     trade_ret = value;
+    trade_abs = std::fabs(value);
   };
   double equity = 1;
   for (const BarSegments& b : bars) {
@@ -90,7 +102,10 @@ inline OnePass one_pass(std::span<const BarSegments> bars) {
     if (b.body_pos != b.exit_pos) ++r.changes;
   }
   r.growth = equity;
-  if (in_trade) r.trade_returns.push_back(trade_ret);
+  if (in_trade) {
+    r.trade_returns.push_back(trade_ret);
+    r.trade_abs.push_back(trade_abs);
+  }
   return r;
 }
 
@@ -119,12 +134,13 @@ inline Metrics oracle_metrics(const OnePass& p, double bars_per_year) {
   m.trades = p.trades();
   m.wins = p.wins();
   m.win_rate = m.trades == 0 ? 0.0 : static_cast<double>(m.wins) / static_cast<double>(m.trades);
-  if (m.trades == 0) {
+  // v1.2 §6: 0 when no trade wins, 1e9 when some win and none loses, else capped at 1e9.
+  if (m.wins == 0) {
     m.profit_factor = 0;
   } else if (!p.any_loss()) {
-    m.profit_factor = kProfitFactorNoLoss;
+    m.profit_factor = 1e9;
   } else {
-    m.profit_factor = p.win_sum() / std::fabs(p.loss_sum());
+    m.profit_factor = std::min(p.win_sum() / std::fabs(p.loss_sum()), 1e9);
   }
   m.long_bars = p.long_bars;
   m.short_bars = p.short_bars;

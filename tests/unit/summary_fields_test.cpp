@@ -31,6 +31,8 @@ Summary all_fields_set() {
   s.single_run = false;
   s.head_ret = -0.03;
   s.tail_ret = 0.07;
+  s.head_abs = 0.04;
+  s.tail_abs = 0.09;
   s.closed_trades = 5;
   s.closed_wins = 3;
   s.closed_win_sum = 0.2;
@@ -71,27 +73,12 @@ TEST(SummaryFields, ListsKeepTheCheckpointRecordOrder) {
   detail::for_each_summary_count(s, note);
   detail::for_each_summary_real(s, note);
   detail::for_each_summary_flag(s, note);
-  const std::vector<const void*> expected = {&s.bars,
-                                             &s.closed_trades,
-                                             &s.closed_wins,
-                                             &s.long_bars,
-                                             &s.short_bars,
-                                             &s.changes,
-                                             &s.sum,
-                                             &s.sum_sq,
-                                             &s.down_sq,
-                                             &s.growth,
-                                             &s.peak,
-                                             &s.trough,
-                                             &s.drawdown,
-                                             &s.head_ret,
-                                             &s.tail_ret,
-                                             &s.closed_win_sum,
-                                             &s.closed_loss_sum,
-                                             &s.nonpositive,
-                                             &s.single_run,
-                                             &s.head_pos,
-                                             &s.tail_pos};
+  const std::vector<const void*> expected = {
+      &s.bars,       &s.closed_trades, &s.closed_wins,    &s.long_bars,       &s.short_bars,
+      &s.changes,    &s.sum,           &s.sum_sq,         &s.down_sq,         &s.growth,
+      &s.peak,       &s.trough,        &s.drawdown,       &s.head_ret,        &s.tail_ret,
+      &s.head_abs,   &s.tail_abs,      &s.closed_win_sum, &s.closed_loss_sum, &s.nonpositive,
+      &s.single_run, &s.head_pos,      &s.tail_pos};
   EXPECT_EQ(seen, expected);
 }
 

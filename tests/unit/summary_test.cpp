@@ -78,6 +78,8 @@ Summary combine_tree(const std::vector<Summary>& parts, size_t lo, size_t hi,
   chk("single_run", a.single_run, b.single_run);
   chk("head_ret", a.head_ret, b.head_ret);
   chk("tail_ret", a.tail_ret, b.tail_ret);
+  chk("head_abs", a.head_abs, b.head_abs);
+  chk("tail_abs", a.tail_abs, b.tail_abs);
   chk("closed_trades", a.closed_trades, b.closed_trades);
   chk("closed_wins", a.closed_wins, b.closed_wins);
   chk("closed_win_sum", a.closed_win_sum, b.closed_win_sum);
@@ -127,7 +129,7 @@ ChunkRuns chunk_runs(std::span<const BarSegments> bars) {
   for (size_t i = 1; i + 1 < runs.size(); ++i) {
     if (runs[i].pos == 0) continue;
     ++r.closed_trades;
-    if (runs[i].ret > 0) ++r.closed_wins;
+    if (runs[i].ret > 1e-12 * runs[i].abs) ++r.closed_wins;  // SPEC v1.2 §6's dead band
   }
   return r;
 }
@@ -159,9 +161,11 @@ void expect_chunk_summary(const Summary& s, std::span<const BarSegments> bars, c
   EXPECT_EQ(s.closed_wins, r.closed_wins);
   if (!r.single_run && r.head_pos != 0) {
     EXPECT_TRUE(near("head_ret", s.head_ret, r.head_ret, 0, 1e-12 * r.head_abs + 1e-300));
+    EXPECT_TRUE(near("head_abs", s.head_abs, r.head_abs, 1e-12, 1e-300));
   }
   if (!r.single_run && r.tail_pos != 0) {
     EXPECT_TRUE(near("tail_ret", s.tail_ret, r.tail_ret, 0, 1e-12 * r.tail_abs + 1e-300));
+    EXPECT_TRUE(near("tail_abs", s.tail_abs, r.tail_abs, 1e-12, 1e-300));
   }
 }
 

@@ -37,7 +37,8 @@ PrefixTables build_prefix_tables(const HistoryView& h, Fill fill, size_t n, doub
                                          1.0 + r > 0 ? std::log1p(r) : 0.0,
                                          1.0 - r > 0 ? std::log1p(-r) : 0.0,
                                          1.0 + r > 0 ? 0.0 : 1.0,
-                                         1.0 - r > 0 ? 0.0 : 1.0};
+                                         1.0 - r > 0 ? 0.0 : 1.0,
+                                         t == 0 ? 0.0 : std::abs(gap[t]) + std::abs(body[t])};
     for (size_t a = 0; a < kPrefixArrays; ++a) {
       acc[a].add(terms[a]);
       all[a * (n + 1) + t + 1] = acc[a].value();

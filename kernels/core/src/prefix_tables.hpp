@@ -15,8 +15,12 @@
 
 namespace wfod::detail {
 
-// sum r, r^2, min(r,0)^2, max(r,0)^2, log1p(r), log1p(-r), bad long bars, bad short bars.
-inline constexpr size_t kPrefixArrays = 8;
+// sum r, r^2, min(r,0)^2, max(r,0)^2, log1p(r), log1p(-r), bad long bars, bad short bars, then
+// |gap| + |body| (a held bar's sum of absolute segment values: the trades' dead band, SPEC v1.2
+// §6). The first kRecordPrefixes go into the device's StretchRecord; the last stays an array.
+inline constexpr size_t kPrefixArrays = 9;
+inline constexpr size_t kRecordPrefixes = 8;
+inline constexpr size_t kAbsPrefix = 8;
 // Change-bar log growth rows, one per (p_{t-2}, p_{t-1}) pair: row (p2 + 1) * 3 + (p1 + 1).
 inline constexpr size_t kChangeRows = 9;
 

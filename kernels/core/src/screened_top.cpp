@@ -5,6 +5,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "wfod/detail/rank_math.hpp"
+
 namespace wfod {
 
 double screen_ceiling(double screened, double observed_error) {
@@ -22,9 +24,13 @@ bool below_kth(const TopK& top, double screened, double observed_error) {
   const std::vector<Ranked> kept = top.sorted();
   if (kept.size() < top.capacity()) return false;  // fewer than K ranked so far
   const double kth = kept.back().objective;
-  const double ceiling = screen_ceiling(screened, observed_error);
-  // NaN on either side compares false: keep re-scoring.
-  return ceiling < kth;
+  // The list is ordered by rank key (SPEC v1.2 §7), so a combo after `screened` may screen up to
+  // a key unit above it; and it ties the K-th entry (and wins with a lower id) whenever its
+  // canonical objective shares that entry's key. So: the highest canonical objective any such
+  // combo can have must lie in a lower key than the K-th's.
+  const double ceiling = screen_ceiling(detail::rank_key_tie_ceiling(screened), observed_error);
+  if (ceiling != ceiling || kth != kth) return false;  // nothing known: keep re-scoring
+  return detail::rank_key(ceiling) < detail::rank_key(kth);
 }
 
 }  // namespace

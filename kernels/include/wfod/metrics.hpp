@@ -29,8 +29,12 @@ inline constexpr bool is_integer_metric(std::string_view name) {
 // Value of a metric by its SPEC name (integers converted to double); throws on unknown name.
 double metric_value(const Metrics&, std::string_view name);
 
-// profit_factor when there are trades but no losing one (SPEC §6).
+// profit_factor when some trade wins and none loses, and its cap (SPEC v1.2 §6).
 inline constexpr double kProfitFactorNoLoss = 1e9;
+
+// A trade's dead band (SPEC v1.2 §6): it wins if its return r > kTradeBand * Σ|v| and loses if
+// r < -kTradeBand * Σ|v| (r and Σ|v| over its in-window segment values); otherwise it is flat.
+inline constexpr double kTradeBand = 1e-12;
 
 // Costs and annualisation shared by every combo of a run.
 struct Costs {

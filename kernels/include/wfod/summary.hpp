@@ -30,10 +30,15 @@ struct Summary {
   bool nonpositive = false;
   // Trades. head: the run holding the chunk's first segment; tail: the run holding its last.
   // single_run: head and tail are the same run (no position change inside the chunk).
+  // *_ret: the run's in-chunk return (sum of its segment values); *_abs: the sum of their
+  // absolute values, which sets the run's dead band when it closes (SPEC v1.2 §6).
   int8_t head_pos = 0, tail_pos = 0;
   bool single_run = true;
   double head_ret = 0, tail_ret = 0;
-  // Runs closed strictly inside the chunk (neither head nor tail), with non-zero position.
+  double head_abs = 0, tail_abs = 0;
+  // Runs closed strictly inside the chunk (neither head nor tail), with non-zero position:
+  // their count, the winners among them and the sums of the winning and losing returns
+  // (a flat trade, within its dead band of 0, adds to neither sum).
   int64_t closed_trades = 0, closed_wins = 0;
   double closed_win_sum = 0, closed_loss_sum = 0;
   // Bar counts by held position, and position changes.

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "wfod/detail/rank_math.hpp"
+
 namespace wfod::selection::cscv {
 
 // The objectives the walk screens: the ones finalize computes from additive moments or the
@@ -219,8 +221,10 @@ inline CountThresholds count_thresholds(double t) {
 inline float candidate_floor(float best) {
   constexpr float kInf = std::numeric_limits<float>::infinity();
   if (best == -kInf) return -kInf;
-  const double floor =
-      best == kInf ? static_cast<double>(std::numeric_limits<float>::max()) : band_lo(best);
+  // A key unit lower (rank_key_tie_floor): a combo tied with the best by rank key (SPEC v1.2
+  // §7) and a lower id wins, though its exact objective may be a little below.
+  const double floor = ::wfod::detail::rank_key_tie_floor(
+      best == kInf ? static_cast<double>(std::numeric_limits<float>::max()) : band_lo(best));
   if (floor <= -static_cast<double>(std::numeric_limits<float>::max())) return -kInf;
   return first_finite_where([floor](float y) { return band_hi(y) >= floor; },
                             band_inverse(floor, true));

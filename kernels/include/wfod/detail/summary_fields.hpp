@@ -36,6 +36,8 @@ WFOD_HD constexpr void for_each_summary_real(S& s, F&& f) {
   f(s.drawdown);
   f(s.head_ret);
   f(s.tail_ret);
+  f(s.head_abs);
+  f(s.tail_abs);
   f(s.closed_win_sum);
   f(s.closed_loss_sum);
 }

@@ -10,14 +10,33 @@
 
 namespace wfod::detail {
 
-WFOD_HD inline void close_trade(Summary& s, double ret) {
+// +1 win, -1 loss, 0 flat (SPEC v1.2 §6's dead band, kTradeBand): a trade worth 0 up to
+// rounding counts the same in every implementation.
+WFOD_HD inline int trade_outcome(double ret, double abs_sum) {
+  const double band = kTradeBand * abs_sum;
+  return ret > band ? 1 : ret < -band ? -1 : 0;
+}
+
+WFOD_HD inline void close_trade(Summary& s, double ret, double abs_sum) {
   ++s.closed_trades;
-  if (ret > 0) {
+  const int outcome = trade_outcome(ret, abs_sum);
+  if (outcome > 0) {
     ++s.closed_wins;
     s.closed_win_sum += ret;
-  } else if (ret < 0) {
+  } else if (outcome < 0) {
     s.closed_loss_sum += ret;
   }
+}
+
+// profit_factor (SPEC v1.2 §6) from the sums of the winning and losing trades' returns
+// (loss_sum <= 0): 0 when no trade wins, kProfitFactorNoLoss when some win and none loses,
+// else their ratio capped at kProfitFactorNoLoss. A win has r > 0 and a loss r < 0, so the
+// sums are non-zero exactly when such a trade exists.
+WFOD_HD inline double profit_factor_of(double win_sum, double loss_sum) {
+  if (!(win_sum > 0)) return 0.0;
+  if (!(loss_sum < 0)) return kProfitFactorNoLoss;
+  const double ratio = win_sum / -loss_sum;
+  return ratio < kProfitFactorNoLoss ? ratio : kProfitFactorNoLoss;
 }
 
 WFOD_HD inline Summary summarize_bar_hd(const BarSegments& b) {
@@ -37,10 +56,13 @@ WFOD_HD inline Summary summarize_bar_hd(const BarSegments& b) {
   if (b.exit_pos == b.body_pos) {
     s.single_run = true;
     s.head_ret = s.tail_ret = b.exit_value + b.body_value;
+    s.head_abs = s.tail_abs = fabs(b.exit_value) + fabs(b.body_value);
   } else {
     s.single_run = false;
     s.head_ret = b.exit_value;
     s.tail_ret = b.body_value;
+    s.head_abs = fabs(b.exit_value);
+    s.tail_abs = fabs(b.body_value);
     s.changes = 1;
   }
   s.long_bars = b.body_pos > 0;
@@ -77,18 +99,23 @@ WFOD_HD inline Summary combine_hd(const Summary& l, const Summary& r) {
   if (l.tail_pos == r.head_pos) {
     // The run at the join continues: one run made of l's tail and r's head.
     const double joined = l.tail_ret + r.head_ret;
+    const double joined_abs = l.tail_abs + r.head_abs;
     s.single_run = l.single_run && r.single_run;
     s.head_ret = l.single_run ? joined : l.head_ret;
     s.tail_ret = r.single_run ? joined : r.tail_ret;
-    if (!l.single_run && !r.single_run && l.tail_pos != 0) close_trade(s, joined);
+    s.head_abs = l.single_run ? joined_abs : l.head_abs;
+    s.tail_abs = r.single_run ? joined_abs : r.tail_abs;
+    if (!l.single_run && !r.single_run && l.tail_pos != 0) close_trade(s, joined, joined_abs);
   } else {
     // The held position changes at the join: l's tail and r's head are distinct runs, each
     // closed inside the result unless it is also the result's head or tail.
     s.single_run = false;
     s.head_ret = l.head_ret;
     s.tail_ret = r.tail_ret;
-    if (!l.single_run && l.tail_pos != 0) close_trade(s, l.tail_ret);
-    if (!r.single_run && r.head_pos != 0) close_trade(s, r.head_ret);
+    s.head_abs = l.head_abs;
+    s.tail_abs = r.tail_abs;
+    if (!l.single_run && l.tail_pos != 0) close_trade(s, l.tail_ret, l.tail_abs);
+    if (!r.single_run && r.head_pos != 0) close_trade(s, r.head_ret, r.head_abs);
   }
   return s;
 }
@@ -100,26 +127,18 @@ WFOD_HD inline Metrics finalize_hd(const Summary& s, double bars_per_year) {
   if (s.bars == 0) return m;
   const double n = static_cast<double>(s.bars);
 
-  int64_t trades = s.closed_trades, wins = s.closed_wins;
-  double win_sum = s.closed_win_sum, loss_sum = s.closed_loss_sum;
-  bool any_loss = s.closed_loss_sum < 0;
+  // The head and tail runs are still open: each closes here (the window's first and last
+  // trades), with the outcome close_trade() would give it.
+  Summary all = s;
   const int8_t open_pos[2] = {s.head_pos, s.single_run ? int8_t{0} : s.tail_pos};
   const double open_ret[2] = {s.head_ret, s.tail_ret};
-  for (int i = 0; i < 2; ++i) {
-    if (open_pos[i] == 0) continue;
-    ++trades;
-    if (open_ret[i] > 0) {
-      ++wins;
-      win_sum += open_ret[i];
-    } else if (open_ret[i] < 0) {
-      loss_sum += open_ret[i];
-      any_loss = true;
-    }
-  }
-  m.trades = trades;
-  m.wins = wins;
-  m.win_rate = trades ? static_cast<double>(wins) / static_cast<double>(trades) : 0.0;
-  m.profit_factor = trades == 0 ? 0.0 : !any_loss ? kProfitFactorNoLoss : win_sum / -loss_sum;
+  const double open_abs[2] = {s.head_abs, s.tail_abs};
+  for (int i = 0; i < 2; ++i)
+    if (open_pos[i] != 0) close_trade(all, open_ret[i], open_abs[i]);
+  m.trades = all.closed_trades;
+  m.wins = all.closed_wins;
+  m.win_rate = m.trades ? static_cast<double>(m.wins) / static_cast<double>(m.trades) : 0.0;
+  m.profit_factor = profit_factor_of(all.closed_win_sum, all.closed_loss_sum);
 
   const double mean = s.sum / n;
   const double var = hd_max(0.0, s.sum_sq / n - mean * mean);
