@@ -1,6 +1,6 @@
 // Loading a CSV history for a command: read_csv, stderr notes (skipped rows, columns not
-// used, intraday bars annualised as daily), and the "no bars" check, so every command
-// reports input problems the same way; and the backend started while the CSV parses.
+// used, holes in the data), the bars per year that annualise it, and the "no bars" check, so every
+// command reports input problems the same way; and the backend started while the CSV parses.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "strategy_from_flags.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/feeds/csv_reader.hpp"
 
@@ -27,12 +28,8 @@ inline constexpr double kDailyBarsPerYear = 252;
 // The median gap between consecutive bars' timestamps; none below two bars.
 std::optional<int64_t> median_bar_interval_ns(const Series& series);
 
-// The warning for bars closer than a day apart (by the median interval) annualised with
-// the daily default: none when --bars-per-year (or a config's bars_per_year other than
-// 252) was given.
-std::optional<std::string> intraday_annualisation_warning(const std::string& path,
-                                                          const Series& series,
-                                                          double bars_per_year,
-                                                          bool bars_per_year_given);
+// After loading: SPEC §6's A for the file (data_facts.hpp), set in setup.spec and
+// setup.data with its source, and the file's gaps, with a warning on stderr for holes.
+void settle_data_facts(StrategySetup& setup, const Series& series);
 
 }  // namespace wfod::cli

@@ -27,6 +27,12 @@ Json span_json(const HistoryView& h, size_t first, size_t last) {
   return j;
 }
 
+// SPEC §6's A and where it came from (data_facts.hpp), beside the run's results.
+void annualisation_json(Json& j, double bars_per_year, const DataFacts* data) {
+  j["bars_per_year"] = real(bars_per_year);
+  if (data) j["bars_per_year_source"] = data->bars_per_year_source;
+}
+
 }  // namespace
 
 Json metrics_json(const Metrics& m) {
@@ -91,6 +97,7 @@ Json sweep_json(const SweepReport& r) {
   w["first"] = span["first"];
   w["last"] = span["last"];
   j["window"] = std::move(w);
+  annualisation_json(j, r.spec.bars_per_year, r.data);
   Json top = Json::array();
   for (const Ranked& k : r.result.top) {
     Json e = Json::object();
@@ -127,6 +134,7 @@ Json walk_json(const WalkReport& r) {
     folds.push_back(std::move(e));
   }
   j["folds"] = std::move(folds);
+  annualisation_json(j, r.spec.bars_per_year, r.data);
   j["oos"] = metrics_json(r.result.oos);
   j["wfe"] = real(r.result.wfe);  // SPEC §8: the mean of the folds' ratios
   const std::optional<double> aggregate = aggregate_wfe(r.result, r.spec.bars_per_year);

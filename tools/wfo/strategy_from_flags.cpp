@@ -142,6 +142,7 @@ void apply_config(const ParsedArgs& args, StrategySetup& s) {
   if (!sc.symbols.empty()) {
     if (const auto* sym = cfg.find_symbol(sc.symbols.front())) {
       s.spec.bars_per_year = sym->bars_per_year;
+      s.bars_per_year_from_config = sym->bars_per_year != 252;
       // load_config already made a relative backfill path relative to the file's folder.
       if (!sym->backfill.empty()) s.csv_path = sym->backfill;
     }
@@ -312,7 +313,10 @@ Costs, fills, annualisation:
   --cost-bps X       commission per unit of position change, basis points (0)
   --slippage-bps X   slippage, basis points (0)
   --fill close|next_open                  (close)
-  --bars-per-year A  for cagr, sharpe, sortino (252)
+  --bars-per-year A  for cagr, sharpe, sortino; without it (or a config's bars_per_year):
+                     252 for daily bars, else the rate observed in the file,
+                     round((N-1) x 365.25 days / (last - first timestamp)); the plan
+                     line, --json and the report say which (bars_per_year_source)
   --warmup N         bars required before the window (3 x the grid's largest period)
 
 Ranking (SPEC §7):

@@ -1,0 +1,39 @@
+// What a loaded CSV says about itself that the run must use or report: the bars per year
+// that annualise it (and where that number came from).
+// Computed once after loading (annualisation.cpp); carried in StrategySetup
+// so the JSON, the plan line and the --report inputs all say the same.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "wfod/bar.hpp"
+
+namespace wfod::cli {
+
+inline constexpr int64_t kDayNs = int64_t{86'400} * 1'000'000'000;
+
+struct DataFacts {
+  double bars_per_year = 252;
+  // flag | config | daily_default | observed (issue 42 §3; docs/spec-notes.md 37)
+  std::string bars_per_year_source = "daily_default";
+  std::optional<int64_t> median_interval_ns;
+};
+
+// SPEC §6's A for this file: the flag's or the config's value when given; else 252 for
+// daily bars (median interval within 2 hours of a day: DST-shifted midnights stay daily);
+// else the bars per year observed in the file, round((N-1) x 365.25 days / (ts_last -
+// ts_first)). `given` is the flag's or config's value, `given_source` "flag" or "config".
+void resolve_bars_per_year(const Series&, std::optional<double> given,
+                           const std::string& given_source, DataFacts& out);
+
+// "525,960 bars per year (observed: median interval 60 s)": the plan line's words.
+std::string bars_per_year_text(const DataFacts&);
+
+// "3.2 days", "2.1 years", "45 min": a duration for messages.
+std::string duration_words(int64_t ns);
+
+}  // namespace wfod::cli
