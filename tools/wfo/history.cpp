@@ -70,4 +70,10 @@ void settle_data_facts(StrategySetup& setup, const Series& series) {
   setup.spec.bars_per_year = setup.data.bars_per_year;
 }
 
+void note_gaps(StrategySetup& setup, const Series& series) {
+  find_gaps(series, setup.data);
+  if (auto w = holes_warning(setup.csv_path, setup.data))
+    std::fprintf(stderr, "wfo: warning: %s\n", w->c_str());
+}
+
 }  // namespace wfod::cli

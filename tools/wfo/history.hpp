@@ -31,5 +31,8 @@ std::optional<int64_t> median_bar_interval_ns(const Series& series);
 // After loading: SPEC §6's A for the file (data_facts.hpp), set in setup.spec and
 // setup.data with its source, and the file's gaps, with a warning on stderr for holes.
 void settle_data_facts(StrategySetup& setup, const Series& series);
+// The gaps of the bars a run uses (data_facts.hpp) into setup.data, with a warning on
+// stderr for holes: count, largest, dates.
+void note_gaps(StrategySetup& setup, const Series& series);
 
 }  // namespace wfod::cli

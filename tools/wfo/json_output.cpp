@@ -35,6 +35,29 @@ void annualisation_json(Json& j, double bars_per_year, const DataFacts* data) {
 
 }  // namespace
 
+Json gaps_json(const DataFacts& f) {
+  Json list = Json::array();
+  for (const DataGap& g : f.gaps) {
+    Json e = Json::object();
+    e["after_bar"] = g.before;
+    e["from"] = feeds::format_timestamp(g.from_ns);
+    e["to"] = feeds::format_timestamp(g.to_ns);
+    e["seconds"] = real(static_cast<double>(g.length_ns()) / 1e9);
+    e["hole"] = g.hole;
+    list.push_back(std::move(e));
+  }
+  Json j = Json::object();
+  j["median_interval_seconds"] =
+      f.median_interval_ns ? real(static_cast<double>(*f.median_interval_ns) / 1e9) : Json(nullptr);
+  j["listed_over_median_x"] = kGapMedianMultiple;
+  j["hole_over_seconds"] = kHoleMinNs / 1'000'000'000;
+  j["holes"] = f.holes();
+  j["list"] = std::move(list);
+  return j;
+}
+
+namespace {}  // namespace
+
 Json metrics_json(const Metrics& m) {
   Json j = Json::object();
   for (std::string_view name : kMetricNames) {
@@ -98,6 +121,7 @@ Json sweep_json(const SweepReport& r) {
   w["last"] = span["last"];
   j["window"] = std::move(w);
   annualisation_json(j, r.spec.bars_per_year, r.data);
+  if (r.data) j["gaps"] = gaps_json(*r.data);
   Json top = Json::array();
   for (const Ranked& k : r.result.top) {
     Json e = Json::object();
@@ -135,6 +159,7 @@ Json walk_json(const WalkReport& r) {
   }
   j["folds"] = std::move(folds);
   annualisation_json(j, r.spec.bars_per_year, r.data);
+  if (r.data) j["gaps"] = gaps_json(*r.data);
   j["oos"] = metrics_json(r.result.oos);
   j["wfe"] = real(r.result.wfe);  // SPEC §8: the mean of the folds' ratios
   const std::optional<double> aggregate = aggregate_wfe(r.result, r.spec.bars_per_year);

@@ -265,6 +265,7 @@ Json inputs_json(const RunInputs& in, const HistoryView& h, const StrategySpec& 
   j["fill"] = std::string(to_string(spec.fill));
   j["bars_per_year"] = real(spec.bars_per_year);
   j["bars_per_year_source"] = s.data.bars_per_year_source;
+  j["gaps"] = gaps_json(s.data);
   j["median_interval_s"] = s.data.median_interval_ns
                                ? real(static_cast<double>(*s.data.median_interval_ns) / 1e9)
                                : Json(nullptr);

@@ -128,6 +128,7 @@ int run_walk(Args args) {
   Stopwatch load_time;
   feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows);
   settle_data_facts(setup, csv.series);
+  note_gaps(setup, csv.series);
   RunTiming timing;
   timing.walk = true;
   timing.load = load_time.seconds();
