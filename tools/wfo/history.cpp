@@ -25,10 +25,23 @@ std::future<BackendChoice> start_backend_choice(const std::string& name) {
   }
 }
 
-feeds::CsvReadResult load_history(const std::string& path, bool skip_bad_rows) {
+feeds::CsvReadResult load_history(const std::string& path, bool skip_bad_rows,
+                                  const std::vector<std::string>& columns) {
   feeds::CsvReadOptions options;
   options.skip_bad_rows = skip_bad_rows;
-  feeds::CsvReadResult r = feeds::read_csv(path, options);
+  options.columns = columns;
+  feeds::CsvReadResult r;
+  try {
+    r = feeds::read_csv(path, options);
+  } catch (const feeds::CsvError& e) {
+    // feeds does not know wfo's flags: the way out of a headerless file is said here.
+    const std::string what = e.what();
+    if (columns.empty() && what.find("the first line is data, not a header") != std::string::npos)
+      throw feeds::CsvError(what +
+                            "; or name the columns of a headerless file with --columns "
+                            "ts,open,high,low,close,volume ('_' for one not used)");
+    throw;
+  }
   for (const std::string& note : r.notes) {
     std::fprintf(stderr, "wfo: %s: %s\n", path.c_str(), note.c_str());
   }

@@ -15,7 +15,9 @@
 namespace wfod::cli {
 
 // Throws feeds::CsvError (file:line messages) or UsageError when the file holds no bars.
-feeds::CsvReadResult load_history(const std::string& path, bool skip_bad_rows);
+// `columns`: the names of a headerless file's columns (--columns), empty for a header line.
+feeds::CsvReadResult load_history(const std::string& path, bool skip_bad_rows,
+                                  const std::vector<std::string>& columns = {});
 
 // choose_backend(name) on a thread of its own, so that with cuda the driver and the device
 // context (most of a short run's fixed time) start while the caller parses the CSV; where no

@@ -70,7 +70,7 @@ int run_positions(Args args) {
     throw UsageError("--id " + std::to_string(*id) + " " + combo_text(grid, combo) +
                      " is not a valid combo (SPEC §5)");
 
-  feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows);
+  feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows, setup.columns);
   const HistoryView history = HistoryView::of(csv.series);
   auto backend = make_backend(setup.backend);
   const std::vector<int8_t> p = backend->positions(history, setup.spec, combo);

@@ -52,6 +52,7 @@ constexpr std::array kStrategyFlags = {
     FlagSpec{"style"},
     FlagSpec{"lo"},
     FlagSpec{"hi"},
+    FlagSpec{"columns"},
 };
 
 // "sma,ema" -> {sma, ema}; each item parsed by the engine's enum parser, which names the
@@ -290,6 +291,20 @@ StrategySetup strategy_from_flags(const ParsedArgs& args) {
   }
   s.precision = parse_enum_flag(args, "precision", s.precision, parse_precision);
   s.skip_bad_rows = args.has("skip-bad-rows");
+  if (auto v = args.text("columns")) {
+    std::string_view text = *v;
+    for (size_t start = 0;;) {
+      const size_t comma = text.find(',', start);
+      const std::string_view name = text.substr(
+          start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+      if (name.empty())
+        throw UsageError("--columns: an empty name in '" + *v +
+                         "'; write '_' for a column not used");
+      s.columns.emplace_back(name);
+      if (comma == std::string_view::npos) break;
+      start = comma + 1;
+    }
+  }
   return s;
 }
 
@@ -327,6 +342,11 @@ Data and engine:
   --csv FILE         bars: a header naming timestamp (or date, datetime, time,
                      close_time), open, high, low, close, volume in any case; ',' ';'
                      or tab; ISO-8601 dates or epoch s/ms/us/ns (README "Your data")
+                     Also: a MetaTrader 5 export (<DATE> <TIME> <OPEN>... tab-separated,
+                     dates 2024.01.02), separate Date and Time columns (Stooq intraday)
+  --columns NAMES    the file has no header line (exchange klines): its columns in
+                     order, e.g. ts,open,high,low,close,volume,_,_ ('_' skips one; every
+                     column named; close_time may name the timestamp)
   --skip-bad-rows    skip and count malformed rows instead of failing
   --backend auto|cpu|cpu_ref|cuda   (auto)
   --threads N        0 = all hardware threads (0); more than the machine has is lowered

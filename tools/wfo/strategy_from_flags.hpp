@@ -29,6 +29,7 @@ struct StrategySetup {
   int threads = 0;
   Precision precision = Precision::exact;
   bool skip_bad_rows = false;
+  std::vector<std::string> columns;  // --columns: a headerless file's column names
   bool bars_per_year_given = false;  // --bars-per-year on the command line
   // The config's symbol set bars_per_year (to other than the default 252: spec-notes 37).
   bool bars_per_year_from_config = false;

@@ -126,7 +126,7 @@ int run_walk(Args args) {
   // the choice is taken below.
   std::future<BackendChoice> starting = start_backend_choice(setup.backend);
   Stopwatch load_time;
-  feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows);
+  feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows, setup.columns);
   settle_data_facts(setup, csv.series);
   note_gaps(setup, csv.series);
   RunTiming timing;
