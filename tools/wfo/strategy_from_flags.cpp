@@ -53,6 +53,8 @@ constexpr std::array kStrategyFlags = {
     FlagSpec{"lo"},
     FlagSpec{"hi"},
     FlagSpec{"columns"},
+    FlagSpec{"start"},
+    FlagSpec{"end"},
 };
 
 // "sma,ema" -> {sma, ema}; each item parsed by the engine's enum parser, which names the
@@ -291,6 +293,8 @@ StrategySetup strategy_from_flags(const ParsedArgs& args) {
   }
   s.precision = parse_enum_flag(args, "precision", s.precision, parse_precision);
   s.skip_bad_rows = args.has("skip-bad-rows");
+  s.range.start = args.text("start");
+  s.range.end = args.text("end");
   if (auto v = args.text("columns")) {
     std::string_view text = *v;
     for (size_t start = 0;;) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "args.hpp"
+#include "bar_range.hpp"
 #include "data_facts.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/selection/selection_spec.hpp"
@@ -30,6 +31,7 @@ struct StrategySetup {
   Precision precision = Precision::exact;
   bool skip_bad_rows = false;
   std::vector<std::string> columns;  // --columns: a headerless file's column names
+  BarRange range;                    // --start, --end: the bars used (cut_to_range)
   bool bars_per_year_given = false;  // --bars-per-year on the command line
   // The config's symbol set bars_per_year (to other than the default 252: spec-notes 37).
   bool bars_per_year_from_config = false;

@@ -30,7 +30,7 @@ constexpr const char* kUsage =
        wfo sweep --config FILE [--strategy NAME] [overriding flags...]
 
 Evaluates every combo of the grid over one window that ends at the last bar of the CSV
-and prints the best --top combos (SPEC §6 metrics, SPEC §7 ranking).
+(or at --end) and prints the best --top combos (SPEC §6 metrics, SPEC §7 ranking).
 
   --window W         strategy returns in the window (with --config: its window; else all
                      bars after the warm-up, W = bars - 1 - warmup)
@@ -78,7 +78,7 @@ std::vector<FlagSpec> sweep_flags() {
 int run_sweep(Args args) {
   const Stopwatch run_time;
   if (wants_help(args)) {
-    print(std::string(kUsage) + kStrategyFlagsHelp + kJsonShape);
+    print(std::string(kUsage) + kBarRangeHelp + kStrategyFlagsHelp + kJsonShape);
     return 0;
   }
   const auto flags = sweep_flags();
@@ -94,7 +94,8 @@ int run_sweep(Args args) {
   std::future<BackendChoice> starting = start_backend_choice(setup.backend);
   Stopwatch load_time;
   feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows, setup.columns);
-  settle_data_facts(setup, csv.series);
+  settle_data_facts(setup, csv.series);  // A from the whole file (spec-notes 37)
+  cut_to_range(csv.series, setup.range, setup.csv_path);
   note_gaps(setup, csv.series);
   RunTiming timing;
   timing.load = load_time.seconds();

@@ -84,7 +84,7 @@ std::vector<FlagSpec> walk_flags() {
 int run_walk(Args args) {
   const Stopwatch run_time;
   if (wants_help(args)) {
-    print(std::string(kUsage) + kStrategyFlagsHelp + kJsonShape);
+    print(std::string(kUsage) + kBarRangeHelp + kStrategyFlagsHelp + kJsonShape);
     return 0;
   }
   const auto flags = walk_flags();
@@ -127,7 +127,8 @@ int run_walk(Args args) {
   std::future<BackendChoice> starting = start_backend_choice(setup.backend);
   Stopwatch load_time;
   feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows, setup.columns);
-  settle_data_facts(setup, csv.series);
+  settle_data_facts(setup, csv.series);  // A from the whole file (spec-notes 37)
+  cut_to_range(csv.series, setup.range, setup.csv_path);
   note_gaps(setup, csv.series);
   RunTiming timing;
   timing.walk = true;
