@@ -17,6 +17,7 @@
 #include "progress_bar.hpp"
 #include "report_selection.hpp"
 #include "report_template.hpp"
+#include "trade_list.hpp"
 #include "wfod/feeds/csv_reader.hpp"
 
 namespace wfod::cli {
@@ -181,6 +182,9 @@ std::string write_walk_report(const std::string& dir, Backend& backend, const Wa
   write_file(dir, "equity.csv",
              equity_csv(equity_curve(r.history, first_bar, r.result.oos_returns)));
   write_objective_csv(dir, r.spec.grid, landscape.empty() ? nullptr : &landscape.back());
+  // Every trade of the stitched OOS series (wfo trades --walk prints the same).
+  write_file(dir, "trades.csv",
+             trades_csv(r.history, walk_trades(backend, r.history, r.spec, r.result)));
   return write_documents(dir, doc);
 }
 
@@ -204,6 +208,13 @@ std::string write_sweep_report(const std::string& dir, Backend& backend, const S
   write_file(dir, "equity.csv",
              equity_csv(equity_curve(r.history, r.window.first(), returns), "equity"));
   write_objective_csv(dir, r.spec.grid, landscape ? &*landscape : nullptr);
+  // Every trade of the top combo in the window (wfo trades prints the same).
+  std::vector<Trade> trades;
+  if (!r.result.top.empty()) {
+    trades = window_trades(backend, r.history, r.spec, r.result.top.front().combo, r.window.first(),
+                           r.window.end - 1);
+  }
+  write_file(dir, "trades.csv", trades_csv(r.history, trades));
   return write_documents(dir, doc);
 }
 
