@@ -16,6 +16,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "output.hpp"
+#include "report_stop.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/config/config.hpp"
 #include "wfod/feeds/csv_reader.hpp"
@@ -120,6 +121,8 @@ int main(int argc, char** argv) {
   try {
     std::vector<std::string_view> args(argv + 1, argv + argc);
     code = wfod::cli::run(args);
+    // A run that failed before writing its report leaves no empty --report folder.
+    if (code != 0) wfod::cli::remove_unfilled_report_dirs();
     wfod::cli::close_stdout();  // a result that did not reach stdout is no success
   } catch (const wfod::cli::WriteError& e) {
     std::fprintf(stderr, "wfo: %s\n", e.what());
