@@ -283,6 +283,9 @@ class Daemon {
   std::unique_ptr<WatchedSocket> zap_;    // inproc://zeromq.zap.01, answered on the loop
   feeds::RejectLogLimiter zap_log_{20, std::chrono::seconds(10)};
   uint64_t curve_denied_ = 0;
+  // The last SIGHUP's outcome and the refused ones (health last_reload, /metrics).
+  std::optional<HealthInput::Reload> last_reload_;
+  uint64_t reload_failures_ = 0;
   std::unique_ptr<WatchedSocket> pub_, rep_;
   std::vector<std::unique_ptr<WatchedSocket>> feeds_;
   Worker worker_;  // last: joined before anything its jobs reference is destroyed

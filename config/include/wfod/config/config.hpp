@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -102,9 +103,19 @@ struct StrategyConfig {
   bool has_selection = false;
 };
 
+// Where a key or table starts in the file (1-based).
+struct SourcePosition {
+  uint32_t line = 1;
+  uint32_t column = 1;
+};
+
 struct Config {
   std::string source;  // file path (or name given to parse_config)
   std::string sha256;  // of the file's bytes (config_version, PROTOCOL §2)
+  // Every key and table of the file by its key path as errors name it ("publish.snapshot",
+  // "strategy[0].window", "symbol[1]"), so that checks made after parsing (the daemon's,
+  // wfod/daemon/core/config_checks.hpp) point at the line as the loader's own errors do.
+  std::map<std::string, SourcePosition, std::less<>> positions;
   DaemonConfig daemon;
   PublishConfig publish;
   CurveConfig curve;
@@ -114,6 +125,10 @@ struct Config {
 
   const SymbolConfig* find_symbol(std::string_view name) const;
   const StrategyConfig* find_strategy(std::string_view name) const;
+  // "SOURCE:LINE:COL: key 'KEY': MESSAGE", as the loader's errors: at KEY, or at the nearest
+  // enclosing table the file has ("strategy[0]" for an absent "strategy[0].warmup"), or at
+  // 1:1 when the file has neither (an absent table).
+  std::string located(std::string_view key, std::string_view message) const;
 };
 
 // Checks of what a file's values name, beyond their syntax, for load_config. The daemon
