@@ -584,6 +584,8 @@ bool Daemon::start_up() {
   }
   ingest_.emplace(std::move(targets), cfg_.daemon.fsync);
   ingest_->validator().set_max_future(std::chrono::seconds(cfg_.daemon.max_future_s));
+  // Feed bars only: the backfill above was appended without the validator.
+  ingest_->validator().set_min_ts(cfg_.daemon.min_ts_ns);
   for (const auto& [name, st] : symbols_) {
     if (st.history.size() == 0) continue;
     const int64_t last = st.history.last_ts();

@@ -82,6 +82,10 @@ void Daemon::reload() {
     ingest_->validator().set_max_future(std::chrono::seconds(next.daemon.max_future_s));
     cfg_.daemon.max_future_s = next.daemon.max_future_s;
   }
+  if (cfg_.daemon.min_ts_ns != next.daemon.min_ts_ns) {
+    ingest_->validator().set_min_ts(next.daemon.min_ts_ns);
+    cfg_.daemon.min_ts_ns = next.daemon.min_ts_ns;
+  }
   cfg_.daemon.stop_retry_s = next.daemon.stop_retry_s;
   cfg_.daemon.checkpoint_every_s = next.daemon.checkpoint_every_s;
   if (cfg_.publish.http != next.publish.http) {

@@ -27,6 +27,8 @@ enum class FeedFormat { json, binary };
 // checks in a way a crash cannot explain (docs/operations.md "Torn or corrupt logs").
 enum class CorruptLogPolicy { refuse, quarantine };
 
+inline constexpr int64_t kDefaultMinTsNs = int64_t{31'536'000} * 1'000'000'000;  // 1971-01-01
+
 struct DaemonConfig {
   std::string state_dir = "/var/lib/wfod";
   std::string backend = "auto";  // auto | cpu | cuda (cpu_ref also accepted, for tests)
@@ -41,6 +43,10 @@ struct DaemonConfig {
   // PROTOCOL §1 `future`: a feed bar stamped more than this many seconds after the daemon's
   // clock is rejected (a later bar is never out_of_order against it); 0 = off.
   int max_future_s = 300;
+  // Feed bars stamped before this (ns since the epoch) are rejected as `field`: a ts in
+  // seconds or milliseconds instead of nanoseconds reads as 1970 (issue 43 item 9).
+  // Backfill files are not held to it. Default 1971-01-01T00:00:00Z; 0 = only ts >= 0.
+  int64_t min_ts_ns = kDefaultMinTsNs;
   // At shutdown, accepted bars the disk refuses (full, I/O error) are retried this long
   // before the daemon gives up on them and exits 4 (docs/operations.md "Exit codes"). Keep it
   // well below systemd's TimeoutStopSec (30 s in systemd/wfod.service).
