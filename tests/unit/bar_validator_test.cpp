@@ -235,9 +235,10 @@ TEST(BarValidatorMinTs, BarsBeforeTheFloorAreFieldRejectsThatHoldNothing) {
   const Verdict seconds = w.validate("BTCUSD", bar(1'741'080'000));
   ASSERT_FALSE(seconds.accepted());
   EXPECT_EQ(seconds.reject->reason, RejectReason::field);
-  EXPECT_EQ(seconds.reject->detail,
-            "ts 1741080000 (1970-01-01T00:00:01.74108Z) is before min_ts 1971-01-01T00:00:00Z: a "
-            "ts in seconds or milliseconds? PROTOCOL §1 ts is nanoseconds");
+  EXPECT_EQ(
+      seconds.reject->detail,
+      "ts 1741080000 (1970-01-01T00:00:01.741080000Z) is before min_ts 1971-01-01T00:00:00Z: a "
+      "ts in seconds or milliseconds? PROTOCOL §1 ts is nanoseconds");
   EXPECT_EQ(w.validate("BTCUSD", bar(-1'000'000'000'000'000'000)).reject->reason,
             RejectReason::field);  // 1938
   EXPECT_EQ(w.stats().rejected(RejectReason::field), 2u);
