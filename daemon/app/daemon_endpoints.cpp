@@ -119,6 +119,8 @@ HealthInput Daemon::health() const {
   h.backend_fallbacks = backend_fallbacks_;
   h.backend_error = backend_error_;
   h.curve_denied = curve_denied_;
+  h.last_reload = last_reload_;
+  h.reload_failures = reload_failures_;
   h.snapshot_dropped = snapshot_dropped_;
   for (const auto& [name, sym] : symbols_) {
     h.storage.pending_bars += sym.store->pending();

@@ -49,6 +49,7 @@
 #include "wfod/daemon/store/crc32.hpp"
 #include "wfod/daemon/store/live_state.hpp"
 #include "wfod/daemon/store/sequence_store.hpp"
+#include "wfod/daemon/store/state_dir_lock.hpp"
 #include "wfod/daemon/store/symbol_history.hpp"
 #include "wfod/feeds/bar_codec.hpp"
 #include "wfod/feeds/bar_validator.hpp"
@@ -157,6 +158,7 @@ class Daemon {
 
  private:
   bool start_up();
+  bool raise_seq_floors();
   bool open_symbol(const config::SymbolConfig& s);
   void add_stream(const config::StrategyConfig& s, const std::string& symbol);
   bool open_sockets();
@@ -234,6 +236,7 @@ class Daemon {
   std::vector<std::unique_ptr<Backend>> retired_backends_;  // replaced by a fallback
   uint64_t backend_fallbacks_ = 0;
   std::string backend_error_;
+  std::optional<StateDirLock> state_lock_;  // <state_dir>/wfod.lock, held while we run
   std::optional<SequenceStore> seqs_;
   std::optional<LiveStateStore> live_;          // per-stream winners for live_oos across restarts
   std::optional<LiveStateWriter> live_writer_;  // saves them off the loop thread
@@ -283,6 +286,9 @@ class Daemon {
   std::unique_ptr<WatchedSocket> zap_;    // inproc://zeromq.zap.01, answered on the loop
   feeds::RejectLogLimiter zap_log_{20, std::chrono::seconds(10)};
   uint64_t curve_denied_ = 0;
+  // The last SIGHUP's outcome and the refused ones (health last_reload, /metrics).
+  std::optional<HealthInput::Reload> last_reload_;
+  uint64_t reload_failures_ = 0;
   std::unique_ptr<WatchedSocket> pub_, rep_;
   std::vector<std::unique_ptr<WatchedSocket>> feeds_;
   Worker worker_;  // last: joined before anything its jobs reference is destroyed

@@ -152,6 +152,9 @@ void socket_families(PrometheusText& m, const HealthInput& h) {
   m.family("wfod_curve_denied_total", "counter",
            "CURVE clients refused (key not in [curve] clients_file).");
   m.sample({}, h.curve_denied);
+  m.family("wfod_reload_failures_total", "counter",
+           "SIGHUP reloads refused (the running configuration kept): health last_reload says why.");
+  m.sample({}, h.reload_failures);
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "wfod/feeds/csv_reader.hpp"
+
 namespace wfod::daemon {
 
 namespace {
@@ -70,6 +72,16 @@ Json health_json(const HealthInput& in) {
   j["backend_fallbacks"] = in.backend_fallbacks;
   j["backend_error"] = in.backend_error.empty() ? Json(nullptr) : Json(in.backend_error);
   j["curve_denied"] = in.curve_denied;
+  if (in.last_reload) {
+    j["last_reload"] = {
+        {"status", in.last_reload->ok ? "ok" : "error"},
+        {"time", feeds::format_timestamp(in.last_reload->time_ns)},
+        {"message",
+         in.last_reload->message.empty() ? Json(nullptr) : Json(in.last_reload->message)}};
+  } else {
+    j["last_reload"] = nullptr;
+  }
+  j["reload_failures"] = in.reload_failures;
   if (!in.latency.is_null()) j["latency_ms"] = in.latency;
   return j;
 }
