@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The --report HTML page in a real browser: runs `wfo walk --report` and `wfo sweep --report`
-# on the bundled GOOG daily bars with a two-parameter grid, loads each report.html in headless
+# on the bundled GOOG daily bars with a two-parameter grid (and a sweep over four axes, whose
+# heatmap shows a chosen pair with the others held at the winner's values, the pair switched
+# by a #heatmap=X,Y link), loads each report.html in headless
 # Chromium and checks that every chart drew marks and the page logged no script error; keeps
 # a screenshot of the walk report under ARTIFACTS. With robust selection (the demo config plus
 # a [strategy.selection] table) the drawn page must show report.json's decisions, DSR and PBO
@@ -251,6 +253,74 @@ echo "ok: walk-nosel shows no selection section"
   { cat "$work/sweep.err"; fail "wfo sweep --report exited non-zero"; }
 grep -qxF "report: $work/sweep/report.html" "$work/sweep.err" || fail "sweep: stderr lacks the path"
 check_page sweep "$work/sweep" equity heatmap histogram
+
+# --- sweep over four axes: a heatmap of a chosen pair, the other axes held at the winner's ---
+"$wfo" sweep --csv "$csv" --family ma_cross --fast 5:50:5 --slow 20:200:10 --ma sma,ema,wma \
+  --side long_short,long_only --window 1200 --cost-bps 1 --backend cpu --no-selection \
+  --report "$work/sweep4" >/dev/null 2>"$work/sweep4.err" ||
+  { cat "$work/sweep4.err"; fail "wfo sweep --report (four axes) exited non-zero"; }
+j4=$work/sweep4/report.json
+# What the page needs: every varying axis with its values (those of the grid), the grid's
+# objective by combo id, and the winner's value on each axis (its params).
+jq -e '.landscape.heatmap.axes | map(.name) == ["fast", "slow", "ma", "side"]' "$j4" >/dev/null ||
+  fail "sweep4: heatmap axes $(jq -c '.landscape.heatmap.axes | map(.name)' "$j4")"
+for axis in fast slow ma side; do
+  want=$(jq -c --arg a "$axis" '.inputs.grid.axes[] | select(.name == $a) | .values | map(tostring)' "$j4")
+  got=$(jq -c --arg a "$axis" '.landscape.heatmap.axes[] | select(.name == $a) | .values | map(tostring)' "$j4")
+  [ "$want" = "$got" ] || fail "sweep4: heatmap values of $axis $got, the grid's $want"
+done
+jq -e '.landscape.heatmap.folds[-1] as $f | ($f.z | length) == (.landscape.heatmap.axes |
+    map(.values | length) | .[0] * .[1] * .[2] * .[3]) and $f.winner == .landscape.winner.id' "$j4" >/dev/null ||
+  fail "sweep4: the heatmap is not the whole grid by combo id"
+jq -e '.landscape.heatmap as $h | $h.folds[-1].winner_at as $at | .landscape.winner.params as $p |
+    all(range(0; 4); ($h.axes[.].values[$at[.]] | tostring) == ($p[$h.axes[.].name] | tostring))' "$j4" >/dev/null ||
+  fail "sweep4: winner_at $(jq -c '.landscape.heatmap.folds[-1].winner_at' "$j4") is not the winner's params $(jq -c '.landscape.winner.params' "$j4")"
+# slice_marks XA YA: the cells the page draws for that pair (the other axes held at the
+# winner's values), plus the winner's mark; slice_held XA YA: the held values it names.
+slice_marks() {
+  jq --argjson xa "$1" --argjson ya "$2" '.landscape.heatmap as $h | $h.folds[-1] as $f |
+    [$h.axes[].values | length] as $n |
+    (reduce range(0; $n | length) as $k ([]; . + [if $k == 0 then 1 else .[$k - 1] * $n[$k - 1] end])) as $s |
+    ([range(0; $n | length) | select(. != $xa and . != $ya) | $f.winner_at[.] * $s[.]] | add // 0) as $base |
+    ([range(0; $n[$ya]) as $iy | range(0; $n[$xa]) as $ix | $f.z[$base + $ix * $s[$xa] + $iy * $s[$ya]] |
+      select(. != null)] | length) + (if $f.winner == null then 0 else 1 end)' "$j4"
+}
+slice_held() {
+  jq -r --argjson xa "$1" --argjson ya "$2" '.landscape.heatmap as $h | $h.folds[-1].winner_at as $at |
+    [range(0; $h.axes | length) | select(. != $xa and . != $ya) |
+      "\($h.axes[.].name) \($h.axes[.].values[$at[.]])"] | join(", ")' "$j4"
+}
+# check_pair NAME XA YA X Y: the drawn heatmap is the pair X (index XA) by Y (index YA).
+check_pair() {
+  local name=$1 xa=$2 ya=$3 x=$4 y=$5 dom="$work/$1.dom.html" tag want held
+  tag=$(grep -o '<div[^>]*id="chart-heatmap"[^>]*>' "$dom" | head -1 || true)
+  grep -qF "data-x=\"$x\" data-y=\"$y\"" <<<"$tag" || fail "$name: heatmap not $x by $y: $tag"
+  held=$(slice_held "$xa" "$ya")
+  grep -qF "data-held=\"$held\"" <<<"$tag" || fail "$name: held values not '$held': $tag"
+  grep -qF "id=\"hm-held\">other axes held at the winner's values: $held<" "$dom" ||
+    fail "$name: the page does not name the held values '$held'"
+  grep -qF "<h3 id=\"hm-title\">Heatmap: $y × $x</h3>" "$dom" || fail "$name: title not 'Heatmap: $y × $x'"
+  want=$(slice_marks "$xa" "$ya")
+  grep -qF "data-marks=\"$want\"" <<<"$tag" || fail "$name: heatmap marks not $want: $tag"
+  echo "ok: $name heatmap $y × $x, held $held, $want marks"
+}
+check_page sweep4 "$work/sweep4" equity heatmap histogram
+[ "$(grep -o '<option value="[0-9]*"[^>]*>[^<]*</option>' "$work/sweep4.dom.html" | grep -c ' × ' || true)" -eq 6 ] ||
+  fail "sweep4: the pair list does not hold the 6 pairs of 4 axes"
+check_pair sweep4 0 1 fast slow
+# Another pair, named in the link (the page switches its <select> and redraws).
+if chrome --enable-logging=stderr --v=0 --dump-dom "file://$work/sweep4/report.html#heatmap=ma,side" \
+  >"$work/sweep4-pair.dom.html" 2>"$work/sweep4-pair.log"; then
+  if grep -o 'data-js-error="[^"]*"' "$work/sweep4-pair.dom.html"; then fail "sweep4-pair: script error"; fi
+  check_pair sweep4-pair 2 3 ma side
+else
+  fail "sweep4-pair: chromium --dump-dom failed"
+fi
+# Two axes keep their page: no pair list, nothing held.
+app2=$(drawn_app "$work/sweep.dom.html")
+if grep -qF 'id="hm-pair"' <<<"$app2"; then fail "sweep: a pair list for two axes"; fi
+grep -qF '<h3 id="hm-title">Heatmap: slow × fast</h3>' <<<"$app2" || fail "sweep: heatmap title"
+grep -qF 'data-held=""' <<<"$app2" || fail "sweep: two axes hold nothing"
 
 # --- an unwritable DIR is an input error naming it ---
 touch "$work/file"

@@ -2,7 +2,8 @@
 # Running out of threads or memory ends a run cleanly, never with std::terminate (exit 134):
 # --threads above the machine's count is lowered with a warning; a thread the system
 # refuses (huge stacks under an address-space limit) leaves the run on fewer threads with
-# a warning and the same result; memory running out is "wfo: error: out of memory", exit 1.
+# a warning and the same result; memory running out (beyond what the plan knows of) is
+# "wfo: error: out of memory", exit 1.
 # usage: wfo_resources_test.sh WFO CSV
 set -euo pipefail
 WFO=${1:?usage: wfo_resources_test.sh WFO CSV}
@@ -44,10 +45,12 @@ else
   echo "note: one hardware thread, the refused-thread cases are not run"
 fi
 
-# Memory runs out: 1,001 series of 40,000 bars, 160 MB a tile, in a 117 MiB address space.
+# Memory runs out: 1,001 series of 40,000 bars, 305 MiB in one chunk, in a 117 MiB data
+# limit (ulimit -d, RLIMIT_DATA: not a limit the plan reads; under ulimit -v the plan now
+# takes the address space as its budget and the run fits, wfo_memory_limits_test.sh).
 MIN="$TMP/minute.csv"
 minute_csv "$MIN" 40000
-WFO_PREFIX="ulimit -v 120000;" run_wfo sweep --csv "$MIN" --family ma_cross --fast 2:3:1 \
+WFO_PREFIX="ulimit -d 120000;" run_wfo sweep --csv "$MIN" --family ma_cross --fast 2:3:1 \
   --slow 1:2000:2 --warmup 2000 --no-selection --threads 1
 no_abort "out of memory"
 expect_rc 1 "out of memory"

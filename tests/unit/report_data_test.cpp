@@ -247,8 +247,13 @@ TEST(ReportData, HeatmapAxesAreTheTwoVaryingOnes) {
   Grid g = ma_grid();
   g.ma = {MaType::ema};  // a third axis with one value does not count
   EXPECT_TRUE(heatmap_axes(g));
+  EXPECT_TRUE(heatmap_axes(g)->all.empty());
   g.ma = {MaType::sma, MaType::ema};
-  EXPECT_FALSE(heatmap_axes(g));
+  // Three: every one, the first two shown first (heatmap_fold_json's cube below).
+  ASSERT_TRUE(heatmap_axes(g));
+  EXPECT_EQ(heatmap_axes(g)->all, (std::vector<size_t>{0, 1, 2}));
+  EXPECT_EQ(heatmap_axes(g)->x_name, "fast");
+  EXPECT_EQ(heatmap_axes(g)->y_name, "slow");
   EXPECT_EQ(varying_axes(g), (std::vector<std::string>{"fast", "slow", "ma"}));
   g.ma = {MaType::sma};
   g.fast = {5};
@@ -270,6 +275,41 @@ TEST(ReportData, HeatmapAxesAreTheTwoVaryingOnes) {
     EXPECT_EQ(a->x_values[cell % 3], std::to_string(k.n));
     EXPECT_EQ(a->y_values[cell / 3], std::string(to_string(k.side)));
   }
+}
+
+TEST(ReportData, HeatmapOfMoreAxesHoldsTheGridAndTheWinnersValues) {
+  // fast x slow x side (ma has one value): the cube is the grid by combo id.
+  Grid g = ma_grid();
+  g.side = {Side::long_short, Side::long_only};
+  const auto a = heatmap_axes(g);
+  ASSERT_TRUE(a);
+  ASSERT_EQ(a->all.size(), 3u);
+  Series s = test::random_walk(600, 5);
+  auto backend = make_backend("cpu_ref");
+  SweepRequest req;
+  req.history = HistoryView::of(s);
+  req.strategy.grid = g;
+  req.window = WindowSpec{600, 400, 100};
+  const GridObjectives obj = evaluate_grid(*backend, req, 0);
+  ASSERT_TRUE(obj.winner);
+  const Json hm = heatmap_fold_json(g, *a, obj, obj.winner);
+  ASSERT_EQ(hm["z"].size(), g.size());
+  for (uint64_t id = 0; id < g.size(); ++id) {
+    const Combo c = g.decode(id);
+    EXPECT_EQ(hm["z"][id].is_null(), !(c.fast < c.slow)) << id;
+  }
+  EXPECT_EQ(hm["winner"].get<uint64_t>(), *obj.winner);
+  const Combo w = g.decode(*obj.winner);
+  const Json& at = hm["winner_at"];
+  ASSERT_EQ(at.size(), 3u);
+  EXPECT_EQ(g.fast[at[0].get<size_t>()], w.fast);
+  EXPECT_EQ(g.slow[at[1].get<size_t>()], w.slow);
+  EXPECT_EQ(g.side[at[2].get<size_t>()], w.side);
+  EXPECT_TRUE(heatmap_fold_json(g, *a, obj, std::nullopt)["winner_at"].is_null());
+  // Two axes keep their shape: no winner_at.
+  g.side = {Side::long_short};
+  EXPECT_FALSE(
+      heatmap_fold_json(g, *heatmap_axes(g), GridObjectives{}, std::nullopt).contains("winner_at"));
 }
 
 // --- Histogram ----------------------------------------------------------------------------------

@@ -201,7 +201,7 @@ Json landscape_json(const Grid& grid, const RankSpec& rank, const HistoryView& h
     const std::string list = join(varying, ", ");
     j["heatmap"] = nullptr;
     std::string note =
-        "The heatmap needs exactly two grid axes with more than one value; this "
+        "The heatmap needs two or more grid axes with more than one value; this "
         "grid varies ";
     note += std::to_string(varying.size());
     if (!list.empty()) note.append(" (").append(list).append(")");
@@ -211,6 +211,18 @@ Json landscape_json(const Grid& grid, const RankSpec& rank, const HistoryView& h
   Json hm = Json::object();
   hm["x"] = axis_json(*axes, true);
   hm["y"] = axis_json(*axes, false);
+  if (!axes->all.empty()) {
+    // Every varying axis, for the page's choice of pair.
+    Json all = Json::array();
+    const auto grid_axes = grid.axes();
+    for (size_t i : axes->all) {
+      Json a = Json::object();
+      a["name"] = grid_axes[i].name;
+      a["values"] = axis_value_texts(grid, grid_axes[i].name);
+      all.push_back(std::move(a));
+    }
+    hm["axes"] = std::move(all);
+  }
   Json folds = Json::array();
   for (const GridObjectives& g : landscape) {
     Json f = heatmap_fold_json(grid, *axes, g, winners[g.fold]);
@@ -489,8 +501,9 @@ std::optional<HeatmapAxes> heatmap_axes(const Grid& g) {
   for (size_t i = 0; i < axes.size(); ++i) {
     if (axes[i].size > 1) varying.push_back(i);
   }
-  if (varying.size() != 2) return std::nullopt;
+  if (varying.size() < 2) return std::nullopt;
   HeatmapAxes h;
+  if (varying.size() > 2) h.all = varying;
   h.x = varying[0];
   h.y = varying[1];
   h.x_name = axes[h.x].name;
@@ -501,6 +514,8 @@ std::optional<HeatmapAxes> heatmap_axes(const Grid& g) {
 }
 
 size_t heatmap_cell(const Grid& g, const HeatmapAxes& a, uint64_t id) {
+  // The whole grid: its axes of one value add no digit, so the id is the cell.
+  if (!a.all.empty()) return static_cast<size_t>(id);
   const auto axes = g.axes();
   uint64_t rest = id;
   size_t ix = 0, iy = 0;
@@ -515,7 +530,8 @@ size_t heatmap_cell(const Grid& g, const HeatmapAxes& a, uint64_t id) {
 
 Json heatmap_fold_json(const Grid& g, const HeatmapAxes& a, const GridObjectives& obj,
                        std::optional<uint64_t> winner) {
-  const size_t cells = a.x_values.size() * a.y_values.size();
+  const size_t cells =
+      a.all.empty() ? a.x_values.size() * a.y_values.size() : static_cast<size_t>(g.size());
   Json z = Json::array();
   std::vector<Json> zv(cells, Json(nullptr));
   Json fail = Json::array();
@@ -530,6 +546,20 @@ Json heatmap_fold_json(const Grid& g, const HeatmapAxes& a, const GridObjectives
   j["fail"] = std::move(fail);
   j["winner"] = winner ? Json(heatmap_cell(g, a, *winner)) : Json(nullptr);
   j["winner_id"] = winner ? Json(*winner) : Json(nullptr);
+  if (!a.all.empty()) {
+    Json at = nullptr;
+    if (winner) {
+      at = Json::array();
+      const auto axes = g.axes();
+      uint64_t rest = *winner;
+      for (size_t i = 0; i < axes.size(); ++i) {
+        const uint64_t digit = rest % axes[i].size;
+        rest /= axes[i].size;
+        if (axes[i].size > 1) at.push_back(digit);
+      }
+    }
+    j["winner_at"] = std::move(at);
+  }
   return j;
 }
 

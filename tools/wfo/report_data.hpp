@@ -74,12 +74,17 @@ struct Histogram {
 };
 Histogram objective_histogram(const GridObjectives&, Objective, std::optional<uint64_t> winner);
 
-// The two axes a heatmap spans: exactly two grid axes with more than one value. x is the
-// first in canonical order (it varies faster in combo ids), y the second.
+// The axes a heatmap spans: two or more grid axes with more than one value. x is the
+// first in canonical order (it varies faster in combo ids), y the second: the heatmap of
+// exactly two, and the pair shown first of more.
 struct HeatmapAxes {
   size_t x = 0, y = 0;  // indices into Grid::axes()
   std::string x_name, y_name;
   std::vector<std::string> x_values, y_values;  // value texts, in axis order
+  // More than two varying axes: all of them (indices into Grid::axes(), canonical order).
+  // The heatmap then holds the whole grid, cell = combo id, and the page draws any pair
+  // with the other axes held at the fold winner's values. Empty for exactly two.
+  std::vector<size_t> all;
 };
 std::optional<HeatmapAxes> heatmap_axes(const Grid&);
 // The names of the axes with more than one value, canonical order.
@@ -87,7 +92,9 @@ std::vector<std::string> varying_axes(const Grid&);
 
 // One fold's heatmap: "z" row-major by y then x (cell = iy * nx + ix), the objective or
 // null for an invalid combo; "fail" the cells of valid combos failing the constraints;
-// "winner" the fold winner's cell (null if none).
+// "winner" the fold winner's cell (null if none). With more than two axes the cells are the
+// grid's combo ids (the same order: x fastest) and "winner_at" gives the winner's value
+// index on each varying axis (the values the page holds the other axes at), or null.
 Json heatmap_fold_json(const Grid&, const HeatmapAxes&, const GridObjectives&,
                        std::optional<uint64_t> winner);
 // The grid cell of a combo id on the heatmap axes.

@@ -167,7 +167,7 @@ RunPlan plan_run(const PlanInputs& in) {
 
   // The chunk: a quarter of the budget (512 MiB by default), or what is left of it beside
   // the history and the larger of those arrays; no more than one pass needs.
-  const double budget = static_cast<double>(in.budget_bytes);
+  const double budget = in.budget.bytes;
   const double left = budget - history - std::max(selection_arrays, report_arrays);
   const double one_combo = (g.has_vol_filter() ? 4 : 2) * row + tables + 4096;
   const double wanted =
@@ -219,13 +219,13 @@ RunPlan plan_run(const PlanInputs& in) {
 }
 
 void check_plan(const RunPlan& p, const PlanInputs& in) {
-  const double budget = static_cast<double>(in.budget_bytes);
+  const double budget = in.budget.bytes;
   const auto& sel = in.selection_spec;
   const size_t S = sel.pbo_blocks;
   if (p.min_bytes > budget) {
-    throw InputError("--memory-budget " + bytes_text(budget) +
+    throw InputError(in.budget.name +
                      " is too small: the history and one combo's indicator rows need " +
-                     bytes_text(p.min_bytes));
+                     bytes_text(p.min_bytes) + "; " + in.budget.raise);
   }
   if (p.peak_bytes > budget) {
     std::string fix;
@@ -244,8 +244,7 @@ void check_plan(const RunPlan& p, const PlanInputs& in) {
       fix = "shrink the grid";
     }
     throw InputError("the plan needs about " + bytes_text(p.peak_bytes) + " for " + p.peak_phase +
-                     ", over --memory-budget " + bytes_text(budget) + ": " + fix +
-                     ", or raise --memory-budget");
+                     ", over " + in.budget.name + ": " + fix + ", or " + in.budget.raise);
   }
 }
 
@@ -270,7 +269,8 @@ std::string plan_text(const RunPlan& p, const PlanInputs& in) {
     s += ", " + bytes_text(static_cast<double>(p.chunk_budget)) + " at a time";
   }
   s += "; memory ~" + bytes_text(p.peak_bytes) + " (" + p.peak_phase + ") of " +
-       bytes_text(static_cast<double>(in.budget_bytes)) + " budget";
+       bytes_text(in.budget.bytes) + " budget";
+  if (!in.budget.label.empty()) s += " (" + in.budget.label + ")";
   char work[48];
   std::snprintf(work, sizeof work, "%.2g", p.combo_bars);
   s += "; " + std::string(work) + " combo-bars, ";

@@ -1,6 +1,7 @@
 // The plan of a `wfo sweep` or `wfo walk`, said on stderr before any work: the combos (valid
 // of total, and why the others are invalid), the indicator series and how much of them is
-// held at once, the memory of the run's largest phase against --memory-budget, and a rough
+// held at once, the memory of the run's largest phase against the budget that binds
+// (--memory-budget, RLIMIT_AS or the cgroup's memory.max: memory_limits.hpp), and a rough
 // time. A grid without a valid combo, or a plan over the budget, fails here (exit 2), not
 // after minutes of work or an out-of-memory abort.
 #pragma once
@@ -9,6 +10,7 @@
 #include <cstdint>
 #include <string>
 
+#include "memory_limits.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/selection/selection_spec.hpp"
 
@@ -21,10 +23,10 @@ struct PlanInputs {
   size_t windows = 1;      // sweeps the run makes (a walk: its folds)
   bool selection = false;  // robust selection after each sweep
   selection::SelectionSpec selection_spec;
-  bool report = false;      // --report: the landscape of every combo's objective
-  std::string backend;      // as given (auto, cpu, cpu_ref, cuda)
-  int threads = 1;          // resolved (>= 1)
-  size_t budget_bytes = 0;  // --memory-budget
+  bool report = false;  // --report: the landscape of every combo's objective
+  std::string backend;  // as given (auto, cpu, cpu_ref, cuda)
+  int threads = 1;      // resolved (>= 1)
+  MemoryBudget budget;  // the lowest of --memory-budget and the process's limits
 };
 
 // Bytes by phase (upper estimates) and the work, for the plan line and the budget check.

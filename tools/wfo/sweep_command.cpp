@@ -11,6 +11,8 @@
 #include "commands.hpp"
 #include "history.hpp"
 #include "json_output.hpp"
+#include "load_estimate.hpp"
+#include "memory_limits.hpp"
 #include "output.hpp"
 #include "progress_bar.hpp"
 #include "report.hpp"
@@ -85,6 +87,11 @@ int run_sweep(Args args) {
   ParsedArgs parsed = parse_args(args, flags);
   StrategySetup setup = strategy_from_flags(parsed);
   for (const auto& w : setup.warnings) std::fprintf(stderr, "wfo: warning: %s\n", w.c_str());
+  // The budget that binds (--memory-budget, RLIMIT_AS, cgroup memory.max), and the CSV's
+  // load against it from the file's size, before any work (load_estimate.hpp).
+  const MemoryBudget budget = binding_budget(setup.memory_budget_mib << 20, read_process_limits());
+  if (const auto load = estimate_csv_load(setup.csv_path))
+    check_load(*load, budget, setup.csv_path);
   const bool json = parsed.has("json");
   const auto report_dir = parsed.text("report");
   if (report_dir) prepare_report_dir(*report_dir);
@@ -142,7 +149,7 @@ int run_sweep(Args args) {
   plan_in.report = report_dir.has_value();
   plan_in.backend = std::string(backend->name());
   plan_in.threads = setup.threads > 0 ? setup.threads : hardware_threads();
-  plan_in.budget_bytes = setup.memory_budget_mib << 20;
+  plan_in.budget = budget;
   const RunPlan plan = plan_run(plan_in);
   std::fprintf(stderr, "%s; %s\n", plan_text(plan, plan_in).c_str(),
                bars_per_year_text(setup.data).c_str());

@@ -35,7 +35,15 @@
   var L = D.landscape || {};
   var HM = L.heatmap || null;
   var FOLDS = D.folds || [];
-  var state = { hmIndex: HM ? HM.folds.length - 1 : 0, selFold: null, log: false };
+  var state = { hmIndex: HM ? HM.folds.length - 1 : 0, selFold: null, log: false, hmPair: 0 };
+  // More than two varying axes (HM.axes): the heatmap holds the whole grid and the page shows
+  // one pair of axes at a time, every pair in canonical order (the first two first).
+  var PAIRS = [];
+  if (HM && HM.axes) {
+    for (var pa = 0; pa < HM.axes.length; pa++) {
+      for (var pb = pa + 1; pb < HM.axes.length; pb++) PAIRS.push([pa, pb]);
+    }
+  }
   // Robust selection (docs/spec-10-selection.md): one object per fold (walk) or one for the
   // window (sweep). Null when the run had none (--no-selection): nothing of it is drawn.
   var SEL = D.selection ? (Array.isArray(D.selection) ? D.selection : [D.selection]) : null;
@@ -394,7 +402,13 @@
       '<span><span class="box" style="background:#f3f4f6"></span>invalid combo</span>' +
       '<span><span class="box" style="background:#fff;border:2px solid #111"></span>winner</span></div>';
     if (L.available && !HM && L.heatmap_note) notes += '<div class="note">' + esc(L.heatmap_note) + '</div>';
-    var hmCol = HM ? '<div style="min-width:0"><h3>Heatmap: ' + esc(HM.y.name) + ' × ' + esc(HM.x.name) +
+    if (PAIRS.length) {
+      hmCtl += '<div class="controls"><label>Axes <select id="hm-pair">' + PAIRS.map(function (p, i) {
+        return '<option value="' + i + '"' + (i === state.hmPair ? ' selected' : '') + '>' +
+          esc(HM.axes[p[1]].name + ' × ' + HM.axes[p[0]].name) + '</option>';
+      }).join('') + '</select></label><span id="hm-held"></span></div>';
+    }
+    var hmCol = HM ? '<div style="min-width:0"><h3 id="hm-title">Heatmap: ' + esc(HM.y.name) + ' × ' + esc(HM.x.name) +
       '</h3>' + hmCtl + legendHm + '<div class="chart" id="chart-heatmap"></div></div>' : '';
     var histCol = L.available ? '<div style="min-width:0"><h3>Histogram of ' + esc(OBJ) + ' over ranked combos' +
       (WALK ? ' (fold ' + L.fold + ' in sample)' : '') + '</h3>' +
@@ -437,6 +451,22 @@
     log.addEventListener('change', function () { state.log = log.checked; drawEquity(); });
     var sel = document.getElementById('hm-fold');
     if (sel) sel.addEventListener('change', function () { state.hmIndex = +sel.value; drawHeatmap(); markRows(); });
+    var pairSel = document.getElementById('hm-pair');
+    if (pairSel) {
+      pairSel.addEventListener('change', function () { state.hmPair = +pairSel.value; drawHeatmap(); });
+      // A link may name the pair: report.html#heatmap=X,Y (two axis names, either order).
+      var want = /(?:^#|&)heatmap=([^&]*)/.exec(location.hash);
+      if (want) {
+        var names = decodeURIComponent(want[1]).split(',');
+        PAIRS.forEach(function (p, i) {
+          var a = HM.axes[p[0]].name, b = HM.axes[p[1]].name;
+          if ((a === names[0] && b === names[1]) || (a === names[1] && b === names[0])) {
+            pairSel.value = String(i);
+            pairSel.dispatchEvent(new Event('change'));
+          }
+        });
+      }
+    }
     document.getElementById('copy-cmd').addEventListener('click', copyCommand);
     fillTables();
     if (SEL) {
@@ -1250,6 +1280,35 @@
   }
   function rgb(c) { return 'rgb(' + c[0] + ',' + c[1] + ',' + c[2] + ')'; }
 
+  // The heatmap shown: the fold's own for exactly two axes; with more, the slice of the
+  // fold's grid on the chosen pair, every other axis held at the fold winner's value (at its
+  // first value where the fold has no winner). Cells as the two-axis heatmap: iy * nx + ix.
+  function heatmapView() {
+    var fd = HM.folds[state.hmIndex];
+    if (!PAIRS.length) return { x: HM.x, y: HM.y, fd: fd, held: [], failTotal: fd.fail.length };
+    var A = HM.axes, p = PAIRS[state.hmPair], xa = p[0], ya = p[1], stride = [], step = 1;
+    A.forEach(function (a, k) { stride[k] = step; step *= a.values.length; });
+    var at = fd.winner_at || A.map(function () { return 0; }), base = 0, held = [];
+    A.forEach(function (a, k) {
+      if (k === xa || k === ya) return;
+      base += at[k] * stride[k];
+      held.push(a.name + ' ' + a.values[at[k]]);
+    });
+    var nx = A[xa].values.length, ny = A[ya].values.length, failed = {};
+    fd.fail.forEach(function (id) { failed[id] = true; });
+    var z = [], fail = [], winner = null;
+    for (var iy = 0; iy < ny; iy++) {
+      for (var ix = 0; ix < nx; ix++) {
+        var id = base + ix * stride[xa] + iy * stride[ya], c = iy * nx + ix;
+        z.push(fd.z[id]);
+        if (failed[id]) fail.push(c);
+        if (id === fd.winner) winner = c;
+      }
+    }
+    return { x: A[xa], y: A[ya], held: held, failTotal: fd.fail.length, heldAtWinner: fd.winner_at !== null,
+      fd: { z: z, fail: fail, winner: winner, winner_id: fd.winner_id } };
+  }
+
   function drawHeatmap() {
     var el = document.getElementById('chart-heatmap');
     if (!el) return;
@@ -1257,7 +1316,18 @@
       noteIn(el, L.heatmap_note || L.note || 'No heatmap for this run.');
       return;
     }
-    var fd = HM.folds[state.hmIndex], nx = HM.x.values.length, ny = HM.y.values.length;
+    var V = heatmapView(), XA = V.x, YA = V.y;
+    var fd = V.fd, nx = XA.values.length, ny = YA.values.length;
+    var title = document.getElementById('hm-title');
+    if (title) title.textContent = 'Heatmap: ' + YA.name + ' × ' + XA.name;
+    el.setAttribute('data-x', XA.name);
+    el.setAttribute('data-y', YA.name);
+    el.setAttribute('data-held', V.held.join(', '));
+    var heldEl = document.getElementById('hm-held');
+    if (heldEl) {
+      heldEl.textContent = V.held.length ? (V.heldAtWinner ? 'other axes held at the winner\'s values: ' :
+        'no winner: other axes held at their first values: ') + V.held.join(', ') : '';
+    }
     var fail = {};
     fd.fail.forEach(function (c) { fail[c] = true; });
     var lo = Infinity, hi = -Infinity;
@@ -1268,7 +1338,7 @@
     });
     if (!(lo <= hi)) { lo = 0; hi = 1; }
     var W = Math.max(320, Math.floor(el.clientWidth || 600));
-    var longest = HM.y.values.reduce(function (a, v) { return Math.max(a, String(v).length); }, 1);
+    var longest = YA.values.reduce(function (a, v) { return Math.max(a, String(v).length); }, 1);
     var m = { l: Math.max(56, Math.min(150, 34 + 6.4 * longest)), r: 74, t: 10, b: 44 };
     var cw = Math.min(46, (W - m.l - m.r) / nx), ch = Math.max(5, Math.min(Math.max(30, 150 / ny), cw));
     if (ny * ch > 460) ch = 460 / ny;
@@ -1313,16 +1383,16 @@
     svg('rect', { x: x0, y: y0, width: plotW, height: plotH, 'class': 'domain' }, g);
     // axes: thin the labels so they do not overlap
     var ex = Math.max(1, Math.ceil(34 / cw)), ey = Math.max(1, Math.ceil(14 / ch));
-    HM.x.values.forEach(function (v, i) {
+    XA.values.forEach(function (v, i) {
       if (i % ex) return;
       text(g, x0 + (i + 0.5) * cw, y0 + plotH + 14, v, { 'text-anchor': 'middle' });
     });
-    HM.y.values.forEach(function (v, i) {
+    YA.values.forEach(function (v, i) {
       if (i % ey) return;
       text(g, x0 - 6, y0 + (ny - 1 - i + 0.5) * ch + 3.5, v, { 'text-anchor': 'end' });
     });
-    text(g, x0 + plotW / 2, y0 + plotH + 34, HM.x.name, { 'class': 'axis-title', 'text-anchor': 'middle' });
-    text(g, 12, y0 + plotH / 2, HM.y.name, { 'class': 'axis-title', 'text-anchor': 'middle',
+    text(g, x0 + plotW / 2, y0 + plotH + 34, XA.name, { 'class': 'axis-title', 'text-anchor': 'middle' });
+    text(g, 12, y0 + plotH / 2, YA.name, { 'class': 'axis-title', 'text-anchor': 'middle',
       transform: 'rotate(-90 12 ' + (y0 + plotH / 2) + ')' });
     // winner
     if (fd.winner !== null) {
@@ -1353,7 +1423,7 @@
     var info = document.getElementById('hm-info');
     if (info) {
       info.textContent = (fd.winner_id !== null ? 'winner id ' + fd.winner_id + ' · ' : 'no ranked combo · ') +
-        grp(fd.fail.length) + ' combos fail the constraints';
+        grp(V.failTotal) + ' combos fail the constraints';
     }
     var hov = svg('rect', { width: cw, height: ch, fill: 'none', stroke: '#e11d48', 'stroke-width': 1.5, visibility: 'hidden' }, g);
     var ov = svg('rect', { x: x0, y: y0, width: plotW, height: plotH, fill: 'transparent' }, g);
@@ -1366,8 +1436,8 @@
       hov.setAttribute('x', x0 + ix * cw); hov.setAttribute('y', y0 + iyr * ch); hov.setAttribute('visibility', 'visible');
       var status = v === null ? 'invalid combo (SPEC §5)' : fail[c] ? 'fails the constraints: not ranked' :
         c === fd.winner ? '<b>winner</b>' : 'ranked';
-      tip('<b>' + esc(HM.x.name) + ' ' + esc(HM.x.values[ix]) + ', ' + esc(HM.y.name) + ' ' + esc(HM.y.values[iy]) +
-        '</b><br>' + esc(OBJ) + ' ' + (v === null ? '–' : fmt(v, 4)) + '<br><span class="t">' + status + '</span>', ev);
+      tip('<b>' + esc(XA.name) + ' ' + esc(XA.values[ix]) + ', ' + esc(YA.name) + ' ' + esc(YA.values[iy]) +
+        (V.held.length ? ', ' + esc(V.held.join(', ')) : '') + '</b><br>' + esc(OBJ) + ' ' + (v === null ? '–' : fmt(v, 4)) + '<br><span class="t">' + status + '</span>', ev);
     });
     ov.addEventListener('pointerleave', function () { untip(); hov.setAttribute('visibility', 'hidden'); });
     done(el, marks);
