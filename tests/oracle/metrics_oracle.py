@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent metrics oracle for `wfo`, written from SPEC.md (v1.1) alone.
+"""Independent metrics oracle for `wfo`, written from SPEC.md (v1.2) alone.
 
 usage: python3 tests/oracle/metrics_oracle.py WFO_BINARY DATA_CSV... [--backends cpu_ref,cpu]
                                                [--max-bars N] [--no-walk] [--keep-going]
