@@ -11,7 +11,9 @@
 using vd = double __attribute__((vector_size(kLanes * sizeof(double))));
 using vm = int64_t __attribute__((vector_size(kLanes * sizeof(int64_t))));
 
-inline vd vabs(vd x) { return x < 0.0 ? -x : x; }
+// |x| with +0 for -0 (as fabs, which cpu_ref and the device use: a Σ|v| of -0 would differ in its
+// bits).
+inline vd vabs(vd x) { return x <= 0.0 ? 0.0 - x : x; }
 inline vd vmax(vd a, vd b) { return a < b ? b : a; }
 inline vd vmin(vd a, vd b) { return b < a ? b : a; }
 inline vd splat(double x) { return vd{} + x; }
