@@ -473,6 +473,12 @@ bool Daemon::start_up() {
     exit_code_ = kExitBadConfig;
     return false;
   }
+  auto watch = StateDirWatch::open(cfg_.daemon.state_dir);
+  if (!watch.ok()) {
+    spdlog::critical("state_dir {}: {}", cfg_.daemon.state_dir, watch.error().message);
+    return false;
+  }
+  state_dir_.emplace(std::move(watch).value());
   try {
     // What "auto" / "cuda" found and why (the device's compute capability against the
     // architectures built in): one line either way, a fall back to cpu at warn level.
@@ -524,9 +530,14 @@ bool Daemon::start_up() {
     return false;
   }
   checkpoints_.emplace(std::move(checkpoints).value());
-  live_writer_.emplace(*live_, [](const PublicationKey& key, const IoError& e) {
-    spdlog::error("stream {}.{}: live state not saved: {}; a restart publishes live_oos null",
-                  key.first, key.second, e.message);
+  // From the writer's thread: StorageAlarms is thread-safe; the loop's storage check clears
+  // the alarm once a save succeeds again (LiveStateWriter::failing).
+  live_writer_.emplace(*live_, [this](const PublicationKey& key, const IoError& e) {
+    const StorageAlarms::Decision d =
+        storage_alarms_.raise("live state", "live state not saved: " + e.message);
+    if (d.log)
+      spdlog::error("stream {}.{}: live state not saved: {}; a restart publishes live_oos null{}",
+                    key.first, key.second, e.message, not_logged_note(d.suppressed));
   });
 
   for (const config::SymbolConfig& s : cfg_.symbols) {
@@ -582,6 +593,7 @@ int Daemon::run() {
   arm_snapshot();
   if (http_) accept_http();
   for (auto& f : feeds_) arm_feed(*f);
+  arm_storage_check();
   // A first run per stream where the persisted history is already long enough.
   for (auto& [key, stream] : streams_) {
     const SymbolState& sym = symbols_.at(key.first);

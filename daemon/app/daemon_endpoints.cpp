@@ -130,6 +130,16 @@ HealthInput Daemon::health() const {
       }
     }
   }
+  // The directory itself, and the files rewritten in it (StorageAlarms): after the logs'
+  // own errors, which say more about the bars; the directory first, the likely cause of
+  // the rest.
+  std::optional<std::string> problem = storage_alarms_.message("state_dir");
+  if (!problem) problem = storage_alarms_.problem();
+  if (problem) {
+    h.storage.ok = false;
+    h.degraded = true;
+    if (h.storage.error.empty()) h.storage.error = *problem;
+  }
   h.coalesced = retired_coalesced_;
   for (const auto& [key, stream] : streams_) h.coalesced += stream.sched.coalesced();
   h.latency = latency_.json();

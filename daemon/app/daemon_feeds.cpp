@@ -93,6 +93,7 @@ void Daemon::on_message(std::span<const std::string_view> frames, const WatchedS
 void Daemon::after_batch() {
   const IngestCommit c = ingest_->commit();
   for (const auto& [index, error] : c.failed) {
+    if (by_index_[index]->store->lost()) continue;  // check_storage() said it
     spdlog::error(
         "symbol {}: bar log write failed: {}; accepted bars kept in memory and retried, "
         "publications withheld, health degraded",
@@ -122,6 +123,43 @@ void Daemon::after_batch() {
     }
   }
   if (ingest_->has_unsynced() || ingest_->unhealthy() > 0) arm_sync_timer();
+}
+
+void Daemon::arm_storage_check() {
+  storage_timer_.expires_after(std::chrono::seconds(1));
+  storage_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec || stopping_) return;
+    check_storage();
+    arm_storage_check();
+  });
+}
+
+void Daemon::check_storage() {
+  // The directory: removed, replaced, or no longer taking new files (chmod). The open logs
+  // still take writes then, so nothing else would say so.
+  if (const std::string problem = state_dir_->check(); !problem.empty()) {
+    if (const StorageAlarms::Decision d = storage_alarms_.raise("state_dir", problem); d.log)
+      spdlog::error(
+          "{}: publication sequence numbers, live state and checkpoints cannot be written; "
+          "health degraded{}",
+          problem, not_logged_note(d.suppressed));
+  } else if (storage_alarms_.clear("state_dir")) {
+    spdlog::info("state_dir {} takes writes again", state_dir_->path());
+  }
+  for (auto& [name, sym] : symbols_) {
+    const bool was_lost = sym.store->lost();
+    const Status s = sym.store->check_file();
+    if (!s.ok() && !was_lost) {
+      spdlog::error(
+          "symbol {}: {}; publications withheld, health degraded; a stop exits {} (restore the "
+          "state_dir before the next start: it would start the symbol over)",
+          name, s.error().message, kExitBarsLost);
+    } else if (s.ok() && was_lost) {
+      spdlog::info("symbol {}: bar log {} is back at its path", name, sym.store->path());
+    }
+  }
+  if (live_writer_ && !live_writer_->failing() && storage_alarms_.clear("live state"))
+    spdlog::info("live state is saved again");
 }
 
 void Daemon::arm_sync_timer() {

@@ -35,6 +35,7 @@
 #include "wfod/daemon/core/ingest.hpp"
 #include "wfod/daemon/core/reload_plan.hpp"
 #include "wfod/daemon/core/run_scheduler.hpp"
+#include "wfod/daemon/core/storage_alarms.hpp"
 #include "wfod/daemon/publish/bar_interval.hpp"
 #include "wfod/daemon/publish/http_status.hpp"
 #include "wfod/daemon/publish/latency_stats.hpp"
@@ -49,6 +50,7 @@
 #include "wfod/daemon/store/crc32.hpp"
 #include "wfod/daemon/store/live_state.hpp"
 #include "wfod/daemon/store/sequence_store.hpp"
+#include "wfod/daemon/store/state_dir_watch.hpp"
 #include "wfod/daemon/store/symbol_history.hpp"
 #include "wfod/feeds/bar_codec.hpp"
 #include "wfod/feeds/bar_validator.hpp"
@@ -170,6 +172,10 @@ class Daemon {
   void log_reject(const feeds::Reject& r, std::string_view where, std::string_view feed);
   void log_gap(const feeds::SeqGap& g, std::string_view symbol, std::string_view feed);
   void after_batch();
+  // The state directory and the open bar logs, every second and at stop (StateDirWatch,
+  // BarStore::check_file): a problem degrades health and is logged once when it starts.
+  void arm_storage_check();
+  void check_storage();
   void arm_sync_timer();
   void request_sync_pass();
   void sync_pass();
@@ -234,10 +240,16 @@ class Daemon {
   std::vector<std::unique_ptr<Backend>> retired_backends_;  // replaced by a fallback
   uint64_t backend_fallbacks_ = 0;
   std::string backend_error_;
+  // Problems of the state directory and of the files rewritten in it (seq, live state,
+  // checkpoints): health degraded while raised; their log lines share one rate limit.
+  // Before the stores: the live-state writer and the worker report into it to the end.
+  StorageAlarms storage_alarms_{20, std::chrono::seconds(10)};
   std::optional<SequenceStore> seqs_;
   std::optional<LiveStateStore> live_;          // per-stream winners for live_oos across restarts
   std::optional<LiveStateWriter> live_writer_;  // saves them off the loop thread
   std::optional<CheckpointStore> checkpoints_;  // exact stream states: a restart resumes
+  std::optional<StateDirWatch> state_dir_;      // is state_dir still there and writable?
+  asio::steady_timer storage_timer_{io_};
   std::map<std::string, SymbolState, std::less<>> symbols_;
   std::optional<Ingest> ingest_;        // the feed path: validator, staging, commits
   std::vector<SymbolState*> by_index_;  // Ingest's target index -> symbol

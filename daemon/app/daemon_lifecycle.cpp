@@ -180,6 +180,7 @@ void Daemon::shut_down() {
   watchdog_.cancel();
   sync_timer_.cancel();
   group_timer_.cancel();
+  storage_timer_.cancel();
   boost::system::error_code ignored;
   if (rep_) rep_->fd.cancel(ignored);
   if (zap_) zap_->fd.cancel(ignored);
@@ -203,6 +204,25 @@ void Daemon::shut_down() {
   const StopFlush flushed = ingest_->stop_flush(std::chrono::seconds(cfg_.daemon.stop_retry_s),
                                                 std::chrono::milliseconds(200));
   const double flush_s = std::chrono::duration<double>(Clock::now() - flush_started).count();
+  // A log deleted or moved while open took its writes, but no start will read them.
+  check_storage();
+  uint64_t unreachable = 0;
+  std::string unreachable_by_symbol;
+  for (const auto& [name, sym] : symbols_) {
+    if (!sym.store->lost()) continue;
+    const uint64_t bars = sym.store->records() + sym.store->pending();
+    unreachable += bars;
+    spdlog::error("symbol {}: {}", name, sym.store->last_error()->message);
+    unreachable_by_symbol +=
+        (unreachable_by_symbol.empty() ? "" : " ") + name + "=" + std::to_string(bars);
+  }
+  if (unreachable > 0) {
+    spdlog::critical(
+        "{} accepted bars not persisted at shutdown ({}): their bar logs were deleted or moved "
+        "while wfod ran: exit {}",
+        unreachable, unreachable_by_symbol, kExitBarsLost);
+    exit_code_ = kExitBarsLost;
+  }
   if (flushed.lost.empty()) {
     if (unwritten > 0 || flushed.attempts > 1) {
       spdlog::info(
@@ -230,6 +250,9 @@ void Daemon::shut_down() {
   if (suppressed > 0) spdlog::warn("{} feed rejects were not logged (rate limit)", suppressed);
   if (const uint64_t gaps = gap_log_.pending_suppressed(); gaps > 0) {
     spdlog::warn("{} feed gaps were not logged (rate limit)", gaps);
+  }
+  if (const uint64_t storage = storage_alarms_.pending_suppressed(); storage > 0) {
+    spdlog::warn("{} storage error lines were not logged (rate limit)", storage);
   }
   io_.stop();
 }

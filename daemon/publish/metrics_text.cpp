@@ -21,7 +21,7 @@ void process_families(PrometheusText& m, const HealthInput& h) {
   m.family("wfod_uptime_seconds", "gauge", "Seconds since start.");
   m.sample("", {}, finite_or_zero(h.uptime_s));
   m.family("wfod_degraded", "gauge",
-           "1 while health is degraded: a bar log holds bars it could not write, a symbol is "
+           "1 while health is degraded: storage is not ok (wfod_storage_ok), a symbol is "
            "stale, or a corrupt bar log was quarantined at start.");
   m.sample({}, h.degraded ? 1 : 0);
   m.family("wfod_backend_info", "gauge",
@@ -80,8 +80,9 @@ void feed_and_storage_families(PrometheusText& m, const HealthInput& h) {
   m.family("wfod_feed_gaps_total", "counter", "Publisher seq jumps, forward or backwards.");
   m.sample({}, h.gap_events);
   m.family("wfod_storage_ok", "gauge",
-           "1 while every accepted bar is in its log, 0 while some are only in memory (disk "
-           "full, I/O error).");
+           "1 while every accepted bar is in its log and the state directory takes writes; 0 "
+           "while some bars are only in memory (disk full, I/O error), a bar log was deleted or "
+           "moved while open, or the state directory is gone, replaced or not writable.");
   m.sample({}, h.storage.ok ? 1 : 0);
   m.family("wfod_storage_pending_bars", "gauge", "Accepted bars kept in memory, not yet written.");
   m.sample({}, h.storage.pending_bars);
