@@ -14,9 +14,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <iterator>
+#include <list>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <sstream>
 #include <string>
@@ -30,6 +32,7 @@
 #include "exit_codes.hpp"
 #include "job.hpp"
 #include "notify.hpp"
+#include "socket_monitor.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/daemon/core/fault_backend.hpp"
 #include "wfod/daemon/core/ingest.hpp"
@@ -146,6 +149,13 @@ struct HttpSession {
   asio::steady_timer timer;
   std::string request;
   std::string reply;
+  bool answering = false;  // its request is read: no longer a candidate to close at the cap
+  void close() {
+    boost::system::error_code ignored;
+    sock.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+    sock.close(ignored);
+    timer.cancel();
+  }
 };
 
 class Daemon {
@@ -159,6 +169,9 @@ class Daemon {
 
  private:
   bool start_up();
+  // Raises the soft RLIMIT_NOFILE to the hard one; warns when it is below what the
+  // configuration may hold at once.
+  void check_open_files_limit();
   bool open_symbol(const config::SymbolConfig& s);
   void add_stream(const config::StrategyConfig& s, const std::string& symbol);
   bool open_sockets();
@@ -213,7 +226,15 @@ class Daemon {
   // at_start: a failure stops the start-up; on SIGHUP it is logged and HTTP stays off.
   bool open_http(bool at_start);
   void accept_http();
+  // A new connection, within [daemon] max_http_connections: at the cap the oldest one still
+  // sending its request is closed first, or, when every one is being answered, this one gets
+  // 503 "too many connections".
+  void admit_http(asio::ip::tcp::socket sock);
   void serve_http(std::shared_ptr<HttpSession> s);
+  size_t http_open() const;
+  // A connection refused or closed at a cap (snapshot or HTTP), logged under one rate limit.
+  void log_connection_cap(feeds::RejectLogLimiter& limit, std::string_view socket, size_t open,
+                          int max, std::string_view what);
 
   void arm_snapshot();
   void drain_snapshot();
@@ -291,11 +312,22 @@ class Daemon {
   std::map<std::string, DurationHistogram, std::less<>> optimisation_durations_;
 
   std::optional<asio::ip::tcp::acceptor> http_;
+  std::list<std::weak_ptr<HttpSession>> http_sessions_;  // open ones, oldest first
+  uint64_t http_refused_ = 0;
+  asio::steady_timer http_retry_{io_};  // an accept that failed for want of descriptors
+  // Lines about connections refused at a cap, per socket (each its own rate limit).
+  feeds::RejectLogLimiter http_cap_log_{20, std::chrono::seconds(10)};
+  feeds::RejectLogLimiter snapshot_cap_log_{20, std::chrono::seconds(10)};
   std::unique_ptr<CurveSecurity> curve_;  // [curve]: keys and the ZAP decisions
   std::unique_ptr<WatchedSocket> zap_;    // inproc://zeromq.zap.01, answered on the loop
   feeds::RejectLogLimiter zap_log_{20, std::chrono::seconds(10)};
   uint64_t curve_denied_ = 0;
   std::unique_ptr<WatchedSocket> pub_, rep_;
+  // The snapshot socket's connections (their fds, from its monitor), capped in the ZAP
+  // handler at [daemon] max_snapshot_connections. After rep_: destroyed before it.
+  std::unique_ptr<SocketMonitor> snapshot_monitor_;
+  std::set<uint32_t> snapshot_connections_;
+  uint64_t snapshot_refused_ = 0;
   std::vector<std::unique_ptr<WatchedSocket>> feeds_;
   Worker worker_;  // last: joined before anything its jobs reference is destroyed
 };

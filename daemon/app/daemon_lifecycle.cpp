@@ -68,6 +68,8 @@ void Daemon::reload() {
   }
   cfg_.daemon.stop_retry_s = next.daemon.stop_retry_s;
   cfg_.daemon.checkpoint_every_s = next.daemon.checkpoint_every_s;
+  cfg_.daemon.max_snapshot_connections = next.daemon.max_snapshot_connections;
+  cfg_.daemon.max_http_connections = next.daemon.max_http_connections;
   if (cfg_.publish.http != next.publish.http) {
     boost::system::error_code ignored;
     if (http_) http_->close(ignored);
@@ -184,7 +186,9 @@ void Daemon::shut_down() {
   boost::system::error_code ignored;
   if (rep_) rep_->fd.cancel(ignored);
   if (zap_) zap_->fd.cancel(ignored);
+  if (snapshot_monitor_) snapshot_monitor_->cancel();
   if (http_) http_->close(ignored);
+  http_retry_.cancel();
   for (auto& f : feeds_) f->fd.cancel(ignored);
   // Queued sweeps are abandoned; a running one finishes (its result is dropped).
   worker_.stop();
@@ -250,6 +254,11 @@ void Daemon::shut_down() {
   if (suppressed > 0) spdlog::warn("{} feed rejects were not logged (rate limit)", suppressed);
   if (const uint64_t gaps = gap_log_.pending_suppressed(); gaps > 0) {
     spdlog::warn("{} feed gaps were not logged (rate limit)", gaps);
+  }
+  if (const uint64_t caps =
+          http_cap_log_.pending_suppressed() + snapshot_cap_log_.pending_suppressed();
+      caps > 0) {
+    spdlog::warn("{} connection cap lines were not logged (rate limit)", caps);
   }
   if (const uint64_t storage = storage_alarms_.pending_suppressed(); storage > 0) {
     spdlog::warn("{} storage error lines were not logged (rate limit)", storage);

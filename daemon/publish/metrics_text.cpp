@@ -153,6 +153,19 @@ void socket_families(PrometheusText& m, const HealthInput& h) {
   m.family("wfod_curve_denied_total", "counter",
            "CURVE clients refused (key not in [curve] clients_file).");
   m.sample({}, h.curve_denied);
+  m.family("wfod_connections", "gauge",
+           "Connections the snapshot socket or the HTTP endpoint holds now.");
+  m.sample({{"socket", "snapshot"}}, h.snapshot_connections.open);
+  m.sample({{"socket", "http"}}, h.http_connections.open);
+  m.family("wfod_connections_max", "gauge",
+           "The cap on them: [daemon] max_snapshot_connections, max_http_connections.");
+  m.sample({{"socket", "snapshot"}}, h.snapshot_connections.max);
+  m.sample({{"socket", "http"}}, h.http_connections.max);
+  m.family("wfod_connections_refused_total", "counter",
+           "Connections refused or closed at the cap (HTTP: the oldest one still sending its "
+           "request is closed first).");
+  m.sample({{"socket", "snapshot"}}, h.snapshot_connections.refused);
+  m.sample({{"socket", "http"}}, h.http_connections.refused);
 }
 
 }  // namespace

@@ -70,6 +70,11 @@ Json health_json(const HealthInput& in) {
   j["backend_fallbacks"] = in.backend_fallbacks;
   j["backend_error"] = in.backend_error.empty() ? Json(nullptr) : Json(in.backend_error);
   j["curve_denied"] = in.curve_denied;
+  const auto connections = [](const HealthInput::Connections& c) {
+    return Json{{"open", c.open}, {"max", c.max}, {"refused", c.refused}};
+  };
+  j["connections"] = {{"snapshot", connections(in.snapshot_connections)},
+                      {"http", connections(in.http_connections)}};
   if (!in.latency.is_null()) j["latency_ms"] = in.latency;
   return j;
 }

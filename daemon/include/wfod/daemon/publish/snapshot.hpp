@@ -90,6 +90,14 @@ struct HealthInput {
   uint64_t backend_fallbacks = 0;  // backend errors that switched the daemon to cpu
   std::string backend_error;       // the last one; "" when none
   uint64_t curve_denied = 0;       // CURVE handshakes the ZAP handler refused
+  // Additive: connections held by the snapshot socket and the HTTP endpoint, their caps
+  // ([daemon] max_snapshot_connections, max_http_connections) and those refused since start.
+  struct Connections {
+    uint64_t open = 0;
+    uint64_t max = 0;
+    uint64_t refused = 0;
+  };
+  Connections snapshot_connections, http_connections;
   // Per-stage timings of the latest publications (LatencyStats::json); null: not reported.
   nlohmann::ordered_json latency;
   // For /metrics only (not in the health reply): the build, the backend asked for, the
