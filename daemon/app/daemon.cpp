@@ -449,6 +449,14 @@ bool Daemon::open_sockets() {
       s->sock.set(zmq::sockopt::rcvhwm, f.rcvhwm);
       s->sock.set(zmq::sockopt::subscribe, std::string(feeds::kTopicPrefix));
       if (!f.curve_server_key_file.empty()) curve_->make_client(s->sock, f.curve_server_key_file);
+      // Before the connect: its first events too. A session libzmq ends for good (a frame
+      // over maxmsgsize is a protocol error, which it does not reconnect) shows here.
+      WatchedSocket* feed = s.get();
+      s->monitor = std::make_unique<SocketMonitor>(
+          io_, zctx_, s->sock,
+          ZMQ_EVENT_CONNECTED | ZMQ_EVENT_CONNECT_DELAYED | ZMQ_EVENT_CONNECT_RETRIED |
+              ZMQ_EVENT_DISCONNECTED,
+          [this, feed](const SocketEvent& e) { on_feed_event(*feed, e); });
       attach(s->sock, "feed", f.endpoint);
       s->endpoint = f.endpoint;
       s->format = f.format == config::FeedFormat::json ? feeds::PayloadFormat::json
@@ -638,7 +646,10 @@ int Daemon::run() {
   snapshot_monitor_->arm();
   arm_snapshot();
   if (http_) accept_http();
-  for (auto& f : feeds_) arm_feed(*f);
+  for (auto& f : feeds_) {
+    arm_feed(*f);
+    f->monitor->arm();
+  }
   arm_storage_check();
   // A first run per stream where the persisted history is already long enough.
   for (auto& [key, stream] : streams_) {

@@ -149,6 +149,11 @@ HealthInput Daemon::health() const {
   h.snapshot_connections = {snapshot_connections_.size(),
                             static_cast<uint64_t>(cfg_.daemon.max_snapshot_connections),
                             snapshot_refused_};
+  const auto now = Clock::now();
+  for (const auto& f : feeds_) {
+    h.feeds.push_back({f->endpoint, f->link.is_connected(), f->link.last_message_age_s(now),
+                       f->link.disconnects(), f->link.reconnects()});
+  }
   h.http_connections = {http_open(), static_cast<uint64_t>(cfg_.daemon.max_http_connections),
                         http_refused_};
   h.snapshot_dropped = snapshot_dropped_;

@@ -35,6 +35,7 @@
 #include "socket_monitor.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/daemon/core/fault_backend.hpp"
+#include "wfod/daemon/core/feed_link.hpp"
 #include "wfod/daemon/core/ingest.hpp"
 #include "wfod/daemon/core/reload_plan.hpp"
 #include "wfod/daemon/core/run_scheduler.hpp"
@@ -84,6 +85,10 @@ struct WatchedSocket {
   asio::posix::stream_descriptor fd;
   std::string endpoint;
   feeds::PayloadFormat format = feeds::PayloadFormat::json;
+  // Feeds only: the session's state from the socket's monitor (after `sock`: destroyed
+  // before it).
+  FeedLink link;
+  std::unique_ptr<SocketMonitor> monitor;
 };
 
 // Everything of a strategy that changes what it computes or when: equal fingerprints mean
@@ -180,6 +185,12 @@ class Daemon {
   void run_busy_polling(std::chrono::microseconds busy_poll);
   void arm_feed(WatchedSocket& f);
   void drain_feed(WatchedSocket& f);
+  // A feed socket's monitor event (FeedLink): connected, (re)connecting, disconnected.
+  void on_feed_event(WatchedSocket& f, const SocketEvent& e);
+  // Re-connects the feeds whose session ended without libzmq reconnecting them, and waits
+  // for the next such check.
+  void arm_feed_check();
+  void check_feeds();
   void on_message(std::span<const std::string_view> frames, const WatchedSocket& feed);
   // `feed`: the endpoint the message came from (PROTOCOL §1: each reject line names it).
   void log_reject(const feeds::Reject& r, std::string_view where, std::string_view feed);
@@ -329,6 +340,8 @@ class Daemon {
   std::set<uint32_t> snapshot_connections_;
   uint64_t snapshot_refused_ = 0;
   std::vector<std::unique_ptr<WatchedSocket>> feeds_;
+  asio::steady_timer feed_timer_{io_};                              // the next FeedLink::check_at
+  feeds::RejectLogLimiter feed_log_{20, std::chrono::seconds(10)};  // disconnect lines
   Worker worker_;  // last: joined before anything its jobs reference is destroyed
 };
 

@@ -189,7 +189,11 @@ void Daemon::shut_down() {
   if (snapshot_monitor_) snapshot_monitor_->cancel();
   if (http_) http_->close(ignored);
   http_retry_.cancel();
-  for (auto& f : feeds_) f->fd.cancel(ignored);
+  for (auto& f : feeds_) {
+    f->fd.cancel(ignored);
+    f->monitor->cancel();
+  }
+  feed_timer_.cancel();
   // Queued sweeps are abandoned; a running one finishes (its result is dropped).
   worker_.stop();
   if (live_writer_) live_writer_->flush();  // every stream's last publication on disk

@@ -32,10 +32,12 @@ SocketMonitor::~SocketMonitor() {
 
 void SocketMonitor::arm() {
   if (stopped_) return;
+  // ZMQ_FD signals changes only: events queued before the first wait (or while the PAIR's
+  // pipe still counted as readable) would never wake it. Read them first.
+  drain();
   fd_.async_wait(boost::asio::posix::stream_descriptor::wait_read,
                  [this](const boost::system::error_code& ec) {
                    if (ec || stopped_) return;
-                   drain();
                    arm();
                  });
 }

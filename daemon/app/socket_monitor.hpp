@@ -2,7 +2,7 @@
 // connection events (accepted, connected, disconnected, ...) on an inproc PAIR endpoint; a
 // PAIR socket connected to it is watched through its ZMQ_FD like the daemon's other sockets,
 // and each event is handed to a callback. The snapshot socket's connections are counted this
-// way (the cap).
+// way (the cap), and each feed's session is followed (FeedLink).
 #pragma once
 
 #include <boost/asio/io_context.hpp>

@@ -79,6 +79,22 @@ void feed_and_storage_families(PrometheusText& m, const HealthInput& h) {
   m.sample({}, h.gaps);
   m.family("wfod_feed_gaps_total", "counter", "Publisher seq jumps, forward or backwards.");
   m.sample({}, h.gap_events);
+  m.family("wfod_feed_connected", "gauge",
+           "1 while the [[feed]]'s socket has a session to its publisher.");
+  for (const HealthInput::Feed& f : h.feeds) m.sample({{"feed", f.endpoint}}, f.connected ? 1 : 0);
+  m.family("wfod_feed_last_message_age_seconds", "gauge",
+           "Seconds since the feed's last message (none before the first).");
+  for (const HealthInput::Feed& f : h.feeds) {
+    if (f.last_message_age_s && std::isfinite(*f.last_message_age_s))
+      m.sample("", {{"feed", f.endpoint}}, *f.last_message_age_s);
+  }
+  m.family("wfod_feed_disconnects_total", "counter",
+           "Sessions of the feed that ended (publisher gone, or a protocol error such as a "
+           "frame over 16 MiB).");
+  for (const HealthInput::Feed& f : h.feeds) m.sample({{"feed", f.endpoint}}, f.disconnects);
+  m.family("wfod_feed_reconnects_total", "counter",
+           "Ended sessions libzmq did not reconnect, connected again by the daemon.");
+  for (const HealthInput::Feed& f : h.feeds) m.sample({{"feed", f.endpoint}}, f.reconnects);
   m.family("wfod_storage_ok", "gauge",
            "1 while every accepted bar is in its log and the state directory takes writes; 0 "
            "while some bars are only in memory (disk full, I/O error), a bar log was deleted or "

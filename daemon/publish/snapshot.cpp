@@ -75,6 +75,18 @@ Json health_json(const HealthInput& in) {
   };
   j["connections"] = {{"snapshot", connections(in.snapshot_connections)},
                       {"http", connections(in.http_connections)}};
+  Json feeds = Json::array();
+  for (const HealthInput::Feed& f : in.feeds) {
+    feeds.push_back(
+        {{"endpoint", f.endpoint},
+         {"connected", f.connected},
+         {"last_message_age_s", f.last_message_age_s && std::isfinite(*f.last_message_age_s)
+                                    ? Json(*f.last_message_age_s)
+                                    : Json(nullptr)},
+         {"disconnects", f.disconnects},
+         {"reconnects", f.reconnects}});
+  }
+  j["feeds"] = std::move(feeds);
   if (!in.latency.is_null()) j["latency_ms"] = in.latency;
   return j;
 }

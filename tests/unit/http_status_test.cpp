@@ -118,6 +118,31 @@ TEST(HttpStatus, ConnectionCapsInMetricsAndHealth) {
   EXPECT_NE(busy.find("Connection: close"), std::string::npos);
 }
 
+TEST(HttpStatus, FeedSessionsInMetricsAndHealth) {
+  HealthInput h = sample();
+  h.feeds.push_back({"tcp://10.0.0.1:5555", true, 0.25, 3, 1});
+  h.feeds.push_back({"ipc:///run/feed", false, std::nullopt, 0, 0});
+  const std::string r = http_response("GET /metrics HTTP/1.0\r\n\r\n", h);
+  for (const char* line :
+       {"wfod_feed_connected{feed=\"tcp://10.0.0.1:5555\"} 1\n",
+        "wfod_feed_connected{feed=\"ipc:///run/feed\"} 0\n",
+        "wfod_feed_last_message_age_seconds{feed=\"tcp://10.0.0.1:5555\"} 0.25\n",
+        "wfod_feed_disconnects_total{feed=\"tcp://10.0.0.1:5555\"} 3\n",
+        "wfod_feed_reconnects_total{feed=\"tcp://10.0.0.1:5555\"} 1\n"}) {
+    EXPECT_NE(r.find(line), std::string::npos) << line;
+  }
+  // No age before the first message: no sample, and null in health.
+  EXPECT_EQ(r.find("wfod_feed_last_message_age_seconds{feed=\"ipc:///run/feed\"}"),
+            std::string::npos);
+  const auto j = health_json(h);
+  ASSERT_EQ(j["feeds"].size(), 2u);
+  EXPECT_EQ(j["feeds"][0]["endpoint"], "tcp://10.0.0.1:5555");
+  EXPECT_EQ(j["feeds"][0]["connected"], true);
+  EXPECT_EQ(j["feeds"][0]["disconnects"], 3);
+  EXPECT_EQ(j["feeds"][0]["reconnects"], 1);
+  EXPECT_TRUE(j["feeds"][1]["last_message_age_s"].is_null());
+}
+
 TEST(HttpStatus, BadRequests) {
   const HealthInput h = sample();
   EXPECT_TRUE(starts_with(http_response("", h), "HTTP/1.1 400"));

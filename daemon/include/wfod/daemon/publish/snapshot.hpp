@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "wfod/daemon/publish/duration_histogram.hpp"
 #include "wfod/feeds/bar_validator.hpp"
@@ -98,6 +99,16 @@ struct HealthInput {
     uint64_t refused = 0;
   };
   Connections snapshot_connections, http_connections;
+  // Additive: each [[feed]], in config order: its session to the publisher, from the
+  // socket's monitor (docs/protocol.md "Feed sessions").
+  struct Feed {
+    std::string endpoint;
+    bool connected = false;
+    std::optional<double> last_message_age_s;  // null: no message since start
+    uint64_t disconnects = 0;                  // sessions that ended
+    uint64_t reconnects = 0;                   // ended ones libzmq gave up on: re-connected
+  };
+  std::vector<Feed> feeds;
   // Per-stage timings of the latest publications (LatencyStats::json); null: not reported.
   nlohmann::ordered_json latency;
   // For /metrics only (not in the health reply): the build, the backend asked for, the
