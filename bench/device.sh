@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the lent GPU machine (device tool), from the repo root, with .device/ carried
 # (bench/stage-device.sh made it): parity tests on both CUDA layouts, a memcheck pass, and
-# the GPU benchmarks. Logs go to $OUT (bench/results/ keeps the committed copies).
+# the GPU benchmarks. Logs go to $OUT (bench/results/RUN.tar.xz keeps the committed copies).
 set -uo pipefail
 OUT=${OUT:-/tmp/wfod-out}
 mkdir -p "$OUT"

@@ -100,7 +100,12 @@ done
 
 echo "== wfod --check-config on the installed files"
 wfod --check-config /etc/wfod/wfod.example.toml || fail "the installed example config is refused"
-wfod --check-config /etc/wfod/wfod.toml || fail "the installed (empty) wfod.toml is refused"
+# Empty as installed: refused (exit 2) with what to add, until the operator writes it.
+out=$(wfod --check-config /etc/wfod/wfod.toml 2>&1) && fail "the installed (empty) wfod.toml is accepted"
+case "$out" in
+  *"no [[symbol]] table"*"at least one [[symbol]] and one [[strategy]]"*) ;;
+  *) fail "the installed (empty) wfod.toml: the refusal does not say what to add: $out" ;;
+esac
 
 echo "== systemd-analyze verify on the installed units"
 # The template is verified through an instance; each must name the installed binary.

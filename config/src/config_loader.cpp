@@ -112,6 +112,29 @@ SymbolConfig read_symbol(const toml::table& table, size_t index, std::string_vie
   return s;
 }
 
+// Records where every key and table of `table` is, under `prefix` (Config::positions).
+void record_positions(const toml::table& table, const std::string& prefix, Config& config) {
+  for (const auto& [k, node] : table) {
+    const std::string path =
+        prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+    const toml::source_position at = node.source().begin;
+    config.positions[path] =
+        SourcePosition{at.line == 0 ? 1u : at.line, at.column == 0 ? 1u : at.column};
+    if (const toml::table* sub = node.as_table()) {
+      record_positions(*sub, path, config);
+    } else if (const toml::array* items = node.as_array(); items && items->is_array_of_tables()) {
+      for (size_t i = 0; i < items->size(); ++i) {
+        const toml::table& item = *items->get(i)->as_table();
+        const std::string item_path = path + "[" + std::to_string(i) + "]";
+        const toml::source_position item_at = item.source().begin;
+        config.positions[item_path] = SourcePosition{item_at.line == 0 ? 1u : item_at.line,
+                                                     item_at.column == 0 ? 1u : item_at.column};
+        record_positions(item, item_path, config);
+      }
+    }
+  }
+}
+
 // A second table with the same name: reported at the second one's name.
 template <class Item>
 void reject_duplicate_names(const std::vector<Item>& items,
@@ -180,6 +203,7 @@ Config parse(std::string_view toml_text, std::string_view source_name, const Fil
   Config config;
   config.source = std::string(source_name);
   config.sha256 = sha256_hex(toml_text);
+  record_positions(root, "", config);
   TableReader t(root, "", source_name,
                 {"daemon", "publish", "curve", "feed", "symbol", "strategy"});
   if (const toml::table* daemon = t.get_table("daemon")) {

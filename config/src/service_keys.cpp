@@ -4,10 +4,12 @@
 // sockets, stores, the engine and the keys are built once at start). Checks between keys or
 // tables, and of the files values name, are config_loader.cpp's.
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 
 #include "key_rows.hpp"
 #include "wfod/config/endpoint.hpp"
+#include "wfod/feeds/csv_reader.hpp"
 
 namespace wfod::config {
 namespace {
@@ -38,6 +40,55 @@ std::string http_address(TableReader& t, std::string_view key, std::string value
     t.fail(key, "\"" + value + "\": expected HOST:PORT with PORT 1..65535 (\"\" turns it off)");
   }
   return value;
+}
+
+// A TOML date or date-time as the text feeds::parse_timestamp reads (no offset = UTC).
+std::string timestamp_text(const toml::node& n) {
+  char buf[64];
+  auto date_text = [&buf](const toml::date& d) {
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02d", static_cast<int>(d.year),
+                  static_cast<int>(d.month), static_cast<int>(d.day));
+    return std::string(buf);
+  };
+  if (const auto* d = n.as_date()) return date_text(d->get());
+  const toml::date_time& dt = n.as_date_time()->get();
+  std::string text = date_text(dt.date);
+  std::snprintf(buf, sizeof buf, "T%02d:%02d:%02d.%09d", static_cast<int>(dt.time.hour),
+                static_cast<int>(dt.time.minute), static_cast<int>(dt.time.second),
+                static_cast<int>(dt.time.nanosecond));
+  text += buf;
+  if (dt.offset) {
+    const int minutes = dt.offset->minutes;
+    const int magnitude = minutes < 0 ? -minutes : minutes;
+    std::snprintf(buf, sizeof buf, "%c%02d:%02d", minutes < 0 ? '-' : '+', magnitude / 60,
+                  magnitude % 60);
+    text += buf;
+  }
+  return text;
+}
+
+// [daemon] min_ts: a TOML date or date-time (`1971-01-01`, `2000-01-01T00:00:00Z`), the
+// same as an ISO-8601 string, or an integer of nanoseconds since the epoch; never negative.
+void read_min_ts(TableReader& t, std::string_view key, int64_t& out) {
+  const toml::node& n = *t.find(key);
+  int64_t ns = 0;
+  if (n.is_integer()) {
+    ns = n.as_integer()->get();
+  } else if (n.is_string() || n.is_date() || n.is_date_time()) {
+    const std::string text = n.is_string() ? n.as_string()->get() : timestamp_text(n);
+    if (!feeds::parse_timestamp(text, ns)) {
+      t.fail(key, "\"" + text +
+                      "\" is not a date or time: expected YYYY-MM-DD, "
+                      "YYYY-MM-DDTHH:MM:SS[.f][Z|+HH:MM] or integer nanoseconds since the epoch");
+    }
+  } else if (n.is_time()) {
+    t.fail(key, "a time of day without a date: expected a date, a date-time or integer ns");
+  } else {
+    t.fail(key, "expected a date, a date-time, an ISO-8601 string or integer ns, got " +
+                    std::string(detail::type_name(n)));
+  }
+  if (ns < 0) t.fail(key, "must not be before 1970-01-01 (got " + std::to_string(ns) + " ns)");
+  out = ns;
 }
 
 // SPEC §1: 1-32 bytes of [A-Za-z0-9._:/-].
@@ -80,6 +131,11 @@ const KeyTable<DaemonConfig>& daemon_keys() {
           kMaxBusyPollUs),
       integer_key<D>(
           "max_future_s", live, [](auto& d) -> auto& { return d.max_future_s; }, 0, kMaxFutureS),
+      Key<D>{"min_ts", live, false,
+             [](TableReader& t, D& d, const detail::ReadContext&) {
+               read_min_ts(t, "min_ts", d.min_ts_ns);
+             },
+             [](const D& a, const D& b) { return a.min_ts_ns != b.min_ts_ns; }},
       integer_key<D>(
           "stop_retry_s", live, [](auto& d) -> auto& { return d.stop_retry_s; }, 0, kMaxStopRetryS),
       integer_key<D>(

@@ -510,6 +510,41 @@ void Daemon::check_open_files_limit() {
   }
 }
 
+// Never a seq at or below one a client may have seen (issue 43 item 3): each stream goes on
+// from the highest of publications.seq and its streams/*.live file, which a deleted,
+// overwritten or older publications.seq would otherwise send back to 1. Each raise is
+// logged with the file it came from.
+bool Daemon::raise_seq_floors() {
+  auto saved = live_->saved_seqs();
+  if (!saved.ok()) {
+    spdlog::critical("publication sequence numbers: {}", saved.error().message);
+    return false;
+  }
+  std::map<SequenceStore::Key, uint64_t> floors;
+  std::map<SequenceStore::Key, std::string> from;
+  for (const LiveStateStore::SavedSeq& s : saved.value()) {
+    const SequenceStore::Key key{s.symbol, s.strategy};
+    floors[key] = s.seq;
+    from[key] = s.path;
+  }
+  auto raised = seqs_->raise_floors(floors);
+  if (!raised.ok()) {
+    spdlog::critical("publication sequence numbers: {}", raised.error().message);
+    return false;
+  }
+  for (const auto& [key, before] : raised.value()) {
+    spdlog::warn(
+        "stream {}.{}: publication seq continues after {} from {} (publications.seq had {})",
+        key.first, key.second, floors.at(key), from.at(key), before);
+  }
+  spdlog::info(
+      "publication seqs: the highest of {} ({} streams) and {} live state files in {}/streams; "
+      "{} raised",
+      seqs_->path(), seqs_->entries().size(), saved.value().size(), cfg_.daemon.state_dir,
+      raised.value().size());
+  return true;
+}
+
 bool Daemon::start_up() {
   if (auto level = spdlog::level::from_str(cfg_.daemon.log_level); level != spdlog::level::off) {
     spdlog::set_level(level);
@@ -531,6 +566,15 @@ bool Daemon::start_up() {
     return false;
   }
   state_dir_.emplace(std::move(watch).value());
+  // One wfod per state_dir (issue 43 item 3): the bar logs' locks are per symbol, so two
+  // daemons with different symbols both ran and overwrote each other's publications.seq.
+  // Taken before anything in the directory is read or written; held until the process ends.
+  auto lock = StateDirLock::acquire(cfg_.daemon.state_dir);
+  if (!lock.ok()) {
+    spdlog::critical("{}", lock.error().message);
+    return false;
+  }
+  state_lock_.emplace(std::move(lock).value());
   try {
     // What "auto" / "cuda" found and why (the device's compute capability against the
     // architectures built in): one line either way, a fall back to cpu at warn level.
@@ -576,6 +620,7 @@ bool Daemon::start_up() {
     return false;
   }
   live_.emplace(std::move(live).value());
+  if (!raise_seq_floors()) return false;
   auto checkpoints = CheckpointStore::open(cfg_.daemon.state_dir);
   if (!checkpoints.ok()) {
     spdlog::critical("stream checkpoints: {}", checkpoints.error().message);
@@ -603,6 +648,8 @@ bool Daemon::start_up() {
   }
   ingest_.emplace(std::move(targets), cfg_.daemon.fsync);
   ingest_->validator().set_max_future(std::chrono::seconds(cfg_.daemon.max_future_s));
+  // Feed bars only: the backfill above was appended without the validator.
+  ingest_->validator().set_min_ts(cfg_.daemon.min_ts_ns);
   for (const auto& [name, st] : symbols_) {
     if (st.history.size() == 0) continue;
     const int64_t last = st.history.last_ts();

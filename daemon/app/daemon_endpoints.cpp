@@ -156,6 +156,8 @@ HealthInput Daemon::health() const {
   }
   h.http_connections = {http_open(), static_cast<uint64_t>(cfg_.daemon.max_http_connections),
                         http_refused_};
+  h.last_reload = last_reload_;
+  h.reload_failures = reload_failures_;
   h.snapshot_dropped = snapshot_dropped_;
   for (const auto& [name, sym] : symbols_) {
     h.storage.pending_bars += sym.store->pending();

@@ -54,6 +54,7 @@
 #include "wfod/daemon/store/crc32.hpp"
 #include "wfod/daemon/store/live_state.hpp"
 #include "wfod/daemon/store/sequence_store.hpp"
+#include "wfod/daemon/store/state_dir_lock.hpp"
 #include "wfod/daemon/store/state_dir_watch.hpp"
 #include "wfod/daemon/store/symbol_history.hpp"
 #include "wfod/feeds/bar_codec.hpp"
@@ -177,6 +178,7 @@ class Daemon {
   // Raises the soft RLIMIT_NOFILE to the hard one; warns when it is below what the
   // configuration may hold at once.
   void check_open_files_limit();
+  bool raise_seq_floors();
   bool open_symbol(const config::SymbolConfig& s);
   void add_stream(const config::StrategyConfig& s, const std::string& symbol);
   bool open_sockets();
@@ -276,6 +278,7 @@ class Daemon {
   // checkpoints): health degraded while raised; their log lines share one rate limit.
   // Before the stores: the live-state writer and the worker report into it to the end.
   StorageAlarms storage_alarms_{20, std::chrono::seconds(10)};
+  std::optional<StateDirLock> state_lock_;  // <state_dir>/wfod.lock, held while we run
   std::optional<SequenceStore> seqs_;
   std::optional<LiveStateStore> live_;          // per-stream winners for live_oos across restarts
   std::optional<LiveStateWriter> live_writer_;  // saves them off the loop thread
@@ -333,6 +336,9 @@ class Daemon {
   std::unique_ptr<WatchedSocket> zap_;    // inproc://zeromq.zap.01, answered on the loop
   feeds::RejectLogLimiter zap_log_{20, std::chrono::seconds(10)};
   uint64_t curve_denied_ = 0;
+  // The last SIGHUP's outcome and the refused ones (health last_reload, /metrics).
+  std::optional<HealthInput::Reload> last_reload_;
+  uint64_t reload_failures_ = 0;
   std::unique_ptr<WatchedSocket> pub_, rep_;
   // The snapshot socket's connections (their fds, from its monitor), capped in the ZAP
   // handler at [daemon] max_snapshot_connections. After rep_: destroyed before it.

@@ -1,9 +1,11 @@
 // Signals, the systemd watchdog, SIGHUP reload (what applies live, what waits for a
 // restart) and the orderly shutdown.
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "daemon_impl.hpp"
+#include "wfod/daemon/core/config_checks.hpp"
 #include "wfod/daemon/store/bar_log_reader.hpp"
 
 namespace wfod::daemon::loop {
@@ -41,14 +43,28 @@ void Daemon::reload() {
   notify("RELOADING=1");
   spdlog::info("reload start config={}", config_path_);
   config::Config next;
+  const int64_t now_ns = feeds::BarValidator::system_now_ns();
   try {
     next = config::load_config(config_path_);
+    // The checks of --check-config and start-up: a file with nothing to run (emptied,
+    // truncated) or that could not run is refused whole, never applied in part.
+    for (const std::string& warning : enforce_daemon_config(next, system_check_environment())) {
+      spdlog::warn("reload: {}", warning);
+    }
   } catch (const std::exception& e) {
-    spdlog::error("reload failed config={} error=\"{}\": keeping the running configuration",
-                  config_path_, e.what());
-    notify("READY=1\nSTATUS=serving (reload failed)");
+    // One line: the whole-configuration checks list every error, one per line.
+    std::string why = e.what();
+    std::replace(why.begin(), why.end(), '\n', ';');
+    ++reload_failures_;
+    last_reload_ = HealthInput::Reload{false, now_ns, why};
+    spdlog::error(
+        "reload failed config={} error=\"{}\": refused, keeping the running configuration "
+        "(reload_failures={})",
+        config_path_, why, reload_failures_);
+    notify("READY=1\nSTATUS=serving (reload refused: the running configuration is kept)");
     return;
   }
+  last_reload_ = HealthInput::Reload{true, now_ns, ""};
   if (next.sha256 == cfg_.sha256) {
     spdlog::info("reload unchanged config={} sha256={}", config_path_, cfg_.sha256);
     notify("READY=1\nSTATUS=serving");
@@ -65,6 +81,10 @@ void Daemon::reload() {
   if (cfg_.daemon.max_future_s != next.daemon.max_future_s) {
     ingest_->validator().set_max_future(std::chrono::seconds(next.daemon.max_future_s));
     cfg_.daemon.max_future_s = next.daemon.max_future_s;
+  }
+  if (cfg_.daemon.min_ts_ns != next.daemon.min_ts_ns) {
+    ingest_->validator().set_min_ts(next.daemon.min_ts_ns);
+    cfg_.daemon.min_ts_ns = next.daemon.min_ts_ns;
   }
   cfg_.daemon.stop_retry_s = next.daemon.stop_retry_s;
   cfg_.daemon.checkpoint_every_s = next.daemon.checkpoint_every_s;

@@ -9,6 +9,7 @@
 #include <spdlog/sinks/systemd_sink.h>
 #endif
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -153,10 +154,16 @@ int main(int argc, char** argv) {
                                                          : wfod::daemon::StateDirUser::this_process,
                                               notes);
       } catch (const wfod::config::ConfigError& e) {
-        std::fprintf(stderr, "wfod: %s\n", e.what());
+        // One line per error (the whole-configuration checks report all of theirs).
+        std::string_view text = e.what();
+        while (!text.empty()) {
+          const size_t eol = std::min(text.find('\n'), text.size());
+          std::fprintf(stderr, "wfod: %.*s\n", static_cast<int>(eol), text.data());
+          text.remove_prefix(std::min(eol + 1, text.size()));
+        }
         return 2;
       }
-      for (const std::string& note : notes) std::fprintf(stderr, "wfod: note: %s\n", note.c_str());
+      for (const std::string& note : notes) std::fprintf(stderr, "wfod: %s\n", note.c_str());
       if (check_only) {
         std::printf("%s: valid (%zu symbol(s), %zu strategy(ies), %zu feed(s))\n", path.c_str(),
                     cfg.symbols.size(), cfg.strategies.size(), cfg.feeds.size());

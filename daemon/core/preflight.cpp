@@ -1,5 +1,6 @@
 // Start-up checks of what a configuration names (wfod/daemon/core/preflight.hpp): backfill CSVs
-// and the state directory, checked without changing anything on disk.
+// and the state directory, checked without changing anything on disk; then the whole
+// configuration's (config_checks.hpp).
 #include "wfod/daemon/core/preflight.hpp"
 
 #include <linux/magic.h>
@@ -13,6 +14,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "wfod/daemon/core/config_checks.hpp"
 #include "wfod/feeds/csv_reader.hpp"
 
 namespace wfod::daemon {
@@ -108,10 +110,14 @@ config::Config load_checked_config(const std::string& path, StateDirUser user,
   checks.backfill = check_backfill_parses;
   checks.state_dir = [user, &notes](const std::string& dir) {
     if (std::string note = check_state_dir(dir, user); !note.empty()) {
-      notes.push_back("[daemon] state_dir \"" + dir + "\": " + note);
+      notes.push_back("note: [daemon] state_dir \"" + dir + "\": " + note);
     }
   };
-  return config::load_config(path, checks);
+  config::Config config = config::load_config(path, checks);
+  for (std::string& warning : enforce_daemon_config(config, system_check_environment())) {
+    notes.push_back("warning: " + std::move(warning));
+  }
+  return config;
 }
 
 }  // namespace wfod::daemon

@@ -182,6 +182,9 @@ void socket_families(PrometheusText& m, const HealthInput& h) {
            "request is closed first).");
   m.sample({{"socket", "snapshot"}}, h.snapshot_connections.refused);
   m.sample({{"socket", "http"}}, h.http_connections.refused);
+  m.family("wfod_reload_failures_total", "counter",
+           "SIGHUP reloads refused (the running configuration kept): health last_reload says why.");
+  m.sample({}, h.reload_failures);
 }
 
 }  // namespace

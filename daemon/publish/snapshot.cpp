@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "wfod/feeds/csv_reader.hpp"
+
 namespace wfod::daemon {
 
 namespace {
@@ -75,9 +77,9 @@ Json health_json(const HealthInput& in) {
   };
   j["connections"] = {{"snapshot", connections(in.snapshot_connections)},
                       {"http", connections(in.http_connections)}};
-  Json feeds = Json::array();
+  Json feed_list = Json::array();
   for (const HealthInput::Feed& f : in.feeds) {
-    feeds.push_back(
+    feed_list.push_back(
         {{"endpoint", f.endpoint},
          {"connected", f.connected},
          {"last_message_age_s", f.last_message_age_s && std::isfinite(*f.last_message_age_s)
@@ -86,7 +88,17 @@ Json health_json(const HealthInput& in) {
          {"disconnects", f.disconnects},
          {"reconnects", f.reconnects}});
   }
-  j["feeds"] = std::move(feeds);
+  j["feeds"] = std::move(feed_list);
+  if (in.last_reload) {
+    j["last_reload"] = {
+        {"status", in.last_reload->ok ? "ok" : "error"},
+        {"time", feeds::format_timestamp(in.last_reload->time_ns)},
+        {"message",
+         in.last_reload->message.empty() ? Json(nullptr) : Json(in.last_reload->message)}};
+  } else {
+    j["last_reload"] = nullptr;
+  }
+  j["reload_failures"] = in.reload_failures;
   if (!in.latency.is_null()) j["latency_ms"] = in.latency;
   return j;
 }

@@ -3,6 +3,7 @@
 // one, so a crash leaves the old state or the new, never a mix.
 #include "wfod/daemon/store/live_state.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 
 #include <cerrno>
@@ -144,6 +145,36 @@ Result<std::optional<LiveState>> LiveStateStore::load(std::string_view symbol,
   }
   if (seen != 5) return corrupt(p, "expected 5 fields");
   return std::optional<LiveState>(std::move(st));
+}
+
+Result<std::vector<LiveStateStore::SavedSeq>> LiveStateStore::saved_seqs() const {
+  std::vector<SavedSeq> out;
+  DIR* dir = ::opendir(dir_.c_str());
+  if (dir == nullptr) {
+    if (errno == ENOENT) return out;
+    return errno_error("open directory", dir_, errno);
+  }
+  std::vector<std::string> names;
+  errno = 0;
+  while (const dirent* entry = ::readdir(dir)) names.emplace_back(entry->d_name);
+  const int err = errno;
+  ::closedir(dir);
+  if (err != 0) return errno_error("read directory", dir_, err);
+  constexpr std::string_view kSuffix = ".live";
+  for (const std::string& name : names) {
+    if (name.size() <= kSuffix.size() || !name.ends_with(kSuffix)) continue;  // .tmp too
+    // <escaped symbol>.<strategy>.live: strategy names have no '.', symbols may.
+    const std::string_view stem(name.data(), name.size() - kSuffix.size());
+    const size_t dot = stem.rfind('.');
+    if (dot == std::string_view::npos || dot == 0 || dot + 1 == stem.size()) continue;
+    const auto symbol = bar_log::unescape_symbol(stem.substr(0, dot));
+    if (!symbol) continue;
+    const std::string strategy(stem.substr(dot + 1));
+    auto loaded = load(*symbol, strategy);
+    if (!loaded.ok() || !loaded.value()) continue;
+    out.push_back({*symbol, strategy, loaded.value()->seq, path(*symbol, strategy)});
+  }
+  return out;
 }
 
 }  // namespace wfod::daemon

@@ -212,6 +212,27 @@ Status SequenceStore::top_up(std::string_view symbol, std::string_view strategy)
   return {};
 }
 
+Result<std::map<SequenceStore::Key, uint64_t>> SequenceStore::raise_floors(
+    const std::map<Key, uint64_t>& floors) {
+  std::map<Key, uint64_t> raised;
+  auto last = last_;
+  auto handed = handed_;
+  for (const auto& [key, floor] : floors) {
+    if (!valid_name(key.first) || !valid_name(key.second)) continue;
+    const auto h = handed.find(key);
+    const uint64_t before = h == handed.end() ? 0 : h->second;
+    if (floor <= before) continue;  // (a floor of 0 is never stored: the file holds >= 1)
+    raised[key] = before;
+    handed[key] = floor;
+    last[key] = std::max(last[key], floor);
+  }
+  if (raised.empty()) return raised;
+  if (Status s = persist(last); !s.ok()) return s.error();
+  last_ = std::move(last);
+  handed_ = std::move(handed);
+  return raised;
+}
+
 Status SequenceStore::close() {
   if (handed_ == last_) return {};
   if (Status s = persist(handed_); !s.ok()) return s;

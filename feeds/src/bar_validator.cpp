@@ -112,6 +112,12 @@ Verdict BarValidator::validate(size_t index, const Bar& bar) {
     count(r->reason);
     return Verdict{std::move(r), std::nullopt};
   }
+  if (bar.ts_ns < min_ts_ns_) {
+    return rejected(RejectReason::field,
+                    "ts " + std::to_string(bar.ts_ns) + " (" + format_timestamp(bar.ts_ns) +
+                        ") is before min_ts " + format_timestamp(min_ts_ns_) +
+                        ": a ts in seconds or milliseconds? PROTOCOL §1 ts is nanoseconds");
+  }
   if (max_future_ns_ > 0) {
     const int64_t now = now_();
     // Unsigned difference: exact for any two int64 with ts > now, where ts - now could

@@ -13,13 +13,26 @@ namespace {
 
 // What a header name means. Unrecognised columns are allowed and ignored (exchange exports
 // carry trade counts, quote volumes and the like).
-enum class Role { kTimestamp, kOpenTime, kOpen, kHigh, kLow, kClose, kVolume, kAdjClose, kOther };
+enum class Role {
+  kTimestamp,
+  kDate,
+  kTime,
+  kOpenTime,
+  kOpen,
+  kHigh,
+  kLow,
+  kClose,
+  kVolume,
+  kAdjClose,
+  kOther
+};
 
-// "Adj Close", "adj_close" and "ADJ-CLOSE" are one name: lower case, without ' ', '_', '-'.
+// "Adj Close", "adj_close", "ADJ-CLOSE" and MetaTrader's "<ADJCLOSE>" are one name: lower
+// case, without ' ', '_', '-', '<', '>'.
 std::string normalise(std::string_view name) {
   std::string key;
   for (const char c : name) {
-    if (c == ' ' || c == '_' || c == '-') continue;
+    if (c == ' ' || c == '_' || c == '-' || c == '<' || c == '>') continue;
     key += c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c;
   }
   return key;
@@ -29,16 +42,20 @@ Role role_of(std::string_view name) {
   const std::string key = normalise(name);
   // A bar is stamped with its close time (SPEC §1), so a close_time column is the
   // timestamp; open_time is used only when nothing else is (see read_header).
-  if (key == "timestamp" || key == "time" || key == "date" || key == "datetime" ||
-      key == "closetime") {
+  if (key == "timestamp" || key == "ts" || key == "datetime" || key == "closetime") {
     return Role::kTimestamp;
   }
+  // Alone, either is the timestamp; together (Stooq intraday, MetaTrader 5) they are
+  // joined: date and time of day.
+  if (key == "date") return Role::kDate;
+  if (key == "time") return Role::kTime;
   if (key == "opentime") return Role::kOpenTime;
   if (key == "open") return Role::kOpen;
   if (key == "high") return Role::kHigh;
   if (key == "low") return Role::kLow;
   if (key == "close") return Role::kClose;
-  if (key == "volume") return Role::kVolume;
+  // MetaTrader 5 writes <TICKVOL>, <VOL> (exchange volume) and <SPREAD>: VOL is the volume.
+  if (key == "volume" || key == "vol") return Role::kVolume;
   if (key == "adjclose" || key == "adjustedclose") return Role::kAdjClose;
   return Role::kOther;
 }
@@ -47,8 +64,9 @@ constexpr std::array<Role, kColumnCount> kColumnRoles = {
     Role::kTimestamp, Role::kOpen, Role::kHigh, Role::kLow, Role::kClose, Role::kVolume};
 
 constexpr std::string_view kAccepted =
-    "accepted, in any case, ' ' or '_' between words: timestamp (or date, datetime, time, "
-    "close_time, open_time), open, high, low, close, volume; other columns are ignored; "
+    "accepted, in any case, ' ' or '_' between words, <angle brackets> allowed: timestamp "
+    "(or date, datetime, time, close_time, open_time, ts; or date and time in two columns), "
+    "open, high, low, close, volume (or vol); other columns are ignored; "
     "delimiter ',', ';' or tab";
 
 // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on "'" + s + "'".
@@ -64,6 +82,18 @@ std::string quoted_list(const std::vector<std::string_view>& names) {
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + quote(n);
   return out;
 }
+
+bool looks_like_a_timestamp(std::string_view text) {
+  int64_t ns = 0;
+  return parse_timestamp(text, ns) || parse_epoch_timestamp(text, ns);
+}
+
+// Which column holds each bar field, from the names; `line_is_header`: the names came from
+// the file's first line (so a first line of data can be named as such).
+Header header_of(const std::vector<std::string_view>& names, char delimiter,
+                 const std::string& location, bool line_is_header);
+
+}  // namespace
 
 // The header's delimiter: the one of ',', ';', tab it holds most often. A tie between two
 // that both occur is refused: which one splits the rows would be a guess.
@@ -86,13 +116,6 @@ char detect_delimiter(std::string_view line, const std::string& location) {
   }
   return kCandidates[best];
 }
-
-bool looks_like_a_timestamp(std::string_view text) {
-  int64_t ns = 0;
-  return parse_timestamp(text, ns) || parse_epoch_timestamp(text, ns);
-}
-
-}  // namespace
 
 std::string delimiter_name(char delimiter) {
   if (delimiter == '\t') return "tab";
@@ -124,10 +147,29 @@ void split_fields(std::string_view line, char delimiter, std::vector<std::string
 }
 
 Header read_header(std::string_view line, const std::string& location) {
-  Header header;
-  header.delimiter = detect_delimiter(line, location);
+  const char delimiter = detect_delimiter(line, location);
   std::vector<std::string_view> names;
-  split_fields(line, header.delimiter, names);
+  split_fields(line, delimiter, names);
+  return header_of(names, delimiter, location, true);
+}
+
+Header header_from_names(const std::vector<std::string>& given, char delimiter,
+                         const std::string& location) {
+  std::vector<std::string_view> names;
+  for (const std::string& n : given) {
+    if (n.empty())
+      throw CsvError(location + "an empty column name; write '_' for a column not used");
+    names.push_back(n);
+  }
+  return header_of(names, delimiter, location, false);
+}
+
+namespace {
+
+Header header_of(const std::vector<std::string_view>& names, char delimiter,
+                 const std::string& location, bool line_is_header) {
+  Header header;
+  header.delimiter = delimiter;
   header.field_count = names.size();
 
   // Field indexes by role, in header order.
@@ -149,15 +191,31 @@ Header read_header(std::string_view line, const std::string& location) {
     // Exchange klines carry both times; a bar is stamped at its close (SPEC §1), so
     // open_time stands in only for a file that has no other time column.
     bool open_time = false;
-    if (c == kTimestamp && found.empty() && !fields_of(Role::kOpenTime).empty()) {
-      found = fields_of(Role::kOpenTime);
-      open_time = true;
+    if (c == kTimestamp) {
+      const auto& dates = fields_of(Role::kDate);
+      const auto& times = fields_of(Role::kTime);
+      if (!found.empty()) {
+        // A timestamp column beside a date or time column: which one is meant is a guess.
+        for (size_t i : dates) found.push_back(i);
+        for (size_t i : times) found.push_back(i);
+      } else if (dates.size() == 1 && times.size() == 1) {
+        found = dates;
+        header.time_column = times.front();
+      } else {
+        found = dates;
+        for (size_t i : times) found.push_back(i);
+      }
+      std::sort(found.begin(), found.end());
+      if (found.empty() && !fields_of(Role::kOpenTime).empty()) {
+        found = fields_of(Role::kOpenTime);
+        open_time = true;
+      }
     }
     if (found.size() > 1) {
       throw CsvError(location + "duplicate column '" + std::string(kColumnNames[c]) +
                      "': " + quoted_list(names_of(found)) + " all name it; keep one" +
-                     (c == kTimestamp ? " (a date and a time in separate columns are not "
-                                        "supported: join them as YYYY-MM-DD HH:MM:SS)"
+                     (c == kTimestamp ? " (a date and a time of day may be two columns, "
+                                        "named date and time)"
                                       : ""));
     }
     if (found.empty()) {
@@ -174,7 +232,7 @@ Header read_header(std::string_view line, const std::string& location) {
   }
 
   if (!missing.empty()) {
-    if (!names.empty() && looks_like_a_timestamp(names.front())) {
+    if (line_is_header && !names.empty() && looks_like_a_timestamp(names.front())) {
       throw CsvError(location + "the first line is data, not a header (its first field " +
                      quote(names.front()) + " is a time): the file needs a header line " +
                      "naming its columns (" + std::string(kAccepted) + ")");
@@ -191,5 +249,7 @@ Header read_header(std::string_view line, const std::string& location) {
   }
   return header;
 }
+
+}  // namespace
 
 }  // namespace wfod::feeds::csv

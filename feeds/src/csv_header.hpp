@@ -17,10 +17,15 @@ enum Column { kTimestamp, kOpen, kHigh, kLow, kClose, kVolume, kColumnCount };
 inline constexpr std::array<std::string_view, kColumnCount> kColumnNames = {
     "timestamp", "open", "high", "low", "close", "volume"};
 
+inline constexpr size_t kNoColumn = static_cast<size_t>(-1);
+
 struct Header {
   char delimiter = ',';
   size_t field_count = 0;                      // fields every row must have
   std::array<size_t, kColumnCount> columns{};  // the field index of each column
+  // A separate time-of-day column (Stooq intraday's Date,Time; MT5's <DATE>,<TIME>): the
+  // timestamp is columns[kTimestamp]'s date joined with this; kNoColumn when none.
+  size_t time_column = kNoColumn;
   // Once-per-file remarks for the user (a column present and not used, bars stamped with
   // their open time); the caller prints or logs them.
   std::vector<std::string> notes;
@@ -28,6 +33,12 @@ struct Header {
 
 // Parses the header line; `location` ("FILE:LINE: ") prefixes every CsvError it throws.
 Header read_header(std::string_view line, const std::string& location);
+// The header of a file without one, from the names the user gave (wfo's --columns:
+// "ts,open,high,low,close,volume", '_' for a column not used), split on `delimiter`.
+Header header_from_names(const std::vector<std::string>& names, char delimiter,
+                         const std::string& location);
+// The delimiter a line uses most (',', ';' or tab); refuses a tie.
+char detect_delimiter(std::string_view line, const std::string& location);
 
 // "','", "';'" or "tab", for messages.
 std::string delimiter_name(char delimiter);

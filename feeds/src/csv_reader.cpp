@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "csv_header.hpp"
+#include "csv_timestamp.hpp"
 
 namespace wfod::feeds {
 namespace {
@@ -104,6 +105,19 @@ class CsvParser {
     LineCursor lines(text);
     std::string_view line;
     bool have_header = false;
+    if (!options_.columns.empty()) {
+      // No header line: the first line of data tells the delimiter, the names are given.
+      LineCursor peek(text);
+      while (!have_header && peek.next(line)) {
+        if (trim(line).empty()) continue;
+        reject_quotes(line, peek.line_number());
+        const char delimiter = csv::detect_delimiter(line, location(peek.line_number()));
+        header_ = csv::header_from_names(options_.columns, delimiter,
+                                         std::string(source_) + ": the column names given: ");
+        have_header = true;
+      }
+      if (!have_header) throw CsvError(std::string(source_) + ": empty file");
+    }
     while (!have_header && lines.next(line)) {
       if (trim(line).empty()) continue;
       read_header(line, lines.line_number());
@@ -164,14 +178,27 @@ class CsvParser {
       return BadRow{"field_count",
                     "wrong number of fields: expected " + std::to_string(header_.field_count) +
                         ", got " + std::to_string(fields_.size()) + " (" +
-                        csv::delimiter_name(header_.delimiter) + "-separated, as the header)"};
+                        csv::delimiter_name(header_.delimiter) + "-separated, " +
+                        (options_.columns.empty()
+                             ? std::string("as the header)")
+                             : "as the " + std::to_string(header_.field_count) +
+                                   " column names given: name every column, '_' for one not "
+                                   "used)")};
     }
     const std::string_view ts_text = fields_[header_.columns[kTimestamp]];
-    if (!parse_timestamp(ts_text, bar.ts_ns) && !parse_epoch_timestamp(ts_text, bar.ts_ns)) {
+    const std::string_view time_text =
+        header_.time_column == csv::kNoColumn ? std::string_view{} : fields_[header_.time_column];
+    if (!csv::parse_row_time(ts_text, time_text, scratch_, bar.ts_ns)) {
+      if (!time_text.empty()) {
+        return field_error("timestamp", kTimestamp, "not a date and time of day",
+                           std::string(ts_text) + "\", \"" + std::string(time_text),
+                           "expected a date (YYYY-MM-DD or YYYY.MM.DD) and a time of day "
+                           "(HH:MM, HH:MM:SS[.fraction]) in the date and time columns");
+      }
       return field_error("timestamp", kTimestamp, "not a timestamp", ts_text,
                          "expected YYYY-MM-DD, YYYY-MM-DDTHH:MM:SS[.fraction][Z|+HH:MM|-HH:MM] "
-                         "or whole epoch seconds, milliseconds, microseconds or nanoseconds "
-                         "(from 1973-03-03, 100000000 s)");
+                         "(or YYYY.MM.DD dates) or whole epoch seconds, milliseconds, "
+                         "microseconds or nanoseconds (from 1973-03-03, 100000000 s)");
     }
     double* const values[] = {nullptr, &bar.open, &bar.high, &bar.low, &bar.close, &bar.volume};
     for (size_t c = kOpen; c < kColumnCount; ++c) {
@@ -218,6 +245,7 @@ class CsvParser {
   CsvReadOptions options_;
   csv::Header header_;
   std::vector<std::string_view> fields_;
+  std::string scratch_;  // a row's time rewritten or joined (csv_timestamp.hpp)
   std::optional<int64_t> last_ts_ns_;
 };
 

@@ -73,7 +73,12 @@ for bin in "$P"/bin/*; do
 done
 ((count >= 4)) || fail "only $count programs installed"
 
-# The example as installed (no backfill it would miss), and the empty wfod.toml.
+# The example as installed (no backfill it would miss); the empty wfod.toml is refused until
+# the operator adds a [[symbol]] and a [[strategy]] (exit 2, saying so: issue 43 item 5).
 "$P/bin/wfod" --check-config "$E/wfod.example.toml" || fail "the installed example is refused"
-"$P/bin/wfod" --check-config "$E/wfod.toml" || fail "the installed wfod.toml is refused"
+out=$("$P/bin/wfod" --check-config "$E/wfod.toml" 2>&1)
+rc=$?
+[[ "$rc" == 2 ]] || fail "the installed (empty) wfod.toml: check-config exit $rc, expected 2: $out"
+[[ "$out" == *"no [[symbol]] table"*"at least one [[symbol]] and one [[strategy]]"* ]] ||
+  fail "the installed (empty) wfod.toml: the refusal does not say what to add: $out"
 echo "install layout OK"

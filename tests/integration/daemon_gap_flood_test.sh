@@ -22,7 +22,7 @@ new_endpoints
 HTTP_PORT=$(free_port) || fail "no free port"
 mkdir -p "$TMP/state"
 # No strategy: this test is about the feed path only.
-write_config "$TMP/wfod.toml" "$TMP/state" binary "$SYMBOL" ""
+write_config "$TMP/wfod.toml" "$TMP/state" binary "$SYMBOL" "$(idle_strategy s "$SYMBOL")"
 sed -i "s/^http = \"\"/http = \"127.0.0.1:$HTTP_PORT\"/" "$TMP/wfod.toml"
 start_daemon "$TMP/wfod.toml" "$SNAP_EP" daemon
 

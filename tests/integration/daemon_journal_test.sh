@@ -19,7 +19,7 @@ skip_unless_exec daemon_journal "$WFOD" "$SUB"
 
 new_endpoints
 mkdir -p "$TMP/state"
-write_config "$TMP/wfod.toml" "$TMP/state" json GOOG ""
+write_config "$TMP/wfod.toml" "$TMP/state" json GOOG "$(idle_strategy s GOOG)"
 
 run_with() {  # $1 log name, $2 JOURNAL_STREAM value ("unset": none); the daemon's stderr in $TMP/$1.log
   local log="$TMP/$1.log" stream=$2
@@ -41,7 +41,7 @@ run_with() {  # $1 log name, $2 JOURNAL_STREAM value ("unset": none); the daemon
   wait "$pid" || fail "wfod ($1) did not stop cleanly"
 }
 
-TEXT='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+ info wfod serving symbols=1 streams=0$'
+TEXT='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+ info wfod serving symbols=1 streams=1$'
 run_with unset unset
 grep -qE "$TEXT" "$TMP/unset.log" || fail "no timestamped 'wfod serving' line on stderr without JOURNAL_STREAM"
 run_with other "1:1"
@@ -56,7 +56,7 @@ if ldd "$WFOD" 2>/dev/null | grep -q libsystemd; then
   echo "JOURNAL_STREAM=<stderr's dev:ino>: lines went to the journal, none to stderr"
 else
   # Built without libsystemd: text on stderr, without a second timestamp.
-  grep -qx "info wfod serving symbols=1 streams=0" "$TMP/journal.log" ||
+  grep -qx "info wfod serving symbols=1 streams=1" "$TMP/journal.log" ||
     fail "without libsystemd, the journal's stderr should get untimestamped text"
   echo "built without libsystemd: untimestamped text on stderr under JOURNAL_STREAM"
 fi

@@ -34,14 +34,14 @@ expect_start_failure() {
 #    recursed until the stack overflowed, exit 139). The config check now refuses it before
 #    any mkdir (the iterative make_dirs itself is unit-tested on /proc: MakeDirs).
 new_endpoints
-write_config "$TMP/proc.toml" /proc/wfod-test/state json "$SYMBOL" ""
+write_config "$TMP/proc.toml" /proc/wfod-test/state json "$SYMBOL" "$(idle_strategy s "$SYMBOL")"
 expect_start_failure proc 2 "/proc is on the proc pseudo file system"
 grep -qF "key 'daemon.state_dir': \"/proc/wfod-test/state\"" "$TMP/proc.log" ||
   fail "proc: state_dir not named"
 
 # 2. state_dir through a regular file.
 touch "$TMP/plain-file"
-write_config "$TMP/file.toml" "$TMP/plain-file/state" json "$SYMBOL" ""
+write_config "$TMP/file.toml" "$TMP/plain-file/state" json "$SYMBOL" "$(idle_strategy s "$SYMBOL")"
 expect_start_failure file 2 "$TMP/plain-file exists and is not a directory"
 
 # 3-5. An endpoint held by another process: a PUB of wfod_send_frames, bound for 15 s.
@@ -59,33 +59,33 @@ mkdir -p "$TMP/state"
 
 new_endpoints
 hold "$PUB_EP"
-write_config "$TMP/publish.toml" "$TMP/state" json "$SYMBOL" ""
+write_config "$TMP/publish.toml" "$TMP/state" json "$SYMBOL" "$(idle_strategy s "$SYMBOL")"
 expect_start_failure publish 1 "cannot bind [publish] endpoint $PUB_EP: Address already in use"
 release
 
 new_endpoints
 hold "$SNAP_EP"
-write_config "$TMP/snapshot.toml" "$TMP/state" json "$SYMBOL" ""
+write_config "$TMP/snapshot.toml" "$TMP/state" json "$SYMBOL" "$(idle_strategy s "$SYMBOL")"
 expect_start_failure snapshot 1 "cannot bind [snapshot] endpoint $SNAP_EP: Address already in use"
 release
 
 new_endpoints
 HTTP_PORT=$(free_port) || fail "no free port"
 hold "tcp://127.0.0.1:$HTTP_PORT"
-write_config "$TMP/http.toml" "$TMP/state" json "$SYMBOL" ""
+write_config "$TMP/http.toml" "$TMP/state" json "$SYMBOL" "$(idle_strategy s "$SYMBOL")"
 sed -i "s/^http = \"\"/http = \"127.0.0.1:$HTTP_PORT\"/" "$TMP/http.toml"
 expect_start_failure http 1 "cannot bind [http] endpoint 127.0.0.1:$HTTP_PORT: Address already in use"
 release
 
 # 6. A feed endpoint ZeroMQ cannot connect to.
 new_endpoints
-write_config "$TMP/feed.toml" "$TMP/state" json "$SYMBOL" ""
+write_config "$TMP/feed.toml" "$TMP/state" json "$SYMBOL" "$(idle_strategy s "$SYMBOL")"
 sed -i "s|^endpoint = \"$FEED_EP\"|endpoint = \"tcp://127.0.0.1:notaport\"|" "$TMP/feed.toml"
 # The config check refuses it before any socket exists (a config error: exit 2, at its key).
 expect_start_failure feed 2 "key 'feed[0].endpoint': \"tcp://127.0.0.1:notaport\": port 'notaport' is not 1..65535"
 
 # The same daemon starts once nothing holds its ports.
 new_endpoints
-write_config "$TMP/ok.toml" "$TMP/state" json "$SYMBOL" ""
+write_config "$TMP/ok.toml" "$TMP/state" json "$SYMBOL" "$(idle_strategy s "$SYMBOL")"
 start_daemon "$TMP/ok.toml" "$SNAP_EP" ok
 echo "PASS"

@@ -106,6 +106,10 @@ slow = "30:60:10"
 EOF
 }
 
+# idle_strategy NAME SYMBOL: a strategy that never runs within a test (window 100,000): for
+# tests of everything but optimisation, since a config with no [[strategy]] is refused.
+idle_strategy() { ma_strategy "$1" "$2" | sed "s/^window = 200/window = 100000/"; }
+
 # snap EP ARGS...: one snapshot request, its reply on stdout.
 snap() {
   local ep=$1

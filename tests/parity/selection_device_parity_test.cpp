@@ -476,8 +476,7 @@ TEST(SelectionDeviceAlgorithm, FixedShapeWalkEqualsRuntimeWalk) {
   const size_t stride = layout.total_blocks(), first = layout.first_cscv_block();
   const std::vector<uint32_t> binom = lean::binomial_table();
   constexpr unsigned M = lean::bit(lean::kSum) | lean::bit(lean::kSumSq) | lean::kDrawdownFields |
-                         lean::bit(lean::kHeadRet) | lean::bit(lean::kTailRet) |
-                         lean::bit(lean::kWinSum) | lean::bit(lean::kLossSum);
+                         lean::objective_fields(Objective::profit_factor);
   for (uint64_t id = 0; id < spec.grid.size(); ++id) {
     if (!spec.grid.decode(id).valid()) continue;
     auto block = [&](int c) {

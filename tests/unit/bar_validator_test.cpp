@@ -226,6 +226,28 @@ TEST(BarValidatorFuture, ValueIsCheckedFirstAndFutureBeforeOrder) {
   EXPECT_EQ(v.validate("ETHUSD", bar(kNow)).reject->reason, RejectReason::out_of_order);
 }
 
+// Issue 43 item 9: [daemon] min_ts. A ts in seconds reads as 1970: `field`, with the reason.
+TEST(BarValidatorMinTs, BarsBeforeTheFloorAreFieldRejectsThatHoldNothing) {
+  BarValidator v(kSymbols);
+  EXPECT_TRUE(v.validate("BTCUSD", bar(1'741'080'000)).accepted());  // off by default
+  BarValidator w(kSymbols);
+  w.set_min_ts(int64_t{31'536'000} * kSec);  // 1971-01-01
+  const Verdict seconds = w.validate("BTCUSD", bar(1'741'080'000));
+  ASSERT_FALSE(seconds.accepted());
+  EXPECT_EQ(seconds.reject->reason, RejectReason::field);
+  EXPECT_EQ(
+      seconds.reject->detail,
+      "ts 1741080000 (1970-01-01T00:00:01.741080000Z) is before min_ts 1971-01-01T00:00:00Z: a "
+      "ts in seconds or milliseconds? PROTOCOL §1 ts is nanoseconds");
+  EXPECT_EQ(w.validate("BTCUSD", bar(-1'000'000'000'000'000'000)).reject->reason,
+            RejectReason::field);  // 1938
+  EXPECT_EQ(w.stats().rejected(RejectReason::field), 2u);
+  EXPECT_TRUE(w.validate("BTCUSD", bar(kNow)).accepted());  // nothing was held
+  w.set_min_ts(kNow + kSec);
+  EXPECT_EQ(w.validate("BTCUSD", bar(kNow + kSec / 2)).reject->reason, RejectReason::field);
+  EXPECT_TRUE(w.validate("BTCUSD", bar(kNow + kSec)).accepted());  // inclusive
+}
+
 // ---------------------------------------------------------------------------------------
 // Seq gaps
 

@@ -239,6 +239,38 @@ TEST(Config, OtherDaemonValues) {
   EXPECT_EQ(parse_config("[daemon]\nfsync = \"none\"", "t.toml").daemon.fsync, FsyncPolicy::none);
 }
 
+// Issue 43 item 9: [daemon] min_ts as a TOML date, date-time, ISO string or integer ns.
+TEST(Config, MinTsForms) {
+  constexpr int64_t kDay = int64_t{86'400} * 1'000'000'000;
+  EXPECT_EQ(parse_config("", "t.toml").daemon.min_ts_ns, 365 * kDay);  // 1971-01-01
+  auto min_ts = [](const std::string& value) {
+    return parse_config("[daemon]\nmin_ts = " + value + "\n", "t.toml").daemon.min_ts_ns;
+  };
+  EXPECT_EQ(min_ts("2000-01-01"), 10'957 * kDay);
+  EXPECT_EQ(min_ts("\"2000-01-01\""), 10'957 * kDay);
+  EXPECT_EQ(min_ts("2000-01-01T01:00:00+01:00"), 10'957 * kDay);
+  EXPECT_EQ(min_ts("2000-01-01T00:00:00.5Z"), 10'957 * kDay + 500'000'000);
+  EXPECT_EQ(min_ts("2000-01-01T00:00:00"), 10'957 * kDay);  // local date-time: UTC
+  EXPECT_EQ(min_ts("946684800000000000"), 10'957 * kDay);
+  EXPECT_EQ(min_ts("0"), 0);
+  auto error = [](const std::string& value) {
+    try {
+      (void)parse_config("[daemon]\nmin_ts = " + value + "\n", "t.toml");
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(error("\"yesterday\""),
+            "t.toml:2:10: key 'daemon.min_ts': \"yesterday\" is not a date or time: expected "
+            "YYYY-MM-DD, YYYY-MM-DDTHH:MM:SS[.f][Z|+HH:MM] or integer nanoseconds since the epoch");
+  EXPECT_EQ(error("-1"),
+            "t.toml:2:10: key 'daemon.min_ts': must not be before 1970-01-01 (got -1 ns)");
+  EXPECT_NE(error("1969-12-31").find("must not be before 1970-01-01"), std::string::npos);
+  EXPECT_NE(error("12:00:00").find("a time of day without a date"), std::string::npos);
+  EXPECT_NE(error("1.5").find("got float"), std::string::npos);
+}
+
 // Every endpoint form ZeroMQ accepts for the socket's use stays accepted.
 TEST(Config, EndpointFormsZeroMqAccepts) {
   const Config c = parse_config(

@@ -157,6 +157,56 @@ TEST(CsvDialect, EpochNumbersRefused) {
 }
 
 // ---------------------------------------------------------------------------------------
+// Issue 42 §3: the exports people have, each in its exact shape.
+
+// MetaTrader 5: tab separated, <ANGLE> names, <DATE> and <TIME>, dotted dates, <TICKVOL>,
+// <VOL> (the volume) and <SPREAD>.
+TEST(CsvDialect, MetaTrader5Export) {
+  const CsvReadResult r = parse_csv(
+      "<DATE>\t<TIME>\t<OPEN>\t<HIGH>\t<LOW>\t<CLOSE>\t<TICKVOL>\t<VOL>\t<SPREAD>\n"
+      "2024.01.02\t00:00:00\t10\t11\t9\t10.5\t37\t100\t12\n"
+      "2024.01.03\t00:00:00\t10.5\t12\t10\t11.25\t41\t200\t12\n"
+      "2024.01.04\t00:00:00\t11.25\t11.5\t10.75\t11\t8\t0\t13\n",
+      "mt5.csv");
+  expect_same_bars(r.series, parse_csv(kCanonical, "canonical.csv").series);
+}
+
+// Stooq intraday: Date and Time columns; a time without seconds is the minute's start.
+TEST(CsvDialect, DateAndTimeColumnsJoin) {
+  const CsvReadResult r = parse_csv(
+      "Date,Time,Open,High,Low,Close,Volume\n"
+      "2024-01-02,09:30:00,10,11,9,10.5,100\n"
+      "2024-01-02,09:31,10.5,12,10,11.25,200\n",
+      "stooq.csv");
+  ASSERT_EQ(r.series.size(), 2u);
+  EXPECT_EQ(r.series.ts_ns[0], (kJan2 + 9 * 3600 + 30 * 60) * kSec);
+  EXPECT_EQ(r.series.ts_ns[1], (kJan2 + 9 * 3600 + 31 * 60) * kSec);
+  // A date column alone is still the timestamp, a dotted one too.
+  EXPECT_EQ(
+      parse_csv("date,open,high,low,close,volume\n2024.01.02,1,1,1,1,0\n", "d.csv").series.ts_ns[0],
+      kJan2 * kSec);
+}
+
+// Exchange klines without a header: the columns named by the caller (wfo's --columns).
+TEST(CsvDialect, HeaderlessKlinesWithGivenColumns) {
+  CsvReadOptions o;
+  o.columns = {"_", "open", "high", "low", "close", "volume", "close_time", "_", "_"};
+  const std::string klines =
+      "1704067200000,10,11,9,10.5,100,1704153600000,0,7\n"
+      "1704153600000,10.5,12,10,11.25,200,1704240000000,0,7\n"
+      "1704240000000,11.25,11.5,10.75,11,0,1704326400000,0,7\n";
+  expect_same_bars(parse_csv(klines, "k.csv", o).series,
+                   parse_csv(kCanonical, "canonical.csv").series);
+  o.columns = {"ts", "open", "high", "low", "close", "volume"};
+  std::string m;
+  try {
+    parse_csv(klines, "k.csv", o);
+  } catch (const CsvError& e) {
+    m = e.what();
+  }
+  EXPECT_EQ(m.rfind("k.csv:1: wrong number of fields: expected 6, got 9", 0), 0u) << m;
+}
+
 // Header errors: what was found, what is accepted, file and line.
 
 TEST(CsvDialectErrors, MissingColumnsListWhatWasFoundAndWhatIsAccepted) {
@@ -167,8 +217,9 @@ TEST(CsvDialectErrors, MissingColumnsListWhatWasFoundAndWhatIsAccepted) {
             0u)
       << m;
   EXPECT_TRUE(contains(m,
-                       "timestamp (or date, datetime, time, close_time, open_time), open, "
-                       "high, low, close, volume"))
+                       "timestamp (or date, datetime, time, close_time, open_time, ts; or "
+                       "date and time in two columns), open, high, low, close, volume (or "
+                       "vol)"))
       << m;
   EXPECT_TRUE(contains(m, "delimiter ',', ';' or tab")) << m;
   // A volume column is required: every bar has one (a volume-less export is refused, not
@@ -186,11 +237,14 @@ TEST(CsvDialectErrors, HeaderlessFileIsNamedSo) {
       << m;
 }
 
-TEST(CsvDialectErrors, TwoTimeColumnsAreAmbiguous) {
-  const std::string m = error_of("Date,Time,Open,High,Low,Close,Volume\n");
-  EXPECT_EQ(m.rfind("bad.csv:1: duplicate column 'timestamp': 'Date', 'Time' all name it", 0), 0u)
+TEST(CsvDialectErrors, ATimestampBesideADateColumnIsAmbiguous) {
+  // Date and Time together are one time (CsvDialect.DateAndTimeColumnsJoin); a timestamp
+  // column beside either is a guess, refused.
+  const std::string m = error_of("Timestamp,Date,Open,High,Low,Close,Volume\n");
+  EXPECT_EQ(m.rfind("bad.csv:1: duplicate column 'timestamp': 'Timestamp', 'Date' all name it", 0),
+            0u)
       << m;
-  EXPECT_TRUE(contains(m, "join them as YYYY-MM-DD HH:MM:SS")) << m;
+  EXPECT_TRUE(contains(m, "a date and a time of day may be two columns")) << m;
 }
 
 TEST(CsvDialectErrors, MixedDelimitersInTheHeaderAreRefused) {

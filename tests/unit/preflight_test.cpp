@@ -94,8 +94,11 @@ TEST(Preflight, BackfillThatDoesNotParseIsAnErrorAtItsKey) {
     EXPECT_EQ(m.rfind(config + ":8:12: key 'symbol[1].backfill': ", 0), 0u) << m;
     EXPECT_NE(m.find("bad.csv:3"), std::string::npos) << m;  // the CSV's own line
   }
+  // (A config with nothing to run is refused: config_checks_test.cpp.)
   t.write("c.toml", "[daemon]\nstate_dir = \"" + state +
-                        "\"\n[[symbol]]\nname = \"A\"\nbackfill = \"good.csv\"\n");
+                        "\"\n[[symbol]]\nname = \"A\"\nbackfill = \"good.csv\"\n"
+                        "[[strategy]]\nname = \"s\"\nsymbols = [\"A\"]\nfamily = \"ma_cross\"\n"
+                        "window = 50\n[strategy.grid]\nfast = \"5\"\nslow = \"20\"\n");
   const config::Config c = load_checked_config(config, StateDirUser::this_process, notes);
   EXPECT_EQ(c.symbols[0].backfill, t.path() + "/good.csv");
   EXPECT_TRUE(notes.empty());

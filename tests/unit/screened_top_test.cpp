@@ -63,20 +63,21 @@ std::vector<uint64_t> ids_of(const std::vector<Ranked>& v) {
   return out;
 }
 
-TEST(SettleTop, ExactTiesTheScreenOrdersByAnUlpComeOutByTheLowerId) {
-  // Ids 3 and 1 tie at 2.0 exactly, 0 and 2 at 1.5; the screen sees each pair an ulp apart,
+TEST(SettleTop, ExactTiesTheScreenOrdersApartComeOutByTheLowerId) {
+  // Ids 3 and 1 tie at 2.0 exactly, 0 and 2 at 1.5; the screen sees each pair a few rank-key
+  // units apart (SPEC v1.2 §7: an ulp would tie by key, and the screen would order it right),
   // the higher id ahead.
   FakeGrid g{{1.5, 2.0, 1.5, 2.0, 0.5}, {}};
   std::vector<double> screened = g.canonical;
-  screened[3] = std::nextafter(2.0, 3.0);
-  screened[2] = std::nextafter(1.5, 3.0);
+  screened[3] = 2.0 + 1e-6;
+  screened[2] = 1.5 + 1e-6;
   const auto list = screen_top(screened, 5);
   ASSERT_EQ(list[0].id, 3u);  // the screen's order is the wrong one
   TopK top(3);
   const SettleStats s = settle_top(list, true, 5, g.rescorer(), top);
   EXPECT_TRUE(s.settled);
   EXPECT_EQ(ids_of(top.sorted()), (std::vector<uint64_t>{1, 3, 0}));
-  EXPECT_EQ(s.max_error, std::nextafter(2.0, 3.0) - 2.0);
+  EXPECT_EQ(s.max_error, (2.0 + 1e-6) - 2.0);
 }
 
 TEST(SettleTop, ACandidatePastTheFirstBatchWithinTheMarginIsRescored) {

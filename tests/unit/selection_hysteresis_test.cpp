@@ -97,7 +97,9 @@ TEST(Hysteresis, NamedCases) {
   const SelectionSpec none;
   EXPECT_EQ(decide(Candidate{5, 1.0}, cur, none).reason, Reason::held);
   EXPECT_EQ(decide(Candidate{2, 1.0}, cur, none).reason, Reason::beats_margin);
-  EXPECT_EQ(decide(Candidate{5, std::nextafter(1.0, 2.0)}, cur, none).reason, Reason::beats_margin);
+  // ... by rank key (SPEC v1.2 §7): an ulp more is the same key, held; a key unit more beats.
+  EXPECT_EQ(decide(Candidate{5, std::nextafter(1.0, 2.0)}, cur, none).reason, Reason::held);
+  EXPECT_EQ(decide(Candidate{5, 1.0000001}, cur, none).reason, Reason::beats_margin);
   // With a margin, +inf against +inf is no improvement.
   Incumbent inf = cur;
   inf.objective = INFINITY;

@@ -14,5 +14,6 @@ int run_walk(Args);
 int run_indicators(Args);
 int run_bench(Args);
 int run_positions(Args);
+int run_trades(Args);
 
 }  // namespace wfod::cli

@@ -1,6 +1,6 @@
 // Loading a CSV history for a command: read_csv, stderr notes (skipped rows, columns not
-// used, intraday bars annualised as daily), and the "no bars" check, so every command
-// reports input problems the same way; and the backend started while the CSV parses.
+// used, holes in the data), the bars per year that annualise it, and the "no bars" check, so every
+// command reports input problems the same way; and the backend started while the CSV parses.
 
 #include "history.hpp"
 
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "args.hpp"
+#include "data_facts.hpp"
 
 namespace wfod::cli {
 
@@ -24,10 +25,23 @@ std::future<BackendChoice> start_backend_choice(const std::string& name) {
   }
 }
 
-feeds::CsvReadResult load_history(const std::string& path, bool skip_bad_rows) {
+feeds::CsvReadResult load_history(const std::string& path, bool skip_bad_rows,
+                                  const std::vector<std::string>& columns) {
   feeds::CsvReadOptions options;
   options.skip_bad_rows = skip_bad_rows;
-  feeds::CsvReadResult r = feeds::read_csv(path, options);
+  options.columns = columns;
+  feeds::CsvReadResult r;
+  try {
+    r = feeds::read_csv(path, options);
+  } catch (const feeds::CsvError& e) {
+    // feeds does not know wfo's flags: the way out of a headerless file is said here.
+    const std::string what = e.what();
+    if (columns.empty() && what.find("the first line is data, not a header") != std::string::npos)
+      throw feeds::CsvError(what +
+                            "; or name the columns of a headerless file with --columns "
+                            "ts,open,high,low,close,volume ('_' for one not used)");
+    throw;
+  }
   for (const std::string& note : r.notes) {
     std::fprintf(stderr, "wfo: %s: %s\n", path.c_str(), note.c_str());
   }
@@ -55,20 +69,24 @@ std::optional<int64_t> median_bar_interval_ns(const Series& series) {
   return *mid;
 }
 
-std::optional<std::string> intraday_annualisation_warning(const std::string& path,
-                                                          const Series& series,
-                                                          double bars_per_year,
-                                                          bool bars_per_year_given) {
-  constexpr int64_t kDayNs = int64_t{86'400} * 1'000'000'000;
-  if (bars_per_year_given || bars_per_year != kDailyBarsPerYear) return std::nullopt;
-  const std::optional<int64_t> median = median_bar_interval_ns(series);
-  if (!median || *median >= kDayNs) return std::nullopt;
-  char interval[32];
-  std::snprintf(interval, sizeof interval, "%.6g", static_cast<double>(*median) / 1e9);
-  return path + ": bars are intraday (median interval " + interval +
-         " s), but sharpe, sortino and cagr are annualised with --bars-per-year 252, as if "
-         "they were daily bars; give --bars-per-year (e.g. 98280 for 1-minute bars of a "
-         "6.5-hour session, 525600 for 1-minute bars around the clock)";
+void settle_data_facts(StrategySetup& setup, const Series& series) {
+  std::optional<double> given;
+  std::string source;
+  if (setup.bars_per_year_given) {
+    given = setup.spec.bars_per_year;
+    source = "flag";
+  } else if (setup.bars_per_year_from_config) {
+    given = setup.spec.bars_per_year;
+    source = "config";
+  }
+  resolve_bars_per_year(series, given, source, setup.data);
+  setup.spec.bars_per_year = setup.data.bars_per_year;
+}
+
+void note_gaps(StrategySetup& setup, const Series& series) {
+  find_gaps(series, setup.data);
+  if (auto w = holes_warning(setup.csv_path, setup.data))
+    std::fprintf(stderr, "wfo: warning: %s\n", w->c_str());
 }
 
 }  // namespace wfod::cli

@@ -27,7 +27,36 @@ Json span_json(const HistoryView& h, size_t first, size_t last) {
   return j;
 }
 
+// SPEC §6's A and where it came from (data_facts.hpp), beside the run's results.
+void annualisation_json(Json& j, double bars_per_year, const DataFacts* data) {
+  j["bars_per_year"] = real(bars_per_year);
+  if (data) j["bars_per_year_source"] = data->bars_per_year_source;
+}
+
 }  // namespace
+
+Json gaps_json(const DataFacts& f) {
+  Json list = Json::array();
+  for (const DataGap& g : f.gaps) {
+    Json e = Json::object();
+    e["after_bar"] = g.before;
+    e["from"] = feeds::format_timestamp(g.from_ns);
+    e["to"] = feeds::format_timestamp(g.to_ns);
+    e["seconds"] = real(static_cast<double>(g.length_ns()) / 1e9);
+    e["hole"] = g.hole;
+    list.push_back(std::move(e));
+  }
+  Json j = Json::object();
+  j["median_interval_seconds"] =
+      f.median_interval_ns ? real(static_cast<double>(*f.median_interval_ns) / 1e9) : Json(nullptr);
+  j["listed_over_median_x"] = kGapMedianMultiple;
+  j["hole_over_seconds"] = kHoleMinNs / 1'000'000'000;
+  j["holes"] = f.holes();
+  j["list"] = std::move(list);
+  return j;
+}
+
+namespace {}  // namespace
 
 Json metrics_json(const Metrics& m) {
   Json j = Json::object();
@@ -91,6 +120,8 @@ Json sweep_json(const SweepReport& r) {
   w["first"] = span["first"];
   w["last"] = span["last"];
   j["window"] = std::move(w);
+  annualisation_json(j, r.spec.bars_per_year, r.data);
+  if (r.data) j["gaps"] = gaps_json(*r.data);
   Json top = Json::array();
   for (const Ranked& k : r.result.top) {
     Json e = Json::object();
@@ -127,6 +158,8 @@ Json walk_json(const WalkReport& r) {
     folds.push_back(std::move(e));
   }
   j["folds"] = std::move(folds);
+  annualisation_json(j, r.spec.bars_per_year, r.data);
+  if (r.data) j["gaps"] = gaps_json(*r.data);
   j["oos"] = metrics_json(r.result.oos);
   j["wfe"] = real(r.result.wfe);  // SPEC §8: the mean of the folds' ratios
   const std::optional<double> aggregate = aggregate_wfe(r.result, r.spec.bars_per_year);

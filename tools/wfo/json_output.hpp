@@ -14,5 +14,8 @@ Json metrics_json(const Metrics&);
 Json params_json(const Grid&, const Combo&);
 Json sweep_json(const SweepReport&);
 Json walk_json(const WalkReport&);
+// {"median_interval_seconds", "listed_over_median_x", "hole_over_seconds", "holes",
+//  "list": [{"after_bar", "from", "to", "seconds", "hole"}]}: every gap over 5x the median.
+Json gaps_json(const DataFacts&);
 
 }  // namespace wfod::cli

@@ -16,6 +16,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "output.hpp"
+#include "report_stop.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/config/config.hpp"
 #include "wfod/feeds/csv_reader.hpp"
@@ -34,6 +35,7 @@ commands:
   indicators   one SPEC §4 indicator for every bar, as timestamp,value CSV
   bench        the ma_cross SMA throughput benchmark, 1 thread vs all threads
   positions    p_t of one combo of a grid for every bar, as CSV (what wfod's signals carry)
+  trades       every trade of the top combo (or --walk: the stitched OOS series), as CSV
 
 wfo --version prints the version and the backends built in.
 
@@ -47,11 +49,9 @@ struct Command {
   int (*run)(Args);
 };
 
-constexpr Command kCommands[] = {{"sweep", run_sweep},
-                                 {"walk", run_walk},
-                                 {"indicators", run_indicators},
-                                 {"bench", run_bench},
-                                 {"positions", run_positions}};
+constexpr Command kCommands[] = {{"sweep", run_sweep},           {"walk", run_walk},
+                                 {"indicators", run_indicators}, {"bench", run_bench},
+                                 {"positions", run_positions},   {"trades", run_trades}};
 
 int error(const std::string& message) {
   std::fprintf(stderr, "wfo: error: %s\n", message.c_str());
@@ -84,7 +84,7 @@ int run(std::span<const std::string_view> argv) {
   }
   if (command == nullptr) {
     return error("unknown command '" + std::string(name) +
-                 "' (sweep | walk | indicators | bench | positions; wfo --help)");
+                 "' (sweep | walk | indicators | bench | positions | trades; wfo --help)");
   }
   try {
     return command->run(argv.subspan(1));
@@ -121,6 +121,8 @@ int main(int argc, char** argv) {
   try {
     std::vector<std::string_view> args(argv + 1, argv + argc);
     code = wfod::cli::run(args);
+    // A run that failed before writing its report leaves no empty --report folder.
+    if (code != 0) wfod::cli::remove_unfilled_report_dirs();
     wfod::cli::close_stdout();  // a result that did not reach stdout is no success
   } catch (const wfod::cli::WriteError& e) {
     std::fprintf(stderr, "wfo: %s\n", e.what());

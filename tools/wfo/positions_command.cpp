@@ -23,7 +23,7 @@ constexpr const char* kUsage =
 
 Prints "bar,timestamp,ts_ns,position" for every bar of the CSV: p_t (SPEC §2) of combo N
 of the strategy's grid (the "id" of a publication or a signal, SPEC §5), decided from the
-CSV's first bar on (the anchor). With --backend cpu_ref (the plain SPEC reference) it shares
+CSV's first bar on (the anchor; --start moves it). With --backend cpu_ref (the plain SPEC reference) it shares
 no code with the daemon's trackers. Only the grid, fill and backend flags matter here.
 
   --id N             combo id in the grid (0 .. grid size - 1; an invalid combo is an error)
@@ -51,7 +51,7 @@ std::vector<FlagSpec> positions_flags() {
 
 int run_positions(Args args) {
   if (wants_help(args)) {
-    print(std::string(kUsage) + kStrategyFlagsHelp);
+    print(std::string(kUsage) + kBarRangeHelp + kStrategyFlagsHelp);
     return 0;
   }
   const auto flags = positions_flags();
@@ -70,7 +70,8 @@ int run_positions(Args args) {
     throw UsageError("--id " + std::to_string(*id) + " " + combo_text(grid, combo) +
                      " is not a valid combo (SPEC §5)");
 
-  feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows);
+  feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows, setup.columns);
+  cut_to_range(csv.series, setup.range, setup.csv_path);
   const HistoryView history = HistoryView::of(csv.series);
   auto backend = make_backend(setup.backend);
   const std::vector<int8_t> p = backend->positions(history, setup.spec, combo);

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "data_facts.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/walk_forward.hpp"
 
@@ -18,6 +19,7 @@ struct SweepReport {
   WindowSpec window;
   SweepResult result;
   Precision precision_requested = Precision::exact;
+  const DataFacts* data = nullptr;  // bars per year's source, gaps (--json says them)
 };
 
 struct WalkReport {
@@ -29,6 +31,7 @@ struct WalkReport {
   WalkSpec walk;
   WalkResult result;
   std::string backend;
+  const DataFacts* data = nullptr;  // bars per year's source, gaps (--json says them)
 };
 
 }  // namespace wfod::cli

@@ -242,6 +242,15 @@ Json inputs_json(const RunInputs& in, const HistoryView& h, const StrategySpec& 
   data["first_ts"] = ts_text(h, 0);
   data["last_ts"] = ts_text(h, h.size() - 1);
   data["skip_bad_rows"] = s.skip_bad_rows;
+  // --start/--end: the file's bars used (bar numbers in the report count from `first`).
+  if (s.range.cut) {
+    Json used = Json::object();
+    used["start"] = s.range.start ? Json(*s.range.start) : Json(nullptr);
+    used["end"] = s.range.end ? Json(*s.range.end) : Json(nullptr);
+    used["first"] = s.range.first;
+    used["last"] = s.range.last;
+    data["range"] = std::move(used);
+  }
   j["data"] = std::move(data);
   j["strategy"] = s.strategy_name.empty() ? Json(nullptr) : Json(s.strategy_name);
   j["family"] = std::string(to_string(spec.grid.family));
@@ -264,6 +273,11 @@ Json inputs_json(const RunInputs& in, const HistoryView& h, const StrategySpec& 
   j["costs"] = std::move(costs);
   j["fill"] = std::string(to_string(spec.fill));
   j["bars_per_year"] = real(spec.bars_per_year);
+  j["bars_per_year_source"] = s.data.bars_per_year_source;
+  j["gaps"] = gaps_json(s.data);
+  j["median_interval_s"] = s.data.median_interval_ns
+                               ? real(static_cast<double>(*s.data.median_interval_ns) / 1e9)
+                               : Json(nullptr);
   j["objective"] = std::string(to_string(rank.objective));
   Json cons = Json::object();
   cons["min_trades"] = rank.min_trades;
@@ -612,6 +626,13 @@ std::string equivalent_command(const RunInputs& in, const WalkSpec* walk,
   flag("threads", std::to_string(s.threads));
   flag("precision", std::string(to_string(s.precision)));
   if (s.skip_bad_rows) w.push_back("--skip-bad-rows");
+  if (!s.columns.empty()) {
+    std::string names;
+    for (const std::string& c : s.columns) names += (names.empty() ? "" : ",") + c;
+    flag("columns", names);
+  }
+  if (s.range.start) flag("start", *s.range.start);
+  if (s.range.end) flag("end", *s.range.end);
   if (!in.report_dir.empty()) flag("report", in.report_dir);
   return shell_join(w);
 }

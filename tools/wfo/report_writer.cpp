@@ -16,7 +16,9 @@
 #include "output.hpp"
 #include "progress_bar.hpp"
 #include "report_selection.hpp"
+#include "report_stop.hpp"
 #include "report_template.hpp"
+#include "trade_list.hpp"
 #include "wfod/feeds/csv_reader.hpp"
 
 namespace wfod::cli {
@@ -32,6 +34,7 @@ namespace {
 // Any failure (open, write, the flush at close) is a WriteError naming the file: a report
 // with a truncated file is no report.
 void write_file(const std::string& dir, const std::string& name, std::string_view content) {
+  report_dir_filled();  // from here on, a stop leaves the (partial) report, not an empty folder
   const fs::path path = fs::path(dir) / name;
   std::FILE* out = std::fopen(path.c_str(), "wb");
   if (out == nullptr) throw WriteError(path.string(), errno);
@@ -95,8 +98,16 @@ void write_objective_csv(const std::string& dir, const Grid& grid, const GridObj
 void prepare_report_dir(const std::string& dir) {
   if (dir.empty()) throw UsageError("--report needs a directory");
   std::error_code ec;
+  // The folders this run creates (deepest first), removed again if it stops before writing.
+  std::vector<std::string> created;
+  for (fs::path p = fs::absolute(dir, ec).lexically_normal(); !ec && !p.empty();
+       p = p.parent_path()) {
+    if (fs::exists(p, ec) || p == p.parent_path()) break;
+    if (!p.filename().empty()) created.push_back(p.string());
+  }
   fs::create_directories(dir, ec);
   if (ec) fail(dir, "cannot create the directory: " + ec.message());
+  remember_created_report_dirs(created);
   if (!fs::is_directory(dir, ec)) fail(dir, "not a directory");
   const fs::path probe = fs::path(dir) / ".wfo-report-write-test";
   {
@@ -181,6 +192,9 @@ std::string write_walk_report(const std::string& dir, Backend& backend, const Wa
   write_file(dir, "equity.csv",
              equity_csv(equity_curve(r.history, first_bar, r.result.oos_returns)));
   write_objective_csv(dir, r.spec.grid, landscape.empty() ? nullptr : &landscape.back());
+  // Every trade of the stitched OOS series (wfo trades --walk prints the same).
+  write_file(dir, "trades.csv",
+             trades_csv(r.history, walk_trades(backend, r.history, r.spec, r.result)));
   return write_documents(dir, doc);
 }
 
@@ -204,6 +218,13 @@ std::string write_sweep_report(const std::string& dir, Backend& backend, const S
   write_file(dir, "equity.csv",
              equity_csv(equity_curve(r.history, r.window.first(), returns), "equity"));
   write_objective_csv(dir, r.spec.grid, landscape ? &*landscape : nullptr);
+  // Every trade of the top combo in the window (wfo trades prints the same).
+  std::vector<Trade> trades;
+  if (!r.result.top.empty()) {
+    trades = window_trades(backend, r.history, r.spec, r.result.top.front().combo, r.window.first(),
+                           r.window.end - 1);
+  }
+  write_file(dir, "trades.csv", trades_csv(r.history, trades));
   return write_documents(dir, doc);
 }
 

@@ -52,6 +52,9 @@ constexpr std::array kStrategyFlags = {
     FlagSpec{"style"},
     FlagSpec{"lo"},
     FlagSpec{"hi"},
+    FlagSpec{"columns"},
+    FlagSpec{"start"},
+    FlagSpec{"end"},
 };
 
 // "sma,ema" -> {sma, ema}; each item parsed by the engine's enum parser, which names the
@@ -142,6 +145,7 @@ void apply_config(const ParsedArgs& args, StrategySetup& s) {
   if (!sc.symbols.empty()) {
     if (const auto* sym = cfg.find_symbol(sc.symbols.front())) {
       s.spec.bars_per_year = sym->bars_per_year;
+      s.bars_per_year_from_config = sym->bars_per_year != 252;
       // load_config already made a relative backfill path relative to the file's folder.
       if (!sym->backfill.empty()) s.csv_path = sym->backfill;
     }
@@ -289,6 +293,22 @@ StrategySetup strategy_from_flags(const ParsedArgs& args) {
   }
   s.precision = parse_enum_flag(args, "precision", s.precision, parse_precision);
   s.skip_bad_rows = args.has("skip-bad-rows");
+  s.range.start = args.text("start");
+  s.range.end = args.text("end");
+  if (auto v = args.text("columns")) {
+    std::string_view text = *v;
+    for (size_t start = 0;;) {
+      const size_t comma = text.find(',', start);
+      const std::string_view name = text.substr(
+          start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+      if (name.empty())
+        throw UsageError("--columns: an empty name in '" + *v +
+                         "'; write '_' for a column not used");
+      s.columns.emplace_back(name);
+      if (comma == std::string_view::npos) break;
+      start = comma + 1;
+    }
+  }
   return s;
 }
 
@@ -312,7 +332,10 @@ Costs, fills, annualisation:
   --cost-bps X       commission per unit of position change, basis points (0)
   --slippage-bps X   slippage, basis points (0)
   --fill close|next_open                  (close)
-  --bars-per-year A  for cagr, sharpe, sortino (252)
+  --bars-per-year A  for cagr, sharpe, sortino; without it (or a config's bars_per_year):
+                     252 for daily bars, else the rate observed in the file,
+                     round((N-1) x 365.25 days / (last - first timestamp)); the plan
+                     line, --json and the report say which (bars_per_year_source)
   --warmup N         bars required before the window (3 x the grid's largest period)
 
 Ranking (SPEC §7):
@@ -323,6 +346,11 @@ Data and engine:
   --csv FILE         bars: a header naming timestamp (or date, datetime, time,
                      close_time), open, high, low, close, volume in any case; ',' ';'
                      or tab; ISO-8601 dates or epoch s/ms/us/ns (README "Your data")
+                     Also: a MetaTrader 5 export (<DATE> <TIME> <OPEN>... tab-separated,
+                     dates 2024.01.02), separate Date and Time columns (Stooq intraday)
+  --columns NAMES    the file has no header line (exchange klines): its columns in
+                     order, e.g. ts,open,high,low,close,volume,_,_ ('_' skips one; every
+                     column named; close_time may name the timestamp)
   --skip-bad-rows    skip and count malformed rows instead of failing
   --backend auto|cpu|cpu_ref|cuda   (auto)
   --threads N        0 = all hardware threads (0); more than the machine has is lowered

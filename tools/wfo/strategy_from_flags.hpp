@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "args.hpp"
+#include "bar_range.hpp"
+#include "data_facts.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/selection/selection_spec.hpp"
 
@@ -28,8 +30,13 @@ struct StrategySetup {
   int threads = 0;
   Precision precision = Precision::exact;
   bool skip_bad_rows = false;
-  bool bars_per_year_given = false;    // --bars-per-year on the command line
-  std::string strategy_name;           // from --config, for headers; empty otherwise
+  std::vector<std::string> columns;  // --columns: a headerless file's column names
+  BarRange range;                    // --start, --end: the bars used (cut_to_range)
+  bool bars_per_year_given = false;  // --bars-per-year on the command line
+  // The config's symbol set bars_per_year (to other than the default 252: spec-notes 37).
+  bool bars_per_year_from_config = false;
+  DataFacts data;             // what the loaded file showed (settle_data_facts, after loading)
+  std::string strategy_name;  // from --config, for headers; empty otherwise
   selection::SelectionSpec selection;  // the config's [strategy.selection]; else defaults
   size_t memory_budget_mib = kDefaultMemoryBudgetMib;  // --memory-budget (run_plan.hpp)
   std::vector<std::string> warnings;  // for stderr ("--threads 500 is more than ...")

@@ -30,7 +30,7 @@ constexpr const char* kUsage =
        wfo sweep --config FILE [--strategy NAME] [overriding flags...]
 
 Evaluates every combo of the grid over one window that ends at the last bar of the CSV
-and prints the best --top combos (SPEC §6 metrics, SPEC §7 ranking).
+(or at --end) and prints the best --top combos (SPEC §6 metrics, SPEC §7 ranking).
 
   --window W         strategy returns in the window (with --config: its window; else all
                      bars after the warm-up, W = bars - 1 - warmup)
@@ -78,7 +78,7 @@ std::vector<FlagSpec> sweep_flags() {
 int run_sweep(Args args) {
   const Stopwatch run_time;
   if (wants_help(args)) {
-    print(std::string(kUsage) + kStrategyFlagsHelp + kJsonShape);
+    print(std::string(kUsage) + kBarRangeHelp + kStrategyFlagsHelp + kJsonShape);
     return 0;
   }
   const auto flags = sweep_flags();
@@ -93,11 +93,10 @@ int run_sweep(Args args) {
   // the choice is taken below.
   std::future<BackendChoice> starting = start_backend_choice(setup.backend);
   Stopwatch load_time;
-  feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows);
-  if (auto w = intraday_annualisation_warning(setup.csv_path, csv.series, setup.spec.bars_per_year,
-                                              setup.bars_per_year_given)) {
-    std::fprintf(stderr, "wfo: warning: %s\n", w->c_str());
-  }
+  feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows, setup.columns);
+  settle_data_facts(setup, csv.series);  // A from the whole file (spec-notes 37)
+  cut_to_range(csv.series, setup.range, setup.csv_path);
+  note_gaps(setup, csv.series);
   RunTiming timing;
   timing.load = load_time.seconds();
   Stopwatch plan_time;
@@ -145,7 +144,8 @@ int run_sweep(Args args) {
   plan_in.threads = setup.threads > 0 ? setup.threads : hardware_threads();
   plan_in.budget_bytes = setup.memory_budget_mib << 20;
   const RunPlan plan = plan_run(plan_in);
-  std::fprintf(stderr, "%s\n", plan_text(plan, plan_in).c_str());
+  std::fprintf(stderr, "%s; %s\n", plan_text(plan, plan_in).c_str(),
+               bars_per_year_text(setup.data).c_str());
   check_plan(plan, plan_in);
   request.memory_budget = plan.chunk_budget;
   // Selection without PBO scores every combo of the window: the sweep may share that pass.
@@ -174,6 +174,7 @@ int run_sweep(Args args) {
 
   SweepReport report{setup.csv_path, setup.strategy_name, history,           setup.spec,
                      setup.rank,     request.window,      std::move(result), setup.precision};
+  report.data = &setup.data;
   if (json) {
     Json j = sweep_json(report);
     if (sel)

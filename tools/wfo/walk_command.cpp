@@ -84,7 +84,7 @@ std::vector<FlagSpec> walk_flags() {
 int run_walk(Args args) {
   const Stopwatch run_time;
   if (wants_help(args)) {
-    print(std::string(kUsage) + kStrategyFlagsHelp + kJsonShape);
+    print(std::string(kUsage) + kBarRangeHelp + kStrategyFlagsHelp + kJsonShape);
     return 0;
   }
   const auto flags = walk_flags();
@@ -126,11 +126,10 @@ int run_walk(Args args) {
   // the choice is taken below.
   std::future<BackendChoice> starting = start_backend_choice(setup.backend);
   Stopwatch load_time;
-  feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows);
-  if (auto w = intraday_annualisation_warning(setup.csv_path, csv.series, setup.spec.bars_per_year,
-                                              setup.bars_per_year_given)) {
-    std::fprintf(stderr, "wfo: warning: %s\n", w->c_str());
-  }
+  feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows, setup.columns);
+  settle_data_facts(setup, csv.series);  // A from the whole file (spec-notes 37)
+  cut_to_range(csv.series, setup.range, setup.csv_path);
+  note_gaps(setup, csv.series);
   RunTiming timing;
   timing.walk = true;
   timing.load = load_time.seconds();
@@ -165,7 +164,8 @@ int run_walk(Args args) {
   plan_in.threads = setup.threads > 0 ? setup.threads : hardware_threads();
   plan_in.budget_bytes = setup.memory_budget_mib << 20;
   const RunPlan plan = plan_run(plan_in);
-  std::fprintf(stderr, "%s\n", plan_text(plan, plan_in).c_str());
+  std::fprintf(stderr, "%s; %s\n", plan_text(plan, plan_in).c_str(),
+               bars_per_year_text(setup.data).c_str());
   check_plan(plan, plan_in);
   walk.memory_budget = plan.chunk_budget;
   // Selection without PBO on every fold (so on the longest window) scores each fold's whole
@@ -208,6 +208,7 @@ int run_walk(Args args) {
   WalkReport report{
       setup.csv_path,    setup.strategy_name,         history, setup.spec, setup.rank, walk,
       std::move(result), std::string(backend->name())};
+  report.data = &setup.data;
   if (json) {
     Json j = walk_json(report);
     for (size_t f = 0; f < fold_selection.size() && f < j["folds"].size(); ++f) {

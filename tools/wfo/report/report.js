@@ -282,6 +282,7 @@
     }
     sub.push(grp(IN.grid.valid) + ' valid combos');
     sub.push('objective ' + OBJ);
+    sub.push('annualised at ' + bpyText());
     sub.push('generated ' + shortTs(D.generated) + ' UTC');
     document.getElementById('subtitle').textContent = sub.join('  ·  ');
 
@@ -551,7 +552,9 @@
     rows.push(['Costs', fmt(IN.costs.commission_bps, 2) + ' bps commission + ' + fmt(IN.costs.slippage_bps, 2) +
       ' bps slippage per unit of position change']);
     rows.push(['Fill', esc(IN.fill)]);
-    rows.push(['Bars per year', fmt(IN.bars_per_year, 0)]);
+    rows.push(['Gaps in the data', gapsText(IN.gaps)]);
+    rows.push(['Bars per year', esc(bpyText()) + (IN.median_interval_s == null ? ''
+      : ', median bar interval ' + fmt(IN.median_interval_s, 0) + ' s')]);
     var c = IN.constraints;
     rows.push(['Objective', esc(OBJ) + ' (maximised)']);
     rows.push(['Constraints', 'min_trades ' + c.min_trades + ', max_drawdown ' + c.max_drawdown +
@@ -566,6 +569,25 @@
     document.getElementById('table-inputs').innerHTML = rows.map(function (r) {
       return '<tr><th>' + r[0] + '</th><td>' + r[1] + '</td></tr>';
     }).join('');
+  }
+
+  // Every gap over 5x the median bar interval; holes (also over 4 days) marked.
+  function gapsText(g) {
+    if (!g) return '–';
+    if (!g.list.length) return 'none over ' + g.listed_over_median_x + '× the median interval';
+    return grp(g.list.length) + ' over ' + g.listed_over_median_x + '× the median interval' +
+      (g.holes ? ', <strong>' + grp(g.holes) + ' over 4 days (holes)</strong>' : '') + ':<br>' +
+      g.list.map(function (e) {
+        return (e.hole ? '<strong>' : '') + esc(shortTs(e.from)) + ' → ' + esc(shortTs(e.to)) + ' (' +
+          fmt(e.seconds / 86400, 1) + ' days, after bar ' + e.after_bar + ')' + (e.hole ? '</strong>' : '');
+      }).join('<br>');
+  }
+
+  // SPEC §6's A and where it came from: "525,960 bars/year (observed in the file)".
+  function bpyText() {
+    var src = {flag: '--bars-per-year', config: 'config', daily_default: 'daily default',
+      observed: 'observed in the file'}[IN.bars_per_year_source] || IN.bars_per_year_source;
+    return grp(IN.bars_per_year) + ' bars/year' + (src ? ' (' + src + ')' : '');
   }
 
   // The folds table's selection columns: the hysteresis decision, DSR and PBO of fold i.

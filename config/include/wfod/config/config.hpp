@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -26,6 +27,8 @@ enum class FeedFormat { json, binary };
 // checks in a way a crash cannot explain (docs/operations.md "Torn or corrupt logs").
 enum class CorruptLogPolicy { refuse, quarantine };
 
+inline constexpr int64_t kDefaultMinTsNs = int64_t{31'536'000} * 1'000'000'000;  // 1971-01-01
+
 struct DaemonConfig {
   std::string state_dir = "/var/lib/wfod";
   std::string backend = "auto";  // auto | cpu | cuda (cpu_ref also accepted, for tests)
@@ -40,6 +43,10 @@ struct DaemonConfig {
   // PROTOCOL §1 `future`: a feed bar stamped more than this many seconds after the daemon's
   // clock is rejected (a later bar is never out_of_order against it); 0 = off.
   int max_future_s = 300;
+  // Feed bars stamped before this (ns since the epoch) are rejected as `field`: a ts in
+  // seconds or milliseconds instead of nanoseconds reads as 1970 (issue 43 item 9).
+  // Backfill files are not held to it. Default 1971-01-01T00:00:00Z; 0 = only ts >= 0.
+  int64_t min_ts_ns = kDefaultMinTsNs;
   // At shutdown, accepted bars the disk refuses (full, I/O error) are retried this long
   // before the daemon gives up on them and exits 4 (docs/operations.md "Exit codes"). Keep it
   // well below systemd's TimeoutStopSec (30 s in systemd/wfod.service).
@@ -109,9 +116,19 @@ struct StrategyConfig {
   bool has_selection = false;
 };
 
+// Where a key or table starts in the file (1-based).
+struct SourcePosition {
+  uint32_t line = 1;
+  uint32_t column = 1;
+};
+
 struct Config {
   std::string source;  // file path (or name given to parse_config)
   std::string sha256;  // of the file's bytes (config_version, PROTOCOL §2)
+  // Every key and table of the file by its key path as errors name it ("publish.snapshot",
+  // "strategy[0].window", "symbol[1]"), so that checks made after parsing (the daemon's,
+  // wfod/daemon/core/config_checks.hpp) point at the line as the loader's own errors do.
+  std::map<std::string, SourcePosition, std::less<>> positions;
   DaemonConfig daemon;
   PublishConfig publish;
   CurveConfig curve;
@@ -121,6 +138,10 @@ struct Config {
 
   const SymbolConfig* find_symbol(std::string_view name) const;
   const StrategyConfig* find_strategy(std::string_view name) const;
+  // "SOURCE:LINE:COL: key 'KEY': MESSAGE", as the loader's errors: at KEY, or at the nearest
+  // enclosing table the file has ("strategy[0]" for an absent "strategy[0].warmup"), or at
+  // 1:1 when the file has neither (an absent table).
+  std::string located(std::string_view key, std::string_view message) const;
 };
 
 // Checks of what a file's values name, beyond their syntax, for load_config. The daemon

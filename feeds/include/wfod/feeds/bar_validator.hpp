@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <span>
@@ -72,7 +73,8 @@ class BarValidator {
   bool seed(std::string_view symbol, int64_t last_ts_ns, uint64_t last_seq);
 
   // Checks one decoded bar and, when it is accepted, makes it the symbol's last bar.
-  // Order: unknown_symbol, value, future (set_max_future), then duplicate / out_of_order
+  // Order: unknown_symbol, value, field (set_min_ts), future (set_max_future), then
+  // duplicate / out_of_order
   // against the last accepted ts; an accepted bar may carry a seq gap. A rejected bar
   // changes nothing but its count: a later bar is never compared with it.
   Verdict validate(std::string_view symbol, const Bar& bar);
@@ -96,6 +98,10 @@ class BarValidator {
   // real bar after it rejected as out_of_order. Tests pass a fake clock.
   void set_max_future(std::chrono::nanoseconds max_ahead, WallClock now = system_now_ns);
   std::chrono::nanoseconds max_future() const { return std::chrono::nanoseconds(max_future_ns_); }
+  // [daemon] min_ts: a bar stamped before `min_ts_ns` is rejected as `field` (a ts in
+  // seconds or milliseconds reads as 1970). Off (INT64_MIN) by default.
+  void set_min_ts(int64_t min_ts_ns) { min_ts_ns_ = min_ts_ns; }
+  int64_t min_ts() const { return min_ts_ns_; }
 
   const FeedStats& stats() const { return stats_; }
 
@@ -110,6 +116,7 @@ class BarValidator {
 
   FeedStats stats_;
   int64_t max_future_ns_ = 0;  // 0: no future check
+  int64_t min_ts_ns_ = std::numeric_limits<int64_t>::min();
   WallClock now_;
   std::unordered_map<std::string, size_t, Hash, std::equal_to<>> index_;
   std::vector<SymbolStats*> by_index_;  // into stats_.symbols (map nodes do not move)

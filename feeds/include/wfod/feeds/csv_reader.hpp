@@ -1,8 +1,10 @@
 // CSV history files (SPEC §1 validation): a header naming timestamp, open, high, low,
 // close, volume (any case and order, with the aliases of common exports: Date, Datetime,
-// time, close_time, open_time; Adj Close noted and not used), ',' ';' or tab delimited,
-// ISO-8601, date or epoch (s, ms, us, ns) timestamps. Bad rows are errors naming file, line and
-// field, or, when asked, skipped and counted by reason. Never a silent guess.
+// time, close_time, open_time; Date and Time as two columns; MetaTrader's <ANGLE> names;
+// Adj Close noted and not used), or column names given for a headerless file; ',' ';' or
+// tab delimited, ISO-8601, dotted (2024.01.02), date or epoch (s, ms, us, ns) timestamps. Bad rows
+// are errors naming file, line and field, or, when asked, skipped and counted by reason. Never a
+// silent guess.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +25,10 @@ class CsvError : public std::runtime_error {
 
 struct CsvReadOptions {
   bool skip_bad_rows = false;  // count bad rows by reason instead of failing
+  // A file without a header line (exchange klines): the name of each column in order,
+  // as a header would name it ("ts", "open", ...; "_" for a column not used). Empty: the
+  // file's first line is its header.
+  std::vector<std::string> columns = {};  // "= {}": designated initializers may omit it
 };
 
 struct CsvReadResult {

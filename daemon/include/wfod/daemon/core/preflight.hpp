@@ -26,7 +26,9 @@ std::string check_state_dir(const std::string& dir, StateDirUser user);
 // Throws feeds::CsvError ("FILE:LINE: ...") when the CSV history does not parse.
 void check_backfill_parses(const std::string& path);
 
-// load_config with both checks on; notes (see check_state_dir) are appended to `notes`.
+// load_config with both checks on, then enforce_daemon_config (config_checks.hpp): its
+// errors throw ConfigError like the loader's. Notes (see check_state_dir, "note: ...") and
+// the configuration's warnings ("warning: FILE:LINE:COL: ...") are appended to `notes`.
 config::Config load_checked_config(const std::string& path, StateDirUser user,
                                    std::vector<std::string>& notes);
 

@@ -109,6 +109,16 @@ struct HealthInput {
     uint64_t reconnects = 0;                   // ended ones libzmq gave up on: re-connected
   };
   std::vector<Feed> feeds;
+  // The last SIGHUP reload (additive, docs/protocol.md "health"): refused or applied, when,
+  // and why it was refused; absent until the first SIGHUP. A refused reload keeps the
+  // running configuration, so it does not make the daemon degraded.
+  struct Reload {
+    bool ok = true;
+    int64_t time_ns = 0;  // system clock
+    std::string message;  // the refusal's errors; "" when ok
+  };
+  std::optional<Reload> last_reload;
+  uint64_t reload_failures = 0;  // refused reloads since start (wfod_reload_failures_total)
   // Per-stage timings of the latest publications (LatencyStats::json); null: not reported.
   nlohmann::ordered_json latency;
   // For /metrics only (not in the health reply): the build, the backend asked for, the

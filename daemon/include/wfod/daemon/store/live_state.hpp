@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "wfod/config/config.hpp"
 #include "wfod/daemon/store/file_ops.hpp"
@@ -42,6 +43,17 @@ class LiveStateStore {
   Status save(std::string_view symbol, std::string_view strategy, const LiveState& state);
 
   std::string path(std::string_view symbol, std::string_view strategy) const;
+
+  // The publication seq of every stream with a saved state (each streams/*.live that loads;
+  // a corrupt one is left out, its CRC being what vouches for its seq), configured or not:
+  // the floor of the publication sequence numbers at start (issue 43 item 3), so that a
+  // lost or overwritten publications.seq never hands out a seq a client has already seen.
+  struct SavedSeq {
+    std::string symbol, strategy;
+    uint64_t seq = 0;
+    std::string path;
+  };
+  Result<std::vector<SavedSeq>> saved_seqs() const;
 
  private:
   LiveStateStore() = default;

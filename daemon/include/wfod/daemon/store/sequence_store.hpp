@@ -63,6 +63,12 @@ class SequenceStore {
   // the file rewrite (fsync, rename, directory fsync) off the path from a bar to its
   // publication. A crash still skips at most reserve - 1 numbers.
   Status top_up(std::string_view symbol, std::string_view strategy);
+  // Raises each listed stream's last number to at least its value (numbers found elsewhere
+  // in the state: the streams' live state files), so next() hands out only larger ones;
+  // persisted in one rewrite when any was raised. Returns the streams raised, with the
+  // value each had before (issue 43 item 3: a deleted or overwritten publications.seq
+  // restarted every stream at 1).
+  Result<std::map<Key, uint64_t>> raise_floors(const std::map<Key, uint64_t>& floors);
   const std::map<Key, uint64_t>& entries() const { return last_; }
   const std::string& path() const { return path_; }
 
