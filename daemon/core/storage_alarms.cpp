@@ -14,8 +14,7 @@ StorageAlarms::Decision StorageAlarms::raise(std::string_view what, std::string 
     return {true, 0};
   }
   it->second.message = std::move(message);
-  const feeds::RejectLogLimiter::Decision d = limiter_.on_reject(now);
-  return {d.log, d.suppressed};
+  return limiter_.on_reject(now);
 }
 
 bool StorageAlarms::clear(std::string_view what) {
@@ -28,8 +27,7 @@ bool StorageAlarms::clear(std::string_view what) {
 
 StorageAlarms::Decision StorageAlarms::may_log(Clock::time_point now) {
   std::lock_guard lock(mutex_);
-  const feeds::RejectLogLimiter::Decision d = limiter_.on_reject(now);
-  return {d.log, d.suppressed};
+  return limiter_.on_reject(now);
 }
 
 std::optional<std::string> StorageAlarms::problem() const {

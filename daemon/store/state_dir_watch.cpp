@@ -15,7 +15,11 @@ Result<StateDirWatch> StateDirWatch::open(std::string path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return errno_error("stat", path, errno);
   if (!S_ISDIR(st.st_mode)) return IoError{ENOTDIR, "state_dir " + path + ": not a directory"};
-  return StateDirWatch(std::move(path), st.st_dev, st.st_ino);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return errno_error("open", path, errno);
+  UniqueFd dir(fd);
+  if (::fstat(dir.get(), &st) != 0) return errno_error("fstat", path, errno);
+  return StateDirWatch(std::move(path), std::move(dir), st.st_dev, st.st_ino);
 }
 
 std::string StateDirWatch::check() const {

@@ -22,10 +22,8 @@ namespace wfod::daemon {
 class StorageAlarms {
  public:
   using Clock = std::chrono::steady_clock;
-  struct Decision {
-    bool log = false;
-    uint64_t suppressed = 0;  // when log: storage lines not logged since the last one
-  };
+  // log, and when it does, how many storage lines were not logged since the last one.
+  using Decision = feeds::RejectLogLimiter::Decision;
 
   StorageAlarms(uint32_t max_lines_per_interval, Clock::duration interval)
       : limiter_(max_lines_per_interval, interval) {}

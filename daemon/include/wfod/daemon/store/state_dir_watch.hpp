@@ -9,13 +9,16 @@
 
 #include <string>
 
+#include "wfod/daemon/store/file_ops.hpp"
 #include "wfod/daemon/store/io_result.hpp"
 
 namespace wfod::daemon {
 
 class StateDirWatch {
  public:
-  // Records the directory's identity; an error when it cannot be examined.
+  // Opens the directory and records its identity; an error when it cannot be opened. The
+  // open descriptor keeps the inode alive, so a directory made again at the path (rm -rf
+  // and mkdir) cannot reuse its number and pass for it.
   static Result<StateDirWatch> open(std::string path);
 
   // "" while the directory is the one recorded and takes new files; else why not, e.g.
@@ -24,9 +27,10 @@ class StateDirWatch {
   const std::string& path() const { return path_; }
 
  private:
-  StateDirWatch(std::string path, dev_t dev, ino_t ino)
-      : path_(std::move(path)), dev_(dev), ino_(ino) {}
+  StateDirWatch(std::string path, UniqueFd fd, dev_t dev, ino_t ino)
+      : path_(std::move(path)), fd_(std::move(fd)), dev_(dev), ino_(ino) {}
   std::string path_;
+  UniqueFd fd_;
   dev_t dev_;
   ino_t ino_;
 };
