@@ -144,6 +144,13 @@ const KeyTable<DaemonConfig>& daemon_keys() {
       choice_key<D, CorruptLogPolicy>(
           "on_corrupt_log", restart, [](auto& d) -> auto& { return d.on_corrupt_log; },
           {{"refuse", CorruptLogPolicy::refuse}, {"quarantine", CorruptLogPolicy::quarantine}}),
+      // Read at each new connection: a reload applies them to the next one.
+      integer_key<D>(
+          "max_snapshot_connections", live,
+          [](auto& d) -> auto& { return d.max_snapshot_connections; }, 1, kMaxConnections),
+      integer_key<D>(
+          "max_http_connections", live, [](auto& d) -> auto& { return d.max_http_connections; }, 1,
+          kMaxConnections),
   };
   return keys;
 }

@@ -43,7 +43,8 @@ CurveSecurity::Decision CurveSecurity::answer(const std::vector<std::string>& re
     return d;
   }
   d.address = req[3];
-  if (req[2] != kZapDomain || req[5] != "CURVE" || req.size() != 7 || req[6].size() != 32) {
+  if ((req[2] != kZapDomain && req[2] != kSnapshotZapDomain) || req[5] != "CURVE" ||
+      req.size() != 7 || req[6].size() != 32) {
     reply("400", "CURVE required");
     return d;
   }

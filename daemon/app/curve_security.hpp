@@ -17,6 +17,9 @@ namespace wfod::daemon {
 
 inline constexpr const char* kZapEndpoint = "inproc://zeromq.zap.01";
 inline constexpr const char* kZapDomain = "wfod";
+// The snapshot socket's domain: its handshakes reach the ZAP handler with or without CURVE,
+// which refuses those past [daemon] max_snapshot_connections.
+inline constexpr const char* kSnapshotZapDomain = "wfod-snapshot";
 
 class CurveSecurity {
  public:

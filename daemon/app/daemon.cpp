@@ -4,6 +4,8 @@
 
 #include "daemon.hpp"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <atomic>
 #include <stdexcept>
@@ -385,14 +387,15 @@ bool Daemon::restore_checkpoint(const PublicationKey& key, SymbolStrategy& strea
 
 bool Daemon::open_sockets() {
   try {
+    // The ZAP handler first: a CURVE server that accepts a connection before it exists
+    // would let the handshake through unauthenticated. Also without CURVE: it caps the
+    // snapshot socket's connections.
+    zap_ = std::make_unique<WatchedSocket>(io_, zctx_, zmq::socket_type::rep);
+    zap_->sock.set(zmq::sockopt::linger, 0);
+    zap_->sock.bind(kZapEndpoint);
+    zap_->watch();
     if (cfg_.curve.enabled()) {
-      // The ZAP handler first: a CURVE server that accepts a connection before it exists
-      // would let the handshake through unauthenticated.
       curve_ = std::make_unique<CurveSecurity>(cfg_.curve);
-      zap_ = std::make_unique<WatchedSocket>(io_, zctx_, zmq::socket_type::rep);
-      zap_->sock.set(zmq::sockopt::linger, 0);
-      zap_->sock.bind(kZapEndpoint);
-      zap_->watch();
       spdlog::info("curve on: publish and snapshot admit {} client key(s) from {}; server key {}",
                    curve_->clients(), cfg_.curve.clients_file, curve_->public_key());
     }
@@ -415,6 +418,20 @@ bool Daemon::open_sockets() {
     // Requests are tiny, but a frame up to this size still gets its "frame too large" reply;
     // libzmq drops a peer that sends a larger one without a word (docs/protocol.md §3).
     rep_->sock.set(zmq::sockopt::maxmsgsize, kMaxSnapshotReceiveBytes);
+    // Every handshake through the ZAP handler, which refuses connections past the cap; a
+    // connection that never completes its handshake (a bare TCP connect) is closed after
+    // 10 s instead of libzmq's 30.
+    rep_->sock.set(zmq::sockopt::zap_domain, kSnapshotZapDomain);
+    rep_->sock.set(zmq::sockopt::handshake_ivl, 10000);
+    snapshot_monitor_ = std::make_unique<SocketMonitor>(io_, zctx_, rep_->sock,
+                                                        ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED,
+                                                        [this](const SocketEvent& e) {
+                                                          if (e.event == ZMQ_EVENT_ACCEPTED) {
+                                                            snapshot_connections_.insert(e.value);
+                                                          } else {
+                                                            snapshot_connections_.erase(e.value);
+                                                          }
+                                                        });
     attach(rep_->sock, "snapshot", cfg_.publish.snapshot);
     rep_->endpoint = rep_->sock.get(zmq::sockopt::last_endpoint);
     rep_->watch();
@@ -432,6 +449,14 @@ bool Daemon::open_sockets() {
       s->sock.set(zmq::sockopt::rcvhwm, f.rcvhwm);
       s->sock.set(zmq::sockopt::subscribe, std::string(feeds::kTopicPrefix));
       if (!f.curve_server_key_file.empty()) curve_->make_client(s->sock, f.curve_server_key_file);
+      // Before the connect: its first events too. A session libzmq ends for good (a frame
+      // over maxmsgsize is a protocol error, which it does not reconnect) shows here.
+      WatchedSocket* feed = s.get();
+      s->monitor = std::make_unique<SocketMonitor>(
+          io_, zctx_, s->sock,
+          ZMQ_EVENT_CONNECTED | ZMQ_EVENT_CONNECT_DELAYED | ZMQ_EVENT_CONNECT_RETRIED |
+              ZMQ_EVENT_DISCONNECTED,
+          [this, feed](const SocketEvent& e) { on_feed_event(*feed, e); });
       attach(s->sock, "feed", f.endpoint);
       s->endpoint = f.endpoint;
       s->format = f.format == config::FeedFormat::json ? feeds::PayloadFormat::json
@@ -456,6 +481,33 @@ bool Daemon::open_sockets() {
                  cfg_.feeds[i].curve_server_key_file.empty() ? "off" : "client");
   }
   return true;
+}
+
+// Each bar log, feed, snapshot and HTTP connection holds a descriptor: a limit below what
+// the configuration may hold at once starves new clients and /healthz (accept fails with
+// EMFILE). The soft limit is raised to the hard one (systemd's LimitNOFILE= sets both).
+void Daemon::check_open_files_limit() {
+  rlimit rl{};
+  if (::getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
+  if (rl.rlim_cur < rl.rlim_max) {
+    rlimit raised = rl;
+    raised.rlim_cur = rl.rlim_max == RLIM_INFINITY ? rlim_t{1} << 20 : rl.rlim_max;
+    if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) rl = raised;
+  }
+  // ZeroMQ's own (context, inproc pipes, per socket), the journal, reads of old bars: 128.
+  const uint64_t needed = cfg_.symbols.size() + cfg_.feeds.size() +
+                          static_cast<uint64_t>(cfg_.daemon.max_snapshot_connections) +
+                          static_cast<uint64_t>(cfg_.daemon.max_http_connections) + 128;
+  if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < needed) {
+    spdlog::warn(
+        "open files limit {} is below what this configuration may hold at once (~{}: {} bar "
+        "logs, {} feeds, max_snapshot_connections {}, max_http_connections {}, 128 for ZeroMQ "
+        "and the rest): raise it (LimitNOFILE= in the unit) or lower the caps",
+        rl.rlim_cur, needed, cfg_.symbols.size(), cfg_.feeds.size(),
+        cfg_.daemon.max_snapshot_connections, cfg_.daemon.max_http_connections);
+  } else {
+    spdlog::info("open files limit {}", rl.rlim_cur);
+  }
 }
 
 // Never a seq at or below one a client may have seen (issue 43 item 3): each stream goes on
@@ -508,6 +560,12 @@ bool Daemon::start_up() {
     exit_code_ = kExitBadConfig;
     return false;
   }
+  auto watch = StateDirWatch::open(cfg_.daemon.state_dir);
+  if (!watch.ok()) {
+    spdlog::critical("state_dir {}: {}", cfg_.daemon.state_dir, watch.error().message);
+    return false;
+  }
+  state_dir_.emplace(std::move(watch).value());
   // One wfod per state_dir (issue 43 item 3): the bar logs' locks are per symbol, so two
   // daemons with different symbols both ran and overwrote each other's publications.seq.
   // Taken before anything in the directory is read or written; held until the process ends.
@@ -569,11 +627,17 @@ bool Daemon::start_up() {
     return false;
   }
   checkpoints_.emplace(std::move(checkpoints).value());
-  live_writer_.emplace(*live_, [](const PublicationKey& key, const IoError& e) {
-    spdlog::error("stream {}.{}: live state not saved: {}; a restart publishes live_oos null",
-                  key.first, key.second, e.message);
+  // From the writer's thread: StorageAlarms is thread-safe; the loop's storage check clears
+  // the alarm once a save succeeds again (LiveStateWriter::failing).
+  live_writer_.emplace(*live_, [this](const PublicationKey& key, const IoError& e) {
+    const StorageAlarms::Decision d =
+        storage_alarms_.raise("live state", "live state not saved: " + e.message);
+    if (d.log)
+      spdlog::error("stream {}.{}: live state not saved: {}; a restart publishes live_oos null{}",
+                    key.first, key.second, e.message, not_logged_note(d.suppressed));
   });
 
+  check_open_files_limit();
   for (const config::SymbolConfig& s : cfg_.symbols) {
     if (!open_symbol(s)) return false;
   }
@@ -625,10 +689,15 @@ int Daemon::run() {
   const std::chrono::microseconds busy_poll(cfg_.daemon.busy_poll_us);
   worker_.start(busy_poll);
   arm_signals();
-  if (zap_) arm_zap();
+  arm_zap();
+  snapshot_monitor_->arm();
   arm_snapshot();
   if (http_) accept_http();
-  for (auto& f : feeds_) arm_feed(*f);
+  for (auto& f : feeds_) {
+    arm_feed(*f);
+    f->monitor->arm();
+  }
+  arm_storage_check();
   // A first run per stream where the persisted history is already long enough.
   for (auto& [key, stream] : streams_) {
     const SymbolState& sym = symbols_.at(key.first);

@@ -26,26 +26,53 @@ void Daemon::drain_zap() {
       }
       std::vector<std::string> frames;
       for (const auto& p : parts) frames.push_back(p.to_string());
-      const CurveSecurity::Decision d = curve_->answer(frames);
-      if (!d.admitted) {
-        ++curve_denied_;
-        if (zap_log_.on_reject().log) {
-          spdlog::warn("curve denied client_key={} address={} (not in [curve] clients_file)",
-                       d.client.empty() ? "-" : d.client, d.address);
+      // RFC 27: [version, request_id, domain, address, routing_id, mechanism, credentials...]
+      const std::string request_id = frames.size() > 1 ? frames[1] : std::string();
+      std::vector<std::string> reply;
+      if (frames.size() > 2 && frames[2] == kSnapshotZapDomain) {
+        // The connection count as of now (the new one's ACCEPTED event precedes its
+        // handshake), then the cap.
+        snapshot_monitor_->drain();
+        const auto max = static_cast<size_t>(cfg_.daemon.max_snapshot_connections);
+        if (snapshot_connections_.size() > max) {
+          ++snapshot_refused_;
+          log_connection_cap(snapshot_cap_log_, "snapshot", snapshot_connections_.size() - 1,
+                             static_cast<int>(max), "a new client refused at its handshake");
+          reply = {"1.0", request_id, "400", "too many connections", "", ""};
         }
-      } else {
-        spdlog::debug("curve admitted client_key={} address={}", d.client, d.address);
       }
-      for (size_t i = 0; i < d.reply.size(); ++i) {
-        (void)zap_->sock.send(zmq::buffer(d.reply[i]), i + 1 < d.reply.size()
-                                                           ? zmq::send_flags::sndmore
-                                                           : zmq::send_flags::none);
+      if (reply.empty() && curve_) {
+        const CurveSecurity::Decision d = curve_->answer(frames);
+        if (!d.admitted) {
+          ++curve_denied_;
+          if (zap_log_.on_reject().log) {
+            spdlog::warn("curve denied client_key={} address={} (not in [curve] clients_file)",
+                         d.client.empty() ? "-" : d.client, d.address);
+          }
+        } else {
+          spdlog::debug("curve admitted client_key={} address={}", d.client, d.address);
+        }
+        reply = d.reply;
+      } else if (reply.empty()) {
+        reply = {"1.0", request_id, "200", "OK", "", ""};  // NULL mechanism, within the cap
+      }
+      for (size_t i = 0; i < reply.size(); ++i) {
+        (void)zap_->sock.send(zmq::buffer(reply[i]), i + 1 < reply.size() ? zmq::send_flags::sndmore
+                                                                          : zmq::send_flags::none);
       }
     }
   } catch (const zmq::error_t& e) {
     spdlog::error("zap: {}", e.what());
   }
   arm_zap();
+}
+
+void Daemon::log_connection_cap(feeds::RejectLogLimiter& limit, std::string_view socket,
+                                size_t open, int max, std::string_view what) {
+  const auto d = limit.on_reject();
+  if (!d.log) return;
+  spdlog::warn("{}: {} connections open, the cap (max_{}_connections) is {}: {}{}", socket, open,
+               socket, max, what, not_logged_note(d.suppressed));
 }
 
 // --- snapshot ---
@@ -119,6 +146,16 @@ HealthInput Daemon::health() const {
   h.backend_fallbacks = backend_fallbacks_;
   h.backend_error = backend_error_;
   h.curve_denied = curve_denied_;
+  h.snapshot_connections = {snapshot_connections_.size(),
+                            static_cast<uint64_t>(cfg_.daemon.max_snapshot_connections),
+                            snapshot_refused_};
+  const auto now = Clock::now();
+  for (const auto& f : feeds_) {
+    h.feeds.push_back({f->endpoint, f->link.is_connected(), f->link.last_message_age_s(now),
+                       f->link.disconnects(), f->link.reconnects()});
+  }
+  h.http_connections = {http_open(), static_cast<uint64_t>(cfg_.daemon.max_http_connections),
+                        http_refused_};
   h.last_reload = last_reload_;
   h.reload_failures = reload_failures_;
   h.snapshot_dropped = snapshot_dropped_;
@@ -131,6 +168,16 @@ HealthInput Daemon::health() const {
         h.storage.error = name + ": " + sym.store->last_error()->message;
       }
     }
+  }
+  // The directory itself, and the files rewritten in it (StorageAlarms): after the logs'
+  // own errors, which say more about the bars; the directory first, the likely cause of
+  // the rest.
+  std::optional<std::string> problem = storage_alarms_.message("state_dir");
+  if (!problem) problem = storage_alarms_.problem();
+  if (problem) {
+    h.storage.ok = false;
+    h.degraded = true;
+    if (h.storage.error.empty()) h.storage.error = *problem;
   }
   h.coalesced = retired_coalesced_;
   for (const auto& [key, stream] : streams_) h.coalesced += stream.sched.coalesced();
@@ -201,10 +248,64 @@ bool Daemon::open_http(bool at_start) {
 
 void Daemon::accept_http() {
   http_->async_accept([this](const boost::system::error_code& ec, asio::ip::tcp::socket sock) {
-    if (stopping_) return;
-    if (!ec) serve_http(std::make_shared<HttpSession>(std::move(sock)));
+    // Closed (a stop, or a reload that reopens it and accepts on the new one itself).
+    if (stopping_ || ec == asio::error::operation_aborted) return;
+    if (ec == asio::error::no_descriptors || ec.value() == ENFILE) {
+      // Out of descriptors: the connection waits in the backlog; retrying at once would spin.
+      log_connection_cap(http_cap_log_, "http", http_open(), cfg_.daemon.max_http_connections,
+                         "accept failed (" + ec.message() + "): retrying in 100 ms");
+      http_retry_.expires_after(std::chrono::milliseconds(100));
+      http_retry_.async_wait([this](const boost::system::error_code& e) {
+        if (!e && !stopping_ && http_) accept_http();
+      });
+      return;
+    }
+    if (!ec) admit_http(std::move(sock));
     accept_http();
   });
+}
+
+size_t Daemon::http_open() const {
+  return static_cast<size_t>(std::count_if(http_sessions_.begin(), http_sessions_.end(),
+                                           [](const std::weak_ptr<HttpSession>& w) {
+                                             const auto s = w.lock();
+                                             return s && s->sock.is_open();
+                                           }));
+}
+
+void Daemon::admit_http(asio::ip::tcp::socket sock) {
+  std::erase_if(http_sessions_, [](const std::weak_ptr<HttpSession>& w) {
+    const auto s = w.lock();
+    return !s || !s->sock.is_open();
+  });
+  const int max = cfg_.daemon.max_http_connections;
+  if (http_sessions_.size() >= static_cast<size_t>(max)) {
+    ++http_refused_;
+    // The oldest one still sending its request goes (idle, or slower than this one): a
+    // probe sends its request at once, so it is answered whatever idle connections hold.
+    const auto idle = std::find_if(http_sessions_.begin(), http_sessions_.end(),
+                                   [](const std::weak_ptr<HttpSession>& w) {
+                                     const auto s = w.lock();
+                                     return s && !s->answering;
+                                   });
+    if (idle != http_sessions_.end()) {
+      log_connection_cap(http_cap_log_, "http", http_sessions_.size(), max,
+                         "closed the oldest one still sending its request");
+      idle->lock()->close();
+      http_sessions_.erase(idle);
+    } else {
+      log_connection_cap(http_cap_log_, "http", http_sessions_.size(), max,
+                         "every one is being answered: a new one refused with 503");
+      auto s = std::make_shared<HttpSession>(std::move(sock));
+      s->reply = http_busy_response();
+      asio::async_write(s->sock, asio::buffer(s->reply),
+                        [s](const boost::system::error_code&, size_t) { s->close(); });
+      return;
+    }
+  }
+  auto s = std::make_shared<HttpSession>(std::move(sock));
+  http_sessions_.push_back(s);
+  serve_http(std::move(s));
 }
 
 void Daemon::serve_http(std::shared_ptr<HttpSession> s) {
@@ -219,19 +320,13 @@ void Daemon::serve_http(std::shared_ptr<HttpSession> s) {
       s->sock, asio::dynamic_buffer(s->request, kMaxHttpRequestBytes), "\r\n\r\n",
       [this, s](const boost::system::error_code& ec, size_t) {
         if (ec) {  // closed, timed out, or a head larger than kMaxHttpRequestBytes
-          boost::system::error_code ignored;
-          s->sock.close(ignored);
-          s->timer.cancel();
+          s->close();
           return;
         }
+        s->answering = true;
         s->reply = http_response(s->request, health());
         asio::async_write(s->sock, asio::buffer(s->reply),
-                          [s](const boost::system::error_code&, size_t) {
-                            boost::system::error_code ignored;
-                            s->sock.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
-                            s->sock.close(ignored);
-                            s->timer.cancel();
-                          });
+                          [s](const boost::system::error_code&, size_t) { s->close(); });
       });
 }
 

@@ -36,6 +36,7 @@ void Daemon::drain_feed(WatchedSocket& f) {
   } catch (const zmq::error_t& e) {
     spdlog::error("feed {}: receive: {}", f.endpoint, e.what());
   }
+  if (received > 0) f.link.message(batch_received_);
   // The batch's bars are written (and synced per policy) before the loop serves anything
   // else: no health reply or publication can see a bar the log does not hold.
   after_batch();
@@ -46,6 +47,70 @@ void Daemon::drain_feed(WatchedSocket& f) {
   } else {
     arm_feed(f);
   }
+}
+
+void Daemon::on_feed_event(WatchedSocket& f, const SocketEvent& e) {
+  switch (e.event) {
+    case ZMQ_EVENT_CONNECTED:
+      f.link.connected();
+      spdlog::info("feed {}: connected", f.endpoint);
+      break;
+    case ZMQ_EVENT_CONNECT_DELAYED:
+    case ZMQ_EVENT_CONNECT_RETRIED:
+      f.link.connecting();
+      break;
+    case ZMQ_EVENT_DISCONNECTED: {
+      f.link.disconnected(Clock::now());
+      const auto d = feed_log_.on_reject();
+      if (d.log)
+        spdlog::warn("feed {}: disconnected ({} so far){}", f.endpoint, f.link.disconnects(),
+                     not_logged_note(d.suppressed));
+      break;
+    }
+    default:
+      break;
+  }
+  arm_feed_check();
+}
+
+void Daemon::arm_feed_check() {
+  std::optional<Clock::time_point> at;
+  for (const auto& f : feeds_) {
+    if (const auto c = f->link.check_at(); c && (!at || *c < *at)) at = c;
+  }
+  if (!at || stopping_) return;
+  feed_timer_.expires_at(*at);  // a wait already pending ends as aborted
+  feed_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec || stopping_) return;
+    check_feeds();
+  });
+}
+
+void Daemon::check_feeds() {
+  const auto now = Clock::now();
+  for (auto& f : feeds_) {
+    if (!f->link.reconnect_due(now)) continue;
+    // libzmq ended the session without a reconnect (libzmq 4.3 treats a frame over
+    // maxmsgsize as a protocol error and gives the endpoint up): connect it again.
+    spdlog::error(
+        "feed {}: its session ended and libzmq did not reconnect (a protocol error: a frame "
+        "over 16 MiB, a malformed handshake): connecting again (re-connect {}; the next, if "
+        "this one ends the same way, after {} s)",
+        f->endpoint, f->link.reconnects(),
+        std::chrono::duration_cast<std::chrono::seconds>(f->link.backoff()).count());
+    try {
+      f->sock.disconnect(f->endpoint);
+    } catch (const zmq::error_t&) {
+      // ENOENT: libzmq already forgot the endpoint with its session
+    }
+    try {
+      f->sock.connect(f->endpoint);
+    } catch (const zmq::error_t& e) {
+      spdlog::error("feed {}: connect: {}; tried again after {} s", f->endpoint, e.what(),
+                    std::chrono::duration_cast<std::chrono::seconds>(f->link.backoff()).count());
+    }
+  }
+  arm_feed_check();
 }
 
 void Daemon::log_reject(const feeds::Reject& r, std::string_view where, std::string_view feed) {
@@ -93,6 +158,7 @@ void Daemon::on_message(std::span<const std::string_view> frames, const WatchedS
 void Daemon::after_batch() {
   const IngestCommit c = ingest_->commit();
   for (const auto& [index, error] : c.failed) {
+    if (by_index_[index]->store->lost()) continue;  // check_storage() said it
     spdlog::error(
         "symbol {}: bar log write failed: {}; accepted bars kept in memory and retried, "
         "publications withheld, health degraded",
@@ -122,6 +188,43 @@ void Daemon::after_batch() {
     }
   }
   if (ingest_->has_unsynced() || ingest_->unhealthy() > 0) arm_sync_timer();
+}
+
+void Daemon::arm_storage_check() {
+  storage_timer_.expires_after(std::chrono::seconds(1));
+  storage_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec || stopping_) return;
+    check_storage();
+    arm_storage_check();
+  });
+}
+
+void Daemon::check_storage() {
+  // The directory: removed, replaced, or no longer taking new files (chmod). The open logs
+  // still take writes then, so nothing else would say so.
+  if (const std::string problem = state_dir_->check(); !problem.empty()) {
+    if (const StorageAlarms::Decision d = storage_alarms_.raise("state_dir", problem); d.log)
+      spdlog::error(
+          "{}: publication sequence numbers, live state and checkpoints cannot be written; "
+          "health degraded{}",
+          problem, not_logged_note(d.suppressed));
+  } else if (storage_alarms_.clear("state_dir")) {
+    spdlog::info("state_dir {} takes writes again", state_dir_->path());
+  }
+  for (auto& [name, sym] : symbols_) {
+    const bool was_lost = sym.store->lost();
+    const Status s = sym.store->check_file();
+    if (!s.ok() && !was_lost) {
+      spdlog::error(
+          "symbol {}: {}; publications withheld, health degraded; a stop exits {} (restore the "
+          "state_dir before the next start: it would start the symbol over)",
+          name, s.error().message, kExitBarsLost);
+    } else if (s.ok() && was_lost) {
+      spdlog::info("symbol {}: bar log {} is back at its path", name, sym.store->path());
+    }
+  }
+  if (live_writer_ && !live_writer_->failing() && storage_alarms_.clear("live state"))
+    spdlog::info("live state is saved again");
 }
 
 void Daemon::arm_sync_timer() {

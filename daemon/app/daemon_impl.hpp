@@ -14,9 +14,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <iterator>
+#include <list>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <sstream>
 #include <string>
@@ -30,11 +32,14 @@
 #include "exit_codes.hpp"
 #include "job.hpp"
 #include "notify.hpp"
+#include "socket_monitor.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/daemon/core/fault_backend.hpp"
+#include "wfod/daemon/core/feed_link.hpp"
 #include "wfod/daemon/core/ingest.hpp"
 #include "wfod/daemon/core/reload_plan.hpp"
 #include "wfod/daemon/core/run_scheduler.hpp"
+#include "wfod/daemon/core/storage_alarms.hpp"
 #include "wfod/daemon/publish/bar_interval.hpp"
 #include "wfod/daemon/publish/http_status.hpp"
 #include "wfod/daemon/publish/latency_stats.hpp"
@@ -50,6 +55,7 @@
 #include "wfod/daemon/store/live_state.hpp"
 #include "wfod/daemon/store/sequence_store.hpp"
 #include "wfod/daemon/store/state_dir_lock.hpp"
+#include "wfod/daemon/store/state_dir_watch.hpp"
 #include "wfod/daemon/store/symbol_history.hpp"
 #include "wfod/feeds/bar_codec.hpp"
 #include "wfod/feeds/bar_validator.hpp"
@@ -80,6 +86,10 @@ struct WatchedSocket {
   asio::posix::stream_descriptor fd;
   std::string endpoint;
   feeds::PayloadFormat format = feeds::PayloadFormat::json;
+  // Feeds only: the session's state from the socket's monitor (after `sock`: destroyed
+  // before it).
+  FeedLink link;
+  std::unique_ptr<SocketMonitor> monitor;
 };
 
 // Everything of a strategy that changes what it computes or when: equal fingerprints mean
@@ -145,6 +155,13 @@ struct HttpSession {
   asio::steady_timer timer;
   std::string request;
   std::string reply;
+  bool answering = false;  // its request is read: no longer a candidate to close at the cap
+  void close() {
+    boost::system::error_code ignored;
+    sock.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+    sock.close(ignored);
+    timer.cancel();
+  }
 };
 
 class Daemon {
@@ -158,6 +175,9 @@ class Daemon {
 
  private:
   bool start_up();
+  // Raises the soft RLIMIT_NOFILE to the hard one; warns when it is below what the
+  // configuration may hold at once.
+  void check_open_files_limit();
   bool raise_seq_floors();
   bool open_symbol(const config::SymbolConfig& s);
   void add_stream(const config::StrategyConfig& s, const std::string& symbol);
@@ -167,11 +187,21 @@ class Daemon {
   void run_busy_polling(std::chrono::microseconds busy_poll);
   void arm_feed(WatchedSocket& f);
   void drain_feed(WatchedSocket& f);
+  // A feed socket's monitor event (FeedLink): connected, (re)connecting, disconnected.
+  void on_feed_event(WatchedSocket& f, const SocketEvent& e);
+  // Re-connects the feeds whose session ended without libzmq reconnecting them, and waits
+  // for the next such check.
+  void arm_feed_check();
+  void check_feeds();
   void on_message(std::span<const std::string_view> frames, const WatchedSocket& feed);
   // `feed`: the endpoint the message came from (PROTOCOL §1: each reject line names it).
   void log_reject(const feeds::Reject& r, std::string_view where, std::string_view feed);
   void log_gap(const feeds::SeqGap& g, std::string_view symbol, std::string_view feed);
   void after_batch();
+  // The state directory and the open bar logs, every second and at stop (StateDirWatch,
+  // BarStore::check_file): a problem degrades health and is logged once when it starts.
+  void arm_storage_check();
+  void check_storage();
   void arm_sync_timer();
   void request_sync_pass();
   void sync_pass();
@@ -209,7 +239,15 @@ class Daemon {
   // at_start: a failure stops the start-up; on SIGHUP it is logged and HTTP stays off.
   bool open_http(bool at_start);
   void accept_http();
+  // A new connection, within [daemon] max_http_connections: at the cap the oldest one still
+  // sending its request is closed first, or, when every one is being answered, this one gets
+  // 503 "too many connections".
+  void admit_http(asio::ip::tcp::socket sock);
   void serve_http(std::shared_ptr<HttpSession> s);
+  size_t http_open() const;
+  // A connection refused or closed at a cap (snapshot or HTTP), logged under one rate limit.
+  void log_connection_cap(feeds::RejectLogLimiter& limit, std::string_view socket, size_t open,
+                          int max, std::string_view what);
 
   void arm_snapshot();
   void drain_snapshot();
@@ -236,11 +274,17 @@ class Daemon {
   std::vector<std::unique_ptr<Backend>> retired_backends_;  // replaced by a fallback
   uint64_t backend_fallbacks_ = 0;
   std::string backend_error_;
+  // Problems of the state directory and of the files rewritten in it (seq, live state,
+  // checkpoints): health degraded while raised; their log lines share one rate limit.
+  // Before the stores: the live-state writer and the worker report into it to the end.
+  StorageAlarms storage_alarms_{20, std::chrono::seconds(10)};
   std::optional<StateDirLock> state_lock_;  // <state_dir>/wfod.lock, held while we run
   std::optional<SequenceStore> seqs_;
   std::optional<LiveStateStore> live_;          // per-stream winners for live_oos across restarts
   std::optional<LiveStateWriter> live_writer_;  // saves them off the loop thread
   std::optional<CheckpointStore> checkpoints_;  // exact stream states: a restart resumes
+  std::optional<StateDirWatch> state_dir_;      // is state_dir still there and writable?
+  asio::steady_timer storage_timer_{io_};
   std::map<std::string, SymbolState, std::less<>> symbols_;
   std::optional<Ingest> ingest_;        // the feed path: validator, staging, commits
   std::vector<SymbolState*> by_index_;  // Ingest's target index -> symbol
@@ -282,6 +326,12 @@ class Daemon {
   std::map<std::string, DurationHistogram, std::less<>> optimisation_durations_;
 
   std::optional<asio::ip::tcp::acceptor> http_;
+  std::list<std::weak_ptr<HttpSession>> http_sessions_;  // open ones, oldest first
+  uint64_t http_refused_ = 0;
+  asio::steady_timer http_retry_{io_};  // an accept that failed for want of descriptors
+  // Lines about connections refused at a cap, per socket (each its own rate limit).
+  feeds::RejectLogLimiter http_cap_log_{20, std::chrono::seconds(10)};
+  feeds::RejectLogLimiter snapshot_cap_log_{20, std::chrono::seconds(10)};
   std::unique_ptr<CurveSecurity> curve_;  // [curve]: keys and the ZAP decisions
   std::unique_ptr<WatchedSocket> zap_;    // inproc://zeromq.zap.01, answered on the loop
   feeds::RejectLogLimiter zap_log_{20, std::chrono::seconds(10)};
@@ -290,7 +340,14 @@ class Daemon {
   std::optional<HealthInput::Reload> last_reload_;
   uint64_t reload_failures_ = 0;
   std::unique_ptr<WatchedSocket> pub_, rep_;
+  // The snapshot socket's connections (their fds, from its monitor), capped in the ZAP
+  // handler at [daemon] max_snapshot_connections. After rep_: destroyed before it.
+  std::unique_ptr<SocketMonitor> snapshot_monitor_;
+  std::set<uint32_t> snapshot_connections_;
+  uint64_t snapshot_refused_ = 0;
   std::vector<std::unique_ptr<WatchedSocket>> feeds_;
+  asio::steady_timer feed_timer_{io_};                              // the next FeedLink::check_at
+  feeds::RejectLogLimiter feed_log_{20, std::chrono::seconds(10)};  // disconnect lines
   Worker worker_;  // last: joined before anything its jobs reference is destroyed
 };
 

@@ -72,7 +72,7 @@ void Daemon::start_job(const PublicationKey& key) {
                 bars, stream.cfg.window);
 
   const CheckpointPlan plan{&*checkpoints_, stream.fingerprint_crc,
-                            std::chrono::seconds(cfg_.daemon.checkpoint_every_s)};
+                            std::chrono::seconds(cfg_.daemon.checkpoint_every_s), &storage_alarms_};
   worker_.post([this, key, generation, in = std::move(in), backend, plan]() mutable {
     HistorySnapshot history = in.snap;
     JobResult out = run_job(*backend, in);
@@ -209,17 +209,26 @@ void Daemon::publish(const PublicationKey& key, SymbolStrategy& stream, const Hi
   // PROTOCOL §2: only after the covered bars are persisted.
   if (!sym.store->healthy()) {
     if (Status s = sym.store->flush(); !s.ok() || !sym.store->healthy()) {
-      spdlog::error("stream {}.{}: bars not persisted (disk error); publication withheld",
-                    key.first, key.second);
+      // Once per run while it lasts: under the storage lines' shared rate limit.
+      if (const StorageAlarms::Decision d = storage_alarms_.may_log(); d.log)
+        spdlog::error("stream {}.{}: bars not persisted ({}); publication withheld{}", key.first,
+                      key.second,
+                      sym.store->last_error() ? sym.store->last_error()->message : "disk error",
+                      not_logged_note(d.suppressed));
       return;
     }
   }
   auto seq = seqs_->next(key.first, key.second);
   if (!seq.ok()) {
-    spdlog::error("stream {}.{}: no sequence number: {}; publication withheld", key.first,
-                  key.second, seq.error().message);
+    const StorageAlarms::Decision d = storage_alarms_.raise(
+        "publications.seq", "no publication sequence number: " + seq.error().message);
+    if (d.log)
+      spdlog::error("stream {}.{}: no sequence number: {}; publication withheld{}", key.first,
+                    key.second, seq.error().message, not_logged_note(d.suppressed));
     return;
   }
+  if (storage_alarms_.clear("publications.seq"))
+    spdlog::info("publication sequence numbers are written again: publishing");
   const Ranked& best = r.selection ? *r.selection->publish : r.sweep.top.front();
   const Json params = params_json(stream.spec.grid, best.combo);
 
@@ -269,8 +278,9 @@ void Daemon::publish(const PublicationKey& key, SymbolStrategy& stream, const Hi
   latency_.record(r.marks);
   // The next block of sequence numbers, now that this publication is out (not in the next's).
   if (Status s = seqs_->top_up(key.first, key.second); !s.ok()) {
-    spdlog::warn("stream {}.{}: sequence numbers not reserved ahead: {}", key.first, key.second,
-                 s.error().message);
+    if (const StorageAlarms::Decision d = storage_alarms_.may_log(); d.log)
+      spdlog::warn("stream {}.{}: sequence numbers not reserved ahead: {}{}", key.first, key.second,
+                   s.error().message, not_logged_note(d.suppressed));
   }
   spdlog::debug(
       "latency stream={}.{} seq={} ingest_ms={:.3f} handoff_ms={:.3f} job_ms={:.3f} "

@@ -88,6 +88,8 @@ void Daemon::reload() {
   }
   cfg_.daemon.stop_retry_s = next.daemon.stop_retry_s;
   cfg_.daemon.checkpoint_every_s = next.daemon.checkpoint_every_s;
+  cfg_.daemon.max_snapshot_connections = next.daemon.max_snapshot_connections;
+  cfg_.daemon.max_http_connections = next.daemon.max_http_connections;
   if (cfg_.publish.http != next.publish.http) {
     boost::system::error_code ignored;
     if (http_) http_->close(ignored);
@@ -200,11 +202,18 @@ void Daemon::shut_down() {
   watchdog_.cancel();
   sync_timer_.cancel();
   group_timer_.cancel();
+  storage_timer_.cancel();
   boost::system::error_code ignored;
   if (rep_) rep_->fd.cancel(ignored);
   if (zap_) zap_->fd.cancel(ignored);
+  if (snapshot_monitor_) snapshot_monitor_->cancel();
   if (http_) http_->close(ignored);
-  for (auto& f : feeds_) f->fd.cancel(ignored);
+  http_retry_.cancel();
+  for (auto& f : feeds_) {
+    f->fd.cancel(ignored);
+    f->monitor->cancel();
+  }
+  feed_timer_.cancel();
   // Queued sweeps are abandoned; a running one finishes (its result is dropped).
   worker_.stop();
   if (live_writer_) live_writer_->flush();  // every stream's last publication on disk
@@ -223,6 +232,25 @@ void Daemon::shut_down() {
   const StopFlush flushed = ingest_->stop_flush(std::chrono::seconds(cfg_.daemon.stop_retry_s),
                                                 std::chrono::milliseconds(200));
   const double flush_s = std::chrono::duration<double>(Clock::now() - flush_started).count();
+  // A log deleted or moved while open took its writes, but no start will read them.
+  check_storage();
+  uint64_t unreachable = 0;
+  std::string unreachable_by_symbol;
+  for (const auto& [name, sym] : symbols_) {
+    if (!sym.store->lost()) continue;
+    const uint64_t bars = sym.store->records() + sym.store->pending();
+    unreachable += bars;
+    spdlog::error("symbol {}: {}", name, sym.store->last_error()->message);
+    unreachable_by_symbol +=
+        (unreachable_by_symbol.empty() ? "" : " ") + name + "=" + std::to_string(bars);
+  }
+  if (unreachable > 0) {
+    spdlog::critical(
+        "{} accepted bars not persisted at shutdown ({}): their bar logs were deleted or moved "
+        "while wfod ran: exit {}",
+        unreachable, unreachable_by_symbol, kExitBarsLost);
+    exit_code_ = kExitBarsLost;
+  }
   if (flushed.lost.empty()) {
     if (unwritten > 0 || flushed.attempts > 1) {
       spdlog::info(
@@ -250,6 +278,14 @@ void Daemon::shut_down() {
   if (suppressed > 0) spdlog::warn("{} feed rejects were not logged (rate limit)", suppressed);
   if (const uint64_t gaps = gap_log_.pending_suppressed(); gaps > 0) {
     spdlog::warn("{} feed gaps were not logged (rate limit)", gaps);
+  }
+  if (const uint64_t caps =
+          http_cap_log_.pending_suppressed() + snapshot_cap_log_.pending_suppressed();
+      caps > 0) {
+    spdlog::warn("{} connection cap lines were not logged (rate limit)", caps);
+  }
+  if (const uint64_t storage = storage_alarms_.pending_suppressed(); storage > 0) {
+    spdlog::warn("{} storage error lines were not logged (rate limit)", storage);
   }
   io_.stop();
 }

@@ -151,10 +151,17 @@ void checkpoint_if_due(const std::pair<std::string, std::string>& key, JobInput&
     const Checkpoint c{plan.fingerprint, in.snap.end, in.snap.block->bar(in.snap.end - 1).ts_ns,
                        std::move(*blob)};
     if (Status s = plan.store->save(key.first, key.second, c); !s.ok()) {
-      spdlog::error("stream {}.{}: checkpoint not written: {}", key.first, key.second,
-                    s.error().message);
+      const StorageAlarms::Decision d =
+          plan.alarms
+              ? plan.alarms->raise("checkpoints", "checkpoint not written: " + s.error().message)
+              : StorageAlarms::Decision{true, 0};
+      if (d.log)
+        spdlog::error("stream {}.{}: checkpoint not written: {}{}", key.first, key.second,
+                      s.error().message, not_logged_note(d.suppressed));
       return;
     }
+    if (plan.alarms && plan.alarms->clear("checkpoints"))
+      spdlog::info("stream {}.{}: checkpoints are written again", key.first, key.second);
     spdlog::debug(
         "stream {}.{}: checkpoint at bar {} ({} bytes) in {:.1f} ms", key.first, key.second, c.bars,
         c.blob.size(),

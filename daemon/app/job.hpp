@@ -12,6 +12,7 @@
 #include "wfod/bar.hpp"
 #include "wfod/daemon/core/engine_slot.hpp"
 #include "wfod/daemon/core/selection_step.hpp"
+#include "wfod/daemon/core/storage_alarms.hpp"
 #include "wfod/daemon/publish/latency_stats.hpp"
 #include "wfod/daemon/store/checkpoint_store.hpp"
 #include "wfod/daemon/store/symbol_history.hpp"
@@ -81,10 +82,11 @@ void warm_live_tracker(const JobInput& in, const Combo& combo);
 struct CheckpointPlan {
   const CheckpointStore* store = nullptr;
   uint32_t fingerprint = 0;
-  std::chrono::seconds every{0};  // 0: only at a clean stop (the loop does that one)
+  std::chrono::seconds every{0};    // 0: only at a clean stop (the loop does that one)
+  StorageAlarms* alarms = nullptr;  // a failed write raises "checkpoints", a later one clears it
 };
 // After a run: the slot's exact state to disk when `plan.every` has passed since the last
-// one (worker thread; errors are logged and the next run tries again).
+// one (worker thread; errors are logged, rate-limited, and the next period tries again).
 void checkpoint_if_due(const std::pair<std::string, std::string>& key, JobInput& in,
                        const CheckpointPlan& plan);
 

@@ -160,8 +160,11 @@ StopFlush Ingest::stop_flush(std::chrono::steady_clock::duration budget,
     // them too.
     for (IngestTarget& t : targets_) (void)t.store->write_staged();
     if (fsync_ != config::FsyncPolicy::none) (void)sync_pass(false);
-    const bool all_written = std::all_of(targets_.begin(), targets_.end(),
-                                         [](const IngestTarget& t) { return t.store->healthy(); });
+    // pending(), not healthy(): a log deleted while open (BarStore::lost) takes the writes,
+    // and no retry would bring its file back; the caller reports it.
+    const bool all_written =
+        std::all_of(targets_.begin(), targets_.end(),
+                    [](const IngestTarget& t) { return t.store->pending() == 0; });
     if (all_written) break;
     const auto t = now();
     if (t >= deadline) break;
@@ -173,7 +176,7 @@ StopFlush Ingest::stop_flush(std::chrono::steady_clock::duration budget,
     }
   }
   for (size_t i = 0; i < targets_.size(); ++i) {
-    if (!targets_[i].store->healthy()) out.lost.emplace_back(i, targets_[i].store->pending());
+    if (targets_[i].store->pending() > 0) out.lost.emplace_back(i, targets_[i].store->pending());
   }
   return out;
 }

@@ -58,6 +58,10 @@ std::string status_http_response(std::string_view head, const std::function<std:
   return r;
 }
 
+std::string http_busy_response() {
+  return text(503, "Service Unavailable", "too many connections\n");
+}
+
 std::string http_response(std::string_view head, const HealthInput& h) {
   return status_http_response(
       head, [&h] { return prometheus_metrics(h); },

@@ -40,6 +40,11 @@ uint64_t LiveStateWriter::superseded() const {
   return superseded_;
 }
 
+bool LiveStateWriter::failing() const {
+  std::lock_guard lock(mutex_);
+  return failing_;
+}
+
 void LiveStateWriter::run() {
   std::unique_lock lock(mutex_);
   for (;;) {
@@ -49,10 +54,19 @@ void LiveStateWriter::run() {
     busy_ = true;
     lock.unlock();
     const Status s = store_.save(node.key().first, node.key().second, node.mapped());
-    if (!s.ok() && on_error_) on_error_(node.key(), s.error());
+    if (!s.ok()) {
+      {
+        std::lock_guard failed(mutex_);
+        failing_ = true;
+      }
+      if (on_error_) on_error_(node.key(), s.error());
+    }
     lock.lock();
     busy_ = false;
-    if (s.ok()) ++written_;
+    if (s.ok()) {
+      ++written_;
+      failing_ = false;
+    }
     if (pending_.empty()) idle_.notify_all();
   }
 }

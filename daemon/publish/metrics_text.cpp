@@ -21,7 +21,7 @@ void process_families(PrometheusText& m, const HealthInput& h) {
   m.family("wfod_uptime_seconds", "gauge", "Seconds since start.");
   m.sample("", {}, finite_or_zero(h.uptime_s));
   m.family("wfod_degraded", "gauge",
-           "1 while health is degraded: a bar log holds bars it could not write, a symbol is "
+           "1 while health is degraded: storage is not ok (wfod_storage_ok), a symbol is "
            "stale, or a corrupt bar log was quarantined at start.");
   m.sample({}, h.degraded ? 1 : 0);
   m.family("wfod_backend_info", "gauge",
@@ -79,9 +79,26 @@ void feed_and_storage_families(PrometheusText& m, const HealthInput& h) {
   m.sample({}, h.gaps);
   m.family("wfod_feed_gaps_total", "counter", "Publisher seq jumps, forward or backwards.");
   m.sample({}, h.gap_events);
+  m.family("wfod_feed_connected", "gauge",
+           "1 while the [[feed]]'s socket has a session to its publisher.");
+  for (const HealthInput::Feed& f : h.feeds) m.sample({{"feed", f.endpoint}}, f.connected ? 1 : 0);
+  m.family("wfod_feed_last_message_age_seconds", "gauge",
+           "Seconds since the feed's last message (none before the first).");
+  for (const HealthInput::Feed& f : h.feeds) {
+    if (f.last_message_age_s && std::isfinite(*f.last_message_age_s))
+      m.sample("", {{"feed", f.endpoint}}, *f.last_message_age_s);
+  }
+  m.family("wfod_feed_disconnects_total", "counter",
+           "Sessions of the feed that ended (publisher gone, or a protocol error such as a "
+           "frame over 16 MiB).");
+  for (const HealthInput::Feed& f : h.feeds) m.sample({{"feed", f.endpoint}}, f.disconnects);
+  m.family("wfod_feed_reconnects_total", "counter",
+           "Ended sessions libzmq did not reconnect, connected again by the daemon.");
+  for (const HealthInput::Feed& f : h.feeds) m.sample({{"feed", f.endpoint}}, f.reconnects);
   m.family("wfod_storage_ok", "gauge",
-           "1 while every accepted bar is in its log, 0 while some are only in memory (disk "
-           "full, I/O error).");
+           "1 while every accepted bar is in its log and the state directory takes writes; 0 "
+           "while some bars are only in memory (disk full, I/O error), a bar log was deleted or "
+           "moved while open, or the state directory is gone, replaced or not writable.");
   m.sample({}, h.storage.ok ? 1 : 0);
   m.family("wfod_storage_pending_bars", "gauge", "Accepted bars kept in memory, not yet written.");
   m.sample({}, h.storage.pending_bars);
@@ -152,6 +169,19 @@ void socket_families(PrometheusText& m, const HealthInput& h) {
   m.family("wfod_curve_denied_total", "counter",
            "CURVE clients refused (key not in [curve] clients_file).");
   m.sample({}, h.curve_denied);
+  m.family("wfod_connections", "gauge",
+           "Connections the snapshot socket or the HTTP endpoint holds now.");
+  m.sample({{"socket", "snapshot"}}, h.snapshot_connections.open);
+  m.sample({{"socket", "http"}}, h.http_connections.open);
+  m.family("wfod_connections_max", "gauge",
+           "The cap on them: [daemon] max_snapshot_connections, max_http_connections.");
+  m.sample({{"socket", "snapshot"}}, h.snapshot_connections.max);
+  m.sample({{"socket", "http"}}, h.http_connections.max);
+  m.family("wfod_connections_refused_total", "counter",
+           "Connections refused or closed at the cap (HTTP: the oldest one still sending its "
+           "request is closed first).");
+  m.sample({{"socket", "snapshot"}}, h.snapshot_connections.refused);
+  m.sample({{"socket", "http"}}, h.http_connections.refused);
   m.family("wfod_reload_failures_total", "counter",
            "SIGHUP reloads refused (the running configuration kept): health last_reload says why.");
   m.sample({}, h.reload_failures);

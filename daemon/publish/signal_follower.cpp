@@ -40,10 +40,22 @@ size_t SignalFollower::ready_end(size_t durable) const {
 std::vector<Signal> SignalFollower::take(std::span<const Bar> bars) {
   if (!tracker_) throw std::logic_error("SignalFollower::take while not following a combo");
   const size_t first = needs_from(), end = first + bars.size();
-  if (end > tracker_->bars()) tracker_->append(bars.subspan(tracker_->bars() - first));
+  // The tracker keeps its last keep() positions (a few); a batch longer than that (a burst,
+  // or bars that waited on a long run) would drop the first ones it is to signal while it
+  // is extended. It keeps every position from next() on for this call, then trims again.
+  const size_t keep = tracker_->keep();
+  if (end > next_ && end - next_ > keep) tracker_->set_keep(end - next_);
+  std::vector<int8_t> p;
+  try {
+    if (end > tracker_->bars()) tracker_->append(bars.subspan(tracker_->bars() - first));
+    if (end > next_) p = tracker_->positions(next_, end);
+  } catch (...) {
+    tracker_->set_keep(keep);
+    throw;
+  }
+  tracker_->set_keep(keep);
   std::vector<Signal> out;
   if (end <= next_) return out;
-  const std::vector<int8_t> p = tracker_->positions(next_, end);
   out.reserve(end - next_);
   for (size_t t = next_; t < end; ++t) out.push_back({t, bars[t - first].ts_ns, p[t - next_]});
   next_ = end;

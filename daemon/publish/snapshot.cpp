@@ -72,6 +72,23 @@ Json health_json(const HealthInput& in) {
   j["backend_fallbacks"] = in.backend_fallbacks;
   j["backend_error"] = in.backend_error.empty() ? Json(nullptr) : Json(in.backend_error);
   j["curve_denied"] = in.curve_denied;
+  const auto connections = [](const HealthInput::Connections& c) {
+    return Json{{"open", c.open}, {"max", c.max}, {"refused", c.refused}};
+  };
+  j["connections"] = {{"snapshot", connections(in.snapshot_connections)},
+                      {"http", connections(in.http_connections)}};
+  Json feed_list = Json::array();
+  for (const HealthInput::Feed& f : in.feeds) {
+    feed_list.push_back(
+        {{"endpoint", f.endpoint},
+         {"connected", f.connected},
+         {"last_message_age_s", f.last_message_age_s && std::isfinite(*f.last_message_age_s)
+                                    ? Json(*f.last_message_age_s)
+                                    : Json(nullptr)},
+         {"disconnects", f.disconnects},
+         {"reconnects", f.reconnects}});
+  }
+  j["feeds"] = std::move(feed_list);
   if (in.last_reload) {
     j["last_reload"] = {
         {"status", in.last_reload->ok ? "ok" : "error"},

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <bit>
@@ -348,6 +349,7 @@ struct BarStore::Impl {
   std::optional<int64_t> last_ts;
   BarStoreStats stats;
   std::optional<IoError> last_error;
+  bool lost = false;  // check_file(): the open file is no longer the log at `path`
 
   std::chrono::steady_clock::time_point now() const {
     return options.clock ? options.clock() : std::chrono::steady_clock::now();
@@ -585,6 +587,34 @@ Status BarStore::flush() {
   if (m.options.fsync == config::FsyncPolicy::none) return {};
   return m.sync();
 }
+
+Status BarStore::check_file() {
+  Impl& m = *impl_;
+  struct stat open {};
+  struct stat named {};
+  std::string why;
+  if (::fstat(m.fd.get(), &open) != 0) {
+    why = std::string("cannot be examined (fstat: ") + std::strerror(errno) + ")";
+  } else if (open.st_nlink == 0) {
+    why = "deleted while open (link count 0: the file or its directory was removed)";
+  } else if (::stat(m.path.c_str(), &named) != 0) {
+    // EACCES and the like (a state_dir made unreadable): the file may well be there.
+    if (errno == ENOENT || errno == ENOTDIR) why = "moved away while open (no file at its path)";
+  } else if (named.st_dev != open.st_dev || named.st_ino != open.st_ino) {
+    why = "replaced by another file while open";
+  }
+  if (why.empty()) {
+    m.lost = false;
+    return {};
+  }
+  m.lost = true;
+  IoError e{ENOENT, "bar log " + m.path + " was " + why + ": its " + std::to_string(m.records) +
+                        " bars and every bar accepted since are not where the next start reads"};
+  m.last_error = e;
+  return e;
+}
+
+bool BarStore::lost() const { return impl_->lost; }
 
 size_t BarStore::pending() const { return impl_->pending.size(); }
 uint64_t BarStore::records() const { return impl_->records; }

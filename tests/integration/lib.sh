@@ -130,6 +130,16 @@ start_daemon() {
   fail "wfod did not answer health within 20 s ($3)"
 }
 
+# http_get PORT PATH: the whole response (head and body) to GET PATH on the loopback port;
+# status 1 when nothing listens there.
+http_get() {
+  local fd
+  { exec {fd}<>"/dev/tcp/127.0.0.1/$1"; } 2>/dev/null || return 1
+  printf 'GET %s HTTP/1.0\r\n\r\n' "$2" >&"$fd"
+  timeout 5 cat <&"$fd"
+  exec {fd}<&-
+}
+
 # health_field SNAP_EP JQ_EXPR: a value of the health reply.
 health_field() { jq -r "$2 // empty" <<<"$(snap "$1" --health)"; }
 

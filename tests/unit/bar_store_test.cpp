@@ -380,6 +380,53 @@ TEST(BarStore, SecondOpenOfTheSameLogIsLocked) {
   EXPECT_NE(second.error().message.find("another store"), std::string::npos);
 }
 
+TEST(BarStore, ALogDeletedMovedOrReplacedWhileOpenIsLost) {
+  // rm -rf of the state_dir while the daemon runs: the open log keeps taking writes into a
+  // file no start will read. check_file() tells, and the store is unhealthy from then on.
+  TempDir dir;
+  auto opened = open_ok(dir.path(), "BTC/USD");
+  BarStore& store = opened.store;
+  const std::string path = store.path();
+  ASSERT_TRUE(store.append({1, 1, 1, 1, 1, 0, 0}).ok());
+  EXPECT_TRUE(store.check_file().ok());
+  EXPECT_FALSE(store.lost());
+
+  // Moved away, then back: lost only while it is not at its path.
+  fs::rename(path, path + ".moved");
+  Status s = store.check_file();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("moved away"), std::string::npos) << s.error().message;
+  EXPECT_TRUE(store.lost());
+  EXPECT_FALSE(store.healthy());
+  ASSERT_TRUE(store.last_error());
+  EXPECT_NE(store.last_error()->message.find(path), std::string::npos);
+  fs::rename(path + ".moved", path);
+  EXPECT_TRUE(store.check_file().ok());
+  EXPECT_TRUE(store.healthy());
+
+  // Another file at its path.
+  fs::rename(path, path + ".old");
+  write_file(path, reinterpret_cast<const unsigned char*>("x"), 1);
+  s = store.check_file();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("replaced"), std::string::npos) << s.error().message;
+  fs::remove(path);
+  fs::rename(path + ".old", path);
+  EXPECT_TRUE(store.check_file().ok());
+
+  // The whole state_dir removed: writes still succeed, but the log is gone for good.
+  fs::remove_all(dir.path());
+  ASSERT_TRUE(store.append({2, 1, 1, 1, 1, 0, 0}).ok());
+  s = store.check_file();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("deleted while open"), std::string::npos) << s.error().message;
+  EXPECT_NE(s.error().message.find("its 2 bars"), std::string::npos) << s.error().message;
+  EXPECT_FALSE(store.healthy());
+  EXPECT_EQ(store.pending(), 0u);
+  fs::create_directories(dir.path());  // a new directory does not bring the file back
+  EXPECT_FALSE(store.check_file().ok());
+}
+
 TEST(BarStore, BadSymbolsAreRefused) {
   TempDir dir;
   EXPECT_FALSE(BarStore::open(dir.path(), "").ok());

@@ -96,6 +96,53 @@ TEST(HttpStatus, Healthz) {
   EXPECT_EQ(head.substr(head.size() - 4), "\r\n\r\n");
 }
 
+TEST(HttpStatus, ConnectionCapsInMetricsAndHealth) {
+  HealthInput h = sample();
+  h.snapshot_connections = {3, 256, 7};
+  h.http_connections = {64, 64, 1200};
+  const std::string r = http_response("GET /metrics HTTP/1.0\r\n\r\n", h);
+  for (const char* line :
+       {"wfod_connections{socket=\"snapshot\"} 3\n", "wfod_connections{socket=\"http\"} 64\n",
+        "wfod_connections_max{socket=\"snapshot\"} 256\n",
+        "wfod_connections_refused_total{socket=\"snapshot\"} 7\n",
+        "wfod_connections_refused_total{socket=\"http\"} 1200\n"}) {
+    EXPECT_NE(r.find(line), std::string::npos) << line;
+  }
+  const auto j = health_json(h);
+  EXPECT_EQ(j["connections"]["snapshot"]["refused"], 7);
+  EXPECT_EQ(j["connections"]["http"]["max"], 64);
+  // A connection refused at the cap gets a whole response, whatever it sent.
+  const std::string busy = http_busy_response();
+  EXPECT_TRUE(starts_with(busy, "HTTP/1.1 503 Service Unavailable\r\n")) << busy;
+  EXPECT_EQ(busy.substr(busy.size() - 21), "too many connections\n");
+  EXPECT_NE(busy.find("Connection: close"), std::string::npos);
+}
+
+TEST(HttpStatus, FeedSessionsInMetricsAndHealth) {
+  HealthInput h = sample();
+  h.feeds.push_back({"tcp://10.0.0.1:5555", true, 0.25, 3, 1});
+  h.feeds.push_back({"ipc:///run/feed", false, std::nullopt, 0, 0});
+  const std::string r = http_response("GET /metrics HTTP/1.0\r\n\r\n", h);
+  for (const char* line :
+       {"wfod_feed_connected{feed=\"tcp://10.0.0.1:5555\"} 1\n",
+        "wfod_feed_connected{feed=\"ipc:///run/feed\"} 0\n",
+        "wfod_feed_last_message_age_seconds{feed=\"tcp://10.0.0.1:5555\"} 0.25\n",
+        "wfod_feed_disconnects_total{feed=\"tcp://10.0.0.1:5555\"} 3\n",
+        "wfod_feed_reconnects_total{feed=\"tcp://10.0.0.1:5555\"} 1\n"}) {
+    EXPECT_NE(r.find(line), std::string::npos) << line;
+  }
+  // No age before the first message: no sample, and null in health.
+  EXPECT_EQ(r.find("wfod_feed_last_message_age_seconds{feed=\"ipc:///run/feed\"}"),
+            std::string::npos);
+  const auto j = health_json(h);
+  ASSERT_EQ(j["feeds"].size(), 2u);
+  EXPECT_EQ(j["feeds"][0]["endpoint"], "tcp://10.0.0.1:5555");
+  EXPECT_EQ(j["feeds"][0]["connected"], true);
+  EXPECT_EQ(j["feeds"][0]["disconnects"], 3);
+  EXPECT_EQ(j["feeds"][0]["reconnects"], 1);
+  EXPECT_TRUE(j["feeds"][1]["last_message_age_s"].is_null());
+}
+
 TEST(HttpStatus, BadRequests) {
   const HealthInput h = sample();
   EXPECT_TRUE(starts_with(http_response("", h), "HTTP/1.1 400"));

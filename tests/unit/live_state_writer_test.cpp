@@ -58,7 +58,9 @@ TEST(LiveStateWriter, DestructionWritesWhatIsQueued) {
 // Real calls, except that every rename fails.
 class FailingRename : public PosixFileOps {
  public:
-  int rename(const char*, const char*) override {
+  bool fail = true;
+  int rename(const char* from, const char* to) override {
+    if (!fail) return PosixFileOps::rename(from, to);
     errno = ENOSPC;
     return -1;
   }
@@ -78,6 +80,13 @@ TEST(LiveStateWriter, FailuresReachTheHandler) {
   EXPECT_EQ(failed[0], (PublicationKey{"X", "s"}));
   EXPECT_EQ(writer.written(), 0u);
   EXPECT_EQ(saved_seq(store.value(), {"X", "s"}), 0u);
+  // failing() until a save succeeds again (the daemon's storage health follows it).
+  EXPECT_TRUE(writer.failing());
+  ops.fail = false;
+  writer.post({"X", "s"}, state(2));
+  writer.flush();
+  EXPECT_FALSE(writer.failing());
+  EXPECT_EQ(saved_seq(store.value(), {"X", "s"}), 2u);
 }
 
 }  // namespace

@@ -114,6 +114,55 @@ TEST(SignalFollower, ATrackerBehindTheFirstSignalIsExtendedSilently) {
   EXPECT_EQ(out.front().bar, 260u);
 }
 
+TEST(SignalFollower, ABurstLongerThanTheTrackerKeepsIsSignalledWhole) {
+  // The follower's tracker keeps kSignalTrackerKeep positions; one take() may cover
+  // thousands of bars: a burst fed faster than the signals go out, or the bars a long run
+  // held back. Every one of them is signalled, exactly.
+  const Series s = test::random_walk(16000, 11);
+  const HistoryView h = HistoryView::of(s);
+  StrategySpec spec;
+  spec.grid.family = Family::ma_cross;
+  spec.grid.fast = {5};
+  spec.grid.slow = {30};
+  spec.grid.ma = {MaType::sma};
+  spec.grid.entry = {Entry::state};
+  spec.grid.side = {Side::long_short};
+  const Combo c = spec.grid.decode(0);
+  const std::vector<int8_t> p = make_backend("cpu")->positions(h, spec, c);
+  auto forked = [&](size_t end) {
+    PositionTracker t(spec, c);
+    t.append(bars_of(h, 0, end));
+    return t.fork(kSignalTrackerKeep);
+  };
+  auto check = [&](const std::vector<Signal>& out, size_t from, size_t end) {
+    ASSERT_EQ(out.size(), end - from);
+    for (const Signal& g : out) {
+      ASSERT_EQ(g.bar, from + static_cast<size_t>(&g - out.data()));
+      ASSERT_EQ(g.position, p[g.bar]) << "bar " << g.bar;
+      ASSERT_EQ(g.ts_ns, h.ts_ns[g.bar]);
+    }
+  };
+  {
+    // A restart: the tracker at the checkpoint (bar 1000), bars up to 1500 loaded, then a
+    // 5,000-bar burst taken at once.
+    SignalFollower f;
+    f.start_at(1500);
+    f.adopt(forked(1000), 4, 1500);
+    check(f.take(bars_of(h, f.needs_from(), 6500)), 1500, 6500);
+    EXPECT_EQ(f.next(), 6500u);
+    // And on, in small batches and one more burst: the tracker trims itself again.
+    check(f.take(bars_of(h, f.needs_from(), 6510)), 6500, 6510);
+    check(f.take(bars_of(h, f.needs_from(), 16000)), 6510, 16000);
+  }
+  {
+    // A publication at bar 1999 whose tracker is at the window's end (2000), then 7,000
+    // bars that waited for it.
+    SignalFollower f;
+    f.adopt(forked(2000), 5, 1999);
+    check(f.take(bars_of(h, f.needs_from(), 9000)), 1999, 9000);
+  }
+}
+
 TEST(SignalFollower, NeverSignalsABarBeforeItsStart) {
   // A run at start-up publishes at bar 99, accepted before the start (bar 100 is the first
   // one since): that bar was signalled by the process before, if at all.

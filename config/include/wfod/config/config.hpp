@@ -56,11 +56,18 @@ struct DaemonConfig {
   // the history from the anchor. 0 = only at a clean stop.
   int checkpoint_every_s = 300;
   CorruptLogPolicy on_corrupt_log = CorruptLogPolicy::refuse;
+  // Connections the snapshot socket and the HTTP status endpoint hold at once; past them a
+  // new one is refused (counted, logged): each costs a descriptor and buffers, and idle ones
+  // must not starve /healthz or new clients. HTTP closes the oldest connection still sending
+  // its request first, so a health probe always gets an answer.
+  int max_snapshot_connections = 256;
+  int max_http_connections = 64;
 };
 inline constexpr int kMaxBusyPollUs = 1'000'000;
 inline constexpr int kMaxFutureS = 31'536'000;  // a year
 inline constexpr int kMaxStopRetryS = 600;
 inline constexpr int kMaxCheckpointEveryS = 86'400;
+inline constexpr int kMaxConnections = 65'536;
 
 struct PublishConfig {
   std::string endpoint = "tcp://127.0.0.1:5560";

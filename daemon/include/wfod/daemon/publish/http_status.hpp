@@ -26,6 +26,10 @@ std::optional<std::pair<std::string, uint16_t>> parse_http_address(std::string_v
 // 400 for anything unparsable.
 std::string http_response(std::string_view request_head, const HealthInput& h);
 
+// The answer to a connection refused at [daemon] max_http_connections, whatever it asked:
+// 503 "too many connections".
+std::string http_busy_response();
+
 // /healthz's verdict: 200 "ok", or 503 "degraded" followed by `detail` (e.g. ": why").
 struct HealthVerdict {
   bool ok = true;

@@ -36,6 +36,8 @@ class LiveStateWriter {
   // States written and states skipped because a newer one came first (for tests, health).
   uint64_t written() const;
   uint64_t superseded() const;
+  // The latest save failed (set before on_error is called; cleared by the next success).
+  bool failing() const;
 
  private:
   void run();
@@ -45,7 +47,7 @@ class LiveStateWriter {
   mutable std::mutex mutex_;
   std::condition_variable wake_, idle_;
   std::map<PublicationKey, LiveState> pending_;
-  bool busy_ = false, stopping_ = false;
+  bool busy_ = false, stopping_ = false, failing_ = false;
   uint64_t written_ = 0, superseded_ = 0;
   std::thread thread_;  // last: starts after the members it reads
 };

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "wfod/daemon/publish/duration_histogram.hpp"
 #include "wfod/feeds/bar_validator.hpp"
@@ -90,6 +91,24 @@ struct HealthInput {
   uint64_t backend_fallbacks = 0;  // backend errors that switched the daemon to cpu
   std::string backend_error;       // the last one; "" when none
   uint64_t curve_denied = 0;       // CURVE handshakes the ZAP handler refused
+  // Additive: connections held by the snapshot socket and the HTTP endpoint, their caps
+  // ([daemon] max_snapshot_connections, max_http_connections) and those refused since start.
+  struct Connections {
+    uint64_t open = 0;
+    uint64_t max = 0;
+    uint64_t refused = 0;
+  };
+  Connections snapshot_connections, http_connections;
+  // Additive: each [[feed]], in config order: its session to the publisher, from the
+  // socket's monitor (docs/protocol.md "Feed sessions").
+  struct Feed {
+    std::string endpoint;
+    bool connected = false;
+    std::optional<double> last_message_age_s;  // null: no message since start
+    uint64_t disconnects = 0;                  // sessions that ended
+    uint64_t reconnects = 0;                   // ended ones libzmq gave up on: re-connected
+  };
+  std::vector<Feed> feeds;
   // The last SIGHUP reload (additive, docs/protocol.md "health"): refused or applied, when,
   // and why it was refused; absent until the first SIGHUP. A refused reload keeps the
   // running configuration, so it does not make the daemon degraded.

@@ -164,7 +164,16 @@ class BarStore {
   void mark_synced();
   int fd() const;  // for syncfs(); owned by the store
 
-  bool healthy() const { return pending() == 0; }
+  // Whether the open log is still the file at path(): one deleted while open (link count
+  // 0: the file or the state_dir removed) or moved away or replaced keeps taking writes that
+  // no restart finds. Such a store is lost() until a check finds the file back at its path
+  // (a deleted one never is): healthy() is false and last_error() says why. A path that
+  // cannot be examined (the state_dir made unreadable) is not taken for a loss. Cheap: an
+  // fstat and a stat; the daemon calls it every second.
+  Status check_file();
+  bool lost() const;
+  // Every accepted bar is in the file, and the file is the log at path().
+  bool healthy() const { return pending() == 0 && !lost(); }
   size_t pending() const;                  // accepted bars not in the file yet
   uint64_t records() const;                // records in the file (written; maybe not yet synced)
   std::optional<int64_t> last_ts() const;  // of the last accepted bar
