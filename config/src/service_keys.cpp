@@ -151,6 +151,11 @@ const KeyTable<DaemonConfig>& daemon_keys() {
       integer_key<D>(
           "max_http_connections", live, [](auto& d) -> auto& { return d.max_http_connections; }, 1,
           kMaxConnections),
+      // Read by every check of a config (check-config, start, reload): a reload is planned
+      // against the budget it brings.
+      integer_key<D>(
+          "memory_budget_mb", live, [](auto& d) -> auto& { return d.memory_budget_mb; }, 0,
+          kMaxMemoryBudgetMb),
   };
   return keys;
 }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -318,11 +319,42 @@ void Daemon::open_streams_at_start() {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const size_t threads = backend_name_ == "cpu" ? std::min<size_t>(todo.size(), cores)
                                                 : std::min<size_t>(todo.size(), 1);
-  std::atomic<size_t> next{0};
+  std::atomic<size_t> next{0}, opened{0};
+  std::atomic<bool> done{false};
   // The engine's pool: a refused thread's streams are taken by the others (this one too).
-  run_workers(static_cast<int>(threads), [&](int) {
-    for (size_t i = next++; i < todo.size(); i = next++) open_one(todo[i]->first, todo[i]->second);
+  // On a thread of its own, so that this one hears SIGTERM / SIGINT meanwhile: opening a large
+  // grid over a long history takes minutes, and a stop must not wait for it (issue 43 item 1).
+  std::thread opener([&] {
+    run_workers(static_cast<int>(threads), [&](int) {
+      for (size_t i = next++; i < todo.size(); i = next++) {
+        open_one(todo[i]->first, todo[i]->second);
+        ++opened;
+      }
+    });
+    done = true;
   });
+  int stop_signal = 0;
+  std::function<void()> arm = [&] {
+    signals_.async_wait([&](const boost::system::error_code& ec, int signo) {
+      if (ec) return;
+      if (signo == SIGHUP) {
+        spdlog::warn(
+            "SIGHUP while the streams open at start: ignored (the configuration read at start "
+            "is the one opening); send it again once wfod serves");
+        arm();
+        return;
+      }
+      stop_signal = signo;
+    });
+  };
+  arm();
+  while (!done && stop_signal == 0) io_.run_for(std::chrono::milliseconds(50));
+  if (stop_signal != 0) stop_while_opening(stop_signal, opened.load(), todo.size());
+  opener.join();
+  signals_.cancel();  // a signal from now on waits for run()'s arm_signals()
+  io_.restart();
+  io_.poll();
+  io_.restart();
   for (auto& [name, sym] : symbols_) {
     update_history_needs(name);
     sym.history.compact();
@@ -330,6 +362,30 @@ void Daemon::open_streams_at_start() {
                  sym.history.size(), sym.history.size() - sym.history.base(),
                  static_cast<double>(sym.history.footprint_bytes()) / 1e6);
   }
+}
+
+// SIGTERM / SIGINT while streams open at start: the bars accepted so far (the backfill) are
+// written and the process ends at once, leaving the opening threads to the exit (their
+// streams are only memory; a restart opens them again from the bar logs and checkpoints).
+void Daemon::stop_while_opening(int signo, size_t opened, size_t streams) {
+  spdlog::info(
+      "wfod stopping signal={} while the streams open at start ({} of {} open): not "
+      "waiting for the rest",
+      signo == SIGTERM ? "SIGTERM" : "SIGINT", opened, streams);
+  notify("STOPPING=1");
+  int code = kExitOk;
+  const StopFlush flushed = ingest_->stop_flush(std::chrono::seconds(cfg_.daemon.stop_retry_s),
+                                                std::chrono::milliseconds(200));
+  if (!flushed.lost.empty()) {
+    spdlog::critical("{} accepted bars lost at shutdown: exit {}", flushed.lost_bars(),
+                     kExitBarsLost);
+    code = kExitBarsLost;
+  }
+  if (Status st = seqs_->close(); !st.ok()) {
+    spdlog::error("publication sequence numbers: final write: {}", st.error().message);
+  }
+  spdlog::default_logger()->flush();
+  std::_Exit(code);
 }
 
 // A stream's checkpoint, if it matches the strategy and the bar log: the stream resumes
@@ -755,7 +811,14 @@ void Daemon::run_busy_polling(std::chrono::microseconds busy_poll) {
 
 int run_daemon(config::Config config, std::string config_path) {
   loop::Daemon d(std::move(config), std::move(config_path));
-  return d.run();
+  const int code = d.run();
+  if (d.worker_abandoned()) {
+    // A job still runs on the worker's detached thread: destroying the daemon would pull its
+    // streams from under it. Everything to keep is on disk (shut_down).
+    spdlog::default_logger()->flush();
+    std::_Exit(code);
+  }
+  return code;
 }
 
 }  // namespace wfod::daemon

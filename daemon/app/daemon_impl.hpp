@@ -67,6 +67,10 @@ namespace wfod::daemon::loop {
 namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
 
+// How long a stop waits for the job running on the worker (docs/operations.md "Stopping"):
+// with the bar flush and the checkpoints the whole stop stays within 5 s of SIGTERM.
+inline constexpr std::chrono::milliseconds kWorkerStopBudget{2000};
+
 inline double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
@@ -172,6 +176,9 @@ class Daemon {
         signals_(io_, SIGINT, SIGTERM, SIGHUP) {}
 
   int run();
+  // The stop left a job running on the worker (Worker::stop_within): the caller must end the
+  // process without destroying this Daemon (the job still uses its streams).
+  bool worker_abandoned() const { return worker_abandoned_; }
 
  private:
   bool start_up();
@@ -208,6 +215,8 @@ class Daemon {
 
   SweepRequest request_for(const SymbolStrategy& stream, size_t end) const;
   void open_streams_at_start();
+  // SIGTERM / SIGINT during open_streams_at_start: flush the bar logs and end the process.
+  [[noreturn]] void stop_while_opening(int signo, size_t opened, size_t streams);
   bool restore_checkpoint(const PublicationKey& key, SymbolStrategy& stream,
                           const HistorySnapshot& snap);
   void save_checkpoints_at_stop();
@@ -316,6 +325,7 @@ class Daemon {
   uint64_t snapshot_dropped_ = 0;
   uint64_t generation_ = 0;
   bool stopping_ = false;
+  bool worker_abandoned_ = false;
   // What run() returns (exit_codes.hpp): set by a failed start-up's cause, or by shut_down()
   // when accepted bars could not be written.
   int exit_code_ = kExitOk;

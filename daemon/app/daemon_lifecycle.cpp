@@ -90,6 +90,7 @@ void Daemon::reload() {
   cfg_.daemon.checkpoint_every_s = next.daemon.checkpoint_every_s;
   cfg_.daemon.max_snapshot_connections = next.daemon.max_snapshot_connections;
   cfg_.daemon.max_http_connections = next.daemon.max_http_connections;
+  cfg_.daemon.memory_budget_mb = next.daemon.memory_budget_mb;
   if (cfg_.publish.http != next.publish.http) {
     boost::system::error_code ignored;
     if (http_) http_->close(ignored);
@@ -214,10 +215,21 @@ void Daemon::shut_down() {
     f->monitor->cancel();
   }
   feed_timer_.cancel();
-  // Queued sweeps are abandoned; a running one finishes (its result is dropped).
-  worker_.stop();
+  // Queued sweeps are abandoned; a running one finishes (its result is dropped) if it does
+  // within the budget. One that does not (a stream opening over a long history, a huge sweep)
+  // is left running: every accepted bar is still written below, but no checkpoint is (the
+  // job may be changing a stream), and the process ends without destroying what the job
+  // uses (run_daemon). A restart resumes from the last periodic checkpoints and the bar logs.
+  if (!worker_.stop_within(kWorkerStopBudget)) {
+    worker_abandoned_ = true;
+    spdlog::warn(
+        "a running optimisation did not finish within {} ms of the stop: not waiting for it; "
+        "stream checkpoints are not written at this stop (a restart resumes from the last "
+        "periodic ones and the bar logs)",
+        kWorkerStopBudget.count());
+  }
   if (live_writer_) live_writer_->flush();  // every stream's last publication on disk
-  save_checkpoints_at_stop();
+  if (!worker_abandoned_) save_checkpoints_at_stop();
   // Every staged or pending bar written, then one sync pass (one syncfs for many logs, not
   // a fdatasync per log: 1,000 symbols must stop well inside TimeoutStopSec). Bars the disk
   // refuses (full, I/O error) are retried for stop_retry_s: a disk that recovers meanwhile

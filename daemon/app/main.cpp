@@ -24,6 +24,7 @@
 #include "wfod/backend.hpp"
 #include "wfod/config/config.hpp"
 #include "wfod/config/key_help.hpp"
+#include "wfod/daemon/core/config_checks.hpp"
 #include "wfod/daemon/core/log_target.hpp"
 #include "wfod/daemon/core/preflight.hpp"
 #include "wfod/daemon/demo_config.hpp"
@@ -164,11 +165,14 @@ int main(int argc, char** argv) {
         return 2;
       }
       for (const std::string& note : notes) std::fprintf(stderr, "wfod: %s\n", note.c_str());
+      const std::string plan = wfod::daemon::memory_plan_text(
+          wfod::daemon::plan_memory(cfg, wfod::daemon::system_check_environment()));
       if (check_only) {
-        std::printf("%s: valid (%zu symbol(s), %zu strategy(ies), %zu feed(s))\n", path.c_str(),
-                    cfg.symbols.size(), cfg.strategies.size(), cfg.feeds.size());
+        std::printf("%s: valid (%zu symbol(s), %zu strategy(ies), %zu feed(s))\n%s\n", path.c_str(),
+                    cfg.symbols.size(), cfg.strategies.size(), cfg.feeds.size(), plan.c_str());
         return 0;
       }
+      spdlog::info("{}", plan);
       return wfod::daemon::run_daemon(std::move(cfg), path);
     }
   } catch (const std::exception& e) {

@@ -34,6 +34,23 @@ void Worker::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+bool Worker::stop_within(std::chrono::milliseconds budget) {
+  std::unique_lock lock(mutex_);
+  stopping_ = true;
+  jobs_.clear();
+  queued_.store(0, std::memory_order_release);
+  cv_.notify_all();
+  if (!thread_.joinable()) return true;
+  if (!cv_.wait_for(lock, budget, [this] { return finished_; })) {
+    lock.unlock();
+    thread_.detach();
+    return false;
+  }
+  lock.unlock();
+  thread_.join();
+  return true;
+}
+
 // Under the lock: the next job, false when stopping.
 bool Worker::take(std::function<void()>& job) {
   std::unique_lock lock(mutex_);
@@ -54,9 +71,12 @@ void Worker::run() {
       }
     }
     std::function<void()> job;
-    if (!take(job)) return;
+    if (!take(job)) break;
     job();
   }
+  std::lock_guard lock(mutex_);
+  finished_ = true;
+  cv_.notify_all();
 }
 
 }  // namespace wfod::daemon

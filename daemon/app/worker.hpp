@@ -28,6 +28,11 @@ class Worker {
   void post(std::function<void()> job);
   // Abandons queued jobs, lets the running one finish, joins. Idempotent.
   void stop();
+  // stop(), waiting at most `budget` for the running job: false when it is still running (a
+  // stream opening over a long history, a huge sweep), which is then left to the process's
+  // exit (the thread is detached: its caller must end the process without destroying what
+  // the job uses). Shutdown must end within systemd's stop timeout whatever runs.
+  bool stop_within(std::chrono::milliseconds budget);
 
  private:
   void run();
@@ -40,6 +45,7 @@ class Worker {
   std::chrono::microseconds busy_poll_{0};
   std::deque<std::function<void()>> jobs_;
   bool stopping_ = false;
+  bool finished_ = false;  // run() has returned (under mutex_; cv_ is notified)
   std::thread thread_;
 };
 

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string_view>
 
@@ -233,6 +235,86 @@ void check_endpoints(Findings& f, const CheckEnvironment& env) {
   }
 }
 
+// The process beside its streams: code, libraries, ZeroMQ's and spdlog's threads and buffers,
+// the bar logs' write buffers (measured: a daemon with one tiny stream holds ~40 MiB RSS).
+constexpr uint64_t kProcessBytes = 64ull << 20;
+// A symbol's bars in memory (ts, OHLCV) and each stream's publication, trackers and job state.
+constexpr uint64_t kBarBytes = 48;
+constexpr uint64_t kStreamOverheadBytes = 1ull << 20;
+
+std::string grouped(uint64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+StreamSpec stream_spec_for(const config::StrategyConfig& s) {
+  StreamSpec spec;
+  spec.strategy = s.spec;
+  spec.window = s.window;
+  spec.warmup = s.warmup ? *s.warmup : default_warmup(s.spec.grid);
+  spec.rank = s.rank;
+  return spec;
+}
+
+uint64_t saturating_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
+// How many combos of strategy `s` would fit in `room` bytes per stream: its plan is affine in
+// the grid's size (per-combo caches plus a part set by the window), measured from the size
+// query at two grid sizes would need two grids; the slope is taken from the whole grid instead.
+uint64_t combos_fitting(uint64_t room, uint64_t stream_bytes, uint64_t combos) {
+  if (combos == 0 || stream_bytes == 0) return 0;
+  const double per_combo = static_cast<double>(stream_bytes) / static_cast<double>(combos);
+  return static_cast<uint64_t>(static_cast<double>(room) / per_combo);
+}
+
+void check_memory_plan(Findings& f, const CheckEnvironment& env) {
+  const Config& c = f.config;
+  if (!env.stream_memory) return;
+  MemoryPlan plan;
+  try {
+    plan = plan_memory(c, env);
+  } catch (const std::exception&) {
+    return;  // a grid or window the other checks refuse
+  }
+  if (plan.budget_bytes == 0 || plan.total() <= plan.budget_bytes) return;
+  // The biggest stream is named at its strategy: that is what to change.
+  size_t biggest = 0;
+  for (size_t i = 1; i < plan.streams.size(); ++i)
+    if (plan.streams[i].host_bytes > plan.streams[biggest].host_bytes) biggest = i;
+  if (plan.streams.empty()) return;
+  const MemoryPlanLine& big = plan.streams[biggest];
+  size_t strategy_index = 0;
+  size_t streams_of_it = 0;
+  for (size_t i = 0; i < c.strategies.size(); ++i)
+    if (c.strategies[i].name == big.strategy) strategy_index = i;
+  for (const MemoryPlanLine& line : plan.streams) streams_of_it += line.strategy == big.strategy;
+  const uint64_t others = plan.total() - big.host_bytes * streams_of_it;
+  const uint64_t room = plan.budget_bytes > others
+                            ? (plan.budget_bytes - others) / std::max<size_t>(1, streams_of_it)
+                            : 0;
+  const uint64_t fits = combos_fitting(room, big.host_bytes, big.combos);
+  const std::string at = "strategy[" + std::to_string(strategy_index) + "]";
+  f.error(at + ".grid",
+          "the memory plan does not fit: stream " + big.symbol + "/" + big.strategy + " (" +
+              grouped(big.combos) + " combos, window " +
+              std::to_string(c.strategies[strategy_index].window) + ") needs " +
+              bytes_text(static_cast<double>(big.host_bytes)) + (streams_of_it > 1 ? " (x" : "") +
+              (streams_of_it > 1 ? std::to_string(streams_of_it) + " symbols)" : "") + "; " +
+              std::to_string(plan.streams.size()) +
+              " stream(s), the symbols' bars and the process need " +
+              bytes_text(static_cast<double>(plan.total())) + " against a budget of " +
+              bytes_text(static_cast<double>(plan.budget_bytes)) + " (" + plan.budget_source +
+              "). " +
+              (fits > 0 ? "About " + grouped(fits) + " combos of this strategy fit per stream"
+                        : "No stream of this strategy fits beside the rest (" +
+                              bytes_text(static_cast<double>(others)) + ")") +
+              ": a smaller grid or window, fewer symbols, or a larger [daemon] memory_budget_mb");
+}
+
 uint64_t read_number_file(const char* path) {
   std::ifstream in(path);
   std::string text;
@@ -254,6 +336,7 @@ std::vector<ConfigFinding> check_daemon_config(const Config& config, const Check
     check_grid(f, config.strategies[i], at);
   }
   check_endpoints(f, env);
+  if (f.errors.empty()) check_memory_plan(f, env);
   std::vector<ConfigFinding> out = std::move(f.errors);
   out.insert(out.end(), f.warnings.begin(), f.warnings.end());
   return out;
@@ -274,7 +357,74 @@ CheckEnvironment system_check_environment() {
     struct stat st {};
     return ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
   };
+  // The cpu backend's size query whatever [daemon] backend says: a cuda daemon whose device
+  // fails runs every stream on the cpu backend (docs/operations.md "Backend fallback"), so
+  // the host must hold them; a cuda stream's device memory is checked when it opens.
+  env.stream_memory = [cpu = std::shared_ptr<Backend>(make_backend("cpu"))](
+                          const StreamSpec& spec) { return cpu->stream_memory(spec); };
   return env;
+}
+
+uint64_t MemoryPlan::total() const {
+  uint64_t sum = saturating_add(symbols_bytes, process_bytes);
+  for (const MemoryPlanLine& line : streams) sum = saturating_add(sum, line.host_bytes);
+  return sum;
+}
+
+MemoryPlan plan_memory(const Config& config, const CheckEnvironment& env) {
+  MemoryPlan plan;
+  plan.process_bytes = kProcessBytes;
+  if (config.daemon.memory_budget_mb > 0) {
+    plan.budget_bytes = static_cast<uint64_t>(config.daemon.memory_budget_mb) << 20;
+    plan.budget_source =
+        "[daemon] memory_budget_mb = " + std::to_string(config.daemon.memory_budget_mb);
+  } else if (env.memory_bytes > 0) {
+    plan.budget_bytes =
+        static_cast<uint64_t>(static_cast<double>(env.memory_bytes) * kDefaultMemoryBudgetShare);
+    plan.budget_source = "[daemon] memory_budget_mb = 0: 80% of " +
+                         bytes_text(static_cast<double>(env.memory_bytes)) +
+                         " (cgroup memory.max, else RAM)";
+  }
+  if (!env.stream_memory) return plan;
+  std::map<std::string, uint64_t> keep_of_symbol;
+  for (const config::StrategyConfig& s : config.strategies) {
+    const StreamSpec spec = stream_spec_for(s);
+    const StreamMemory m = env.stream_memory(spec);
+    for (const std::string& symbol : s.symbols) {
+      plan.streams.push_back(
+          {symbol, s.name, s.spec.grid.size(), saturating_add(m.host_bytes, kStreamOverheadBytes)});
+      uint64_t& keep = keep_of_symbol[symbol];
+      keep = std::max<uint64_t>(keep, spec.window + spec.warmup + 2);
+    }
+  }
+  for (const auto& [symbol, keep] : keep_of_symbol)
+    plan.symbols_bytes = saturating_add(plan.symbols_bytes, keep * kBarBytes);
+  return plan;
+}
+
+std::string memory_plan_text(const MemoryPlan& plan) {
+  uint64_t streams = 0;
+  const MemoryPlanLine* largest = nullptr;
+  for (const MemoryPlanLine& line : plan.streams) {
+    streams = saturating_add(streams, line.host_bytes);
+    if (!largest || line.host_bytes > largest->host_bytes) largest = &line;
+  }
+  std::string text = "memory plan: " + std::to_string(plan.streams.size()) + " stream(s) " +
+                     bytes_text(static_cast<double>(streams));
+  if (largest) {
+    text += " (largest " + largest->symbol + "/" + largest->strategy + " " +
+            bytes_text(static_cast<double>(largest->host_bytes)) + ")";
+  }
+  text += ", symbols' bars " + bytes_text(static_cast<double>(plan.symbols_bytes)) + ", process " +
+          bytes_text(static_cast<double>(plan.process_bytes)) + ": " +
+          bytes_text(static_cast<double>(plan.total()));
+  if (plan.budget_bytes > 0) {
+    text += " of a " + bytes_text(static_cast<double>(plan.budget_bytes)) + " budget (" +
+            plan.budget_source + ")";
+  } else {
+    text += " (no budget: memory unknown and [daemon] memory_budget_mb = 0)";
+  }
+  return text;
 }
 
 std::vector<std::string> enforce_daemon_config(const Config& config, const CheckEnvironment& env) {

@@ -72,6 +72,9 @@ class FaultBackend final : public Backend {
   std::unique_ptr<Stream> open_stream(const StreamSpec& spec, const HistoryView& h) override {
     return std::make_unique<FaultStream>(inner_->open_stream(spec, h), counter_);
   }
+  StreamMemory stream_memory(const StreamSpec& spec) const override {
+    return inner_->stream_memory(spec);
+  }
 
  private:
   std::unique_ptr<Backend> inner_;

@@ -273,6 +273,10 @@ class CpuBackend final : public Backend {
     return restore_cpu_stream(spec, blob);
   }
 
+  StreamMemory stream_memory(const StreamSpec& spec) const override {
+    return cpu_stream_memory(spec);
+  }
+
  private:
   using OnMetrics = std::function<void(int worker, const Combo&, const Metrics&)>;
   using OnSlot = std::function<void(size_t group, int lane, const Metrics&)>;

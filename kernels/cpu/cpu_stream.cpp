@@ -47,19 +47,70 @@ size_t bytes(const std::vector<T>& v) {
   return v.capacity() * sizeof(T);
 }
 
+// Per-row indicator state beyond the row itself (a channel's monotonic deques, a windowed
+// sum's ring): at most two values and an index per bar of the row's look-back.
+constexpr size_t kRowStateBytesPerLookbackBar = 24;
+constexpr size_t kRowStateBytes = 256;
+
 }  // namespace
+
+CpuStream::Layout CpuStream::layout_of(const StreamSpec& spec) {
+  Layout l;
+  l.chunk = spec.chunk ? spec.chunk : default_stream_chunk(spec.window);
+  l.ring = (spec.window + l.chunk - 1) / l.chunk + 3;  // head chunk, middle, tail, slack
+  l.sub = std::max<size_t>(1, l.chunk / kSubChunks);
+  l.subs = (l.chunk + l.sub - 1) / l.sub;
+  l.slice = std::max<size_t>(kMinSlice, spec.window + 2 * l.chunk);
+  return l;
+}
+
+// The most the indicator rows and the bar columns ever hold: the ring's chunks, the chunk
+// being rolled, a slice being added and the indicators' look-back (reserve_memory() reserves
+// twice that, so re-layouts amortise).
+size_t CpuStream::Layout::most_bars(size_t lookback) const {
+  return (ring + 1) * chunk + slice + lookback + 1;
+}
+
+// The size query (Backend::stream_memory): every vector the constructor sizes, at the size it
+// gives it. Lane groups: the valid combos packed kLanes at a time, plus at most one partly
+// filled group per kernel kind.
+StreamMemory CpuStream::memory(const StreamSpec& spec) {
+  if (spec.window < 1) throw std::invalid_argument("stream window must hold at least 1 bar");
+  const Grid& grid = spec.strategy.grid;
+  grid.validate();
+  const Layout l = layout_of(spec);
+  const ComboCount count = count_combos(grid);
+  const double groups = std::ceil(static_cast<double>(count.valid) / kLanes) + kKindCount;
+  const double lanes = groups * kLanes;
+  const double per_lane = sizeof(LaneState) * static_cast<double>(1 + l.ring + l.subs) +
+                          sizeof(Summary) * static_cast<double>(2 + l.ring + l.subs) +
+                          sizeof(LaneInput);
+  const RollingIndicators rows(grid);
+  const double most = static_cast<double>(2 * l.most_bars(rows.lookback()));
+  const double row_states =
+      static_cast<double>(rows.row_count()) *
+      static_cast<double>(kRowStateBytes + kRowStateBytesPerLookbackBar * (rows.lookback() + 1));
+  const double host = sizeof(CpuStream) + lanes * per_lane + groups * sizeof(Group) +
+                      static_cast<double>(grid.size()) * sizeof(uint32_t) +
+                      static_cast<double>(rows.row_count()) * most * sizeof(double) + row_states +
+                      (most + 1024) * (sizeof(int64_t) + 6 * sizeof(double));
+  StreamMemory m;
+  m.host_bytes = host >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(host);
+  return m;
+}
 
 CpuStream::CpuStream(const StreamSpec& spec, const HistoryView& history)
     : spec_(spec), bars_(spec.strategy.fill), rows_(spec.strategy.grid) {
   const auto start = std::chrono::steady_clock::now();
   if (spec_.window < 1) throw std::invalid_argument("stream window must hold at least 1 bar");
   spec_.strategy.grid.validate();
-  chunk_ = spec_.chunk ? spec_.chunk : default_stream_chunk(spec_.window);
-  ring_ = (spec_.window + chunk_ - 1) / chunk_ + 3;  // head chunk, middle, tail, slack
-  sub_ = std::max<size_t>(1, chunk_ / kSubChunks);
-  subs_ = (chunk_ + sub_ - 1) / sub_;
+  const Layout layout = layout_of(spec_);
+  chunk_ = layout.chunk;
+  ring_ = layout.ring;
+  sub_ = layout.sub;
+  subs_ = layout.subs;
   schedule_ = detail::WindowSchedule(chunk_, sub_, subs_);
-  slice_ = std::max<size_t>(kMinSlice, spec_.window + 2 * chunk_);
+  slice_ = layout.slice;
   threads_ = resolve_threads(spec_.threads);
   make_groups();
   const size_t combos = groups_.size() * kLanes;
@@ -109,12 +160,10 @@ size_t CpuStream::horizon() const {
   return (cur + 1 > ring_ ? cur + 1 - ring_ : 0) * chunk_;
 }
 
-// The most the indicator rows and the bar columns ever hold: the ring's chunks, the chunk
-// being rolled, a slice being added and the indicators' look-back (twice that, so re-layouts
-// amortise). Reserved once, so the stream's memory is set by its window from the first bar
-// instead of creeping up with the largest advance it has seen.
+// Layout::most_bars, twice, reserved once: the stream's memory is set by its window from the
+// first bar instead of creeping up with the largest advance it has seen.
 void CpuStream::reserve_memory() {
-  const size_t most = (ring_ + 1) * chunk_ + slice_ + rows_.lookback() + 1;
+  const size_t most = layout_of(spec_).most_bars(rows_.lookback());
   rows_.reserve_span(2 * most);
   bars_.reserve(2 * most + 1024);
 }
@@ -308,5 +357,7 @@ Metrics CpuStream::sequential(size_t c, size_t first, size_t end) const {
 std::unique_ptr<Stream> make_cpu_stream(const StreamSpec& spec, const HistoryView& history) {
   return std::make_unique<CpuStream>(spec, history);
 }
+
+StreamMemory cpu_stream_memory(const StreamSpec& spec) { return CpuStream::memory(spec); }
 
 }  // namespace wfod::cpu

@@ -24,6 +24,8 @@ namespace wfod::cpu {
 class CpuStream final : public Stream {
  public:
   CpuStream(const StreamSpec& spec, const HistoryView& history);
+  // The size query (Backend::stream_memory): what a stream of `spec` holds at most.
+  static StreamMemory memory(const StreamSpec& spec);
 
   SweepResult advance(std::span<const Bar> bars) override;
   StreamStats stats() const override;
@@ -42,6 +44,15 @@ class CpuStream final : public Stream {
   static std::unique_ptr<CpuStream> restore(const StreamSpec& spec, std::span<const uint8_t> blob);
 
  private:
+  // Chunk sizes of a spec: one function for the constructor and the size query.
+  struct Layout {
+    size_t chunk = 1, ring = 1;  // bars per chunk, ring slots
+    size_t sub = 1, subs = 1;    // sub-chunk bars, sub-chunks per chunk
+    size_t slice = 1;            // most bars extended at once
+    size_t most_bars(size_t lookback) const;
+  };
+  static Layout layout_of(const StreamSpec& spec);
+
   size_t slot(size_t combo, size_t chunk) const { return combo * ring_ + chunk % ring_; }
   size_t combos() const { return state_.size(); }
   int kind_of_combo(size_t c) const { return groups_[c / kLanes].kind; }

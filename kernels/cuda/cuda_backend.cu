@@ -299,6 +299,10 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     require(supports(Work::stream, spec.strategy));
     return make_cuda_stream(spec, h);
   }
+  StreamMemory stream_memory(const StreamSpec& spec) const override {
+    if (!supports(Work::stream, spec.strategy).ok()) return Backend::stream_memory(spec);
+    return cuda_stream_memory(spec);
+  }
 
   std::vector<int8_t> positions(const HistoryView& h, const StrategySpec& spec,
                                 const Combo& c) override {

@@ -102,6 +102,45 @@ std::string gb(size_t bytes) {
   return buf;
 }
 
+// A stream's sizes from its spec alone: one function for the constructor and the size query
+// (Backend::stream_memory), so what is planned is what is allocated.
+struct StreamLayout {
+  size_t chunk = 1, sub = 1, ring_len = 1, batch = kMaxBatchBars;
+  int ring_slots = 1, subs = 1, rows = 0, top_k = 1;
+  unsigned long long n = 0;
+  size_t kinds = 1;
+
+  StreamLayout(const StreamSpec& spec, size_t row_count) {
+    chunk = spec.chunk ? spec.chunk : detail::default_stream_chunk(spec.window);
+    ring_slots = static_cast<int>((spec.window + chunk - 1) / chunk + 3);
+    sub = std::max<size_t>(1, chunk / kSubChunks);
+    subs = static_cast<int>((chunk + sub - 1) / sub);
+    // Bars the ring must hold: the replayed head chunk's start - 1 .. end, plus one batch.
+    ring_len = std::bit_ceil(spec.window + 2 * chunk + kMaxBatchBars + 8);
+    rows = static_cast<int>(row_count);
+    n = spec.strategy.grid.size();
+    top_k = static_cast<int>(std::min<size_t>(std::max<size_t>(spec.rank.top, 1), kBlock));
+    kinds = kinds_of(spec.strategy.grid).size();
+  }
+  size_t fallback_cap() const { return std::min<size_t>(std::max<size_t>(n, 1), 1u << 16); }
+  // Every device allocation of the stream (in doubles for sums of many terms: a 2.56e9-combo
+  // grid's size must not wrap).
+  double device_bytes() const {
+    const double per_combo = sizeof(PositionState) * double(1 + ring_slots + subs) +
+                             sizeof(Summary) * double(3 + ring_slots + subs);
+    const double ring = double(ring_len + 1) * rows * sizeof(double) + 3.0 * ring_len * 8;
+    const double staging = double(batch) * (rows + 3) * sizeof(double);
+    const double blocks = std::ceil(double(n) / kBlock);
+    const double rank =
+        double(kinds) * blocks * top_k * sizeof(Candidate) * 2 + double(fallback_cap()) * 8;
+    return double(n) * per_combo + ring + staging + rank;
+  }
+  // Pinned staging and the top-K read-back (the bars from the anchor are not counted).
+  double host_bytes() const {
+    return double(batch) * (rows + 3) * sizeof(double) + double(kBlock) * top_k * 64 + 4096;
+  }
+};
+
 class CudaStream final : public Stream {
  public:
   CudaStream(const StreamSpec& spec, const HistoryView& history)
@@ -110,20 +149,19 @@ class CudaStream final : public Stream {
     if (spec_.window < 1) throw std::invalid_argument("stream window must hold at least 1 bar");
     const Grid& grid = spec_.strategy.grid;
     grid.validate();
-    chunk_ = spec_.chunk ? spec_.chunk : detail::default_stream_chunk(spec_.window);
-    ring_slots_ = static_cast<int>((spec_.window + chunk_ - 1) / chunk_ + 3);
-    sub_ = std::max<size_t>(1, chunk_ / kSubChunks);
-    subs_ = static_cast<int>((chunk_ + sub_ - 1) / sub_);
+    const StreamLayout layout(spec_, rows_.row_count());
+    chunk_ = layout.chunk;
+    ring_slots_ = layout.ring_slots;
+    sub_ = layout.sub;
+    subs_ = layout.subs;
     schedule_ = detail::WindowSchedule(chunk_, sub_, static_cast<size_t>(subs_));
-    // Bars the ring must hold: the replayed head chunk's start - 1 .. end, plus one batch.
-    const size_t span = spec_.window + 2 * chunk_ + kMaxBatchBars + 8;
-    ring_len_ = std::bit_ceil(span);
-    batch_ = kMaxBatchBars;
-    rows_count_ = static_cast<int>(rows_.row_count());
-    n_ = grid.size();
-    top_k_ = static_cast<int>(std::min<size_t>(std::max<size_t>(spec_.rank.top, 1), kBlock));
+    ring_len_ = layout.ring_len;
+    batch_ = layout.batch;
+    rows_count_ = layout.rows;
+    n_ = layout.n;
+    top_k_ = layout.top_k;
     kinds_ = kinds_of(grid);
-    plan_memory();
+    plan_memory(layout);
     allocate();
     upload_tables();
     const char* g = wfod::env_value(wfod::Env::cuda_stream_graph);
@@ -189,16 +227,9 @@ class CudaStream final : public Stream {
 
  private:
   // SPEC: refuse plainly when the caches do not fit the device (the daemon falls back).
-  void plan_memory() {
+  void plan_memory(const StreamLayout& layout) {
     const size_t n = n_;
-    const size_t per_combo = sizeof(PositionState) * (1 + ring_slots_ + subs_) +
-                             sizeof(Summary) * (3 + ring_slots_ + subs_);
-    const size_t ring = (ring_len_ + 1) * rows_count_ * sizeof(double) + 3 * ring_len_ * 8;
-    const size_t staging = batch_ * (rows_count_ + 3) * sizeof(double);
-    const size_t blocks = (n + kBlock - 1) / kBlock;
-    const size_t rank =
-        kinds_.size() * blocks * top_k_ * sizeof(Candidate) * 2 + fallback_cap() * 8;
-    device_bytes_ = n * per_combo + ring + staging + rank;
+    device_bytes_ = static_cast<size_t>(layout.device_bytes());
     size_t free_bytes = 0, total = 0;
     WFOD_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
     const size_t reserve = 512ull << 20;
@@ -554,6 +585,15 @@ class CudaStream final : public Stream {
 }  // namespace
 
 bool streams_run_level_families() { return RollingRsiRows<detail::RollingIndicators>; }
+
+StreamMemory cuda_stream_memory(const StreamSpec& spec) {
+  if (spec.window < 1) throw std::invalid_argument("stream window must hold at least 1 bar");
+  spec.strategy.grid.validate();
+  const detail::RollingIndicators rows(spec.strategy.grid);
+  const StreamLayout layout(spec, rows.row_count());
+  auto clamp = [](double b) { return b >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(b); };
+  return {clamp(layout.host_bytes()), clamp(layout.device_bytes())};
+}
 
 std::unique_ptr<Stream> make_cuda_stream(const StreamSpec& spec, const HistoryView& history) {
   return std::make_unique<CudaStream>(spec, history);

@@ -16,4 +16,8 @@ std::unique_ptr<Stream> make_cuda_stream(const StreamSpec& spec, const HistoryVi
 // for rsi_reversion. Until they do, those families' cuda streams are refused (supports()).
 bool streams_run_level_families();
 
+// Backend::stream_memory of the cuda backend: the device bytes make_cuda_stream allocates for
+// `spec` (its refusal compares them with the device's free memory) and its host staging.
+StreamMemory cuda_stream_memory(const StreamSpec& spec);
+
 }  // namespace wfod::cuda

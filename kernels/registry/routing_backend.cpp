@@ -42,6 +42,11 @@ class RoutingBackend final : public Backend, public selection::SelectionExtensio
   std::unique_ptr<Stream> open_stream(const StreamSpec& spec, const HistoryView& h) override {
     return on(Work::stream, spec.strategy).open_stream(spec, h);
   }
+  // The backend the stream would open on: the device's where it takes the family.
+  StreamMemory stream_memory(const StreamSpec& spec) const override {
+    return device_->supports(Work::stream, spec.strategy).ok() ? device_->stream_memory(spec)
+                                                               : host_->stream_memory(spec);
+  }
   // The device backend's answer, its refusal included ("the cuda backend restores no
   // streams"): the caller then opens and replays.
   std::unique_ptr<Stream> restore_stream(const StreamSpec& spec,

@@ -5,7 +5,8 @@
 # forever), a grid with no valid combo (ran forever, never published), an endpoint used
 # twice in the file (publish = snapshot, http = publish, a feed on the daemon's own publish
 # endpoint, the same feed twice), an ipc:// path whose folder is missing. A one-bar window,
-# every > window and a warm-up shorter than the grid's longest period pass with a warning.
+# every > window and a warm-up shorter than the grid's longest period pass with a warning. A
+# config whose streams' memory plan exceeds [daemon] memory_budget_mb is refused too.
 # Exit 0 pass, 1 fail, 77 skipped.
 #
 # usage: daemon_config_refusals_test.sh WFOD WFO_REPLAY WFO_SUB
@@ -56,6 +57,18 @@ bad feed_twice "s|^format = \"json\"|format = \"json\"\n[[feed]]\nendpoint = \"$
   'feed\[1\]\.endpoint' "the same feed twice"
 bad ipc_folder_missing "s|^endpoint = \"$PUB_EP\"|endpoint = \"ipc://$TMP/no-such-folder/pub\"|" \
   publish.endpoint "the folder $TMP/no-such-folder does not exist"
+# The memory plan (issue 43 item 1): the issue's 2.56e9-combo grid grew to 18.5 GB and was
+# OOM-killed; a 1.6e8-combo one (the vol axes of that grid) against a 1 GiB budget, and the
+# small grid against a budget below the process's own share, are refused before anything opens.
+bad huge_grid 's/^slow = .*/slow = "30:60:10"\nvol_short = "1:1000:1"\nvol_long = "1001:2000:1"\nvol_threshold = "0.1:1.0:0.1"/;s/^log_level = .*/&\nmemory_budget_mb = 1024/' \
+  'strategy\[0\]\.grid' "the memory plan does not fit: stream GOOG/s (160,000,000 combos, window 200) needs"
+grep -q "combos of this strategy fit per stream" "$TMP/huge_grid.check" ||
+  fail "huge_grid: the refusal does not say what fits: $(cat "$TMP/huge_grid.check")"
+bad budget_1mb 's/^log_level = .*/&\nmemory_budget_mb = 1/' 'strategy\[0\]\.grid' \
+  "against a budget of 1.0 MiB ([daemon] memory_budget_mb = 1). No stream of this strategy fits"
+grep -q "^memory plan: 1 stream(s) .* budget" "$TMP/good.out" ||
+  fail "check-config does not print the memory plan: $(cat "$TMP/good.out")"
+echo "memory plan: $(grep '^memory plan' "$TMP/good.out")"
 
 # warn NAME SED_EXPR KEY DETAIL: still valid (exit 0), with a warning at the key.
 warn() {

@@ -4,6 +4,7 @@
 // replaying, for a checkpoint); and the capability query's default, which refuses nothing.
 #include <string>
 
+#include "src/rolling_indicators.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/position_tracker.hpp"
 
@@ -36,5 +37,18 @@ std::unique_ptr<Stream> Backend::restore_stream(const StreamSpec&, std::span<con
 }
 
 Support Backend::supports(Work, const StrategySpec&) const { return Support::yes(); }
+
+// open_sweep_stream's own memory: one window's bars and indicator values per distinct series
+// while a sweep runs, and its ranking (top-K); the bars from the anchor it keeps are the
+// caller's to count (they grow with uptime: the daemon keeps such a stream's history anyway).
+StreamMemory Backend::stream_memory(const StreamSpec& spec) const {
+  const double bars = static_cast<double>(spec.window) + static_cast<double>(spec.warmup) + 1;
+  const double rows =
+      static_cast<double>(detail::RollingIndicators(spec.strategy.grid).row_count());
+  StreamMemory m;
+  m.host_bytes = static_cast<uint64_t>(bars * (7 + rows) * sizeof(double) +
+                                       static_cast<double>(spec.rank.top) * 512);
+  return m;
+}
 
 }  // namespace wfod

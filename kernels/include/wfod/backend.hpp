@@ -179,6 +179,16 @@ class Stream {
   virtual std::vector<uint8_t> checkpoint() const;
 };
 
+// What a stream of a spec holds at most, asked before it is opened (the size query: the
+// daemon's memory plan refuses a stream that cannot fit before any of it is allocated, and the
+// stream sizes its caches from the same layout). Host: the stream's own caches, bars and
+// indicator state at their largest; device: what the backend allocates on its GPU (0 for a
+// host backend). Neither counts the caller's copy of the history.
+struct StreamMemory {
+  uint64_t host_bytes = 0;
+  uint64_t device_bytes = 0;
+};
+
 class Backend;
 
 // A stream that keeps the bars and re-sweeps the whole window on `backend` on every advance:
@@ -236,6 +246,11 @@ class Backend {
   // corrupted or foreign blob, another spec, format version or backend; wfod::Unsupported
   // where this backend restores no streams (the default). The caller then opens and replays.
   virtual std::unique_ptr<Stream> restore_stream(const StreamSpec&, std::span<const uint8_t> blob);
+  // The size query: what open_stream(spec, ...) will hold at most, computed from the spec alone
+  // (no allocation, no device work), for any grid size (a 2.56e9-combo grid answers at once).
+  // Default: open_sweep_stream's window of bars and one sweep's ranking (its history from the
+  // anchor, which it keeps, is the caller's to count).
+  virtual StreamMemory stream_memory(const StreamSpec&) const;
 
   // Robust selection's grid pass where the block summaries are made (the cuda backend keeps
   // them on the device): wfod/selection/selection_extension.hpp. Null (the default): the

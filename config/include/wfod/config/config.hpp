@@ -62,12 +62,18 @@ struct DaemonConfig {
   // its request first, so a health probe always gets an answer.
   int max_snapshot_connections = 256;
   int max_http_connections = 64;
+  // The memory every stream may hold together, in MiB, planned before any is opened (each
+  // stream at its backend's size query, plus the bars kept per symbol): a config over it is
+  // refused at --check-config, at start and on reload, naming the stream and what fits.
+  // 0 = 80% of the cgroup's memory.max, else of RAM.
+  int memory_budget_mb = 0;
 };
 inline constexpr int kMaxBusyPollUs = 1'000'000;
 inline constexpr int kMaxFutureS = 31'536'000;  // a year
 inline constexpr int kMaxStopRetryS = 600;
 inline constexpr int kMaxCheckpointEveryS = 86'400;
 inline constexpr int kMaxConnections = 65'536;
+inline constexpr int kMaxMemoryBudgetMb = 1 << 30;  // 1 PiB
 
 struct PublishConfig {
   std::string endpoint = "tcp://127.0.0.1:5560";

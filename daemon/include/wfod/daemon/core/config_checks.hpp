@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "wfod/backend.hpp"
 #include "wfod/config/config.hpp"
 
 namespace wfod::daemon {
@@ -26,7 +27,36 @@ struct CheckEnvironment {
   uint64_t memory_bytes = 0;
   // Whether a directory exists (the folder of an ipc:// endpoint); empty = not checked.
   std::function<bool(const std::string& dir)> directory_exists;
+  // The size query of the backend a stream falls back to (the cpu backend's: what a stream
+  // of the spec holds in host memory, Backend::stream_memory); empty = no memory plan.
+  std::function<StreamMemory(const StreamSpec&)> stream_memory;
 };
+
+// [daemon] memory_budget_mb = 0: this share of the memory wfod may use (cgroup memory.max,
+// else RAM), leaving room for the page cache of the bar logs, the allocator and the kernel.
+inline constexpr double kDefaultMemoryBudgetShare = 0.8;
+
+// The memory plan of a configuration (issue 43 item 1): every stream (symbol x strategy)
+// at what its backend's size query says it holds at most, plus each symbol's bars in memory
+// and the process itself, against the budget. Shown by `wfod --check-config`.
+struct MemoryPlanLine {
+  std::string symbol, strategy;
+  uint64_t combos = 0;  // the grid's size
+  uint64_t host_bytes = 0;
+};
+struct MemoryPlan {
+  std::vector<MemoryPlanLine> streams;  // in config order
+  uint64_t symbols_bytes = 0;           // bars kept per symbol (window + warm-up + 2 of each)
+  uint64_t process_bytes = 0;           // the program, its libraries, sockets and buffers
+  uint64_t budget_bytes = 0;            // 0 = no budget known
+  std::string budget_source;            // "memory_budget_mb", "80% of cgroup memory.max / RAM"
+  uint64_t total() const;
+};
+// Empty streams when env has no stream_memory.
+MemoryPlan plan_memory(const config::Config& config, const CheckEnvironment& env);
+// One line: "memory plan: 3 streams 1.2 GiB (largest BTC/trend 1.1 GiB), symbols' bars
+// 4.6 MiB, process 64.0 MiB: 1.3 GiB of a 12.4 GiB budget ([daemon] memory_budget_mb = 0: ...)".
+std::string memory_plan_text(const MemoryPlan& plan);
 
 // Every error and warning of `config`, errors first, each in file order.
 std::vector<ConfigFinding> check_daemon_config(const config::Config& config,
