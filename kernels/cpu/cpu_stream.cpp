@@ -223,6 +223,14 @@ size_t CpuStream::bars_kept_from(size_t end) const {
 }
 
 // One group's lanes from rolled_ to `end`, closing chunks at multiples of C.
+// A completed chunk's Summary is its one-pass summary (run_lanes over the whole chunk from
+// its start state), whatever advances it arrived in: the tail's running combine depends on
+// where advances cut the chunk (combine rounds differently from the lanes' running sums),
+// the one-pass summary does not, so a restore recomputes it from the chunk's start state and
+// bars to the bit instead of reading it from the checkpoint (cpu_stream_checkpoint.cpp).
+// A chunk that came in one piece is already that; one cut by advances is replayed once at
+// its end (C bars per combo per C bars rolled: a live stream's roll costs twice as many
+// bars, still far below a run's replay and combines).
 void CpuStream::roll_group(const BarTables& tables, size_t g, size_t end) {
   const Group& grp = groups_[g];
   const size_t base = g * kLanes;
@@ -231,19 +239,33 @@ void CpuStream::roll_group(const BarTables& tables, size_t g, size_t end) {
     const size_t stop = std::min(end, (t / chunk_ + 1) * chunk_);
     const LaneRange range{t, t, stop, &state_[base], &state_[base]};
     run_lanes(grp.kind, tables, rows_.matrix(), &inputs_[base], grp.lanes, range, part);
+    const size_t chunk = t / chunk_, from = std::max<size_t>(chunk * chunk_, 1);
+    if (stop % chunk_ == 0 && t != from)
+      whole_chunk(tables, g, chunk, part);  // the tail's combine is replaced by the one pass
     for (int j = 0; j < grp.lanes; ++j) {
       const size_t c = base + static_cast<size_t>(j);
-      tail_[c] = combine(tail_[c], part[j]);
+      tail_[c] = stop % chunk_ == 0 && t != from ? part[j] : combine(tail_[c], part[j]);
       if (stop % chunk_ == 0) {
-        const size_t done = stop / chunk_ - 1;  // the chunk just completed
-        chunk_sum_[slot(c, done)] = tail_[c];
+        chunk_sum_[slot(c, chunk)] = tail_[c];
         back_[c] = combine(back_[c], tail_[c]);
         tail_[c] = Summary{};
-        chunk_start_[slot(c, done + 1)] = state_[c];
+        chunk_start_[slot(c, chunk + 1)] = state_[c];
       }
     }
     t = stop;
   }
+}
+
+// The one-pass Summary of chunk `chunk` (complete, its bars kept) for group g's lanes, from
+// the chunk's stored start states.
+void CpuStream::whole_chunk(const BarTables& tables, size_t g, size_t chunk, Summary* out) const {
+  const Group& grp = groups_[g];
+  const size_t base = g * kLanes;
+  LaneState start[kLanes];
+  for (int j = 0; j < grp.lanes; ++j) start[j] = chunk_start_[slot(base + size_t(j), chunk)];
+  const size_t from = std::max<size_t>(chunk * chunk_, 1);
+  run_lanes(grp.kind, tables, rows_.matrix(), &inputs_[base], grp.lanes,
+            LaneRange{from, from, (chunk + 1) * chunk_, start, nullptr}, out);
 }
 
 // Front stack exhausted: the chunks [from, to) become suffix combines, the back empties.

@@ -1,14 +1,23 @@
-// CPU stream checkpoints (Stream::checkpoint, Backend::restore_stream): everything a stream
-// holds that its spec does not determine, written exactly, so that a restored stream's every
-// later advance and query is bit-identical to the uninterrupted stream's. Layout (host byte
-// order, recorded; docs/engine.md "Checkpoints"):
+// CPU stream checkpoints (Stream::checkpoint, Backend::restore_stream): what a stream holds
+// that its spec does not determine and that it cannot recompute exactly from the bars it
+// keeps, so that a restored stream's every later advance and query is bit-identical to the
+// uninterrupted stream's. Layout (host byte order, recorded; docs/engine.md "Checkpoints"):
 //   "WFODSTRM", u32 version, u32 byte-order mark, string backend ("cpu"),
 //   u64 spec fingerprint, string spec text (what the fingerprint hashes),
 //   u64 bars, i64 last ts, u64 window, chunk, ring, sub-chunks, combo slots, rows, look-back,
 //   u64 schedule split, cached head,
 //   bar tail (StreamBars::save), indicator rows (RollingIndicators::save),
-//   per combo slot: state, tail, back, ring (Summaries, start states), head cache,
+//   per combo slot: state, tail Summary, back Summary,
+//   per combo slot: the start states of the kept chunks [horizon / C, rolled / C],
 //   u64 checksum of all the bytes before it (blob_checksum).
+// Version 3 leaves out the ring's chunk Summaries and the head chunk's sub-chunk cache (~60
+// of the ~62 Summaries a combo held at W = 20,000: 9.5 kB a combo, 1.3 GB for 138K combos,
+// which a stop wrote and synced; issue 43 item 6). A completed chunk's Summary is its
+// one-pass summary from its start state (cpu_stream.cpp, roll_group), so the restore replays
+// the window's chunks and the head chunk from their stored start states and the kept bars,
+// rebuilds the two-stack aggregate's suffix combines as the flip made them, and gets every
+// value to the bit: a restore costs about one pass over the window (W + C bars per combo).
+// Older versions are refused (the daemon then replays from the bar log).
 // Restore builds the stream from the spec, then reads the blob over it, checking every size
 // against the spec and every value that could steer a later read.
 #include <algorithm>
@@ -19,17 +28,21 @@
 #include <iterator>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "cpu_stream.hpp"
 #include "cpu_stream_impl.hpp"
 #include "src/blob_io.hpp"
+#include "src/thread_count.hpp"
 #include "wfod/detail/summary_fields.hpp"
 
 namespace wfod::cpu {
 namespace {
 
 constexpr char kMagic[8] = {'W', 'F', 'O', 'D', 'S', 'T', 'R', 'M'};
-constexpr uint32_t kVersion = 2;  // 2: Summary carries head_abs, tail_abs (SPEC v1.2 §6)
+// 2: Summary carries head_abs, tail_abs (SPEC v1.2 §6). 3: chunk start states instead of
+// chunk Summaries and the head cache (recomputed on restore).
+constexpr uint32_t kVersion = 3;
 constexpr uint32_t kByteOrder = 0x01020304;
 constexpr size_t kMaxText = size_t{1} << 24;      // the spec text of any grid that fits in memory
 constexpr uint64_t kMaxBars = uint64_t{1} << 48;  // far beyond any history, far from overflow
@@ -173,12 +186,18 @@ void get_states(detail::BlobReader& r, std::vector<LaneState>& v, const char* wh
 
 }  // namespace
 
+// The kept chunks [horizon / C, rolled / C]: the ring's, whose start states are valid.
+std::pair<size_t, size_t> CpuStream::kept_chunks() const {
+  return {horizon() / chunk_, rolled_ / chunk_ + 1};
+}
+
 std::vector<uint8_t> CpuStream::checkpoint() const {
   detail::BlobWriter w;
   const size_t slots = combos();
+  const auto [first, end] = kept_chunks();
   w.reserve(256 + (bars_.end() - bars_.kept_from()) * 56 +
             (rows_.bars() - rows_kept_from() + 64) * rows_.row_count() * 8 +
-            slots * ((ring_ + subs_ + 2) * (kSummaryBytes + 2) + 2));
+            slots * (2 * kSummaryBytes + 2 * (end - first) + 2));
   w.put_array(std::span<const char>(kMagic, sizeof kMagic));
   w.put(kVersion);
   w.put(kByteOrder);
@@ -197,12 +216,48 @@ std::vector<uint8_t> CpuStream::checkpoint() const {
   put_states(w, state_);
   put_summaries(w, tail_);
   put_summaries(w, back_);
-  put_summaries(w, chunk_sum_);
-  put_states(w, chunk_start_);
-  put_summaries(w, head_suffix_);
-  put_states(w, head_start_);
+  std::vector<LaneState> starts;
+  starts.reserve(slots * (end - first));
+  for (size_t c = 0; c < slots; ++c)
+    for (size_t j = first; j < end; ++j) starts.push_back(chunk_start_[slot(c, j)]);
+  put_states(w, starts);
   w.put(detail::blob_checksum(w.bytes()));
   return std::move(w.bytes());
+}
+
+// What the checkpoint leaves out, from the chunk start states and the kept bars, exactly as
+// the uninterrupted stream holds it wherever a later run reads it:
+//  - the one-pass Summary of every completed chunk a window can still take as its middle,
+//    (head, rolled / C) for the newest window's head chunk (older ones are never read);
+//  - the front stack's suffix combines below the schedule's split, folded right to left from
+//    the split as flip() did (flip's range started at the head + 1 of its window, and every
+//    later read is at a later head + 1, so the fold from `lo` gives every value it reads);
+//  - the cached head chunk's sub-chunk states and suffixes, when a later window can use it.
+void CpuStream::rebuild() {
+  const auto [first, end] = kept_chunks();
+  const size_t cur = end - 1, bars = bars_.end();
+  const size_t head = bars >= spec_.window ? (bars - spec_.window) / chunk_ : 0;
+  const size_t lo = std::max(first, head + 1), split = schedule_.split();
+  const BarTables tables = bars_.tables(spec_.strategy.costs.per_unit());
+  parallel_for(groups_.size(), threads_, [&](int, size_t g) {
+    const size_t base = g * kLanes;
+    const int lanes = groups_[g].lanes;
+    Summary part[kLanes];
+    for (size_t j = lo; j < cur; ++j) {
+      whole_chunk(tables, g, j, part);
+      for (int i = 0; i < lanes; ++i) chunk_sum_[slot(base + size_t(i), j)] = part[i];
+    }
+    for (int i = 0; i < lanes; ++i) {
+      Summary acc;
+      for (size_t j = std::min(split, cur); j-- > lo;) {
+        acc = combine(chunk_sum_[slot(base + size_t(i), j)], acc);
+        chunk_sum_[slot(base + size_t(i), j)] = acc;
+      }
+    }
+  });
+  const size_t cached = schedule_.cached_head();
+  if (cached != detail::WindowSchedule::kNoHead && cached >= std::max(first, head) && cached < cur)
+    cache_head(tables, cached);
 }
 
 void CpuStream::load(std::span<const uint8_t> blob) {
@@ -263,12 +318,14 @@ void CpuStream::load(std::span<const uint8_t> blob) {
   get_states(r, state_, "combo states");
   get_summaries(r, tail_, "tail summaries");
   get_summaries(r, back_, "back summaries");
-  get_summaries(r, chunk_sum_, "chunk summaries");
-  get_states(r, chunk_start_, "chunk start states");
-  get_summaries(r, head_suffix_, "head suffix summaries");
-  get_states(r, head_start_, "head start states");
+  const auto [first, end] = kept_chunks();
+  std::vector<LaneState> starts(combos() * (end - first));
+  get_states(r, starts, "chunk start states");
+  for (size_t c = 0, k = 0; c < combos(); ++c)
+    for (size_t j = first; j < end; ++j) chunk_start_[slot(c, j)] = starts[k++];
   if (r.left() != 8)
     r.fail(std::to_string(r.left() - 8) + " bytes left over after the last section");
+  rebuild();
 }
 
 std::unique_ptr<CpuStream> CpuStream::restore(const StreamSpec& spec,

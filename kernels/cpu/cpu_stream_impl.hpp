@@ -62,6 +62,7 @@ class CpuStream final : public Stream {
   void refresh_inputs();
   void extend();
   void roll_group(const BarTables& tables, size_t g, size_t end);
+  void whole_chunk(const BarTables& tables, size_t g, size_t chunk, Summary* out) const;
   void flip(size_t from, size_t to);
   void cache_head(const BarTables& tables, size_t head);
   SweepResult optimise();
@@ -78,6 +79,10 @@ class CpuStream final : public Stream {
   size_t rows_kept_from() const;
   size_t bars_kept_from(size_t bars) const;
   void load(std::span<const uint8_t> blob);
+  // The chunks whose start states the ring holds, [first, end): checkpoints store them.
+  std::pair<size_t, size_t> kept_chunks() const;
+  // After load(): the chunk Summaries and head cache a checkpoint leaves out, recomputed.
+  void rebuild();
 
   // p_t of combo `c` for t in [s - 2, end), from the stored state entering s, the first bar
   // of the ring chunk holding `first` (first >= horizon()): returns s and those positions

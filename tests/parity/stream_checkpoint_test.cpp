@@ -126,6 +126,63 @@ TEST(StreamCheckpoint, RestoredStreamsContinueBitIdentically) {
   }
 }
 
+// Issue 43 item 6: a checkpoint holds what the stream cannot recompute (per combo its state,
+// tail and back Summaries and 2 bytes per kept chunk start), not the ring of chunk Summaries
+// and the head cache (~(ring + 18) Summaries a combo: 1.3 GB for 138K combos at W = 20,000,
+// written and synced at every stop). Measured as the size added per combo by combos that add
+// no indicator row (vol thresholds), at many chunks per window (W / C = 128): before, 23 kB a
+// combo. The restored stream still continues bit-identically (here past head chunk changes;
+// RestoredStreamsContinueBitIdentically goes through flips).
+TEST(StreamCheckpoint, HoldsTheStateNotTheChunkCache) {
+  auto cpu = make_backend("cpu");
+  const Series series = test::random_walk(3000, 46);
+  constexpr size_t kWindow = 2048, kChunk = 16, kOpened = 2500;
+  auto grid_of = [](size_t thresholds) {
+    Grid g;
+    g.family = Family::ma_cross;
+    g.fast = {3};
+    g.slow = {8};
+    g.ma = {MaType::ema, MaType::hma};
+    g.entry = {Entry::cross};
+    g.vol_short = {4};
+    g.vol_long = {9};
+    for (size_t k = 0; k < thresholds; ++k)
+      g.vol_threshold.push_back(0.8 + 0.01 * static_cast<double>(k));
+    return g;
+  };
+  struct Taken {
+    size_t combos, bytes;
+  };
+  auto take = [&](size_t thresholds) {
+    const StreamSpec spec =
+        test::bounded_spec(grid_of(thresholds), kWindow, Fill::next_open, 1, kChunk);
+    auto plain = cpu->open_stream(spec, HistoryView::of(series).prefix(kOpened));
+    size_t end = kOpened;
+    for (; end + 7 <= 2900; end += 7) plain->advance(test::bars_of(series, end, end + 7));
+    const std::vector<uint8_t> blob = plain->checkpoint();
+    auto restored = cpu->restore_stream(spec, blob);
+    for (; end < series.size(); end += 3) {
+      const std::vector<Bar> bars = test::bars_of(series, end, std::min(end + 3, series.size()));
+      expect_identical(restored->advance(bars), plain->advance(bars));
+    }
+    return Taken{static_cast<size_t>(spec.strategy.grid.size()), blob.size()};
+  };
+  // 8 and 40 thresholds: 16 and 80 combos, 8 per kernel kind and group (no padded lanes).
+  const Taken a = take(8), b = take(40);
+  const double per_combo =
+      static_cast<double>(b.bytes - a.bytes) / static_cast<double>(b.combos - a.combos);
+  const size_t ring = kWindow / kChunk + 3;
+  constexpr size_t kSummaryBytes = 156;  // a Summary record (cpu_stream_checkpoint.cpp)
+  // 2 Summaries, 2 bytes per kept chunk start and the combo state; the spec text grows by 17
+  // bytes per threshold (one per 2 combos), and a few bytes of slack.
+  const double bound = 2 * kSummaryBytes + 2 * ring + 2 + 32;
+  std::printf(
+      "[ CKPT     ] %zu combos: %zu bytes, %zu combos: %zu bytes: %.0f bytes a combo "
+      "(bound %.0f, ring %zu)\n",
+      a.combos, a.bytes, b.combos, b.bytes, per_combo, bound, ring);
+  EXPECT_LE(per_combo, bound);
+}
+
 // A small stream, for the byte-by-byte tests.
 struct Small {
   StreamSpec spec;
