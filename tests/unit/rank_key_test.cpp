@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iomanip>
 #include <limits>
 #include <random>
 #include <vector>
@@ -78,11 +79,11 @@ TEST(RankKey, AgreesWithDecimalFormattingAndStaysMonotone) {
     }
     const int64_t want = key_from_printf(x);
     const int64_t got = rank_key(x);
-    // Both round the same double; only a value within rounding of a half can differ.
-    const double q = std::pow(10.0, std::floor(std::log10(std::fabs(x))) - 7);
-    const double frac = std::fabs(x) / q - std::floor(std::fabs(x) / q);
-    if (std::fabs(frac - 0.5) > 1e-6) {
-      ASSERT_EQ(got, want) << x;
+    // Both round the same double's exact value: equal, near a half too, up to 1e29 (beyond,
+    // the scaling by 10^-k is two roundings and only a value within rounding of a half may
+    // differ by a key unit).
+    if (std::fabs(x) < 1e29) {
+      ASSERT_EQ(got, want) << std::setprecision(17) << x;
     }
     ASSERT_LE(std::llabs(got - want), 1) << x;
     // Monotone: a larger value never gets a smaller key.
@@ -90,6 +91,24 @@ TEST(RankKey, AgreesWithDecimalFormattingAndStaysMonotone) {
       ASSERT_GE(got, rank_key(prev_x)) << prev_x << " " << x;
     }
     prev_x = x;
+  }
+}
+
+TEST(RankKey, NearAHalfTheExactValueDecides) {
+  // The double nearest 25.8267805 is just above the half: 25.826781 (its product with 10^6
+  // rounds to 25826780.5 exactly, which a plain rint would send to the even ...780).
+  EXPECT_EQ(rank_key(25.8267805), key_from_printf(25.8267805));
+  EXPECT_EQ(rank_key(25.8267805), rank_key(25.826781));
+  // Every double next to a decimal half, both sides, many magnitudes.
+  std::mt19937_64 rng(45);
+  for (int i = 0; i < 100000; ++i) {
+    const int e = static_cast<int>(rng() % 40) - 12;
+    const double half = (static_cast<double>(10000000 + rng() % 90000000) + 0.5) *
+                        std::pow(10.0, e - 7);
+    for (double x : {half, std::nextafter(half, 0.0), std::nextafter(half, 1e300)}) {
+      ASSERT_EQ(rank_key(x), key_from_printf(x)) << std::setprecision(17) << x;
+      ASSERT_EQ(rank_key(-x), key_from_printf(-x)) << std::setprecision(17) << -x;
+    }
   }
 }
 

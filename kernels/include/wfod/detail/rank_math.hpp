@@ -75,6 +75,28 @@ WFOD_HD inline double scale_pow10(double ax, int k) {
   return ax / exact_pow10(q);
 }
 
+// m = scale_pow10(ax, k) rounded to an integer, half to even, as the exact value ax·10^k
+// rounds: m itself is within half an ulp of it, so only where m is near a half can the two
+// differ (the double nearest 25.8267805 is above it, and its product with 10^6 rounds to the
+// half exactly: rint would give ...780, the exact decimal ...781). There the sign of
+// ax·10^k - h, h the half, comes from the product's or the quotient's exact error (fma), for
+// |k| <= 22 where 10^|k| is exact; beyond (magnitudes over 1e29) m is rounded as it is.
+WFOD_HD inline double round_scaled_half_even(double ax, int k, double m) {
+  const double n = floor(m), h = n + 0.5;
+  if (fabs(m - h) > 1e-6 || k < -22) return rint(m);
+  double side;  // the sign of the exact ax·10^k - h
+  if (k >= 0) {
+    const double p = exact_pow10(k);
+    side = (m - h) + fma(ax, p, -m);  // m - h exact (Sterbenz), the product's error exact
+  } else {
+    const double d = exact_pow10(-k);
+    side = fma(m - h, d, fma(-m, d, ax));  // (m - h)·d + the division's exact remainder
+  }
+  if (side > 0) return n + 1;
+  if (side < 0) return n;
+  return fmod(n, 2.0) == 0 ? n : n + 1;  // an exact half: the even one
+}
+
 WFOD_HD inline int64_t rank_key(double x) {
   if (x != x) return kRankKeyNaN;
   const double ax = fabs(x);
@@ -86,8 +108,8 @@ WFOD_HD inline int64_t rank_key(double x) {
     e += m >= 1e8 ? 1 : -1;
     m = scale_pow10(ax, 7 - e);
   }
-  double digits = rint(m);  // half to even in the default rounding mode
-  if (digits >= 1e8) {      // 99,999,999.5 and up: the next decade's 10,000,000
+  double digits = round_scaled_half_even(ax, 7 - e, m);
+  if (digits >= 1e8) {  // 99,999,999.5 and up: the next decade's 10,000,000
     digits = 1e7;
     ++e;
   }
