@@ -130,6 +130,18 @@ TEST(Plateau, RadiiFromSpec) {
   EXPECT_EQ(r[2], 0);  // ma: categorical
   spec.plateau_radius_axes = {{"nope", 1}};
   EXPECT_THROW(plateau_radii(g, spec), std::invalid_argument);
+  // Bollinger: style is categorical (SPEC §5a), k numeric like n.
+  Grid b;
+  b.family = Family::bollinger;
+  b.n = {10, 20, 30};
+  b.k = {1.0, 2.0};
+  b.style = {Style::reversion, Style::breakout};
+  spec.plateau_radius_axes = {};
+  const auto rb = plateau_radii(b, spec);
+  const std::vector<AxisInfo> axes = b.axes();
+  ASSERT_EQ(rb.size(), axes.size());
+  for (size_t a = 0; a < axes.size(); ++a)
+    EXPECT_EQ(rb[a], axes[a].name == "style" || axes[a].name == "side" ? 0 : 2) << axes[a].name;
   EXPECT_EQ(to_string(parse_plateau_stat("q25")), "q25");
   EXPECT_EQ(parse_plateau_stat("median").q, 0.5);
   EXPECT_THROW(parse_plateau_stat("q5"), std::invalid_argument);

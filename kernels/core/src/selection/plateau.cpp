@@ -14,8 +14,12 @@
 namespace wfod::selection {
 namespace {
 
+// SPEC §5a's categorical parameters (`ma`, `side`, `entry`, `style`, `source`): neighbouring
+// enum values are not nearby parameters (bollinger's reversion and breakout trade opposite
+// ways). `k`, `lo` and `hi` are numeric axes like the periods.
 bool categorical(const std::string& axis) {
-  return axis == "ma" || axis == "side" || axis == "entry" || axis == "source";
+  return axis == "ma" || axis == "side" || axis == "entry" || axis == "style" ||
+         axis == "source";
 }
 
 // Type-7 (linear interpolation) quantile of v[0..m); reorders v.
