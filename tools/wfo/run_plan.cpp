@@ -69,9 +69,10 @@ struct TimeCoefficients {
 // (blocks 3.39 s vs sweep 3.63 s), scores_pass 1.0 (7.00 vs 6.97 s at 29,097 combos); split
 // from 100-, 400- and 1,000-combo CSCVs (12,870 splits: 0.014, 0.018 and 0.046 s, the walk's
 // per fold); join_screened 20,000 combos 0.264 s; join_plain `--objective calmar` 20,000
-// combos: 43.0 s at 2 threads, 111 s at 1 (load 4.5), and 47.9 s for 15,722 combos in RESULTS.md;
-// parallel_efficiency 0.7 (sweep 3.63
-// -> 2.23 s, CSCV 0.264 -> 0.160 at 2 threads). cpu_ref: 40-100-combo grids of each family.
+// combos: 43.0 s at 2 threads, 111 s at 1 (load 4.5), and 47.9 s for 15,722 combos in
+// RESULTS.md; parallel_efficiency 0.55 (that 20,000-combo default-selection sweep's whole run
+// 7.34 -> 4.74 s at 2 threads, load 0.6; its sweep alone 3.63 -> 2.23 s; with the other core
+// busy, load 3.5+, 2 threads gained 0-20%). cpu_ref: 40-100-combo grids of each family.
 // The check: `bench/plan_estimate_bench` (bench/RESULTS.md "Plan estimates (issue 42)").
 //
 // cuda: not measurable on this VM; from the committed H200 runs in bench/RESULTS.md:
@@ -81,9 +82,9 @@ struct TimeCoefficients {
 // ~1,200 rows x 13,000 bars); blocks_pass 3.8 (block summaries 14.5 ms vs the sweep's 3.88);
 // scores_pass 2.8 (walk_bench s26 default selection 0.0978 s vs none 0.0418, 31 folds of
 // 40,000 x 10,000: ~5.9e-12 per combo-bar, a pass that replaces the sweep's where the objective
-// is one the device computes, SweepRequest::scores_follow);
-// per_window 0.55 ms (that walk less its combo-bars); join_screened 4.3e-12 (CSCV 10.0 ms for
-// 181,472 x 12,870; profit_factor's device walk, unmeasured, is taken at this); start 0.3 s
+// is one the device computes, SweepRequest::scores_follow); per_window 0.55 ms (that walk less its
+// combo-bars); join_screened 4.3e-12 (CSCV 10.0 ms for 181,472 x 12,870; profit_factor's device
+// walk, unmeasured, is taken at this); start 0.3 s
 // (`wfo sweep` 40,000 x 40,000: 0.37 s wall, sweep 0.025 s). cagr and calmar run the host's
 // plain walk (cuda_backend.cu robust_scores): cpu's join_plain and parallel_efficiency at
 // --threads, this VM's figures, not the device host's.
@@ -111,7 +112,7 @@ constexpr TimeCoefficients kCpuTime = {
     .split = 1.5e-6,
     .join_screened = 1.0e-9,
     .join_plain = 3e-7,
-    .parallel_efficiency = 0.7,
+    .parallel_efficiency = 0.55,
 };
 constexpr TimeCoefficients kCudaTime = {
     .start = 0.3,
