@@ -81,6 +81,14 @@ TEST(RunTiming, NoSelection) {
             "time: 1.000 s total = load 0.000 + plan 0.000 + sweep 0.500 (no selection)\n");
   EXPECT_TRUE(timing_json(t)["selection_seconds"].is_null());
   EXPECT_TRUE(timing_json(t)["selection"].is_null());
+  EXPECT_FALSE(timing_json(t).contains("estimate"));  // no plan made
+  t.estimate = 2.5;
+  t.estimate_selection = 0;
+  t.selection_path = "none";
+  const Json j = timing_json(t);
+  EXPECT_EQ(j["estimate"]["seconds"], 2.5);  // the plan line's model, beside the measured total
+  EXPECT_EQ(j["estimate"]["selection_seconds"], 0.0);
+  EXPECT_EQ(j["estimate"]["selection_path"], "none");
 }
 
 // Before PBO runs on the plain CSCV walk for a large grid, the command says so (stderr).

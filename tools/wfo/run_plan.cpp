@@ -33,13 +33,100 @@ constexpr size_t kSelectionEvaluateBatch = size_t{1} << 16;  // score_grid_by_ev
 // report.json / objective.csv text, measured on grids of 10^4..10^6 combos.
 constexpr double kReportBytesPerCombo = 17 + 160;
 
-// Rough costs on the 2-core development machine: combo-bars per second per thread (`wfo
-// bench` gives 1e8 on short periods; long windows of minute bars ran at 2e7-1e8), and the
-// seconds per indicator value of a row (compensated sliding sums; each sweep builds its rows
-// over the whole history).
-constexpr double kCpuComboBarsPerThreadSecond = 5e7;
-constexpr double kCpuRefComboBarsPerSecond = 2e6;  // one thread, whatever --threads
-constexpr double kSecondsPerIndicatorValue = 8e-8;
+// The time model: seconds of each part of a run, per backend and family, from coefficients
+// measured per unit of work (one table, like CUB's tuning policies: change a coefficient
+// only with the measurement that sets it). Per window (a sweep: one; a walk: each fold):
+//   sweep     valid x W x combo_bar[family] + series x (warmup + W) x series_value[family]
+//   selection scores path: one more pass over the grid, scores_pass x the sweep's combo-bars
+//             (+ the rows again); CSCV paths: the block summaries, blocks_pass x the same,
+//             then C(S, S/2) splits x (split + valid x join) x S / 16, join being the
+//             screened or the plain walk's
+//   report    the landscape: one more sweep-like pass
+// plus start (process, CUDA context) and the CSV's bars x load_bar. cpu divides the parallel
+// parts by 1 + parallel_efficiency x (threads - 1); cpu_ref runs on one thread.
+struct TimeCoefficients {
+  double start = 0;                // s per run
+  double load_bar = 0;             // s per CSV bar
+  double per_window = 0;           // s per sweep or fold (copies, top-K, the fold's OOS replay)
+  double combo_bar[4] = {};        // s per combo-bar of the sweep, by Family
+  double series_value[4] = {};     // s per indicator value (rows of the grid's series), by Family
+  double blocks_pass = 1;          // the block summaries' pass, in sweeps (same combo-bars)
+  double scores_pass = 1;          // the scores pass without PBO, in sweeps
+  double split = 0;                // s per CSCV split (S = 16)
+  double join_screened = 0;        // s per valid combo and split, screened walk (S = 16)
+  double join_plain = 0;           // s per valid combo and split, plain walk (S = 16)
+  double parallel_efficiency = 0;  // 0: one thread whatever --threads
+};
+
+// cpu and cpu_ref: this 2-core AMD EPYC VM (AVX-512 kernels), 2026-12-06, btcperp_ftx_m1 (45,031
+// bars) from /work/shared/data, `wfo sweep|walk ... --json` timing parts, shared with another
+// engineer's builds (load 1-4.5: figures are mid-range of 1-3 runs, not minima). combo_bar:
+// 20,000-combo grids (`--fast 2:101:1 --slow 110:309:1`, `--n 10:1005:5 --k 0.5:2.95:0.05
+// --style reversion,breakout`, `--n 2:101:1 --lo 10:48:2 --hi 52:70:2`) less their rows;
+// series_value: 600-series grids (`--fast 1:600:1 --slow 601`, sma 3.9e-8 .. hma 8.5e-8;
+// bollinger/rsi `--n 2:601:1`; channel `--n 10:400:1 --source close,high_low`); channel's
+// combo_bar is ma_cross's (same signal-bit path, rows dominate its grids). blocks_pass 1.0
+// (blocks 3.39 s vs sweep 3.63 s), scores_pass 1.0 (7.00 vs 6.97 s at 29,097 combos); split
+// from 100-, 400- and 1,000-combo CSCVs (12,870 splits: 0.014, 0.018 and 0.046 s, the walk's
+// per fold); join_screened 20,000 combos 0.264 s; join_plain `--objective calmar` 20,000
+// combos: 43.0 s at 2 threads, 111 s at 1 (load 4.5), and 47.9 s for 15,722 combos in
+// RESULTS.md; parallel_efficiency 0.55 (that 20,000-combo default-selection sweep's whole run
+// 7.34 -> 4.74 s at 2 threads, load 0.6; its sweep alone 3.63 -> 2.23 s; with the other core
+// busy, load 3.5+, 2 threads gained 0-20%). cpu_ref: 40-100-combo grids of each family.
+// The check: `bench/plan_estimate_bench` (bench/RESULTS.md "Plan estimates (issue 42)").
+//
+// cuda: not measurable on this VM; from the committed H200 runs in bench/RESULTS.md:
+// combo_bar ma_cross 2.1e-12 (selection_bench -v12a plain sweep 3.88 ms for 181,472 x 10,000),
+// bollinger 6.9e-12 and rsi 8.4e-12 (gpu_bench -s17b D 6.91 ms / 1e9, E 8.60 ms / 1.02e9),
+// channel_breakout ma_cross's (not measured); series_value 6e-12 (gpu_bench A ind 0.095 ms for
+// ~1,200 rows x 13,000 bars); blocks_pass 3.8 (block summaries 14.5 ms vs the sweep's 3.88);
+// scores_pass 2.8 (walk_bench s26 default selection 0.0978 s vs none 0.0418, 31 folds of
+// 40,000 x 10,000: ~5.9e-12 per combo-bar, a pass that replaces the sweep's where the objective
+// is one the device computes, SweepRequest::scores_follow); per_window 0.55 ms (that walk less its
+// combo-bars); join_screened 4.3e-12 (CSCV 10.0 ms for 181,472 x 12,870; profit_factor's device
+// walk, unmeasured, is taken at this); start 0.3 s
+// (`wfo sweep` 40,000 x 40,000: 0.37 s wall, sweep 0.025 s). cagr and calmar run the host's
+// plain walk (cuda_backend.cu robust_scores): cpu's join_plain and parallel_efficiency at
+// --threads, this VM's figures, not the device host's.
+constexpr TimeCoefficients kCpuRefTime = {
+    .start = 0.01,
+    .load_bar = 1e-6,
+    .per_window = 1e-3,
+    .combo_bar = {8e-8, 8e-8, 1.3e-7, 6e-8},
+    .series_value = {5e-8, 6e-8, 5e-8, 5.7e-8},
+    .blocks_pass = 1.1,
+    .scores_pass = 1.0,
+    .split = 1.5e-6,
+    .join_screened = 1.0e-9,
+    .join_plain = 3e-7,
+    .parallel_efficiency = 0,
+};
+constexpr TimeCoefficients kCpuTime = {
+    .start = 0.01,
+    .load_bar = 1e-6,
+    .per_window = 1e-3,
+    .combo_bar = {4.5e-9, 4.5e-9, 6.0e-9, 3.6e-9},
+    .series_value = {5e-8, 6e-8, 5e-8, 5.7e-8},
+    .blocks_pass = 1.0,
+    .scores_pass = 1.0,
+    .split = 1.5e-6,
+    .join_screened = 1.0e-9,
+    .join_plain = 3e-7,
+    .parallel_efficiency = 0.55,
+};
+constexpr TimeCoefficients kCudaTime = {
+    .start = 0.3,
+    .load_bar = 1e-6,
+    .per_window = 5.5e-4,
+    .combo_bar = {2.1e-12, 2.1e-12, 6.9e-12, 8.4e-12},
+    .series_value = {6e-12, 6e-12, 6e-12, 6e-12},
+    .blocks_pass = 3.8,
+    .scores_pass = 2.8,
+    .split = 0,
+    .join_screened = 4.3e-12,
+    .join_plain = kCpuTime.join_plain,
+    .parallel_efficiency = 0,
+};
 
 std::string axis_range(const std::vector<int>& v) {
   const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
@@ -97,7 +184,92 @@ std::string_view family_rule_need(Family f) {
                    " (SPEC §5)");
 }
 
+const TimeCoefficients& time_coefficients(std::string_view backend) {
+  if (backend == "cuda") return kCudaTime;
+  if (backend == "cpu_ref") return kCpuRefTime;
+  return kCpuTime;  // cpu, and any other host backend
+}
+
+// Threads' worth of work per second of one thread.
+double effective_threads(double efficiency, int threads) {
+  return 1 + efficiency * static_cast<double>(std::max(threads, 1) - 1);
+}
+
+// p.seconds, p.selection_seconds and p.selection_path from the plan's counts (the model above).
+void estimate_time(const PlanInputs& in, RunPlan& p) {
+  const TimeCoefficients& k = time_coefficients(in.backend);
+  const bool cuda = in.backend == "cuda";
+  const auto family = static_cast<size_t>(in.grid.family);
+  const double valid = static_cast<double>(p.combos.valid);
+  const double windows = static_cast<double>(in.windows);
+  const double W = static_cast<double>(in.window_bars);
+  const double row_bars = in.warmup_bars > 0
+                              ? std::min(static_cast<double>(in.history_bars),
+                                         static_cast<double>(in.warmup_bars + in.window_bars + 1))
+                              : static_cast<double>(in.history_bars);
+  const double threads = effective_threads(k.parallel_efficiency, in.threads);
+  // One pass over the grid in one window, on one thread.
+  const double pass = valid * W * k.combo_bar[family] +
+                      static_cast<double>(p.series) * row_bars * k.series_value[family];
+
+  double per_window = k.per_window + pass;  // the sweep
+  double selection = 0;                     // parallel like the sweep
+  double host_walk_seconds = 0;  // cuda's host CSCV walk, already over the host's threads
+  p.selection_path = SelectionPath::none;
+  if (in.selection) {
+    const auto& sel = in.selection_spec;
+    if (!p.pbo) {
+      p.selection_path = SelectionPath::scores;
+      selection = k.scores_pass * pass;
+      // cuda's sweep ranks from that pass (scores_follow) where the device computes the
+      // objective (not cagr, calmar): the sweep's own pass is not made.
+      if (cuda && in.objective != Objective::cagr && in.objective != Objective::calmar)
+        per_window -= pass;
+    } else {
+      const bool screened = selection::cscv_screened(in.objective);
+      p.selection_path = screened ? SelectionPath::screened_cscv : SelectionPath::plain_cscv;
+      const size_t S = sel.pbo_blocks;
+      double splits = 1;  // C(S, S/2)
+      for (size_t i = 1; i <= S / 2; ++i)
+        splits = splits * static_cast<double>(S / 2 + i) / static_cast<double>(i);
+      const double per_split = static_cast<double>(S) / 16;  // a split joins S blocks
+      selection = k.blocks_pass * pass;
+      // cuda's device walk covers sharpe, sortino, total_return and profit_factor; cagr and
+      // calmar (pow) take the host's plain walk on the host's threads.
+      const bool host_walk =
+          cuda && (in.objective == Objective::cagr || in.objective == Objective::calmar);
+      if (host_walk) {
+        const double host_threads = effective_threads(kCpuTime.parallel_efficiency, in.threads);
+        host_walk_seconds =
+            splits * per_split * (kCpuTime.split + valid * kCpuTime.join_plain) / host_threads;
+      } else {
+        const double join = screened || cuda ? k.join_screened : k.join_plain;
+        selection += splits * per_split * (k.split + valid * join);
+      }
+    }
+  }
+  const bool landscape = in.report && p.combos.valid <= kReportMaxCombos;
+  if (landscape) per_window += pass;
+  p.selection_seconds = windows * (selection / threads + host_walk_seconds);
+  p.seconds = k.start + static_cast<double>(in.history_bars) * k.load_bar +
+              windows * per_window / threads + p.selection_seconds;
+}
+
 }  // namespace
+
+std::string_view to_string(SelectionPath path) {
+  switch (path) {
+    case SelectionPath::none:
+      return "none";
+    case SelectionPath::scores:
+      return "scores pass";
+    case SelectionPath::screened_cscv:
+      return "PBO, screened CSCV walk";
+    case SelectionPath::plain_cscv:
+      return "PBO, plain CSCV walk";
+  }
+  return "";
+}
 
 int hardware_threads() {
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -204,15 +376,7 @@ RunPlan plan_run(const PlanInputs& in) {
   const double passes = 1 + (in.selection ? 1 : 0) + (landscape ? 1 : 0);
   p.combo_bars =
       valid * static_cast<double>(in.window_bars) * static_cast<double>(in.windows) * passes;
-  const double row_values = static_cast<double>(p.series) * bars * static_cast<double>(in.windows) *
-                            (in.selection ? 2 : 1);
-  if (in.backend == "cpu") {
-    p.seconds =
-        (p.combo_bars / kCpuComboBarsPerThreadSecond + row_values * kSecondsPerIndicatorValue) /
-        in.threads;
-  } else if (in.backend == "cpu_ref") {
-    p.seconds = p.combo_bars / kCpuRefComboBarsPerSecond + row_values * kSecondsPerIndicatorValue;
-  }
+  estimate_time(in, p);
 
   p.min_bytes = history + one_combo;
   return p;
@@ -274,13 +438,17 @@ std::string plan_text(const RunPlan& p, const PlanInputs& in) {
   char work[48];
   std::snprintf(work, sizeof work, "%.2g", p.combo_bars);
   s += "; " + std::string(work) + " combo-bars, ";
-  if (p.seconds >= 0) {
+  if (in.backend == "cuda") {
+    s += duration_text(p.seconds) + " on cuda";
+  } else {
     const int threads = in.backend == "cpu_ref" ? 1 : in.threads;
     s += duration_text(p.seconds) + " on " + std::to_string(threads) +
          (threads == 1 ? " thread" : " threads");
-  } else {
-    s += "time unknown on " + in.backend;
   }
+  // Where selection is most of the run, say so: the plain CSCV walk can be 10-20x the sweep.
+  if (p.selection_path != SelectionPath::none && p.selection_seconds >= 0.5 * p.seconds)
+    s += " (selection " + duration_text(p.selection_seconds) + ": " +
+         std::string(to_string(p.selection_path)) + ")";
   return s;
 }
 

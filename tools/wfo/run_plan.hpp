@@ -1,17 +1,20 @@
 // The plan of a `wfo sweep` or `wfo walk`, said on stderr before any work: the combos (valid
 // of total, and why the others are invalid), the indicator series and how much of them is
 // held at once, the memory of the run's largest phase against the budget that binds
-// (--memory-budget, RLIMIT_AS or the cgroup's memory.max: memory_limits.hpp), and a rough
-// time. A grid without a valid combo, or a plan over the budget, fails here (exit 2), not
-// after minutes of work or an out-of-memory abort.
+// (--memory-budget, RLIMIT_AS or the cgroup's memory.max: memory_limits.hpp), and the time
+// (a model per backend, family and selection path, calibrated by bench/plan_estimate_bench). A grid
+// without a valid combo, or a plan over the budget, fails here (exit 2), not after minutes of work
+// or an out-of-memory abort.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "memory_limits.hpp"
 #include "wfod/backend.hpp"
+#include "wfod/ranking.hpp"
 #include "wfod/selection/selection_spec.hpp"
 
 namespace wfod::cli {
@@ -20,14 +23,24 @@ struct PlanInputs {
   Grid grid;
   size_t history_bars = 0;
   size_t window_bars = 0;  // W of the sweep, or of each fold's in-sample window
+  size_t warmup_bars = 0;  // bars before each window (indicator rows are built over both)
   size_t windows = 1;      // sweeps the run makes (a walk: its folds)
   bool selection = false;  // robust selection after each sweep
   selection::SelectionSpec selection_spec;
-  bool report = false;  // --report: the landscape of every combo's objective
-  std::string backend;  // as given (auto, cpu, cpu_ref, cuda)
-  int threads = 1;      // resolved (>= 1)
+  Objective objective = Objective::sharpe;  // picks PBO's CSCV walk (screened or plain)
+  bool report = false;                      // --report: the landscape of every combo's objective
+  std::string backend;                      // as given (auto, cpu, cpu_ref, cuda)
+  int threads = 1;                          // resolved (>= 1)
   MemoryBudget budget;  // the lowest of --memory-budget and the process's limits
 };
+
+// What robust selection runs after each sweep, which sets most of its time: nothing
+// (--no-selection); a scores pass over the grid (PBO skipped: more valid combos than
+// pbo_max_combos, pbo_blocks = 0 or a short window); block summaries and the screened CSCV
+// walk (sharpe, sortino, total_return); block summaries and the plain CSCV walk (cagr, calmar,
+// profit_factor: C(S, S/2) exact joins per combo, docs/spec-10-selection.md §10.6).
+enum class SelectionPath { none, scores, screened_cscv, plain_cscv };
+std::string_view to_string(SelectionPath);
 
 // Bytes by phase (upper estimates) and the work, for the plan line and the budget check.
 struct RunPlan {
@@ -40,10 +53,12 @@ struct RunPlan {
   double report_bytes = 0;      // the report's landscape
   double peak_bytes = 0;        // the largest phase
   const char* peak_phase = "sweep";
-  double combo_bars = 0;  // valid combos x window bars x passes over the grid
-  double seconds = -1;    // rough; < 0 when unknown (cuda)
-  double min_bytes = 0;   // the history and one combo's rows: the least a run needs
-  bool pbo = false;       // robust selection will run PBO (block summaries)
+  double combo_bars = 0;         // valid combos x window bars x passes over the grid
+  double seconds = 0;            // the time model's whole run (run_plan.cpp estimate_time)
+  double selection_seconds = 0;  // of which robust selection (its grid pass and CSCV)
+  SelectionPath selection_path = SelectionPath::none;
+  double min_bytes = 0;  // the history and one combo's rows: the least a run needs
+  bool pbo = false;      // robust selection will run PBO (block summaries)
 };
 
 // Throws InputError when no combo of the grid is valid, naming the rule every combo breaks.

@@ -76,6 +76,13 @@ Json timing_json(const RunTiming& t) {
   j["load_seconds"] = t.load;
   j["plan_seconds"] = t.plan;
   j[t.walk ? "walk_seconds" : "sweep_seconds"] = t.sweep;
+  if (t.estimate >= 0) {
+    Json e = Json::object();
+    e["seconds"] = t.estimate;
+    e["selection_seconds"] = t.estimate_selection;
+    e["selection_path"] = t.selection_path;
+    j["estimate"] = std::move(e);
+  }
   if (!t.selection) {
     j["selection_seconds"] = nullptr;
     j["selection"] = nullptr;

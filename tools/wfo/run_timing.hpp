@@ -43,6 +43,10 @@ struct RunTiming {
                      // selection and its out-of-sample replay)
   bool walk = false;
   std::optional<SelectionTimes> selection;  // none with --no-selection
+  // The plan's time model (run_plan.hpp) for this run, to hold against `total`.
+  double estimate = -1;  // < 0: none made
+  double estimate_selection = 0;
+  std::string selection_path;  // to_string(SelectionPath)
 };
 
 // A warning for stderr before robust selection runs PBO on the plain CSCV walk for a large
@@ -57,7 +61,8 @@ std::string plain_cscv_note(const selection::SelectionSpec&, Objective, uint64_t
 // "(no selection)".
 std::string timing_text(const RunTiming&);
 // {"total_seconds", "load_seconds", "plan_seconds", "sweep_seconds" | "walk_seconds",
-//  "selection_seconds",
+//  "selection_seconds", "estimate": {"seconds", "selection_seconds", "selection_path"} (the
+//  plan's model; absent when none was made),
 //  "selection": {"calls", "robust_seconds", "blocks_seconds", "scores_seconds",
 //  "cscv_seconds", "plateau_seconds", "other_seconds"} | null}; parts the backend did not
 // measure are null.

@@ -56,7 +56,9 @@ constexpr const char* kJsonShape = R"(
     "excluded_nonpositive", "logit": {quantiles}, "histogram", "degradation", "prob_oos_loss"}}
   (robust selection, docs/spec-10-selection.md; absent with --no-selection),
   "timing": {"total_seconds", "load_seconds", "plan_seconds", "sweep_seconds",
-    "selection_seconds",
+    "selection_seconds", "estimate": {"seconds", "selection_seconds", "selection_path"}
+    (the plan line's time model and the selection path it priced: none, scores pass, PBO,
+    screened CSCV walk or PBO, plain CSCV walk),
     "selection": {"calls", "robust_seconds", "blocks_seconds", "scores_seconds",
     "cscv_seconds", "plateau_seconds", "other_seconds"}}
   (wall time of the whole run and its parts; selection null with --no-selection)}
@@ -144,8 +146,10 @@ int run_sweep(Args args) {
   plan_in.grid = setup.spec.grid;
   plan_in.history_bars = n;
   plan_in.window_bars = window;
+  plan_in.warmup_bars = warmup;
   plan_in.selection = !parsed.has("no-selection");
   plan_in.selection_spec = setup.selection;
+  plan_in.objective = setup.rank.objective;
   plan_in.report = report_dir.has_value();
   plan_in.backend = std::string(backend->name());
   plan_in.threads = setup.threads > 0 ? setup.threads : hardware_threads();
@@ -154,6 +158,9 @@ int run_sweep(Args args) {
   std::fprintf(stderr, "%s; %s\n", plan_text(plan, plan_in).c_str(),
                bars_per_year_text(setup.data).c_str());
   check_plan(plan, plan_in);
+  timing.estimate = plan.seconds;
+  timing.estimate_selection = plan.selection_seconds;
+  timing.selection_path = std::string(to_string(plan.selection_path));
   request.memory_budget = plan.chunk_budget;
   // Selection without PBO scores every combo of the window: the sweep may share that pass.
   request.scores_follow =

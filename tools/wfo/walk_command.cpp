@@ -59,7 +59,9 @@ constexpr const char* kJsonShape = R"(
     > 0),
   "seconds" (walk_seconds below: the folds' sweeps, selections and OOS replays), "backend",
   "timing": {"total_seconds", "load_seconds", "plan_seconds", "walk_seconds",
-    "selection_seconds",
+    "selection_seconds", "estimate": {"seconds", "selection_seconds", "selection_path"}
+    (the plan line's time model and the selection path it priced: none, scores pass, PBO,
+    screened CSCV walk or PBO, plain CSCV walk),
     "selection": {"calls" (folds), "robust_seconds", "blocks_seconds", "scores_seconds",
     "cscv_seconds", "plateau_seconds", "other_seconds"}}
   (wall time of the whole run and its parts; selection null with --no-selection)}
@@ -164,8 +166,10 @@ int run_walk(Args args) {
                             ? walk.is_bars + (folds - 1) * walk.oos_bars / 2
                             : walk.is_bars;
   plan_in.windows = folds;
+  plan_in.warmup_bars = walk.warmup;
   plan_in.selection = !parsed.has("no-selection");
   plan_in.selection_spec = setup.selection;
+  plan_in.objective = setup.rank.objective;
   plan_in.report = report_dir.has_value();
   plan_in.backend = std::string(backend->name());
   plan_in.threads = setup.threads > 0 ? setup.threads : hardware_threads();
@@ -174,6 +178,9 @@ int run_walk(Args args) {
   std::fprintf(stderr, "%s; %s\n", plan_text(plan, plan_in).c_str(),
                bars_per_year_text(setup.data).c_str());
   check_plan(plan, plan_in);
+  timing.estimate = plan.seconds;
+  timing.estimate_selection = plan.selection_seconds;
+  timing.selection_path = std::string(to_string(plan.selection_path));
   walk.memory_budget = plan.chunk_budget;
   // Selection without PBO on every fold (so on the longest window) scores each fold's whole
   // grid: the folds' sweeps may share that pass.
