@@ -52,7 +52,8 @@ void write_seeds() {
         cpu->open_stream(fuzz_spec(), HistoryView::of(bars).prefix(n));
     const std::vector<uint8_t> blob = s->checkpoint();
     std::ofstream out(kSeeds / ("bars_" + std::to_string(n) + ".ckpt"), std::ios::binary);
-    out.write(reinterpret_cast<const char*>(blob.data()), static_cast<std::streamsize>(blob.size()));
+    out.write(reinterpret_cast<const char*>(blob.data()),
+              static_cast<std::streamsize>(blob.size()));
   }
 }
 

@@ -103,8 +103,8 @@ TEST(RankKey, NearAHalfTheExactValueDecides) {
   std::mt19937_64 rng(45);
   for (int i = 0; i < 100000; ++i) {
     const int e = static_cast<int>(rng() % 40) - 12;
-    const double half = (static_cast<double>(10000000 + rng() % 90000000) + 0.5) *
-                        std::pow(10.0, e - 7);
+    const double half =
+        (static_cast<double>(10000000 + rng() % 90000000) + 0.5) * std::pow(10.0, e - 7);
     for (double x : {half, std::nextafter(half, 0.0), std::nextafter(half, 1e300)}) {
       ASSERT_EQ(rank_key(x), key_from_printf(x)) << std::setprecision(17) << x;
       ASSERT_EQ(rank_key(-x), key_from_printf(-x)) << std::setprecision(17) << -x;

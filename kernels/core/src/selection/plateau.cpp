@@ -18,8 +18,7 @@ namespace {
 // enum values are not nearby parameters (bollinger's reversion and breakout trade opposite
 // ways). `k`, `lo` and `hi` are numeric axes like the periods.
 bool categorical(const std::string& axis) {
-  return axis == "ma" || axis == "side" || axis == "entry" || axis == "style" ||
-         axis == "source";
+  return axis == "ma" || axis == "side" || axis == "entry" || axis == "style" || axis == "source";
 }
 
 // Type-7 (linear interpolation) quantile of v[0..m); reorders v.
