@@ -7,8 +7,9 @@
 // - a restored stream writes back exactly the bytes it was restored from (checkpoint()),
 //   answers positions() from its horizon on and evaluate() or a clean refusal, and advances
 //   over three more bars or refuses them with std::invalid_argument.
-// Seed: fuzz/corpus/stream_checkpoint/ holds checkpoints of kSpec's stream (below) at a few
-// bar counts (before any window, mid-chunk, after a flip), written by that same code.
+// Seed: fuzz/corpus/stream_checkpoint/ holds checkpoints of stream_checkpoint_spec()'s stream at
+// a few bar counts (before any window, mid-chunk, after flips), written by
+// tests/unit/fuzz_seed_test.cpp (WFOD_WRITE_FUZZ_SEEDS=1).
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -20,37 +21,13 @@
 
 #include "fuzz_check.hpp"
 #include "src/blob_io.hpp"
+#include "stream_checkpoint_spec.hpp"
 #include "wfod/backend.hpp"
 
-namespace {
-
-using namespace wfod;
-
-StreamSpec make_spec() {
-  Grid g;
-  g.family = Family::ma_cross;
-  g.fast = {3};
-  g.slow = {8};
-  g.ma = {MaType::ema, MaType::hma};
-  g.entry = {Entry::cross};
-  g.vol_short = {4};
-  g.vol_long = {9};
-  g.vol_threshold = {1.0};
-  StreamSpec spec;
-  spec.strategy.grid = g;
-  spec.strategy.fill = Fill::next_open;
-  spec.strategy.costs.commission_bps = 1;
-  spec.window = 24;
-  spec.warmup = default_warmup(g);
-  spec.chunk = 16;
-  spec.threads = 1;
-  return spec;
-}
-
-}  // namespace
+using namespace wfod;  // the entry point below is extern "C", outside the namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const StreamSpec spec = make_spec();
+  static const StreamSpec spec = wfod::fuzz::stream_checkpoint_spec();
   static const std::unique_ptr<Backend> cpu = make_backend("cpu");
   std::vector<uint8_t> blob(data, data + size);
   if (blob.size() >= 8) {

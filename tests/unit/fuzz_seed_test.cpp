@@ -1,7 +1,7 @@
 // The stream-checkpoint fuzzer's seeds (fuzz/corpus/stream_checkpoint/) are checkpoints in
 // the current format: a format change that leaves them behind stops the fuzzer at the version
 // check (it then explores nothing behind it). With WFOD_WRITE_FUZZ_SEEDS=1 the test rewrites
-// them first, from the fuzzer's own spec (fuzz/stream_checkpoint_fuzz.cpp's make_spec).
+// them first, from the fuzzer's own spec (fuzz/stream_checkpoint_spec.hpp).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../../fuzz/stream_checkpoint_spec.hpp"
 #include "support/series.hpp"
 #include "wfod/backend.hpp"
 
@@ -21,27 +22,7 @@ namespace fs = std::filesystem;
 
 const fs::path kSeeds = fs::path(WFOD_SOURCE_DIR) / "fuzz" / "corpus" / "stream_checkpoint";
 
-// As the fuzzer's make_spec(): keep the two in step.
-StreamSpec fuzz_spec() {
-  Grid g;
-  g.family = Family::ma_cross;
-  g.fast = {3};
-  g.slow = {8};
-  g.ma = {MaType::ema, MaType::hma};
-  g.entry = {Entry::cross};
-  g.vol_short = {4};
-  g.vol_long = {9};
-  g.vol_threshold = {1.0};
-  StreamSpec spec;
-  spec.strategy.grid = g;
-  spec.strategy.fill = Fill::next_open;
-  spec.strategy.costs.commission_bps = 1;
-  spec.window = 24;
-  spec.warmup = default_warmup(g);
-  spec.chunk = 16;
-  spec.threads = 1;
-  return spec;
-}
+StreamSpec fuzz_spec() { return fuzz::stream_checkpoint_spec(); }
 
 // Checkpoints before any window, mid-chunk, and after flips.
 void write_seeds() {
