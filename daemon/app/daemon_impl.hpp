@@ -1,8 +1,9 @@
 // The daemon's loop state, shared by the files that implement it (daemon.cpp: start-up and
 // run; daemon_feeds.cpp: bars in; daemon_jobs.cpp: runs and publications;
 // daemon_endpoints.cpp: snapshot, ZAP and HTTP; daemon_lifecycle.cpp: signals, reload and
-// shutdown). Internal to the wfod executable: everything here runs on the loop thread
-// except the closures handed to the Worker.
+// shutdown; daemon_signals.cpp: per-bar signals). Internal to the wfod executable:
+// everything here runs on the loop thread except the closures handed to the Worker and the
+// streams' opening at start (open_streams_at_start's opener threads, while the loop waits).
 #pragma once
 
 #include <spdlog/spdlog.h>

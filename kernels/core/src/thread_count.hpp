@@ -25,7 +25,7 @@ void parallel_for(size_t count, int threads, const Job& job) {
     for (size_t i; (i = next.fetch_add(1)) < count;) job(worker, i);
   };
   const int n = static_cast<int>(std::min<size_t>(static_cast<size_t>(threads), count));
-  // Through the engine's one pool: a refused thread's share runs here, an exception in a
+  // Through run_workers: a refused thread's share runs here, an exception in a
   // worker comes back once all have joined.
   wfod::detail::run_workers(n, work);
 }

@@ -1,7 +1,8 @@
-// The one way wfod runs work on several threads (run_workers: the CPU backend's pools, PBO's
-// splits, the daemon's start-up stream restores), and what happens when the operating system
-// refuses a thread (ulimit -u, address space). The work then runs on the threads that did
-// start, the caller's included, with the same results; the handler set here is told, so an
+// How wfod's engine runs work on several threads (run_workers: threads started for one call
+// and joined before it returns: the CPU backend's parallel stages, PBO's splits, the daemon's
+// start-up stream restores; docs/architecture.md lists every thread), and what happens when the
+// operating system refuses a thread (ulimit -u, address space). The work then runs on the threads
+// that did start, the caller's included, with the same results; the handler set here is told, so an
 // application can warn. Without a handler the shortfall is silent.
 #pragma once
 

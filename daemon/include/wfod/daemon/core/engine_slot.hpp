@@ -2,8 +2,9 @@
 // (Backend::open_stream), opened on the history from the anchor and advanced by the bars
 // that arrived since, so a run costs the new bars instead of the whole window, and the CUDA
 // backend keeps the window on the device; and position trackers of the last combos asked
-// for (live_oos), extended with the same bars. Used by the worker thread only (and by the
-// loop thread while the worker is stopped: start-up, checkpoints at shutdown).
+// for (live_oos), extended with the same bars. Used by the worker thread only (and, while
+// the worker is not running, by the start-up opener threads and by the loop thread for the
+// checkpoints at shutdown).
 //
 // A bounded stream (Stream::bounded: the cpu backend) answers positions and robust
 // selection from its own state, so the daemon keeps only a tail of the history in memory;

@@ -1,6 +1,6 @@
-// The snapshot REP endpoint's request handling (PROTOCOL §3) as a pure function from the
-// request frames to the reply bytes: every input, however malformed, gets exactly one
-// JSON reply, which is what keeps a REP socket from ever hanging.
+// The snapshot endpoint's request handling (PROTOCOL §3; a ROUTER answering REQ clients as a
+// REP would) as a pure function from the request frames to the reply bytes: every input,
+// however malformed, gets exactly one JSON reply, so a REQ client never waits forever.
 #pragma once
 
 #include <cstdint>
