@@ -13,7 +13,7 @@ CurveSecurity::CurveSecurity(const config::CurveConfig& cfg) {
     throw std::runtime_error("[curve] is configured but this libzmq has no CURVE support");
   }
   keys_ = read_checked_keypair(cfg.key_file);
-  for (const std::string& k : read_public_keys(cfg.clients_file)) clients_.insert(k);
+  for (const std::string& k : net::read_public_keys(cfg.clients_file)) clients_.insert(k);
   if (clients_.empty()) {
     throw std::runtime_error(cfg.clients_file + ": no client public key: nobody could connect");
   }
@@ -26,7 +26,7 @@ void CurveSecurity::make_server(zmq::socket_t& sock) const {
 }
 
 void CurveSecurity::make_client(zmq::socket_t& sock, const std::string& server_key_file) const {
-  sock.set(zmq::sockopt::curve_serverkey, read_public_key(server_key_file));
+  sock.set(zmq::sockopt::curve_serverkey, net::read_public_key(server_key_file));
   sock.set(zmq::sockopt::curve_publickey, keys_.public_z85);
   sock.set(zmq::sockopt::curve_secretkey, keys_.secret_z85);
 }

@@ -45,7 +45,7 @@ class CurveSecurity {
   const std::string& public_key() const { return keys_.public_z85; }
 
  private:
-  CurveKeypair keys_;
+  net::CurveKeypair keys_;
   std::set<std::string> clients_;  // Z85 public keys
 };
 

@@ -297,7 +297,7 @@ void Daemon::admit_http(asio::ip::tcp::socket sock) {
       log_connection_cap(http_cap_log_, "http", http_sessions_.size(), max,
                          "every one is being answered: a new one refused with 503");
       auto s = std::make_shared<HttpSession>(std::move(sock));
-      s->reply = http_busy_response();
+      s->reply = net::http_busy_response();
       asio::async_write(s->sock, asio::buffer(s->reply),
                         [s](const boost::system::error_code&, size_t) { s->close(); });
       return;
@@ -317,7 +317,7 @@ void Daemon::serve_http(std::shared_ptr<HttpSession> s) {
     s->sock.close(ignored);
   });
   asio::async_read_until(
-      s->sock, asio::dynamic_buffer(s->request, kMaxHttpRequestBytes), "\r\n\r\n",
+      s->sock, asio::dynamic_buffer(s->request, net::kMaxHttpRequestBytes), "\r\n\r\n",
       [this, s](const boost::system::error_code& ec, size_t) {
         if (ec) {  // closed, timed out, or a head larger than kMaxHttpRequestBytes
           s->close();

@@ -11,12 +11,12 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "wfod/daemon/keys/curve_keys.hpp"
+#include "wfod/net/curve_keys.hpp"
 
 namespace wfod::daemon {
 
-CurveKeypair read_checked_keypair(const std::string& path) {
-  CurveKeypair kp = read_keypair(path);
+net::CurveKeypair read_checked_keypair(const std::string& path) {
+  net::CurveKeypair kp = net::read_keypair(path);
   // The public key must belong to the secret one, or clients pin the wrong key.
   char derived[41];
   if (zmq_curve_public(derived, kp.secret_z85.c_str()) != 0 || kp.public_z85 != derived) {

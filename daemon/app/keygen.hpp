@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "wfod/daemon/keys/curve_keys.hpp"
+#include "wfod/net/curve_keys.hpp"
 
 namespace wfod::daemon {
 
@@ -14,6 +14,6 @@ int run_keygen(const std::string& path);
 
 // read_keypair() plus the check that the public key is the secret key's. Throws
 // std::runtime_error naming the file.
-CurveKeypair read_checked_keypair(const std::string& path);
+net::CurveKeypair read_checked_keypair(const std::string& path);
 
 }  // namespace wfod::daemon

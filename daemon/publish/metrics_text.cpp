@@ -4,14 +4,14 @@
 
 #include <cmath>
 
-#include "wfod/daemon/publish/prometheus_text.hpp"
+#include "wfod/net/prometheus_text.hpp"
 
 namespace wfod::daemon {
 namespace {
 
 double finite_or_zero(double v) { return std::isfinite(v) ? v : 0.0; }
 
-void process_families(PrometheusText& m, const HealthInput& h) {
+void process_families(net::PrometheusText& m, const HealthInput& h) {
   m.family("wfod_build_info", "gauge",
            "Always 1: the wfod version and the backends built in (cuda: a CUDA build, which "
            "also has cpu; cpu: a CPU-only build).");
@@ -33,7 +33,7 @@ void process_families(PrometheusText& m, const HealthInput& h) {
   m.sample({}, h.backend_fallbacks);
 }
 
-void symbol_families(PrometheusText& m, const HealthInput& h) {
+void symbol_families(net::PrometheusText& m, const HealthInput& h) {
   m.family("wfod_bars", "gauge", "Bars in the symbol's history, from its anchor.");
   for (const auto& [name, s] : h.symbols) m.sample({{"symbol", name}}, s.bars);
   m.family("wfod_bars_accepted_total", "counter",
@@ -70,7 +70,7 @@ void symbol_families(PrometheusText& m, const HealthInput& h) {
   for (const auto& [name, s] : h.symbols) m.sample({{"symbol", name}}, s.quarantined_bars);
 }
 
-void feed_and_storage_families(PrometheusText& m, const HealthInput& h) {
+void feed_and_storage_families(net::PrometheusText& m, const HealthInput& h) {
   m.family("wfod_feed_rejects_total", "counter", "Feed input rejected, by reason (PROTOCOL §1).");
   for (const auto& [reason, n] : h.rejects) m.sample({{"reason", reason}}, n);
   m.family("wfod_feed_missing_bars_total", "counter",
@@ -110,7 +110,7 @@ void feed_and_storage_families(PrometheusText& m, const HealthInput& h) {
   for (const auto& [name, s] : h.symbols) m.sample({{"symbol", name}}, s.refused_bars);
 }
 
-void stream_families(PrometheusText& m, const HealthInput& h) {
+void stream_families(net::PrometheusText& m, const HealthInput& h) {
   m.family("wfod_stream_every_bars", "gauge",
            "The stream's schedule: it re-optimises and publishes every this many bars.");
   for (const auto& [key, s] : h.streams) {
@@ -150,7 +150,7 @@ void stream_families(PrometheusText& m, const HealthInput& h) {
            "stream advance or sweep, selection, live_oos), by strategy.");
   for (const auto& [strategy, d] : h.optimisation_durations) {
     for (size_t i = 0; i < DurationHistogram::kBounds.size(); ++i) {
-      const std::string le = format_sample_value(DurationHistogram::kBounds[i]);
+      const std::string le = net::format_sample_value(DurationHistogram::kBounds[i]);
       m.sample("_bucket", {{"strategy", strategy}, {"le", le}}, d.cumulative(i));
     }
     m.sample("_bucket", {{"strategy", strategy}, {"le", "+Inf"}}, d.count());
@@ -161,7 +161,7 @@ void stream_families(PrometheusText& m, const HealthInput& h) {
   m.sample({}, h.coalesced);
 }
 
-void socket_families(PrometheusText& m, const HealthInput& h) {
+void socket_families(net::PrometheusText& m, const HealthInput& h) {
   m.family("wfod_dropped_total", "counter",
            "Messages a socket refused instead of blocking the loop.");
   m.sample({{"socket", "publish"}}, h.publish_dropped);
@@ -190,7 +190,7 @@ void socket_families(PrometheusText& m, const HealthInput& h) {
 }  // namespace
 
 std::string prometheus_metrics(const HealthInput& h) {
-  PrometheusText m;
+  net::PrometheusText m;
   process_families(m, h);
   symbol_families(m, h);
   feed_and_storage_families(m, h);

@@ -112,7 +112,7 @@ TEST(HttpStatus, ConnectionCapsInMetricsAndHealth) {
   EXPECT_EQ(j["connections"]["snapshot"]["refused"], 7);
   EXPECT_EQ(j["connections"]["http"]["max"], 64);
   // A connection refused at the cap gets a whole response, whatever it sent.
-  const std::string busy = http_busy_response();
+  const std::string busy = net::http_busy_response();
   EXPECT_TRUE(starts_with(busy, "HTTP/1.1 503 Service Unavailable\r\n")) << busy;
   EXPECT_EQ(busy.substr(busy.size() - 21), "too many connections\n");
   EXPECT_NE(busy.find("Connection: close"), std::string::npos);

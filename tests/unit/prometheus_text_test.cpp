@@ -1,6 +1,6 @@
 // PrometheusText: label and help escaping, sample value syntax, HELP/TYPE once per family.
 
-#include "wfod/daemon/publish/prometheus_text.hpp"
+#include "wfod/net/prometheus_text.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace wfod::daemon {
+namespace wfod::net {
 namespace {
 
 TEST(PrometheusText, EscapesLabelValues) {
@@ -69,4 +69,4 @@ TEST(PrometheusText, FamiliesAndSamples) {
 }
 
 }  // namespace
-}  // namespace wfod::daemon
+}  // namespace wfod::net

@@ -1,14 +1,14 @@
-// wfo-proxy's /metrics and /healthz (proxy_status.hpp), written with the daemon's
-// PrometheusText and served by its status_http_response, so the rules are the daemon's.
+// wfo-proxy's /metrics and /healthz (proxy_status.hpp), written with wfod/net's PrometheusText
+// and served by its status_http_response, the same code as the daemon's.
 #include "proxy_status.hpp"
 
-#include "wfod/daemon/publish/http_status.hpp"
-#include "wfod/daemon/publish/prometheus_text.hpp"
+#include "wfod/net/http_status.hpp"
+#include "wfod/net/prometheus_text.hpp"
 
 namespace wfod::proxy {
 
 std::string metrics_text(const ProxyStatus& s, std::string_view version) {
-  wfod::daemon::PrometheusText m;
+  wfod::net::PrometheusText m;
   m.family("wfo_proxy_build_info", "gauge", "wfo-proxy's version (the label), always 1.");
   m.sample({{"version", version}}, uint64_t{1});
   m.family("wfo_proxy_up", "gauge",
@@ -38,18 +38,17 @@ std::string metrics_text(const ProxyStatus& s, std::string_view version) {
 }
 
 std::string http_response(std::string_view head, const ProxyStatus& s, std::string_view version) {
-  return wfod::daemon::status_http_response(
+  return wfod::net::status_http_response(
       head, [&] { return metrics_text(s, version); },
       [&] {
         std::string down;
         for (const auto& [endpoint, up] : s.upstreams) {
           if (!up) down += " " + endpoint;
         }
-        if (!s.stats_ok)
-          return wfod::daemon::HealthVerdict{false, ": the forwarder does not answer"};
+        if (!s.stats_ok) return wfod::net::HealthVerdict{false, ": the forwarder does not answer"};
         if (!down.empty())
-          return wfod::daemon::HealthVerdict{false, ": upstream not connected:" + down};
-        return wfod::daemon::HealthVerdict{};
+          return wfod::net::HealthVerdict{false, ": upstream not connected:" + down};
+        return wfod::net::HealthVerdict{};
       });
 }
 

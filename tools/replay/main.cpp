@@ -15,9 +15,9 @@
 #include <zmq.hpp>
 
 #include "wfo/args.hpp"
-#include "wfod/daemon/keys/curve_keys.hpp"
 #include "wfod/feeds/bar_codec.hpp"
 #include "wfod/feeds/csv_reader.hpp"
+#include "wfod/net/curve_keys.hpp"
 #include "wfod/version.hpp"
 
 namespace {
@@ -133,7 +133,7 @@ int run(const Options& o) {
     if (!o.curve_key.empty()) {
       // CURVE server without a ZAP handler: any client that knows our public key may
       // subscribe; the subscriber (wfod) authenticates us by that key.
-      const wfod::daemon::CurveKeypair kp = wfod::daemon::read_keypair(o.curve_key);
+      const wfod::net::CurveKeypair kp = wfod::net::read_keypair(o.curve_key);
       pub.set(zmq::sockopt::curve_server, 1);
       pub.set(zmq::sockopt::curve_secretkey, kp.secret_z85);
     }

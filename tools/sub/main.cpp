@@ -18,9 +18,9 @@
 #include <zmq_addon.hpp>
 
 #include "wfo/args.hpp"
-#include "wfod/daemon/keys/curve_keys.hpp"
 #include "wfod/feeds/bar_codec.hpp"
 #include "wfod/feeds/csv_reader.hpp"
+#include "wfod/net/curve_keys.hpp"
 #include "wfod/version.hpp"
 
 namespace {
@@ -82,8 +82,8 @@ struct Options {
 // CURVE client options on `sock` (before connect) when the key files are given.
 void apply_curve(zmq::socket_t& sock, const Options& o) {
   if (o.curve_key.empty()) return;
-  const wfod::daemon::CurveKeypair kp = wfod::daemon::read_keypair(o.curve_key);
-  sock.set(zmq::sockopt::curve_serverkey, wfod::daemon::read_public_key(o.curve_server_key));
+  const wfod::net::CurveKeypair kp = wfod::net::read_keypair(o.curve_key);
+  sock.set(zmq::sockopt::curve_serverkey, wfod::net::read_public_key(o.curve_server_key));
   sock.set(zmq::sockopt::curve_publickey, kp.public_z85);
   sock.set(zmq::sockopt::curve_secretkey, kp.secret_z85);
 }

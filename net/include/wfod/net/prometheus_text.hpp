@@ -10,7 +10,7 @@
 #include <string_view>
 #include <utility>
 
-namespace wfod::daemon {
+namespace wfod::net {
 
 // A label value as the format quotes it: backslash, double quote and line feed escaped.
 std::string escape_label_value(std::string_view value);
@@ -46,4 +46,4 @@ class PrometheusText {
   std::set<std::string, std::less<>> started_;
 };
 
-}  // namespace wfod::daemon
+}  // namespace wfod::net

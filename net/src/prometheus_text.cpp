@@ -1,12 +1,12 @@
 // PrometheusText: the exposition format's escaping, number syntax and family bookkeeping.
-#include "wfod/daemon/publish/prometheus_text.hpp"
+#include "wfod/net/prometheus_text.hpp"
 
 #include <array>
 #include <charconv>
 #include <cmath>
 #include <stdexcept>
 
-namespace wfod::daemon {
+namespace wfod::net {
 
 std::string escape_label_value(std::string_view value) {
   std::string out;
@@ -102,4 +102,4 @@ void PrometheusText::sample(std::string_view suffix, Labels labels, uint64_t val
   out_ += '\n';
 }
 
-}  // namespace wfod::daemon
+}  // namespace wfod::net

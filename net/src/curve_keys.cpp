@@ -1,6 +1,6 @@
 // CURVE key files: strict line-by-line reading with errors that name the file and the line
 // but never echo a key.
-#include "wfod/daemon/keys/curve_keys.hpp"
+#include "wfod/net/curve_keys.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string_view>
 
-namespace wfod::daemon {
+namespace wfod::net {
 namespace {
 
 bool is_z85_key(const std::string& s) {
@@ -92,4 +92,4 @@ std::string read_public_key(const std::string& path) {
   return keys.front();
 }
 
-}  // namespace wfod::daemon
+}  // namespace wfod::net

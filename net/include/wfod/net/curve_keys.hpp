@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace wfod::daemon {
+namespace wfod::net {
 
 struct CurveKeypair {
   std::string public_z85;  // 40 characters
@@ -22,4 +22,4 @@ std::vector<std::string> read_public_keys(const std::string& path);
 // The first public key of such a file; an error when there is none.
 std::string read_public_key(const std::string& path);
 
-}  // namespace wfod::daemon
+}  // namespace wfod::net
