@@ -32,12 +32,13 @@ double mean_of(std::span<const double> x) {
   return sum.value() / static_cast<double>(x.size());
 }
 
-// floor(sqrt(n)) in integers: a rounded sqrt could land one off for a perfect square.
+// floor(sqrt(n)) in integers: a rounded sqrt could land one off for a perfect square. The
+// squares in 64 bits: (r + 1)² overflows int for n near INT_MAX (a rules period may be).
 int isqrt(int n) {
-  int r = static_cast<int>(std::sqrt(static_cast<double>(n)));
+  int64_t r = static_cast<int64_t>(std::sqrt(static_cast<double>(n)));
   while (r > 0 && r * r > n) --r;
   while ((r + 1) * (r + 1) <= n) ++r;
-  return r;
+  return static_cast<int>(r);
 }
 
 void require_period(int n) {

@@ -8,44 +8,10 @@
 #include <stdexcept>
 
 #include "ref_numeric.hpp"
+#include "ref_vol_filter.hpp"
 
 namespace wfod::ref {
 namespace {
-
-enum class FilterState { undefined, closed, open };
-
-// The vol_filter's series for one combo; absent filter = always open.
-class VolFilter {
- public:
-  VolFilter(IndicatorCache& cache, const Combo& combo) {
-    if (!combo.has_vol) return;
-    std_short_ = &cache.get(IndicatorKind::std, combo.vol_short);
-    std_long_ = &cache.get(IndicatorKind::std, combo.vol_long);
-    sma_short_ = &cache.get(IndicatorKind::sma, combo.vol_short);
-    sma_long_ = &cache.get(IndicatorKind::sma, combo.vol_long);
-    threshold_ = combo.vol_threshold;
-  }
-
-  FilterState at(size_t t) const {
-    if (std_short_ == nullptr) return FilterState::open;
-    const double s = (*std_short_)[t];
-    const double l = (*std_long_)[t];
-    if (std::isnan(s) || std::isnan(l)) return FilterState::undefined;
-    // A long-window STD that counts as 0 closes the filter (no ratio is formed); a
-    // short-window one that counts as 0 makes v_t = 0 (SPEC §5).
-    if (std_counts_as_zero(l, (*sma_long_)[t])) return FilterState::closed;
-    const double v = std_counts_as_zero(s, (*sma_short_)[t]) ? 0.0 : s / l;
-    return dead_band_compare(v, threshold_) == Order::greater ? FilterState::open
-                                                              : FilterState::closed;
-  }
-
- private:
-  const std::vector<double>* std_short_ = nullptr;
-  const std::vector<double>* std_long_ = nullptr;
-  const std::vector<double>* sma_short_ = nullptr;
-  const std::vector<double>* sma_long_ = nullptr;
-  double threshold_ = 0;
-};
 
 int8_t short_position(Side side) { return side == Side::long_only ? 0 : -1; }
 
