@@ -267,7 +267,9 @@ class Daemon {
   // signals' new combo and its live state.
   void publish(const PublicationKey& key, SymbolStrategy& stream, const HistorySnapshot& snap,
                JobResult& r);
-  void fall_back_to_cpu(const std::string& error);
+  // Replaces a failing backend by the cpu one; false when that could not be made (the
+  // failing one stays).
+  bool fall_back_to_cpu(const std::string& error);
 
   // Signals (PROTOCOL §2a; daemon_signals.cpp). Bars [0, n) of a symbol that are persisted.
   size_t persisted_bars(const SymbolState& sym) const;

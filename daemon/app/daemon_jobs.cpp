@@ -90,7 +90,7 @@ void Daemon::start_job(const PublicationKey& key) {
   });
 }
 
-void Daemon::fall_back_to_cpu(const std::string& error) {
+bool Daemon::fall_back_to_cpu(const std::string& error) {
   // A failing device (allocation, kernel, lost GPU) must not stop publication: the CPU
   // backend computes the same results (SPEC §9). The old backend stays alive: jobs already
   // queued hold a pointer to it (and fail over again, harmlessly, if it keeps failing).
@@ -100,7 +100,7 @@ void Daemon::fall_back_to_cpu(const std::string& error) {
     cpu = make_backend("cpu");
   } catch (const std::exception& e) {
     spdlog::critical("backend fallback from={} to=cpu failed: {}", from, e.what());
-    return;
+    return false;
   }
   retired_backends_.push_back(std::move(backend_));
   backend_ = std::move(cpu);
@@ -110,6 +110,7 @@ void Daemon::fall_back_to_cpu(const std::string& error) {
   spdlog::error("backend fallback from={} to={} error=\"{}\": optimising on the CPU from now on",
                 from, backend_name_, error);
   notify("STATUS=serving on the cpu backend after a " + from + " failure");
+  return true;
 }
 
 void Daemon::on_job_done(const PublicationKey& key, uint64_t generation, HistorySnapshot snap,
@@ -147,8 +148,7 @@ void Daemon::on_job_done(const PublicationKey& key, uint64_t generation, History
           key.first, key.second, result.stream_fallback);
   }
   if (result.backend_failed && backend_name_ != "cpu") {
-    fall_back_to_cpu(result.error);
-    if (backend_name_ == "cpu") {
+    if (fall_back_to_cpu(result.error)) {
       stream.signals.release(result.end);
       start_job(key);  // the same run again, on the CPU; the scheduler still counts it running
       return;
