@@ -205,6 +205,7 @@ void Daemon::add_stream(const config::StrategyConfig& s, const std::string& symb
   st.slot->set_tracker_keep(s.window + st.warmup + 2 * s.every + 4096);
   // Signals go to the bars accepted from now on (a restart or a reload does not repeat any).
   st.signals.start_at(sym.history.size());
+  publisher_.stream_started(PublicationKey{symbol, s.name});
   streams_.insert_or_assign(PublicationKey{symbol, s.name}, std::move(st));
 }
 
@@ -225,15 +226,15 @@ void Daemon::restore_live_state(const PublicationKey& key, SymbolStrategy& strea
   } else {
     // A publication that went out: whatever else changed, clients hold its parameters, so
     // `get` keeps answering with it and no new one may end before its window.
-    last_[key] = LastPublication{st.seq, st.payload};
-    if (const auto ts = payload_window_last_ts(st.payload)) published_last_ts_[key] = *ts;
+    LastPublication last{st.seq, st.payload};
     // `changed` (PROTOCOL §2) compares with that publication even if the stream starts over.
     if (const Json saved = Json::parse(st.payload, nullptr, false); saved.is_object()) {
       if (saved.contains("params")) stream.last_params = saved["params"];
       // When it went out: /metrics' last publication time does not restart with the daemon.
       if (const auto p = saved.find("published_ns"); p != saved.end() && p->is_number_integer())
-        last_[key].published_ns = p->get<int64_t>();
+        last.published_ns = p->get<int64_t>();
     }
+    publisher_.restore(key, std::move(last), payload_window_last_ts(st.payload));
     if (st.fingerprint != stream.fingerprint_crc) {
       why = "the strategy changed";
     } else if (st.end > bars || st.winner >= grid.size() ||

@@ -100,7 +100,8 @@ void Daemon::drain_snapshot() {
       std::vector<std::string> frames;
       for (size_t i = first; i < parts.size(); ++i) frames.push_back(parts[i].to_string());
       const std::string reply = snapshot_reply(
-          frames, last_, [this](const PublicationKey& key) { return streams_.count(key) > 0; },
+          frames, publisher_.last(),
+          [this](const PublicationKey& key) { return streams_.count(key) > 0; },
           [this] { return health(); });
       try {
         bool sent = rep_->sock.send(parts[0], zmq::send_flags::sndmore | zmq::send_flags::dontwait)
@@ -142,7 +143,7 @@ HealthInput Daemon::health() const {
     if (!sym.store->healthy() || s.degraded()) h.degraded = true;
   }
   set_feed_counters(h, ingest_->validator().stats());
-  h.publish_dropped = publish_dropped_;
+  h.publish_dropped = publisher_.dropped();
   h.backend_fallbacks = backend_fallbacks_;
   h.backend_error = backend_error_;
   h.curve_denied = curve_denied_;
@@ -191,7 +192,8 @@ HealthInput Daemon::health() const {
     StreamHealth& s = h.streams[key];
     s.every_bars = stream.cfg.every;
     s.publications = stream.publications;
-    if (const auto it = last_.find(key); it != last_.end() && it->second.published_ns > 0) {
+    if (const auto it = publisher_.last().find(key);
+        it != publisher_.last().end() && it->second.published_ns > 0) {
       s.last_published_ns = it->second.published_ns;
     }
     const size_t bars = symbols_.at(key.first).history.size();

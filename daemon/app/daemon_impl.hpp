@@ -38,6 +38,7 @@
 #include "wfod/daemon/core/fault_backend.hpp"
 #include "wfod/daemon/core/feed_link.hpp"
 #include "wfod/daemon/core/ingest.hpp"
+#include "wfod/daemon/core/publisher.hpp"
 #include "wfod/daemon/core/reload_plan.hpp"
 #include "wfod/daemon/core/run_scheduler.hpp"
 #include "wfod/daemon/core/storage_alarms.hpp"
@@ -140,9 +141,6 @@ struct SymbolStrategy {
   uint64_t publications = 0;  // sent since this stream was started (/metrics)
   std::optional<Json> last_params;
   uint32_t fingerprint_crc = 0;  // CRC32 of fingerprint(cfg): tags its saved live state
-  // Runs are withheld because their window ends before the last published one's (after a
-  // quarantine): logged when it starts and when it ends, not per run.
-  bool behind_published = false;
   // When the loop woke with the bars that made the next run due (latency_ms in health).
   Clock::time_point due_at = Clock::now();
   // The backend stream this (symbol, strategy) optimises through (worker thread only); a
@@ -151,6 +149,44 @@ struct SymbolStrategy {
   // Per-bar signals (PROTOCOL §2a, daemon_signals.cpp): the published combo's tracker, kept
   // on the loop thread, and the runs whose publication the next signals wait for.
   SignalFollower signals;
+};
+
+// The Publisher's seams over the daemon's own (daemon_jobs.cpp): the sequence store and the
+// PUB socket, both opened by start_up after the Daemon is made, and its events as the log
+// lines the integration tests and operators read.
+class SequenceNumbers final : public PublicationNumbers {
+ public:
+  explicit SequenceNumbers(std::optional<SequenceStore>& seqs) : seqs_(seqs) {}
+  Result<uint64_t> next(std::string_view symbol, std::string_view strategy) override;
+  Status top_up(std::string_view symbol, std::string_view strategy) override;
+
+ private:
+  std::optional<SequenceStore>& seqs_;
+};
+
+class PubSocketSink final : public MessageSink {
+ public:
+  explicit PubSocketSink(const std::unique_ptr<WatchedSocket>& pub) : pub_(pub) {}
+  SendResult send(std::string_view topic, std::string_view payload) override;
+
+ private:
+  const std::unique_ptr<WatchedSocket>& pub_;
+};
+
+class PublicationLog final : public PublisherEvents {
+ public:
+  void selection_withheld(const PublicationKey& key, std::string_view reason) override;
+  void behind_published(const PublicationKey& key, int64_t window_last_ts,
+                        int64_t published_last_ts) override;
+  void caught_up(const PublicationKey& key) override;
+  void not_persisted(const PublicationKey& key, std::string_view error,
+                     uint64_t suppressed) override;
+  void no_sequence_number(const PublicationKey& key, std::string_view error,
+                          uint64_t suppressed) override;
+  void sequence_numbers_back() override;
+  void send_failed(const PublicationKey& key, std::string_view error) override;
+  void top_up_failed(const PublicationKey& key, std::string_view error,
+                     uint64_t suppressed) override;
 };
 
 // One HTTP status request: read the head (bounded in size and time), answer, close.
@@ -227,9 +263,13 @@ class Daemon {
   void start_job(const PublicationKey& key);
   void on_job_done(const PublicationKey& key, uint64_t generation, HistorySnapshot snap,
                    JobResult result);
+  // The run's publication through publisher_ (its rules), then the stream's winners, its
+  // signals' new combo and its live state.
   void publish(const PublicationKey& key, SymbolStrategy& stream, const HistorySnapshot& snap,
                JobResult& r);
-  void fall_back_to_cpu(const std::string& error);
+  // Replaces a failing backend by the cpu one; false when that could not be made (the
+  // failing one stays).
+  bool fall_back_to_cpu(const std::string& error);
 
   // Signals (PROTOCOL §2a; daemon_signals.cpp). Bars [0, n) of a symbol that are persisted.
   size_t persisted_bars(const SymbolState& sym) const;
@@ -316,13 +356,7 @@ class Daemon {
   // gap must not flood the log, nor crowd out the reject lines.
   feeds::RejectLogLimiter gap_log_{20, std::chrono::seconds(10)};
   std::map<PublicationKey, SymbolStrategy, std::less<>> streams_;
-  PublicationMap last_;
-  // Per stream, window.last_ts of its newest publication (also from before a restart, read
-  // back from the saved live state): no later publication may end before it, so a trading
-  // system never gets parameters fitted on older data than it already has.
-  std::map<PublicationKey, int64_t, std::less<>> published_last_ts_;
   uint64_t retired_coalesced_ = 0;  // of streams a reload removed
-  uint64_t publish_dropped_ = 0;    // messages the PUB refused whole: publications and signals
   uint64_t snapshot_dropped_ = 0;
   uint64_t generation_ = 0;
   bool stopping_ = false;
@@ -351,6 +385,12 @@ class Daemon {
   std::optional<HealthInput::Reload> last_reload_;
   uint64_t reload_failures_ = 0;
   std::unique_ptr<WatchedSocket> pub_, rep_;
+  // Publications (PROTOCOL §2) by their rules: the last one per stream (snapshots), the
+  // window floor, the PUB's drops (publications and signals).
+  SequenceNumbers seq_numbers_{seqs_};
+  PubSocketSink pub_sink_{pub_};
+  PublicationLog publication_log_;
+  Publisher publisher_{seq_numbers_, pub_sink_, storage_alarms_, publication_log_};
   // The snapshot socket's connections (their fds, from its monitor), capped in the ZAP
   // handler at [daemon] max_snapshot_connections. After rep_: destroyed before it.
   std::unique_ptr<SocketMonitor> snapshot_monitor_;

@@ -1,5 +1,7 @@
 // Runs and publications: a due stream's job handed to the worker, its result taken back on
-// the loop (backend fallback, sync waits), and the PROTOCOL §2 publication sent.
+// the loop (backend fallback, sync waits), and the PROTOCOL §2 publication: its payload and
+// log lines here, its rules and their order in Publisher (daemon/core/publisher.cpp), over
+// the seams daemon_impl.hpp declares (SequenceNumbers, PubSocketSink, PublicationLog).
 
 #include "daemon_impl.hpp"
 
@@ -88,7 +90,7 @@ void Daemon::start_job(const PublicationKey& key) {
   });
 }
 
-void Daemon::fall_back_to_cpu(const std::string& error) {
+bool Daemon::fall_back_to_cpu(const std::string& error) {
   // A failing device (allocation, kernel, lost GPU) must not stop publication: the CPU
   // backend computes the same results (SPEC §9). The old backend stays alive: jobs already
   // queued hold a pointer to it (and fail over again, harmlessly, if it keeps failing).
@@ -98,7 +100,7 @@ void Daemon::fall_back_to_cpu(const std::string& error) {
     cpu = make_backend("cpu");
   } catch (const std::exception& e) {
     spdlog::critical("backend fallback from={} to=cpu failed: {}", from, e.what());
-    return;
+    return false;
   }
   retired_backends_.push_back(std::move(backend_));
   backend_ = std::move(cpu);
@@ -108,6 +110,7 @@ void Daemon::fall_back_to_cpu(const std::string& error) {
   spdlog::error("backend fallback from={} to={} error=\"{}\": optimising on the CPU from now on",
                 from, backend_name_, error);
   notify("STATUS=serving on the cpu backend after a " + from + " failure");
+  return true;
 }
 
 void Daemon::on_job_done(const PublicationKey& key, uint64_t generation, HistorySnapshot snap,
@@ -145,8 +148,7 @@ void Daemon::on_job_done(const PublicationKey& key, uint64_t generation, History
           key.first, key.second, result.stream_fallback);
   }
   if (result.backend_failed && backend_name_ != "cpu") {
-    fall_back_to_cpu(result.error);
-    if (backend_name_ == "cpu") {
+    if (fall_back_to_cpu(result.error)) {
       stream.signals.release(result.end);
       start_job(key);  // the same run again, on the CPU; the scheduler still counts it running
       return;
@@ -161,8 +163,8 @@ void Daemon::on_job_done(const PublicationKey& key, uint64_t generation, History
         "sweep empty stream={}.{} window_bars={} evaluated={} sweep_ms={:.1f}: no combo passed "
         "the constraints, nothing published",
         key.first, key.second, stream.cfg.window, result.sweep.evaluated, result.elapsed_ms);
-  } else if (cfg_.daemon.fsync != config::FsyncPolicy::none &&
-             symbols_.at(key.first).store->has_unsynced()) {
+  } else if (Publisher::awaits_sync(cfg_.daemon.fsync,
+                                    BarStorePublishView(*symbols_.at(key.first).store))) {
     // PROTOCOL §2: the covered bars must be persisted first; the next sync pass publishes
     // (and releases the signals this run holds).
     awaiting_sync_.push_back({key, generation, snap, std::move(result)});
@@ -177,111 +179,118 @@ void Daemon::on_job_done(const PublicationKey& key, uint64_t generation, History
   signals_ready(key, stream);
 }
 
-void Daemon::publish(const PublicationKey& key, SymbolStrategy& stream, const HistorySnapshot& snap,
-                     JobResult& r) {
-  // Robust selection may hold the current combo or publish nothing (docs/spec-10-selection.md).
-  if (r.selection && !r.selection->publish) {
-    spdlog::warn("stream {}.{}: nothing published: selection reason={}", key.first, key.second,
-                 r.selection->reason);
-    return;
-  }
-  SymbolState& sym = symbols_.at(key.first);
-  const size_t end = r.end;  // the history may hold newer bars by now
-  // Never behind what clients already have: after a quarantine (or a bar log replaced by
-  // hand) the history may end before the last published window. Such runs are withheld
-  // until the window's last bar reaches that one's again (docs/operations.md).
-  if (const auto it = published_last_ts_.find(key);
-      it != published_last_ts_.end() && snap.block->bar(end - 1).ts_ns < it->second) {
-    if (!stream.behind_published) {
-      spdlog::warn(
-          "stream {}.{}: publications withheld: the window ends at ts {}, before the last "
-          "published window's {} (bars were lost); publishing resumes once it reaches that",
-          key.first, key.second, snap.block->bar(end - 1).ts_ns, it->second);
-      stream.behind_published = true;
-    }
-    return;
-  }
-  if (stream.behind_published) {
-    spdlog::info("stream {}.{}: the window reaches the last published one again: publishing",
-                 key.first, key.second);
-    stream.behind_published = false;
-  }
-  // PROTOCOL §2: only after the covered bars are persisted.
-  if (!sym.store->healthy()) {
-    if (Status s = sym.store->flush(); !s.ok() || !sym.store->healthy()) {
-      // Once per run while it lasts: under the storage lines' shared rate limit.
-      if (const StorageAlarms::Decision d = storage_alarms_.may_log(); d.log)
-        spdlog::error("stream {}.{}: bars not persisted ({}); publication withheld{}", key.first,
-                      key.second,
-                      sym.store->last_error() ? sym.store->last_error()->message : "disk error",
-                      not_logged_note(d.suppressed));
-      return;
-    }
-  }
-  auto seq = seqs_->next(key.first, key.second);
-  if (!seq.ok()) {
-    const StorageAlarms::Decision d = storage_alarms_.raise(
-        "publications.seq", "no publication sequence number: " + seq.error().message);
-    if (d.log)
-      spdlog::error("stream {}.{}: no sequence number: {}; publication withheld{}", key.first,
-                    key.second, seq.error().message, not_logged_note(d.suppressed));
-    return;
-  }
-  if (storage_alarms_.clear("publications.seq"))
-    spdlog::info("publication sequence numbers are written again: publishing");
-  const Ranked& best = r.selection ? *r.selection->publish : r.sweep.top.front();
-  const Json params = params_json(stream.spec.grid, best.combo);
+Result<uint64_t> SequenceNumbers::next(std::string_view symbol, std::string_view strategy) {
+  return seqs_->next(symbol, strategy);
+}
 
-  PublicationInput in;
-  in.symbol = key.first;
-  in.strategy = key.second;
-  in.seq = seq.value();
-  in.published_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                        std::chrono::system_clock::now().time_since_epoch())
-                        .count();
-  in.window_bars = stream.cfg.window;
-  in.first_ts = snap.block->bar(end - stream.cfg.window).ts_ns;
-  in.last_ts = snap.block->bar(end - 1).ts_ns;
-  in.grid = &stream.spec.grid;
-  in.result = &r.sweep;
-  in.changed = !stream.last_params || *stream.last_params != params;
-  in.elapsed_ms = r.elapsed_ms;
-  in.backend = r.sweep.backend.empty() ? backend_name_ : r.sweep.backend;
-  in.config_version = cfg_.sha256;
-  if (r.selection) {
-    in.published = &best;
-    in.selection = r.selection->json;
-  }
-  if (r.live && stream.last_seq > 0) {
-    in.live_oos = LiveOos{stream.last_seq, end - stream.last_end, *r.live};
-  }
-  // p_{end-1} of the published combo (PROTOCOL §2), from the tracker the worker forked.
-  if (r.follow && r.follow->bars() == end) in.position = r.follow->last();
-  const std::string payload = publication_text(in);  // = publication_json(in).dump()
-  const std::string topic = "params." + key.first + "." + key.second;
-  // PROTOCOL §2a: the bars before this window's last one keep the combo they had; their
-  // signals (persisted, since the window's bars are) go before the publication.
-  send_signals(key, stream, end - 1);
+Status SequenceNumbers::top_up(std::string_view symbol, std::string_view strategy) {
+  return seqs_->top_up(symbol, strategy);
+}
+
+SendResult PubSocketSink::send(std::string_view topic, std::string_view payload) {
   try {
-    // Never blocks: a PUB drops per subscriber at its high-water mark; a refusal of the
-    // whole message (EAGAIN) is counted.
     if (!pub_->sock.send(zmq::buffer(topic),
                          zmq::send_flags::sndmore | zmq::send_flags::dontwait) ||
         !pub_->sock.send(zmq::buffer(payload), zmq::send_flags::dontwait)) {
-      ++publish_dropped_;
+      return {};
     }
   } catch (const zmq::error_t& e) {
-    ++publish_dropped_;
-    spdlog::error("stream {}.{}: send: {}", key.first, key.second, e.what());
+    return {false, e.what()};
   }
-  r.marks.sent = Clock::now();
+  return {true, {}};
+}
+
+void PublicationLog::selection_withheld(const PublicationKey& key, std::string_view reason) {
+  spdlog::warn("stream {}.{}: nothing published: selection reason={}", key.first, key.second,
+               reason);
+}
+
+void PublicationLog::behind_published(const PublicationKey& key, int64_t window_last_ts,
+                                      int64_t published_last_ts) {
+  spdlog::warn(
+      "stream {}.{}: publications withheld: the window ends at ts {}, before the last "
+      "published window's {} (bars were lost); publishing resumes once it reaches that",
+      key.first, key.second, window_last_ts, published_last_ts);
+}
+
+void PublicationLog::caught_up(const PublicationKey& key) {
+  spdlog::info("stream {}.{}: the window reaches the last published one again: publishing",
+               key.first, key.second);
+}
+
+void PublicationLog::not_persisted(const PublicationKey& key, std::string_view error,
+                                   uint64_t suppressed) {
+  spdlog::error("stream {}.{}: bars not persisted ({}); publication withheld{}", key.first,
+                key.second, error, not_logged_note(suppressed));
+}
+
+void PublicationLog::no_sequence_number(const PublicationKey& key, std::string_view error,
+                                        uint64_t suppressed) {
+  spdlog::error("stream {}.{}: no sequence number: {}; publication withheld{}", key.first,
+                key.second, error, not_logged_note(suppressed));
+}
+
+void PublicationLog::sequence_numbers_back() {
+  spdlog::info("publication sequence numbers are written again: publishing");
+}
+
+void PublicationLog::send_failed(const PublicationKey& key, std::string_view error) {
+  spdlog::error("stream {}.{}: send: {}", key.first, key.second, error);
+}
+
+void PublicationLog::top_up_failed(const PublicationKey& key, std::string_view error,
+                                   uint64_t suppressed) {
+  spdlog::warn("stream {}.{}: sequence numbers not reserved ahead: {}{}", key.first, key.second,
+               error, not_logged_note(suppressed));
+}
+
+void Daemon::publish(const PublicationKey& key, SymbolStrategy& stream, const HistorySnapshot& snap,
+                     JobResult& r) {
+  const size_t end = r.end;  // the history may hold newer bars by now
+  Publisher::Run run;
+  if (r.selection && !r.selection->publish)
+    run.selection_withheld = r.selection->reason;
+  else
+    run.window_last_ts = snap.block->bar(end - 1).ts_ns;
+  const Ranked* best = nullptr;
+  std::optional<Json> params;
+  PublicationInput in;
+  // The payload, once the rules let it go with its sequence number (Publisher::publish).
+  auto build = [&](uint64_t seq) {
+    best = r.selection ? &*r.selection->publish : &r.sweep.top.front();
+    params = params_json(stream.spec.grid, best->combo);
+    in.symbol = key.first;
+    in.strategy = key.second;
+    in.seq = seq;
+    in.published_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+    in.window_bars = stream.cfg.window;
+    in.first_ts = snap.block->bar(end - stream.cfg.window).ts_ns;
+    in.last_ts = snap.block->bar(end - 1).ts_ns;
+    in.grid = &stream.spec.grid;
+    in.result = &r.sweep;
+    in.changed = !stream.last_params || *stream.last_params != *params;
+    in.elapsed_ms = r.elapsed_ms;
+    in.backend = r.sweep.backend.empty() ? backend_name_ : r.sweep.backend;
+    in.config_version = cfg_.sha256;
+    if (r.selection) {
+      in.published = best;
+      in.selection = r.selection->json;
+    }
+    if (r.live && stream.last_seq > 0) {
+      in.live_oos = LiveOos{stream.last_seq, end - stream.last_end, *r.live};
+    }
+    // p_{end-1} of the published combo (PROTOCOL §2), from the tracker the worker forked.
+    if (r.follow && r.follow->bars() == end) in.position = r.follow->last();
+    return Publisher::Payload{publication_text(in), in.published_ns};  // = publication_json
+  };
+  BarStorePublishView store(*symbols_.at(key.first).store);
+  std::optional<Publisher::Sent> sent =
+      publisher_.publish(key, run, store, build, [&] { send_signals(key, stream, end - 1); });
+  if (!sent) return;
+  r.marks.sent = sent->at;
   latency_.record(r.marks);
-  // The next block of sequence numbers, now that this publication is out (not in the next's).
-  if (Status s = seqs_->top_up(key.first, key.second); !s.ok()) {
-    if (const StorageAlarms::Decision d = storage_alarms_.may_log(); d.log)
-      spdlog::warn("stream {}.{}: sequence numbers not reserved ahead: {}{}", key.first, key.second,
-                   s.error().message, not_logged_note(d.suppressed));
-  }
   spdlog::debug(
       "latency stream={}.{} seq={} ingest_ms={:.3f} handoff_ms={:.3f} job_ms={:.3f} "
       "result_ms={:.3f} publish_ms={:.3f}",
@@ -292,23 +301,22 @@ void Daemon::publish(const PublicationKey& key, SymbolStrategy& stream, const Hi
   spdlog::info(
       "published topic={} seq={} combo_id={} params={} {}={:.4g} changed={} sweep_ms={:.1f} "
       "optimise_ms={:.2f} history_bars={} evaluated={} skipped={}",
-      topic, in.seq, best.combo.id, params_log_text(params), to_string(stream.cfg.rank.objective),
-      best.objective, in.changed, r.elapsed_ms, r.optimise_ms, end, r.sweep.evaluated,
-      r.sweep.skipped);
-  notify("STATUS=serving; last publication " + topic + " seq " + std::to_string(in.seq));
+      sent->topic, in.seq, best->combo.id, params_log_text(*params),
+      to_string(stream.cfg.rank.objective), best->objective, in.changed, r.elapsed_ms,
+      r.optimise_ms, end, r.sweep.evaluated, r.sweep.skipped);
+  notify("STATUS=serving; last publication " + sent->topic + " seq " + std::to_string(in.seq));
 
   follow_published(key, stream, r, in.seq);  // bar end - 1's signal on: the new combo
   stream.before = stream.winner;
-  stream.winner = best.combo;
+  stream.winner = best->combo;
   stream.last_seq = in.seq;
   stream.last_end = end;
-  stream.last_params = params;
-  last_[key] = LastPublication{in.seq, payload, in.published_ns};
+  stream.last_params = std::move(params);
   ++stream.publications;
-  published_last_ts_[key] = in.last_ts;
   // After the send: a crash in between leaves the previous state, so the next start's
   // live_oos refers to an older publication (still a true statement), never to one unsent.
-  LiveState live{stream.fingerprint_crc, in.seq, end, best.combo.id, std::nullopt, payload};
+  LiveState live{stream.fingerprint_crc, in.seq,       end,
+                 best->combo.id,         std::nullopt, std::move(sent->payload)};
   if (stream.before) live.before = stream.before->id;
   live_writer_->post(key, std::move(live));  // written off the loop thread
 }

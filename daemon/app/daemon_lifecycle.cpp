@@ -121,7 +121,7 @@ void Daemon::reload() {
     if (!wanted.count(it->first)) {
       spdlog::info("SIGHUP: stream {}.{} removed", it->first.first, it->first.second);
       retired_coalesced_ += it->second.sched.coalesced();
-      last_.erase(it->first);
+      publisher_.forget(it->first);
       it = streams_.erase(it);
     } else {
       ++it;

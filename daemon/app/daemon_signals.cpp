@@ -54,18 +54,10 @@ void Daemon::send_signals(const PublicationKey& key, SymbolStrategy& stream, siz
   for (const Signal& s : out) {
     const std::string payload =
         signal_payload(key.first, key.second, s, f.combo_id(), f.params_seq());
-    try {
-      // Never blocks, like publications: a subscriber at its high-water mark loses it; a
-      // refusal of the whole message counts in the publish socket's drops (health, metrics).
-      if (!pub_->sock.send(zmq::buffer(topic),
-                           zmq::send_flags::sndmore | zmq::send_flags::dontwait) ||
-          !pub_->sock.send(zmq::buffer(payload), zmq::send_flags::dontwait)) {
-        ++publish_dropped_;
-      }
-    } catch (const zmq::error_t& e) {
-      ++publish_dropped_;
-      spdlog::error("stream {}.{}: signal send: {}", key.first, key.second, e.what());
-    }
+    // Never blocks, like publications: a subscriber at its high-water mark loses it; a
+    // refusal of the whole message counts in the publish socket's drops (health, metrics).
+    if (const auto error = publisher_.send(topic, payload))
+      spdlog::error("stream {}.{}: signal send: {}", key.first, key.second, *error);
   }
 }
 
