@@ -25,6 +25,28 @@ export LD_LIBRARY_PATH=$S/lib:${LD_LIBRARY_PATH:-}
 } > "$OUT/device.txt" 2>&1
 cat "$OUT/device.txt"
 
+# WFOD_PARITY_ONLY=1: the exactness run alone, no benchmarks (one call when device time is
+# short): every parity test in the chosen layouts (selection and stream parity included),
+# the CUDA cases in the forced split, fused and 64-chunk layouts, and the unit tests.
+if [ "${WFOD_PARITY_ONLY:-0}" = "1" ]; then
+  parity_pass() {  # NAME FILTER [VAR=VALUE...]
+    local name=$1 filter=$2 t0=$SECONDS
+    shift 2
+    env "$@" timeout "${WFOD_PASS_TIMEOUT:-240}" "$S/bin/wfod_parity_tests" --gtest_brief=1 \
+      --gtest_filter="$filter" > "$OUT/parity_$name.log" 2>&1
+    echo "== parity $name ($*): rc=$? $((SECONDS - t0)) s $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$OUT/parity_$name.log" | tr '\n' ' ')"
+    grep -E '^\[  FAILED' "$OUT/parity_$name.log" | head -20
+  }
+  parity_pass chosen '*'
+  parity_pass split '*cuda*' WFOD_CUDA_FORCE_CHUNKS=1
+  parity_pass fused '*cuda*' WFOD_CUDA_FORCE_CHUNKS=1 WFOD_CUDA_KERNEL=fused
+  parity_pass chunked64 '*cuda*' WFOD_CUDA_FORCE_CHUNKS=64
+  t0=$SECONDS
+  timeout 120 "$S/bin/wfod_unit_tests" --gtest_brief=1 > "$OUT/unit.log" 2>&1
+  echo "== unit: rc=$? $((SECONDS - t0)) s $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$OUT/unit.log" | tr '\n' ' ')"
+  exit 0
+fi
+
 # Walk-forward end to end: btcperp m1 (45k bars), 40,000 SMA combos, IS 10,000,
 # OOS 1,000 (31 folds), rolling and anchored without selection and rolling with the default
 # robust selection, each checked against the cpu backend (FAIL lines on a difference); then
