@@ -14,7 +14,6 @@
 #include "load_estimate.hpp"
 #include "memory_limits.hpp"
 #include "output.hpp"
-#include "progress_bar.hpp"
 #include "report.hpp"
 #include "report_writer.hpp"
 #include "run_plan.hpp"
@@ -22,6 +21,7 @@
 #include "selection_output.hpp"
 #include "strategy_from_flags.hpp"
 #include "table_output.hpp"
+#include "walk_run.hpp"
 #include "wfod/walk_forward.hpp"
 
 namespace wfod::cli {
@@ -107,128 +107,29 @@ int run_walk(Args args) {
   const auto report_dir = parsed.text("report");
   if (report_dir) prepare_report_dir(*report_dir);
 
-  WalkSpec walk;
-  if (auto v = parsed.count("is", 1)) {
-    walk.is_bars = *v;
-  } else if (setup.window) {
-    walk.is_bars = *setup.window;
-  } else {
-    throw UsageError("--is W is required (in-sample bars per fold)");
-  }
-  if (auto v = parsed.count("oos", 1)) {
-    walk.oos_bars = *v;
-  } else if (setup.every) {
-    walk.oos_bars = *setup.every;
-  } else {
-    throw UsageError("--oos K is required (out-of-sample bars per fold)");
-  }
-  if (auto mode = parsed.text("mode")) {
-    try {
-      walk.mode = parse_walk_mode(*mode);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("--mode: ") + e.what());
-    }
-  }
-  walk.warmup = setup.warmup.value_or(default_warmup(setup.spec.grid));
+  const WalkSpec walk = walk_spec_from_flags(parsed, setup);
 
   // The backend starts while the CSV parses; its errors still come after the CSV's, where
   // the choice is taken below.
   std::future<BackendChoice> starting = start_backend_choice(setup.backend);
-  Stopwatch load_time;
-  feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows, setup.columns);
-  settle_data_facts(setup, csv.series);  // A from the whole file (spec-notes 37)
-  cut_to_range(csv.series, setup.range, setup.csv_path);
-  note_gaps(setup, csv.series);
-  RunTiming timing;
-  timing.walk = true;
-  timing.load = load_time.seconds();
-  Stopwatch plan_time;
-  const HistoryView history = HistoryView::of(csv.series);
-  if (count_folds(history.size(), walk) == 0) {
-    const size_t needed = walk.warmup + 1 + walk.is_bars + walk.oos_bars;
-    throw InputError(setup.csv_path + " has " + std::to_string(history.size()) +
-                     " bars: no whole fold fits; one fold needs warmup " +
-                     std::to_string(walk.warmup) + " + 1 + IS " + std::to_string(walk.is_bars) +
-                     " + OOS " + std::to_string(walk.oos_bars) + " = " + std::to_string(needed) +
-                     " bars");
-  }
+  LoadedWalk loaded = load_walk(setup, walk);
 
   // What --backend auto|cuda found (the GPU and the code that runs on it, or why not).
   BackendChoice choice = starting.get();
   if (!choice.detail.empty()) std::fprintf(stderr, "wfo: %s\n", choice.detail.c_str());
   auto backend = std::move(choice.backend);
-  const size_t folds = count_folds(history.size(), walk);
-  PlanInputs plan_in;
-  plan_in.grid = setup.spec.grid;
-  plan_in.history_bars = history.size();
-  // Anchored folds grow by K bars each: their mean in-sample length.
-  plan_in.window_bars = walk.mode == WalkMode::anchored
-                            ? walk.is_bars + (folds - 1) * walk.oos_bars / 2
-                            : walk.is_bars;
-  plan_in.windows = folds;
-  plan_in.warmup_bars = walk.warmup;
-  plan_in.selection = !parsed.has("no-selection");
-  plan_in.selection_spec = setup.selection;
-  plan_in.objective = setup.rank.objective;
-  plan_in.report = report_dir.has_value();
-  plan_in.backend = std::string(backend->name());
-  plan_in.threads = setup.threads > 0 ? setup.threads : hardware_threads();
-  plan_in.budget = budget;
-  const RunPlan plan = plan_run(plan_in);
-  std::fprintf(stderr, "%s; %s\n", plan_text(plan, plan_in).c_str(),
-               bars_per_year_text(setup.data).c_str());
-  check_plan(plan, plan_in);
-  timing.estimate = plan.seconds;
-  timing.estimate_selection = plan.selection_seconds;
-  timing.selection_path = std::string(to_string(plan.selection_path));
-  walk.memory_budget = plan.chunk_budget;
-  // Selection without PBO on every fold (so on the longest window) scores each fold's whole
-  // grid: the folds' sweeps may share that pass.
-  walk.scores_follow = plan_in.selection &&
-                       !selection::pbo_applies(setup.selection, plan.combos.valid,
-                                               walk.mode == WalkMode::rolling
-                                                   ? walk.is_bars
-                                                   : walk.is_bars + (folds - 1) * walk.oos_bars);
-  if (plan_in.selection)
-    std::fputs(
-        plain_cscv_note(setup.selection, setup.rank.objective, plan.combos.valid, walk.is_bars)
-            .c_str(),
-        stderr);
-  timing.plan = plan_time.seconds();
-
-  ProgressBar progress("walk");
-  // Robust selection per fold, on its IS window: the previous fold's winner is "current".
-  std::vector<selection::SelectionReport> fold_selection;
-  FoldSelector select;
-  if (!parsed.has("no-selection")) {
-    timing.selection.emplace();
-    select = [&](const SweepRequest& req, const SweepResult& sweep,
-                 const std::optional<Ranked>& previous) -> std::optional<Ranked> {
-      SweepRequest quiet = req;
-      quiet.progress = nullptr;
-      std::optional<uint64_t> current;
-      if (previous) current = previous->combo.id;
-      fold_selection.push_back(selection::select(*backend, quiet, sweep, current, setup.selection));
-      timing.selection->add(fold_selection.back().timing);
-      return fold_selection.back().published;
-    };
-  }
-  WalkResult result = walk_forward(*backend, history, setup.spec, setup.rank, walk, setup.precision,
-                                   setup.threads, progress.callback(), select);
-  timing.sweep = result.seconds;  // walk_forward's own clock: the same number as "seconds"
-  progress.finish();
+  WalkRunOptions options;
+  options.selection = !parsed.has("no-selection");
+  options.report = report_dir.has_value();
+  options.budget = budget;
+  WalkRun run = run_loaded_walk(setup, std::move(loaded), *backend, options);
+  RunTiming& timing = run.timing;
   timing.total = run_time.seconds();
+  const WalkReport& report = run.report;
+  const auto& fold_selection = run.fold_selection;
 
-  WalkReport report{
-      setup.csv_path,    setup.strategy_name,         history, setup.spec, setup.rank, walk,
-      std::move(result), std::string(backend->name())};
-  report.data = &setup.data;
   if (json) {
-    Json j = walk_json(report);
-    for (size_t f = 0; f < fold_selection.size() && f < j["folds"].size(); ++f) {
-      j["folds"][f]["selection"] =
-          selection_json(fold_selection[f], setup.selection, setup.spec.grid, setup.rank.objective);
-    }
+    Json j = walk_run_json(run, setup);
     j["timing"] = timing_json(timing);
     print(j.dump(2) + "\n");
   } else {
