@@ -31,6 +31,7 @@ namespace {
 constexpr const char* kUsage =
     R"(usage: wfo walk --csv FILE --family FAMILY AXIS FLAGS... --is W --oos K [options]
        wfo walk --config FILE [--strategy NAME] [overriding flags...]
+       wfo walk --universe FILE [--shard I/N --out PARTIAL.json] [--skip-bad-files] ...
 
 Walk-forward analysis (SPEC §8): fold f optimises on its in-sample window and its winner
 trades the next K bars out of sample; only whole folds run. The first IS window starts at
@@ -42,6 +43,24 @@ bar warmup + 1.
   --no-selection     fold winners are the raw arg-max (no hysteresis, plateau, DSR, PBO);
                      otherwise each fold publishes per the config's [strategy.selection],
                      the previous fold's winner being the current combo
+
+universe (issue 47; docs/spec-notes.md 60):
+  --universe FILE    walk every symbol of FILE, each on its own bars exactly as
+                     `wfo walk --csv` walks it, on one backend, one symbol after another.
+                     FILE: a CSV with the header symbol,path[,bars_per_year] (paths relative
+                     to FILE; bars_per_year: that symbol's --bars-per-year; a symbol listed
+                     twice is an error), or a folder of .csv files, or a quoted glob
+                     ('data/*_d1_*.csv'), symbol = file stem, in name order. Prints a row per
+                     symbol (OOS cagr, sharpe, max drawdown, trades, WFE, the last fold's PBO
+                     and winner) and the equal-weight portfolio of the symbols' stitched OOS
+                     returns beside equal-weight buy and hold, at --bars-per-year (else the
+                     median of the symbols' bars per year). Not with --csv or --report.
+  --skip-bad-files   a file that does not load, or has no room for one fold, is skipped and
+                     listed (stderr, the table, "skipped" in JSON) instead of ending the run
+  --shard I/N        walk only symbols k (0-based, universe order) with k mod N = I,
+                     0 <= I < N (a Slurm array's index), and write them with --out
+  --out PARTIAL.json the partial result (with --shard, nothing on stdout); wfo merge joins
+                     the N partials into the one-host result
 
 )";
 
@@ -66,6 +85,21 @@ constexpr const char* kJsonShape = R"(
     "cscv_seconds", "plateau_seconds", "other_seconds"}}
   (wall time of the whole run and its parts; selection null with --no-selection)}
 
+--universe --json prints {"universe": {"source", "symbols", "walked",
+    "skipped": [{"symbol", "path", "error"}], "settings": {the flags that make the run}},
+  "symbols": [{"symbol", "path", "summary": {"folds", "oos_bars", "oos_first_ts",
+    "oos_last_ts", "bars_per_year", "oos_total_return", "oos_cagr", "oos_sharpe",
+    "oos_max_drawdown", "oos_trades", "wfe", "wfe_aggregate", "pbo" (the last fold's),
+    "last_winner": {"id", "params"} or null},
+    "walk": {the symbol's wfo walk --json document less "seconds" and "timing"}}]
+    (universe order),
+  "portfolio": {"weighting", "symbols", "bars", "first_ts", "last_ts", "bars_per_year",
+    "bars_per_year_source" (flag|median), "strategy": {"total_return", "cagr", "sharpe",
+    "sortino", "max_drawdown", "calmar"}, "buy_and_hold": {the same}},
+  "run_specific": ["run"] (the fields that differ between runs of the same inputs),
+  "run": {"shards": [{"shard", "host", "started", "finished", "seconds", "wfo_version",
+    "backend", "symbols": [{"symbol", "seconds", "timing"}]}], "merged" (wfo merge's)}}
+
 example:
   wfo walk --csv orcl.csv --family channel_breakout --n 10:100:10 --side long_short,long_only \
            --is 1000 --oos 250 --mode rolling --cost-bps 2
@@ -80,6 +114,10 @@ std::vector<FlagSpec> walk_flags() {
   flags.push_back({"window"});  // recognised only to say it does not apply
   flags.push_back({"no-selection", false});
   flags.push_back({"memory-budget"});
+  flags.push_back({"universe"});
+  flags.push_back({"shard"});
+  flags.push_back({"out"});
+  flags.push_back({"skip-bad-files", false});
   return flags;
 }
 
@@ -95,6 +133,11 @@ int run_walk(Args args) {
   ParsedArgs parsed = parse_args(args, flags);
   if (parsed.has("window")) {
     throw UsageError("--window is not used by walk; --is gives the in-sample length");
+  }
+  if (parsed.has("universe")) return run_walk_universe(args, parsed);
+  for (const char* flag : {"shard", "out", "skip-bad-files"}) {
+    if (parsed.has(flag))
+      throw UsageError("--" + std::string(flag) + " applies to --universe runs only");
   }
   StrategySetup setup = strategy_from_flags(parsed);
   for (const auto& w : setup.warnings) std::fprintf(stderr, "wfo: warning: %s\n", w.c_str());
