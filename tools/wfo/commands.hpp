@@ -5,6 +5,8 @@
 #include <span>
 #include <string_view>
 
+#include "args.hpp"
+
 namespace wfod::cli {
 
 using Args = std::span<const std::string_view>;
@@ -15,5 +17,8 @@ int run_indicators(Args);
 int run_bench(Args);
 int run_positions(Args);
 int run_trades(Args);
+int run_merge(Args);
+// `wfo walk --universe`: run_walk hands its parsed flags on (universe_command.cpp).
+int run_walk_universe(Args, ParsedArgs&);
 
 }  // namespace wfod::cli

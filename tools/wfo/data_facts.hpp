@@ -32,7 +32,7 @@ inline constexpr int64_t kHoleMinNs = 4 * kDayNs;
 
 struct DataFacts {
   double bars_per_year = 252;
-  // flag | config | daily_default | observed (issue 42 §3; docs/spec-notes.md 37)
+  // flag | config | universe | daily_default | observed (issue 42 §3; docs/spec-notes.md 37)
   std::string bars_per_year_source = "daily_default";
   std::optional<int64_t> median_interval_ns;
   std::vector<DataGap> gaps;  // every gap over kGapMedianMultiple x the median, in order

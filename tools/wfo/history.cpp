@@ -74,7 +74,7 @@ void settle_data_facts(StrategySetup& setup, const Series& series) {
   std::string source;
   if (setup.bars_per_year_given) {
     given = setup.spec.bars_per_year;
-    source = "flag";
+    source = setup.bars_per_year_from_universe ? "universe" : "flag";
   } else if (setup.bars_per_year_from_config) {
     given = setup.spec.bars_per_year;
     source = "config";

@@ -36,6 +36,7 @@ commands:
   bench        the ma_cross SMA throughput benchmark, 1 thread vs all threads
   positions    p_t of one combo of a grid for every bar, as CSV (what wfod's signals carry)
   trades       every trade of the top combo (or --walk: the stitched OOS series), as CSV
+  merge        the result of a universe walk from its shards' partial files (--shard I/N)
 
 wfo --version prints the version and the backends built in.
 
@@ -49,9 +50,10 @@ struct Command {
   int (*run)(Args);
 };
 
-constexpr Command kCommands[] = {{"sweep", run_sweep},           {"walk", run_walk},
-                                 {"indicators", run_indicators}, {"bench", run_bench},
-                                 {"positions", run_positions},   {"trades", run_trades}};
+constexpr Command kCommands[] = {
+    {"sweep", run_sweep}, {"walk", run_walk},           {"indicators", run_indicators},
+    {"bench", run_bench}, {"positions", run_positions}, {"trades", run_trades},
+    {"merge", run_merge}};
 
 int error(const std::string& message) {
   std::fprintf(stderr, "wfo: error: %s\n", message.c_str());
@@ -84,7 +86,7 @@ int run(std::span<const std::string_view> argv) {
   }
   if (command == nullptr) {
     return error("unknown command '" + std::string(name) +
-                 "' (sweep | walk | indicators | bench | positions | trades; wfo --help)");
+                 "' (sweep | walk | indicators | bench | positions | trades | merge; wfo --help)");
   }
   try {
     return command->run(argv.subspan(1));

@@ -35,6 +35,9 @@ struct StrategySetup {
   bool bars_per_year_given = false;  // --bars-per-year on the command line
   // The config's symbol set bars_per_year (to other than the default 252: spec-notes 37).
   bool bars_per_year_from_config = false;
+  // With bars_per_year_given: the value is a universe file's bars_per_year column (source
+  // "universe" in the JSON), not the flag's.
+  bool bars_per_year_from_universe = false;
   DataFacts data;             // what the loaded file showed (settle_data_facts, after loading)
   std::string strategy_name;  // from --config, for headers; empty otherwise
   selection::SelectionSpec selection;  // the config's [strategy.selection]; else defaults

@@ -14,7 +14,6 @@
 #include "load_estimate.hpp"
 #include "memory_limits.hpp"
 #include "output.hpp"
-#include "progress_bar.hpp"
 #include "report.hpp"
 #include "report_writer.hpp"
 #include "run_plan.hpp"
@@ -22,6 +21,7 @@
 #include "selection_output.hpp"
 #include "strategy_from_flags.hpp"
 #include "table_output.hpp"
+#include "walk_run.hpp"
 #include "wfod/walk_forward.hpp"
 
 namespace wfod::cli {
@@ -31,6 +31,7 @@ namespace {
 constexpr const char* kUsage =
     R"(usage: wfo walk --csv FILE --family FAMILY AXIS FLAGS... --is W --oos K [options]
        wfo walk --config FILE [--strategy NAME] [overriding flags...]
+       wfo walk --universe FILE [--shard I/N --out PARTIAL.json] [--skip-bad-files] ...
 
 Walk-forward analysis (SPEC §8): fold f optimises on its in-sample window and its winner
 trades the next K bars out of sample; only whole folds run. The first IS window starts at
@@ -42,6 +43,24 @@ bar warmup + 1.
   --no-selection     fold winners are the raw arg-max (no hysteresis, plateau, DSR, PBO);
                      otherwise each fold publishes per the config's [strategy.selection],
                      the previous fold's winner being the current combo
+
+universe (issue 47; docs/spec-notes.md 60):
+  --universe FILE    walk every symbol of FILE, each on its own bars exactly as
+                     `wfo walk --csv` walks it, on one backend, one symbol after another.
+                     FILE: a CSV with the header symbol,path[,bars_per_year] (paths relative
+                     to FILE; bars_per_year: that symbol's --bars-per-year; a symbol listed
+                     twice is an error), or a folder of .csv files, or a quoted glob
+                     ('data/*_d1_*.csv'), symbol = file stem, in name order. Prints a row per
+                     symbol (OOS cagr, sharpe, max drawdown, trades, WFE, the last fold's PBO
+                     and winner) and the equal-weight portfolio of the symbols' stitched OOS
+                     returns beside equal-weight buy and hold, at --bars-per-year (else the
+                     median of the symbols' bars per year). Not with --csv or --report.
+  --skip-bad-files   a file that does not load, or has no room for one fold, is skipped and
+                     listed (stderr, the table, "skipped" in JSON) instead of ending the run
+  --shard I/N        walk only symbols k (0-based, universe order) with k mod N = I,
+                     0 <= I < N (a Slurm array's index), and write them with --out
+  --out PARTIAL.json the partial result (with --shard, nothing on stdout); wfo merge joins
+                     the N partials into the one-host result
 
 )";
 
@@ -66,6 +85,21 @@ constexpr const char* kJsonShape = R"(
     "cscv_seconds", "plateau_seconds", "other_seconds"}}
   (wall time of the whole run and its parts; selection null with --no-selection)}
 
+--universe --json prints {"universe": {"source", "symbols", "walked",
+    "skipped": [{"symbol", "path", "error"}], "settings": {the flags that make the run}},
+  "symbols": [{"symbol", "path", "summary": {"folds", "oos_bars", "oos_first_ts",
+    "oos_last_ts", "bars_per_year", "oos_total_return", "oos_cagr", "oos_sharpe",
+    "oos_max_drawdown", "oos_trades", "wfe", "wfe_aggregate", "pbo" (the last fold's),
+    "last_winner": {"id", "params"} or null},
+    "walk": {the symbol's wfo walk --json document less "seconds" and "timing"}}]
+    (universe order),
+  "portfolio": {"weighting", "symbols", "bars", "first_ts", "last_ts", "bars_per_year",
+    "bars_per_year_source" (flag|median), "strategy": {"total_return", "cagr", "sharpe",
+    "sortino", "max_drawdown", "calmar"}, "buy_and_hold": {the same}},
+  "run_specific": ["run"] (the fields that differ between runs of the same inputs),
+  "run": {"shards": [{"shard", "host", "started", "finished", "seconds", "wfo_version",
+    "backend", "symbols": [{"symbol", "seconds", "timing"}]}], "merged" (wfo merge's)}}
+
 example:
   wfo walk --csv orcl.csv --family channel_breakout --n 10:100:10 --side long_short,long_only \
            --is 1000 --oos 250 --mode rolling --cost-bps 2
@@ -80,6 +114,10 @@ std::vector<FlagSpec> walk_flags() {
   flags.push_back({"window"});  // recognised only to say it does not apply
   flags.push_back({"no-selection", false});
   flags.push_back({"memory-budget"});
+  flags.push_back({"universe"});
+  flags.push_back({"shard"});
+  flags.push_back({"out"});
+  flags.push_back({"skip-bad-files", false});
   return flags;
 }
 
@@ -96,6 +134,11 @@ int run_walk(Args args) {
   if (parsed.has("window")) {
     throw UsageError("--window is not used by walk; --is gives the in-sample length");
   }
+  if (parsed.has("universe")) return run_walk_universe(args, parsed);
+  for (const char* flag : {"shard", "out", "skip-bad-files"}) {
+    if (parsed.has(flag))
+      throw UsageError("--" + std::string(flag) + " applies to --universe runs only");
+  }
   StrategySetup setup = strategy_from_flags(parsed);
   for (const auto& w : setup.warnings) std::fprintf(stderr, "wfo: warning: %s\n", w.c_str());
   // The budget that binds (--memory-budget, RLIMIT_AS, cgroup memory.max), and the CSV's
@@ -107,128 +150,29 @@ int run_walk(Args args) {
   const auto report_dir = parsed.text("report");
   if (report_dir) prepare_report_dir(*report_dir);
 
-  WalkSpec walk;
-  if (auto v = parsed.count("is", 1)) {
-    walk.is_bars = *v;
-  } else if (setup.window) {
-    walk.is_bars = *setup.window;
-  } else {
-    throw UsageError("--is W is required (in-sample bars per fold)");
-  }
-  if (auto v = parsed.count("oos", 1)) {
-    walk.oos_bars = *v;
-  } else if (setup.every) {
-    walk.oos_bars = *setup.every;
-  } else {
-    throw UsageError("--oos K is required (out-of-sample bars per fold)");
-  }
-  if (auto mode = parsed.text("mode")) {
-    try {
-      walk.mode = parse_walk_mode(*mode);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("--mode: ") + e.what());
-    }
-  }
-  walk.warmup = setup.warmup.value_or(default_warmup(setup.spec.grid));
+  const WalkSpec walk = walk_spec_from_flags(parsed, setup);
 
   // The backend starts while the CSV parses; its errors still come after the CSV's, where
   // the choice is taken below.
   std::future<BackendChoice> starting = start_backend_choice(setup.backend);
-  Stopwatch load_time;
-  feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows, setup.columns);
-  settle_data_facts(setup, csv.series);  // A from the whole file (spec-notes 37)
-  cut_to_range(csv.series, setup.range, setup.csv_path);
-  note_gaps(setup, csv.series);
-  RunTiming timing;
-  timing.walk = true;
-  timing.load = load_time.seconds();
-  Stopwatch plan_time;
-  const HistoryView history = HistoryView::of(csv.series);
-  if (count_folds(history.size(), walk) == 0) {
-    const size_t needed = walk.warmup + 1 + walk.is_bars + walk.oos_bars;
-    throw InputError(setup.csv_path + " has " + std::to_string(history.size()) +
-                     " bars: no whole fold fits; one fold needs warmup " +
-                     std::to_string(walk.warmup) + " + 1 + IS " + std::to_string(walk.is_bars) +
-                     " + OOS " + std::to_string(walk.oos_bars) + " = " + std::to_string(needed) +
-                     " bars");
-  }
+  LoadedWalk loaded = load_walk(setup, walk);
 
   // What --backend auto|cuda found (the GPU and the code that runs on it, or why not).
   BackendChoice choice = starting.get();
   if (!choice.detail.empty()) std::fprintf(stderr, "wfo: %s\n", choice.detail.c_str());
   auto backend = std::move(choice.backend);
-  const size_t folds = count_folds(history.size(), walk);
-  PlanInputs plan_in;
-  plan_in.grid = setup.spec.grid;
-  plan_in.history_bars = history.size();
-  // Anchored folds grow by K bars each: their mean in-sample length.
-  plan_in.window_bars = walk.mode == WalkMode::anchored
-                            ? walk.is_bars + (folds - 1) * walk.oos_bars / 2
-                            : walk.is_bars;
-  plan_in.windows = folds;
-  plan_in.warmup_bars = walk.warmup;
-  plan_in.selection = !parsed.has("no-selection");
-  plan_in.selection_spec = setup.selection;
-  plan_in.objective = setup.rank.objective;
-  plan_in.report = report_dir.has_value();
-  plan_in.backend = std::string(backend->name());
-  plan_in.threads = setup.threads > 0 ? setup.threads : hardware_threads();
-  plan_in.budget = budget;
-  const RunPlan plan = plan_run(plan_in);
-  std::fprintf(stderr, "%s; %s\n", plan_text(plan, plan_in).c_str(),
-               bars_per_year_text(setup.data).c_str());
-  check_plan(plan, plan_in);
-  timing.estimate = plan.seconds;
-  timing.estimate_selection = plan.selection_seconds;
-  timing.selection_path = std::string(to_string(plan.selection_path));
-  walk.memory_budget = plan.chunk_budget;
-  // Selection without PBO on every fold (so on the longest window) scores each fold's whole
-  // grid: the folds' sweeps may share that pass.
-  walk.scores_follow = plan_in.selection &&
-                       !selection::pbo_applies(setup.selection, plan.combos.valid,
-                                               walk.mode == WalkMode::rolling
-                                                   ? walk.is_bars
-                                                   : walk.is_bars + (folds - 1) * walk.oos_bars);
-  if (plan_in.selection)
-    std::fputs(
-        plain_cscv_note(setup.selection, setup.rank.objective, plan.combos.valid, walk.is_bars)
-            .c_str(),
-        stderr);
-  timing.plan = plan_time.seconds();
-
-  ProgressBar progress("walk");
-  // Robust selection per fold, on its IS window: the previous fold's winner is "current".
-  std::vector<selection::SelectionReport> fold_selection;
-  FoldSelector select;
-  if (!parsed.has("no-selection")) {
-    timing.selection.emplace();
-    select = [&](const SweepRequest& req, const SweepResult& sweep,
-                 const std::optional<Ranked>& previous) -> std::optional<Ranked> {
-      SweepRequest quiet = req;
-      quiet.progress = nullptr;
-      std::optional<uint64_t> current;
-      if (previous) current = previous->combo.id;
-      fold_selection.push_back(selection::select(*backend, quiet, sweep, current, setup.selection));
-      timing.selection->add(fold_selection.back().timing);
-      return fold_selection.back().published;
-    };
-  }
-  WalkResult result = walk_forward(*backend, history, setup.spec, setup.rank, walk, setup.precision,
-                                   setup.threads, progress.callback(), select);
-  timing.sweep = result.seconds;  // walk_forward's own clock: the same number as "seconds"
-  progress.finish();
+  WalkRunOptions options;
+  options.selection = !parsed.has("no-selection");
+  options.report = report_dir.has_value();
+  options.budget = budget;
+  WalkRun run = run_loaded_walk(setup, std::move(loaded), *backend, options);
+  RunTiming& timing = run.timing;
   timing.total = run_time.seconds();
+  const WalkReport& report = run.report;
+  const auto& fold_selection = run.fold_selection;
 
-  WalkReport report{
-      setup.csv_path,    setup.strategy_name,         history, setup.spec, setup.rank, walk,
-      std::move(result), std::string(backend->name())};
-  report.data = &setup.data;
   if (json) {
-    Json j = walk_json(report);
-    for (size_t f = 0; f < fold_selection.size() && f < j["folds"].size(); ++f) {
-      j["folds"][f]["selection"] =
-          selection_json(fold_selection[f], setup.selection, setup.spec.grid, setup.rank.objective);
-    }
+    Json j = walk_run_json(run, setup);
     j["timing"] = timing_json(timing);
     print(j.dump(2) + "\n");
   } else {

@@ -1,0 +1,249 @@
+// `wfo walk --universe FILE` (issue 47 items 1-3): every symbol of a universe walked forward
+// on its own bars by the single-symbol walk's code (walk_run.hpp), on one backend started
+// once, symbols one after another; the per-symbol table or JSON and the equal-weight
+// portfolio (universe_result.hpp); --shard I/N --out PARTIAL.json for one of N disjoint
+// symbol sets, and `wfo merge PARTIALS...` for the result of all of them.
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <future>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "history.hpp"
+#include "load_estimate.hpp"
+#include "memory_limits.hpp"
+#include "output.hpp"
+#include "run_timing.hpp"
+#include "universe.hpp"
+#include "universe_result.hpp"
+#include "walk_run.hpp"
+#include "wfod/config/config.hpp"
+#include "wfod/feeds/csv_reader.hpp"
+#include "wfod/version.hpp"
+
+namespace wfod::cli {
+
+namespace {
+
+std::string utc_now() {
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  return feeds::format_timestamp(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count());
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+// The flags that make a run's results: every one given but those that only say where the
+// results go or how many threads compute them. Shards of one run must agree on them.
+Json settings_json(const ParsedArgs& parsed) {
+  Json j = Json::object();
+  for (const std::string& name : parsed.names()) {
+    if (name == "shard" || name == "out" || name == "json" || name == "threads" || name == "csv" ||
+        name == "report")
+      continue;
+    j[name] = *parsed.text(name);
+  }
+  return j;
+}
+
+// Written beside its final name and renamed into place: a stopped job leaves no truncated
+// partial that a merge could take for a whole one.
+void write_whole_file(const std::string& path, std::string_view content) {
+  const std::string tmp = path + ".tmp";
+  std::FILE* out = std::fopen(tmp.c_str(), "wb");
+  if (out == nullptr) throw WriteError(path, errno);
+  errno = 0;
+  const bool written = std::fwrite(content.data(), 1, content.size(), out) == content.size() &&
+                       std::fflush(out) == 0;
+  const int write_errno = errno;
+  const bool closed = std::fclose(out) == 0;
+  if (!written || !closed) {
+    const int e = !written ? (write_errno ? write_errno : EIO) : (errno ? errno : EIO);
+    std::remove(tmp.c_str());
+    throw WriteError(path, e);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int e = errno;
+    std::remove(tmp.c_str());
+    throw WriteError(path, e);
+  }
+}
+
+void print_result(const Json& result, bool json) {
+  if (result.at("universe").at("walked").get<size_t>() == 0)
+    throw InputError("no symbol of the universe could be walked (every file skipped)");
+  print(json ? result.dump(2) + "\n" : universe_table(result));
+}
+
+constexpr const char* kMergeUsage =
+    R"(usage: wfo merge PARTIAL.json... [--json]
+
+Joins the partial results that `wfo walk --universe FILE --shard I/N --out PARTIAL.json`
+wrote for I = 0 .. N-1 into the result of one run: the per-symbol table (or --json) and
+the equal-weight portfolio, as `wfo walk --universe FILE` without --shard prints them.
+The JSON is the one-host run's bit for bit apart from the run-specific fields, which
+"run_specific" lists: "run" (each shard's host, start and end times, seconds and per-symbol
+timing, and the merge's host and time).
+
+Every shard must be given once, of one split (the same N), one universe and the same
+settings (every flag but --shard, --out, --json and --threads); otherwise exit code 2.
+)";
+
+}  // namespace
+
+int run_walk_universe(Args args, ParsedArgs& parsed) {
+  const Stopwatch run_time;
+  const std::string started = utc_now();
+  if (parsed.has("csv")) throw UsageError("--csv and --universe: give one of them");
+  if (parsed.has("report"))
+    throw UsageError(
+        "--report: the HTML report has no universe page yet; walk a symbol with --csv for "
+        "its report");
+  const Universe universe = read_universe(*parsed.text("universe"));
+  // GCC's -Wmaybe-uninitialized misreads an optional<Shard> here: a flag and a value.
+  const bool sharded = parsed.has("shard");
+  const Shard split = sharded ? parse_shard(*parsed.text("shard")) : Shard{};
+  const auto out_path = parsed.text("out");
+  if (sharded && !out_path)
+    throw UsageError("--shard needs --out PARTIAL.json (the shard's part, for wfo merge)");
+  const bool skip_bad = parsed.has("skip-bad-files");
+  const bool json = parsed.has("json");
+  const Json settings = settings_json(parsed);
+  // strategy_from_flags wants a data file; each symbol sets its own below.
+  parsed.set("csv", universe.symbols.front().path);
+  const StrategySetup base = strategy_from_flags(parsed);
+  for (const auto& w : base.warnings) std::fprintf(stderr, "wfo: warning: %s\n", w.c_str());
+  const MemoryBudget budget = binding_budget(base.memory_budget_mib << 20, read_process_limits());
+  const WalkSpec walk = walk_spec_from_flags(parsed, base);
+  WalkRunOptions options;
+  options.selection = !parsed.has("no-selection");
+  options.budget = budget;
+
+  Json partial = partial_frame(
+      universe, split, settings,
+      base.bars_per_year_given ? std::optional(base.spec.bars_per_year) : std::nullopt);
+  Json symbol_times = Json::array();
+  // One backend for every symbol, started while the first file parses.
+  std::future<BackendChoice> starting = start_backend_choice(base.backend);
+  std::unique_ptr<Backend> backend;
+  std::string backend_name;
+  for (size_t k = 0; k < universe.symbols.size(); ++k) {
+    if (!split.holds(k)) continue;
+    const UniverseSymbol& sym = universe.symbols[k];
+    const Stopwatch symbol_time;
+    StrategySetup setup = base;
+    setup.csv_path = sym.path;
+    if (sym.bars_per_year) {
+      // The universe file's column is this symbol's --bars-per-year.
+      setup.spec.bars_per_year = *sym.bars_per_year;
+      setup.bars_per_year_given = true;
+      setup.bars_per_year_from_universe = true;
+    }
+    std::fprintf(stderr, "wfo: %s (%s)\n", sym.symbol.c_str(), sym.path.c_str());
+    LoadedWalk loaded;
+    try {
+      if (const auto load = estimate_csv_load(setup.csv_path))
+        check_load(*load, budget, setup.csv_path);
+      loaded = load_walk(setup, walk);
+    } catch (const std::exception& e) {
+      const bool bad_file = dynamic_cast<const feeds::CsvError*>(&e) != nullptr ||
+                            dynamic_cast<const InputError*>(&e) != nullptr;
+      if (!bad_file) throw;
+      if (!skip_bad)
+        throw InputError("symbol " + sym.symbol + ": " + e.what() +
+                         " (--skip-bad-files walks the other symbols)");
+      std::fprintf(stderr, "wfo: warning: skipping symbol %s: %s\n", sym.symbol.c_str(), e.what());
+      partial["skipped"].push_back(skipped_entry(k, sym, e.what()));
+      continue;
+    }
+    if (!backend) {
+      // What --backend auto|cuda found (the GPU and the code that runs on it, or why not).
+      BackendChoice choice = starting.get();
+      if (!choice.detail.empty()) std::fprintf(stderr, "wfo: %s\n", choice.detail.c_str());
+      backend = std::move(choice.backend);
+      backend_name = std::string(backend->name());
+    }
+    WalkRun run = run_loaded_walk(setup, std::move(loaded), *backend, options);
+    run.timing.total = symbol_time.seconds();
+    partial["results"].push_back(universe_entry(k, sym, run, setup));
+    symbol_times.push_back(Json{{"symbol", sym.symbol},
+                                {"seconds", run.report.result.seconds},
+                                {"timing", timing_json(run.timing)}});
+  }
+  Json run = Json::object();
+  run["shard"] = std::to_string(split.index) + "/" + std::to_string(split.count);
+  run["host"] = host_name();
+  run["started"] = started;
+  run["finished"] = utc_now();
+  run["seconds"] = run_time.seconds();
+  run["wfo_version"] = kVersionText;
+  run["backend"] = backend ? Json(backend_name) : Json(nullptr);
+  run["symbols"] = std::move(symbol_times);
+  partial["run"] = std::move(run);
+
+  if (out_path) {
+    write_whole_file(*out_path, partial.dump() + "\n");
+    std::fprintf(stderr, "wfo: wrote %s: shard %zu/%zu, %zu symbols walked, %zu skipped\n",
+                 out_path->c_str(), split.index, split.count, partial["results"].size(),
+                 partial["skipped"].size());
+  }
+  if (sharded) return 0;  // a shard's result is its partial; wfo merge prints the whole
+  (void)args;
+  print_result(assemble_universe({partial}, {"this run"}, nullptr), json);
+  return 0;
+}
+
+int run_merge(Args args) {
+  if (wants_help(args)) {
+    print(kMergeUsage);
+    return 0;
+  }
+  bool json = false;
+  std::vector<std::string> paths;
+  for (const std::string_view a : args) {
+    if (a == "--json") {
+      json = true;
+    } else if (a.substr(0, 2) == "--") {
+      if (a == "--report" || a.substr(0, 9) == "--report=")
+        throw UsageError("--report: the HTML report has no universe page yet");
+      throw UsageError("unknown flag '" + std::string(a) + "'");
+    } else {
+      paths.emplace_back(a);
+    }
+  }
+  if (paths.empty()) throw UsageError("no partial file given (wfo merge PARTIAL.json...)");
+  std::vector<Json> partials;
+  for (const std::string& p : paths) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) throw InputError(p + ": cannot open the partial result");
+    std::stringstream text;
+    text << in.rdbuf();
+    Json j = Json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) throw InputError(p + ": not JSON (a partial cut short?)");
+    partials.push_back(std::move(j));
+  }
+  Json merged = Json::object();
+  merged["host"] = host_name();
+  merged["finished"] = utc_now();
+  merged["wfo_version"] = kVersionText;
+  try {
+    print_result(assemble_universe(partials, paths, merged), json);
+  } catch (const Json::exception& e) {
+    // A partial of the right format with a field missing or mistyped: edited, or of a bug.
+    throw InputError(std::string("a partial lacks a field this wfo reads: ") + e.what());
+  }
+  return 0;
+}
+
+}  // namespace wfod::cli
