@@ -64,11 +64,12 @@ std::string fingerprint(const config::StrategyConfig& s) {
   return o.str();
 }
 
-// The bars of `symbol`'s log a start loads into memory: on the cpu backend, whose streams
-// resume from checkpoints or read older bars from the log, what the history holds at most
-// (update_history_needs); on others (their streams need the history from the anchor), all.
+// The bars of `symbol`'s log a start loads into memory: where the backend's streams are
+// bounded (they resume from checkpoints or read older bars from the log), what the history
+// holds at most (update_history_needs); otherwise (streams need the history from the
+// anchor), all.
 size_t Daemon::bars_to_load(const std::string& symbol) const {
-  if (backend_name_ != "cpu") return 0;
+  if (!backend_->streams_bounded()) return 0;
   size_t keep = 0, most_every = 1;
   for (const config::StrategyConfig& s : cfg_.strategies) {
     if (std::find(s.symbols.begin(), s.symbols.end(), symbol) == s.symbols.end()) continue;
@@ -318,8 +319,9 @@ void Daemon::open_streams_at_start() {
   // fresh state). Each thread touches only its streams; the symbols and the checkpoint store
   // are only read. The cuda backend opens its streams one after the other.
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const size_t threads = backend_name_ == "cpu" ? std::min<size_t>(todo.size(), cores)
-                                                : std::min<size_t>(todo.size(), 1);
+  const size_t threads = backend_->streams_open_concurrently()
+                             ? std::min<size_t>(todo.size(), cores)
+                             : std::min<size_t>(todo.size(), 1);
   std::atomic<size_t> next{0}, opened{0};
   std::atomic<bool> done{false};
   // The engine's pool: a refused thread's streams are taken by the others (this one too).

@@ -147,7 +147,7 @@ void Daemon::on_job_done(const PublicationKey& key, uint64_t generation, History
           "stream {}.{}: full sweeps on every run (the incremental stream does not fit: {})",
           key.first, key.second, result.stream_fallback);
   }
-  if (result.backend_failed && backend_name_ != "cpu") {
+  if (result.backend_failed && backend_->runs_on_device()) {
     if (fall_back_to_cpu(result.error)) {
       stream.signals.release(result.end);
       start_job(key);  // the same run again, on the CPU; the scheduler still counts it running

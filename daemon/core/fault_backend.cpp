@@ -72,6 +72,9 @@ class FaultBackend final : public Backend {
   std::unique_ptr<Stream> open_stream(const StreamSpec& spec, const HistoryView& h) override {
     return std::make_unique<FaultStream>(inner_->open_stream(spec, h), counter_);
   }
+  // It fails as a device would (the daemon must move to the cpu backend); its streams wrap
+  // the inner ones without their bar queries, so they are not bounded.
+  bool runs_on_device() const override { return true; }
   StreamMemory stream_memory(const StreamSpec& spec) const override {
     return inner_->stream_memory(spec);
   }

@@ -276,6 +276,8 @@ class CpuBackend final : public Backend {
   StreamMemory stream_memory(const StreamSpec& spec) const override {
     return cpu_stream_memory(spec);
   }
+  bool streams_bounded() const override { return true; }
+  bool streams_open_concurrently() const override { return true; }
 
  private:
   using OnMetrics = std::function<void(int worker, const Combo&, const Metrics&)>;

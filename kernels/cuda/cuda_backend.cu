@@ -299,6 +299,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     require(supports(Work::stream, spec.strategy));
     return make_cuda_stream(spec, h);
   }
+  bool runs_on_device() const override { return true; }
   StreamMemory stream_memory(const StreamSpec& spec) const override {
     if (!supports(Work::stream, spec.strategy).ok()) return Backend::stream_memory(spec);
     return cuda_stream_memory(spec);

@@ -42,6 +42,11 @@ class RoutingBackend final : public Backend, public selection::SelectionExtensio
   std::unique_ptr<Stream> open_stream(const StreamSpec& spec, const HistoryView& h) override {
     return on(Work::stream, spec.strategy).open_stream(spec, h);
   }
+  // The device's answers: streams of the families it refuses open on the host backend, but a
+  // caller planning for every family must plan for the device's.
+  bool streams_bounded() const override { return device_->streams_bounded(); }
+  bool streams_open_concurrently() const override { return device_->streams_open_concurrently(); }
+  bool runs_on_device() const override { return device_->runs_on_device(); }
   // The backend the stream would open on: the device's where it takes the family.
   StreamMemory stream_memory(const StreamSpec& spec) const override {
     return device_->supports(Work::stream, spec.strategy).ok() ? device_->stream_memory(spec)

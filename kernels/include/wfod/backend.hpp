@@ -252,6 +252,18 @@ class Backend {
   // anchor, which it keeps, is the caller's to count).
   virtual StreamMemory stream_memory(const StreamSpec&) const;
 
+  // What a caller plans by, asked instead of a backend's name (the daemon: what a start loads,
+  // how streams open, whether a failure is a device's).
+  // Every stream open_stream gives is bounded (Stream::bounded), so a caller may keep only the
+  // history's tail. Default: no.
+  virtual bool streams_bounded() const { return false; }
+  // Several streams may be opened or restored at once, each on its own thread (a host
+  // backend's streams share nothing; a device's open one after another). Default: no.
+  virtual bool streams_open_concurrently() const { return false; }
+  // Its work runs on a device and can fail as one does (a CUDA error, a lost GPU): the daemon
+  // then moves to the cpu backend (docs/operations.md "Backend fallback"). Default: no.
+  virtual bool runs_on_device() const { return false; }
+
   // Robust selection's grid pass where the block summaries are made (the cuda backend keeps
   // them on the device): wfod/selection/selection_extension.hpp. Null (the default): the
   // caller runs the host pipeline on block_summaries / evaluate; selection::robust_scores
