@@ -21,6 +21,8 @@ constexpr std::array<std::string_view, 4> kRsiKeys = {"n", "lo", "hi", "side"};
 constexpr Family kFamilies[] = {Family::ma_cross, Family::channel_breakout, Family::bollinger,
                                 Family::rsi_reversion};
 constexpr std::array<std::string_view, 3> kVolKeys = {"vol_short", "vol_long", "vol_threshold"};
+// SPEC §5b: every family's optional stops, each on its own (absent = off).
+constexpr std::array<std::string_view, 3> kStopKeys = {"stop_loss", "take_profit", "trailing_stop"};
 
 std::string element_key(const TableReader& grid, std::string_view key, size_t i) {
   return grid.key_path(key) + "[" + std::to_string(i) + "]";
@@ -183,6 +185,7 @@ void reject_other_family(const toml::table& table, const std::string& path, std:
 Grid read_grid(const toml::table& table, std::string path, std::string_view source, Family family) {
   reject_other_family(table, path, source, family);
   std::vector<std::string_view> allowed(family_keys(family).begin(), family_keys(family).end());
+  allowed.insert(allowed.end(), kStopKeys.begin(), kStopKeys.end());
   allowed.insert(allowed.end(), kVolKeys.begin(), kVolKeys.end());
   TableReader grid(table, std::move(path), source, std::move(allowed));
   Grid g;
@@ -221,6 +224,15 @@ Grid read_grid(const toml::table& table, std::string path, std::string_view sour
   if (const toml::node* node = grid.find("side")) {
     g.side = read_enum_axis(grid, "side", *node, parse_side);
   }
+
+  // Stops: decimal axes like k; a value out of its range is a skipped combo (SPEC §5b), not an
+  // error, so only the axis text's own errors are reported here, at the key.
+  if (const toml::node* node = grid.find("stop_loss"))
+    g.stop_loss = read_real_axis(grid, "stop_loss", *node);
+  if (const toml::node* node = grid.find("take_profit"))
+    g.take_profit = read_real_axis(grid, "take_profit", *node);
+  if (const toml::node* node = grid.find("trailing_stop"))
+    g.trailing_stop = read_real_axis(grid, "trailing_stop", *node);
 
   // The filter is one unit: a partial one is a mistake, not "no filter".
   const size_t vol_given = static_cast<size_t>(

@@ -14,6 +14,8 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "wfod/backend.hpp"
 #include "wfod/config/endpoint.hpp"
@@ -105,8 +107,25 @@ void check_window(Findings& f, const config::StrategyConfig& s, const std::strin
   }
 }
 
+// SPEC §5b's stops run on the cpu_ref backend only (wfo sweep/walk); no stream computes them
+// yet, so a strategy that asks for them is refused at the stop key it gives first.
+void check_stops(Findings& f, const Grid& g, const std::string& at) {
+  const std::pair<const char*, const std::vector<double>*> stops[] = {
+      {"stop_loss", &g.stop_loss},
+      {"take_profit", &g.take_profit},
+      {"trailing_stop", &g.trailing_stop}};
+  for (const auto& [key, values] : stops) {
+    if (values->empty()) continue;
+    f.error(at + ".grid." + key,
+            "stops (SPEC §5b) are not run on the daemon's streams yet; remove the stop axes "
+            "(wfo sweep/walk --backend cpu_ref runs them offline)");
+    return;
+  }
+}
+
 void check_grid(Findings& f, const config::StrategyConfig& s, const std::string& at) {
   const Grid& g = s.spec.grid;
+  check_stops(f, g, at);
   const ComboCount c = count_combos(g);
   if (c.valid == 0) {
     std::string why;
@@ -116,6 +135,10 @@ void check_grid(Findings& f, const config::StrategyConfig& s, const std::string&
     if (c.vol_short_not_below_long > 0) {
       why += std::string(why.empty() ? "" : ", ") + std::to_string(c.vol_short_not_below_long) +
              " have vol_short >= vol_long";
+    }
+    if (c.stop_out_of_range > 0) {
+      why += std::string(why.empty() ? "" : ", ") + std::to_string(c.stop_out_of_range) +
+             " have a stop outside its range";
     }
     f.error(at + ".grid", "no valid combo: of its " + std::to_string(c.total) + " combos " + why +
                               " (SPEC §5); the stream would run forever and never publish");

@@ -103,7 +103,13 @@ class CpuBackend final : public Backend {
  public:
   std::string_view name() const override { return "cpu"; }
 
+  // The lanes compute the families' r_t only: SPEC §5b's stops run on cpu_ref for now.
+  Support supports(Work, const StrategySpec& strategy) const override {
+    return stops_support(name(), strategy);
+  }
+
   SweepResult sweep(const SweepRequest& req) override {
+    require(supports(Work::sweep, req.strategy));
     const auto start = std::chrono::steady_clock::now();
     check_window(req);
     const Grid& grid = req.strategy.grid;
@@ -178,6 +184,7 @@ class CpuBackend final : public Backend {
   }
 
   std::vector<Metrics> evaluate(const SweepRequest& req, std::span<const uint64_t> ids) override {
+    require(supports(Work::sweep, req.strategy));
     check_window(req);
     const Grid& grid = req.strategy.grid;
     const HistoryView& h = req.history;
@@ -255,21 +262,25 @@ class CpuBackend final : public Backend {
 
   std::vector<Summary> block_summaries(const SweepRequest& req,
                                        std::span<const size_t> cuts) override {
+    require(supports(Work::selection, req.strategy));
     return cpu::block_summaries(req, cuts);  // cpu_blocks.cpp
   }
 
-  std::vector<int8_t> positions(const HistoryView& h, const StrategySpec&,
+  std::vector<int8_t> positions(const HistoryView& h, const StrategySpec& spec,
                                 const Combo& c) override {
+    require(supports(Work::sweep, spec));
     IndicatorCache cache(h, c);
     return forward_positions(cache, h, c, h.size());
   }
 
   std::unique_ptr<Stream> open_stream(const StreamSpec& spec, const HistoryView& h) override {
+    require(supports(Work::stream, spec.strategy));
     return make_cpu_stream(spec, h);
   }
 
   std::unique_ptr<Stream> restore_stream(const StreamSpec& spec,
                                          std::span<const uint8_t> blob) override {
+    require(supports(Work::stream, spec.strategy));
     return restore_cpu_stream(spec, blob);
   }
 

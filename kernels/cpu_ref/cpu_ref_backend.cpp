@@ -19,7 +19,7 @@ namespace {
 
 // Metrics of one valid combo over the request's window.
 Metrics evaluate_combo(ref::IndicatorCache& cache, const SweepRequest& req, const Combo& combo) {
-  const std::vector<int8_t> positions = ref::strategy_positions(cache, combo);
+  const std::vector<int8_t> positions = ref::combo_positions(cache, combo, req.strategy.fill);
   const std::vector<ref::BarSegments> segments =
       ref::window_segments(cache.history(), positions, req.window.first(), req.window.end,
                            req.strategy.fill, req.strategy.costs.per_unit());
@@ -126,8 +126,8 @@ class CpuRefBackend final : public Backend {
       const Combo combo = grid.decode(id);
       if (!combo.valid()) continue;  // identity Summaries
       const std::vector<ref::BarSegments> segments = ref::window_segments(
-          cache.history(), ref::strategy_positions(cache, combo), req.window.first(),
-          req.window.end, req.strategy.fill, req.strategy.costs.per_unit());
+          cache.history(), ref::combo_positions(cache, combo, req.strategy.fill),
+          req.window.first(), req.window.end, req.strategy.fill, req.strategy.costs.per_unit());
       cache.trim();
       // Plain: walk the window bar by bar, moving to the next block at each cut.
       size_t block = 0;
@@ -142,11 +142,12 @@ class CpuRefBackend final : public Backend {
     return out;
   }
 
-  std::vector<int8_t> positions(const HistoryView& history, const StrategySpec&,
+  std::vector<int8_t> positions(const HistoryView& history, const StrategySpec& strategy,
                                 const Combo& combo) override {
-    // Positions depend only on the bars and the combo: fill, costs and A act on returns.
+    // Positions depend on the bars and the combo, and with stops on the fill (a trade's entry
+    // price, SPEC §5b); costs and A act on returns only.
     ref::IndicatorCache cache(history);
-    return ref::strategy_positions(cache, combo);
+    return ref::combo_positions(cache, combo, strategy.fill);
   }
 };
 

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "ref_numeric.hpp"
+#include "ref_stops.hpp"
 #include "ref_vol_filter.hpp"
 
 namespace wfod::ref {
@@ -167,6 +168,12 @@ std::vector<int8_t> strategy_positions(IndicatorCache& cache, const Combo& combo
       return rsi_positions(cache, combo);
   }
   throw std::invalid_argument("cpu_ref: unknown strategy family");
+}
+
+std::vector<int8_t> combo_positions(IndicatorCache& cache, const Combo& combo, Fill fill) {
+  std::vector<int8_t> r = strategy_positions(cache, combo);
+  if (!combo.stops_on()) return r;
+  return apply_stops(r, cache.history(), fill, Stops::of(combo));
 }
 
 }  // namespace wfod::ref

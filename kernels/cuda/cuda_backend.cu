@@ -79,6 +79,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   // What the device does not compute for a family (cuda::supports) is refused by name; the
   // registry's "auto" then runs it on cpu (registry/routing_backend.cpp).
   Support supports(Work work, const StrategySpec& strategy) const override {
+    if (Support stops = stops_support(name(), strategy); !stops.ok()) return stops;
     const Family family = strategy.grid.family;
     if (cuda::supports(family, work)) return Support::yes();
     static constexpr const char* kWork[] = {"sweeps and evaluation", "robust selection", "streams"};
@@ -307,6 +308,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
 
   std::vector<int8_t> positions(const HistoryView& h, const StrategySpec& spec,
                                 const Combo& c) override {
+    require(supports(Work::sweep, spec));
     // One combo's positions are a sequential scan: the host does it (same rules, SPEC §5),
     // through trackers that a walk's next fold extends (src/position_cache.hpp).
     if (!c.valid()) return cpu_->positions(h, spec, c);

@@ -18,8 +18,12 @@ class RoutingBackend final : public Backend, public selection::SelectionExtensio
       : device_(std::move(device)), host_(std::move(host)) {}
 
   std::string_view name() const override { return device_->name(); }
-  // Everything runs somewhere.
-  Support supports(Work, const StrategySpec&) const override { return Support::yes(); }
+  // Whatever either backend runs (what the device refuses, the host answers for: a grid with
+  // stops, SPEC §5b, is the host's refusal too).
+  Support supports(Work work, const StrategySpec& strategy) const override {
+    return device_->supports(work, strategy).ok() ? Support::yes()
+                                                  : host_->supports(work, strategy);
+  }
 
   SweepResult sweep(const SweepRequest& req) override {
     return on(Work::sweep, req.strategy).sweep(req);

@@ -164,6 +164,17 @@ std::string_view family_rule_need(Family f) {
 
 [[noreturn]] void no_valid_combo(const Grid& g, const ComboCount& c) {
   std::string why;
+  if (c.stop_out_of_range > 0) {  // stops (SPEC §5b) among the reasons: each one counted
+    std::string counts;
+    if (c.family_rule > 0)
+      counts += grouped(c.family_rule) + " have " + family_rule_detail(g) + ", ";
+    if (c.vol_short_not_below_long > 0)
+      counts += grouped(c.vol_short_not_below_long) + " have vol_short >= vol_long, ";
+    throw InputError("no valid combo in the grid: of its " + grouped(c.total) + " combos, " +
+                     counts + grouped(c.stop_out_of_range) +
+                     " have a stop out of its range; stop_loss and trailing_stop must be in "
+                     "[0, 1), take_profit >= 0 (SPEC §5, §5b)");
+  }
   const bool family = c.family_rule > 0, vol = c.vol_short_not_below_long > 0;
   const std::string rule = family ? family_rule_detail(g) : "";
   const std::string family_name(to_string(g.family));
@@ -423,6 +434,9 @@ std::string plan_text(const RunPlan& p, const PlanInputs& in) {
     if (c.vol_short_not_below_long) {
       why += (why.empty() ? "" : ", ") + grouped(c.vol_short_not_below_long) +
              " vol_short >= vol_long";
+    }
+    if (c.stop_out_of_range) {
+      why += (why.empty() ? "" : ", ") + grouped(c.stop_out_of_range) + " a stop out of range";
     }
     s += " (" + grouped(c.invalid()) + " skipped: " + why + ")";
   }

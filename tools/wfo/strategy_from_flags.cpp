@@ -29,6 +29,9 @@ constexpr std::array kStrategyFlags = {
     FlagSpec{"entry"},
     FlagSpec{"n"},
     FlagSpec{"source"},
+    FlagSpec{"stop-loss"},
+    FlagSpec{"take-profit"},
+    FlagSpec{"trailing-stop"},
     FlagSpec{"vol-short"},
     FlagSpec{"vol-long"},
     FlagSpec{"vol-threshold"},
@@ -197,6 +200,9 @@ void apply_grid_flags(const ParsedArgs& args, Grid& g) {
   override_enum_axis<Style>(args, "style", g.style, parse_style);
   override_axis(args, "lo", g.lo, parse_real_axis);
   override_axis(args, "hi", g.hi, parse_real_axis);
+  override_axis(args, "stop-loss", g.stop_loss, parse_real_axis);
+  override_axis(args, "take-profit", g.take_profit, parse_real_axis);
+  override_axis(args, "trailing-stop", g.trailing_stop, parse_real_axis);
   override_axis(args, "vol-short", g.vol_short, parse_int_axis);
   override_axis(args, "vol-long", g.vol_long, parse_int_axis);
   override_axis(args, "vol-threshold", g.vol_threshold, parse_real_axis);
@@ -324,9 +330,13 @@ a grid in which no combo is valid, e.g. fast >= slow everywhere, is an error, ex
                      --style reversion|breakout (reversion)
   rsi_reversion:     --n AXIS --lo AXIS --hi AXIS (all required; levels in (0, 100))
   every family:      --side long_short|long_only (long_short)
+  stops (SPEC §5b):  --stop-loss AXIS --take-profit AXIS --trailing-stop AXIS (each optional;
+                     fractions, e.g. 0.01:0.05:0.01; 0 = off; stop_loss and trailing_stop in
+                     [0, 1), take_profit >= 0, else the combo is skipped). Backend cpu_ref
+                     only for now: cpu, cuda and auto refuse a grid with stops
   vol filter:        --vol-short AXIS --vol-long AXIS --vol-threshold AXIS (all three or none)
   Flags of another family are errors. Invalid combos (fast >= slow; n < 2 or k <= 0;
-  n < 2 or lo >= hi) keep their ids and are skipped (SPEC §5).
+  n < 2 or lo >= hi; a stop out of its range) keep their ids and are skipped (SPEC §5).
 
 Costs, fills, annualisation:
   --cost-bps X       commission per unit of position change, basis points (0)

@@ -299,10 +299,22 @@ ComboCount count_combos(const Grid& g) {
     vol_pairs = uint64_t{g.vol_short.size()} * g.vol_long.size();
     valid_vol_pairs = ordered_pairs(g.vol_short, g.vol_long);
   }
-  const uint64_t rest = c.total / pairs / vol_pairs;
-  c.valid = valid_pairs * valid_vol_pairs * rest;
-  c.family_rule = (pairs - valid_pairs) * vol_pairs * rest;
-  c.vol_short_not_below_long = pairs * (vol_pairs - valid_vol_pairs) * rest;
+  // Each stop's range is a property of its own value (SPEC §5b): the valid stop triples are
+  // the product of each axis's in-range values (an absent axis is {0}, in range).
+  uint64_t stops = 1, valid_stops = 1;
+  auto stop_axis = [&](const std::vector<double>& v, bool (*in_range)(double)) {
+    if (v.empty()) return;
+    stops *= v.size();
+    valid_stops *= static_cast<uint64_t>(std::count_if(v.begin(), v.end(), in_range));
+  };
+  stop_axis(g.stop_loss, stop_loss_in_range);
+  stop_axis(g.take_profit, take_profit_in_range);
+  stop_axis(g.trailing_stop, trailing_stop_in_range);
+  const uint64_t rest = c.total / pairs / vol_pairs / stops;
+  c.valid = valid_pairs * valid_vol_pairs * valid_stops * rest;
+  c.family_rule = (pairs - valid_pairs) * vol_pairs * stops * rest;
+  c.vol_short_not_below_long = pairs * (vol_pairs - valid_vol_pairs) * stops * rest;
+  c.stop_out_of_range = pairs * vol_pairs * (stops - valid_stops) * rest;
   return c;
 }
 
@@ -361,8 +373,17 @@ bool Combo::family_valid() const {
   return false;
 }
 
+bool stop_loss_in_range(double v) { return v >= 0 && v < 1; }
+bool take_profit_in_range(double v) { return v >= 0; }
+bool trailing_stop_in_range(double v) { return v >= 0 && v < 1; }
+
+bool Combo::stops_valid() const {
+  return stop_loss_in_range(stop_loss) && take_profit_in_range(take_profit) &&
+         trailing_stop_in_range(trailing_stop);
+}
+
 bool Combo::valid() const {
-  bool ok = family_valid();
+  bool ok = family_valid() && stops_valid();
   if (has_vol) ok = ok && vol_short >= 1 && vol_long >= 1 && vol_short < vol_long;
   return ok;
 }
@@ -405,6 +426,9 @@ std::optional<RepeatedValue> Grid::repeated_value() const {
       check(side, "side");
       break;
   }
+  check(stop_loss, "stop_loss");
+  check(take_profit, "take_profit");
+  check(trailing_stop, "trailing_stop");
   check(vol_short, "vol_short");
   check(vol_long, "vol_long");
   check(vol_threshold, "vol_threshold");
@@ -430,6 +454,11 @@ std::vector<AxisInfo> Grid::axes() const {
     case Family::rsi_reversion:
       a = {{"n", n.size()}, {"lo", lo.size()}, {"hi", hi.size()}, {"side", side.size()}};
       break;
+  }
+  if (has_stops()) {  // an axis not given is {0}: size 1
+    a.push_back({"stop_loss", std::max<size_t>(stop_loss.size(), 1)});
+    a.push_back({"take_profit", std::max<size_t>(take_profit.size(), 1)});
+    a.push_back({"trailing_stop", std::max<size_t>(trailing_stop.size(), 1)});
   }
   if (has_vol_filter()) {
     a.push_back({"vol_short", vol_short.size()});
@@ -485,6 +514,15 @@ Combo Grid::decode(uint64_t id) const {
       c.hi = hi[take(hi.size())];
       c.side = side[take(side.size())];
       break;
+  }
+  if (has_stops()) {
+    c.has_stops = true;
+    auto stop = [&take](const std::vector<double>& v) {
+      return v.empty() ? 0.0 : v[take(v.size())];
+    };
+    c.stop_loss = stop(stop_loss);
+    c.take_profit = stop(take_profit);
+    c.trailing_stop = stop(trailing_stop);
   }
   if (has_vol_filter()) {
     c.has_vol = true;
@@ -572,6 +610,9 @@ void Grid::validate() const {
     need(periods_ok(vol_short) && periods_ok(vol_long), "vol periods must be >= 1");
     for (double th : vol_threshold) need(std::isfinite(th), "vol_threshold must be finite");
   }
+  // Out-of-range stops are invalid combos (SPEC §5b), skipped; a non-finite one means nothing.
+  need(finite(stop_loss) && finite(take_profit) && finite(trailing_stop),
+       "stops 'stop_loss', 'take_profit' and 'trailing_stop' must be finite");
   if (auto r = repeated_value())
     throw std::invalid_argument("grid axis '" + r->axis + "' " + r->message());
   (void)size();  // throws when the grid is absurdly large

@@ -52,6 +52,14 @@ std::vector<AxisValues> axis_values(const Grid& g) {
              numbers("hi", ParamKind::real, g.hi), names("side", g.side)};
       break;
   }
+  if (g.has_stops()) {  // all three, an axis not given as {0} (Grid::axes)
+    auto stop_axis = [](std::string_view name, const std::vector<double>& v) {
+      return numbers(name, ParamKind::real, v.empty() ? std::vector<double>{0.0} : v);
+    };
+    out.push_back(stop_axis("stop_loss", g.stop_loss));
+    out.push_back(stop_axis("take_profit", g.take_profit));
+    out.push_back(stop_axis("trailing_stop", g.trailing_stop));
+  }
   if (g.has_vol_filter()) {
     out.push_back(numbers("vol_short", ParamKind::integer, g.vol_short));
     out.push_back(numbers("vol_long", ParamKind::integer, g.vol_long));
@@ -76,6 +84,11 @@ std::vector<ParamValue> combo_params(const Combo& c) {
     case Family::rsi_reversion:
       out = {integer("n", c.n), real("lo", c.lo), real("hi", c.hi), named("side", c.side)};
       break;
+  }
+  if (c.has_stops) {
+    out.push_back(real("stop_loss", c.stop_loss));
+    out.push_back(real("take_profit", c.take_profit));
+    out.push_back(real("trailing_stop", c.trailing_stop));
   }
   if (c.has_vol) {
     out.push_back(integer("vol_short", c.vol_short));

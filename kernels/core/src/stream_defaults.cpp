@@ -1,7 +1,8 @@
 // The defaults for what only some streams and backends do (bar and window queries from the
 // stream's own state, trackers, checkpoints, restoring one): wfod::Unsupported saying so,
 // which callers answer by going through the backend and the history instead (or by
-// replaying, for a checkpoint); and the capability query's default, which refuses nothing.
+// replaying, for a checkpoint); the capability query's default, which refuses nothing; and
+// the refusal of stops shared by the backends that do not run them yet.
 #include <string>
 
 #include "src/rolling_indicators.hpp"
@@ -37,6 +38,12 @@ std::unique_ptr<Stream> Backend::restore_stream(const StreamSpec&, std::span<con
 }
 
 Support Backend::supports(Work, const StrategySpec&) const { return Support::yes(); }
+
+Support stops_support(std::string_view backend, const StrategySpec& strategy) {
+  if (!strategy.grid.has_stops()) return Support::yes();
+  return Support::no("the " + std::string(backend) +
+                     " backend does not run stops yet (SPEC §5b); use --backend cpu_ref");
+}
 
 // open_sweep_stream's own memory: one window's bars and indicator values per distinct series
 // while a sweep runs, and its ranking (top-K); the bars from the anchor it keeps are the

@@ -56,17 +56,31 @@ struct Combo {
   double lo = 0, hi = 0;
   // every family
   Side side = Side::long_short;
+  // stops (SPEC §5b): fractions, 0 = that stop off. has_stops: the grid gave stop axes (so
+  // the combo's params list them); the values alone say which stops act.
+  bool has_stops = false;
+  double stop_loss = 0, take_profit = 0, trailing_stop = 0;
   // vol_filter (only meaningful when has_vol)
   bool has_vol = false;
   int vol_short = 0, vol_long = 0;
   double vol_threshold = 0;
 
   // SPEC §5 validity: fast < slow (ma_cross), n >= 2 and k > 0 (bollinger), n >= 2 and
-  // lo < hi (rsi_reversion), vol_short < vol_long (filter), periods >= 1.
+  // lo < hi (rsi_reversion), vol_short < vol_long (filter), periods >= 1; and §5b's: each stop
+  // in its range (stops_valid).
   bool valid() const;
-  // Whether the family's own rule holds (the filter's aside).
+  // Whether the family's own rule holds (the filter's and the stops' aside).
   bool family_valid() const;
+  // SPEC §5b: stop_loss and trailing_stop in [0, 1), take_profit >= 0.
+  bool stops_valid() const;
+  // Whether any stop acts (a value other than 0): positions then differ from the family's r_t.
+  bool stops_on() const { return stop_loss != 0 || take_profit != 0 || trailing_stop != 0; }
 };
+
+// SPEC §5b's ranges, per axis value (count_combos and Combo::stops_valid share them).
+bool stop_loss_in_range(double v);      // [0, 1)
+bool take_profit_in_range(double v);    // >= 0
+bool trailing_stop_in_range(double v);  // [0, 1)
 
 // Name and size of one axis, in canonical order.
 struct AxisInfo {
@@ -82,7 +96,8 @@ struct RepeatedValue {
   std::string message() const;
 };
 
-// A strategy family's parameter grid. Empty vol_* vectors = no vol_filter.
+// A strategy family's parameter grid. Empty vol_* vectors = no vol_filter. Empty stop vectors
+// = no stops: the grid's axes, ids and params are then exactly those of a grid without §5b.
 struct Grid {
   Family family = Family::ma_cross;
   std::vector<int> fast, slow;
@@ -94,13 +109,21 @@ struct Grid {
   std::vector<double> k;
   std::vector<Style> style{Style::reversion};
   std::vector<double> lo, hi;
+  // Stops (SPEC §5b), decimal fractions. When any is given, all three are axes (in this order,
+  // after the family's and before the filter's, SPEC §5's canonical order); one not given is
+  // the size-1 axis {0} (off), which changes no id.
+  std::vector<double> stop_loss, take_profit, trailing_stop;
   std::vector<int> vol_short, vol_long;
   std::vector<double> vol_threshold;
 
   bool has_vol_filter() const {
     return !vol_short.empty() || !vol_long.empty() || !vol_threshold.empty();
   }
-  // Axes in canonical order (family parameters as listed in SPEC §5, then the filter's).
+  bool has_stops() const {
+    return !stop_loss.empty() || !take_profit.empty() || !trailing_stop.empty();
+  }
+  // Axes in canonical order (family parameters as listed in SPEC §5, then the stops' when
+  // given, then the filter's).
   std::vector<AxisInfo> axes() const;
   // Number of combos (product of axis sizes).
   uint64_t size() const;
@@ -122,6 +145,7 @@ struct ComboCount {
   uint64_t total = 0, valid = 0;
   uint64_t family_rule = 0;               // combos failing the family's rule (family_rule_text)
   uint64_t vol_short_not_below_long = 0;  // filter combos with vol_short >= vol_long
+  uint64_t stop_out_of_range = 0;         // combos with a stop outside its range (SPEC §5b)
   uint64_t invalid() const { return total - valid; }
 };
 ComboCount count_combos(const Grid&);

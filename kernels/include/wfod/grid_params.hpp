@@ -32,7 +32,8 @@ struct ParamValue {
   std::string_view text;  // name parameters
 };
 
-// The grid's axes in canonical order (the family's, then the filter's when present).
+// The grid's axes in canonical order (the family's, then the stops' and the filter's when
+// present).
 std::vector<AxisValues> axis_values(const Grid&);
 // The combo's parameters in the same order (its grid's axes).
 std::vector<ParamValue> combo_params(const Combo&);
