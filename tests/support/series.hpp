@@ -18,6 +18,24 @@ namespace wfod::test {
 
 inline constexpr int64_t kMinuteNs = 60'000'000'000;
 
+// Hand-made bars, one a minute, with the given closes; opens equal the closes unless given,
+// high and low bracket both (the rules and stops tests' series).
+inline Series bars(const std::vector<double>& closes, std::vector<double> opens = {}) {
+  if (opens.empty()) opens = closes;
+  Series s;
+  for (size_t t = 0; t < closes.size(); ++t) {
+    Bar b;
+    b.ts_ns = static_cast<int64_t>(t + 1) * kMinuteNs;
+    b.open = opens[t];
+    b.close = closes[t];
+    b.high = std::max(b.open, b.close);
+    b.low = std::min(b.open, b.close);
+    b.volume = 1;
+    s.push_back(b);
+  }
+  return s;
+}
+
 // Random walk of closes with log-returns N(drift, vol); each open gaps from the previous close
 // by N(0, gap_vol) so that next_open fills differ from close fills; high/low bracket both.
 inline Series random_walk(size_t n, uint64_t seed, double start = 100, double vol = 0.01,

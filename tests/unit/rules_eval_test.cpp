@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cpu_ref/ref_rules.hpp"
+#include "support/series.hpp"
 #include "wfod/bar.hpp"
 #include "wfod/rules/rules.hpp"
 
@@ -16,22 +17,7 @@ namespace {
 
 using rules::RulesText;
 
-// Bars with the given closes; opens equal the closes unless given.
-Series bars(const std::vector<double>& closes, std::vector<double> opens = {}) {
-  if (opens.empty()) opens = closes;
-  Series s;
-  for (size_t t = 0; t < closes.size(); ++t) {
-    Bar b;
-    b.ts_ns = static_cast<int64_t>(t + 1) * 60'000'000'000;
-    b.open = opens[t];
-    b.close = closes[t];
-    b.high = std::max(b.open, b.close);
-    b.low = std::min(b.open, b.close);
-    b.volume = 1;
-    s.push_back(b);
-  }
-  return s;
-}
+using test::bars;
 
 std::vector<int8_t> run(const RulesText& text, const Series& s, std::vector<double> values = {},
                         std::span<const double> volume = {}) {

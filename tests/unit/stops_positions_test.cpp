@@ -22,22 +22,7 @@ namespace {
 
 using P = std::vector<int8_t>;
 
-// Bars with the given closes; opens equal the closes unless given.
-Series bars(const std::vector<double>& closes, std::vector<double> opens = {}) {
-  if (opens.empty()) opens = closes;
-  Series s;
-  for (size_t t = 0; t < closes.size(); ++t) {
-    Bar b;
-    b.ts_ns = static_cast<int64_t>(t + 1) * 60'000'000'000;
-    b.open = opens[t];
-    b.close = closes[t];
-    b.high = std::max(b.open, b.close);
-    b.low = std::min(b.open, b.close);
-    b.volume = 1;
-    s.push_back(b);
-  }
-  return s;
-}
+using test::bars;
 
 P stops(const P& r, const Series& s, ref::Stops st, Fill fill = Fill::close) {
   return ref::apply_stops(r, HistoryView::of(s), fill, st);
