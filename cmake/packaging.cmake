@@ -85,9 +85,17 @@ if(WFOD_CUDA_ENABLED)
       string(APPEND WFOD_PTX " compute_${number}")
     endif()
   endforeach()
-  set(WFOD_BUILD_TEXT "This is the CUDA build: the cuda backend, with machine code for${WFOD_SASS}
-and PTX for${WFOD_PTX}, runs when an NVIDIA GPU it supports and a recent driver are
-present (docs/operations.md \"GPU build\"); otherwise the CPU backend runs.")
+  if(WFOD_SASS STREQUAL "")
+    set(WFOD_CODE_TEXT "with PTX only (for${WFOD_PTX}, compiled by the driver at start)")
+  elseif(WFOD_PTX STREQUAL "")
+    set(WFOD_CODE_TEXT "with machine code for${WFOD_SASS}")
+  else()
+    set(WFOD_CODE_TEXT "with machine code for${WFOD_SASS}
+and PTX for${WFOD_PTX}")
+  endif()
+  set(WFOD_BUILD_TEXT "This is the CUDA build: the cuda backend, ${WFOD_CODE_TEXT}, runs when an
+NVIDIA GPU it supports and a recent driver are present (docs/operations.md \"GPU build\");
+otherwise the CPU backend runs.")
 else()
   set(WFOD_BUILD_TEXT "This is the CPU build: the cpu and cpu_ref backends, no cuda backend.")
 endif()
