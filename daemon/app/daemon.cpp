@@ -64,27 +64,12 @@ std::string fingerprint(const config::StrategyConfig& s) {
   return o.str();
 }
 
-// The bars of `symbol`'s log a start loads into memory: where the backend's streams are
-// bounded (they resume from checkpoints or read older bars from the log), what the history
-// holds at most (update_history_needs); otherwise (streams need the history from the
-// anchor), all.
-size_t Daemon::bars_to_load(const std::string& symbol) const {
-  if (!backend_->streams_bounded()) return 0;
-  size_t keep = 0, most_every = 1;
-  for (const config::StrategyConfig& s : cfg_.strategies) {
-    if (std::find(s.symbols.begin(), s.symbols.end(), symbol) == s.symbols.end()) continue;
-    const size_t warmup = s.warmup ? *s.warmup : default_warmup(s.spec.grid);
-    keep = std::max(keep, s.window + warmup + 2);
-    most_every = std::max<size_t>(most_every, s.every);
-  }
-  return keep == 0 ? 0 : keep + 2 * most_every + 4096;
-}
-
 bool Daemon::open_symbol(const config::SymbolConfig& s) {
   BarStoreOptions options;
   options.fsync = cfg_.daemon.fsync;
   options.on_corrupt = cfg_.daemon.on_corrupt_log;
-  options.load_newest = bars_to_load(s.name);
+  options.load_newest =
+      BarKeeper::bars_to_load(cfg_.strategies, s.name, backend_->streams_bounded());
   auto opened = BarStore::open(cfg_.daemon.state_dir, s.name, options);
   if (!opened.ok()) {
     if (is_content_error(opened.error())) {
@@ -188,12 +173,12 @@ bool Daemon::open_symbol(const config::SymbolConfig& s) {
           feeds::format_timestamp(*first_future));
     }
   }
-  symbols_.emplace(s.name, std::move(st));
+  keeper_.add(std::move(st));
   return true;
 }
 
 void Daemon::add_stream(const config::StrategyConfig& s, const std::string& symbol) {
-  const SymbolState& sym = symbols_.at(symbol);
+  const SymbolState& sym = keeper_.at(symbol);
   SymbolStrategy st;
   st.cfg = s;
   st.spec = s.spec;
@@ -220,7 +205,7 @@ void Daemon::restore_live_state(const PublicationKey& key, SymbolStrategy& strea
   if (!loaded.value()) return;
   const LiveState& st = *loaded.value();
   const Grid& grid = stream.spec.grid;
-  const size_t bars = symbols_.at(key.first).history.size();
+  const size_t bars = keeper_.at(key.first).history.size();
   const char* why = nullptr;
   if (st.seq > seqs_->last(key.first, key.second)) {
     why = "its seq is ahead of publications.seq";
@@ -291,7 +276,7 @@ void Daemon::open_streams_at_start() {
   std::vector<std::pair<const PublicationKey, SymbolStrategy>*> todo;
   for (auto& entry : streams_) todo.push_back(&entry);
   auto open_one = [this](const PublicationKey& key, SymbolStrategy& stream) {
-    const SymbolState& sym = symbols_.at(key.first);
+    const SymbolState& sym = keeper_.at(key.first);
     const HistorySnapshot snap = sym.history.snapshot();
     const auto t0 = Clock::now();
     if (restore_checkpoint(key, stream, snap)) return;
@@ -358,7 +343,7 @@ void Daemon::open_streams_at_start() {
   io_.restart();
   io_.poll();
   io_.restart();
-  for (auto& [name, sym] : symbols_) {
+  for (auto& [name, sym] : keeper_.symbols()) {
     update_history_needs(name);
     sym.history.compact();
     spdlog::info("symbol {}: {} bars from the anchor, {} in memory ({:.1f} MB)", name,
@@ -377,8 +362,8 @@ void Daemon::stop_while_opening(int signo, size_t opened, size_t streams) {
       signo == SIGTERM ? "SIGTERM" : "SIGINT", opened, streams);
   notify("STOPPING=1");
   int code = kExitOk;
-  const StopFlush flushed = ingest_->stop_flush(std::chrono::seconds(cfg_.daemon.stop_retry_s),
-                                                std::chrono::milliseconds(200));
+  const StopFlush flushed = keeper_.flush_at_stop(std::chrono::seconds(cfg_.daemon.stop_retry_s),
+                                                  std::chrono::milliseconds(200));
   if (!flushed.lost.empty()) {
     spdlog::critical("{} accepted bars lost at shutdown: exit {}", flushed.lost_bars(),
                      kExitBarsLost);
@@ -394,16 +379,6 @@ void Daemon::stop_while_opening(int signo, size_t opened, size_t streams) {
 // A stream's checkpoint, if it matches the strategy and the bar log: the stream resumes
 // after the bars it covers (the first run advances it through the rest). Anything wrong is
 // said loudly and the caller replays from the anchor instead.
-// Bar t's ts, from memory or else from the bar log (nullopt when neither has it).
-std::optional<int64_t> Daemon::bar_ts(const std::string& symbol, size_t t) const {
-  const SymbolState& sym = symbols_.at(symbol);
-  if (t >= sym.history.size()) return std::nullopt;
-  if (t >= sym.history.base()) return sym.history.bar(t).ts_ns;
-  auto bar = read_bar_log(sym.store->path(), t, t + 1);
-  if (!bar.ok()) return std::nullopt;
-  return bar.value().ts_ns.at(0);
-}
-
 bool Daemon::restore_checkpoint(const PublicationKey& key, SymbolStrategy& stream,
                                 const HistorySnapshot& snap) {
   const auto t0 = Clock::now();
@@ -422,7 +397,7 @@ bool Daemon::restore_checkpoint(const PublicationKey& key, SymbolStrategy& strea
     } else if (c.bars == 0 || c.bars > snap.end) {
       why = "it covers " + std::to_string(c.bars) + " bars, the bar log holds " +
             std::to_string(snap.end);
-    } else if (bar_ts(key.first, c.bars - 1) != c.last_ts) {
+    } else if (keeper_.bar_ts(keeper_.at(key.first), c.bars - 1) != c.last_ts) {
       why = "its last bar's ts does not match the bar log's bar " + std::to_string(c.bars - 1);
     } else {
       try {
@@ -700,19 +675,14 @@ bool Daemon::start_up() {
   for (const config::SymbolConfig& s : cfg_.symbols) {
     if (!open_symbol(s)) return false;
   }
-  std::vector<IngestTarget> targets;
-  for (auto& [name, st] : symbols_) {
-    targets.push_back({name, &*st.store, &st.history});
-    by_index_.push_back(&st);
-  }
-  ingest_.emplace(std::move(targets), cfg_.daemon.fsync);
-  ingest_->validator().set_max_future(std::chrono::seconds(cfg_.daemon.max_future_s));
+  keeper_.start(cfg_.daemon.fsync);
+  keeper_.validator().set_max_future(std::chrono::seconds(cfg_.daemon.max_future_s));
   // Feed bars only: the backfill above was appended without the validator.
-  ingest_->validator().set_min_ts(cfg_.daemon.min_ts_ns);
-  for (const auto& [name, st] : symbols_) {
+  keeper_.validator().set_min_ts(cfg_.daemon.min_ts_ns);
+  for (const auto& [name, st] : keeper_.symbols()) {
     if (st.history.size() == 0) continue;
     const int64_t last = st.history.last_ts();
-    ingest_->validator().seed(name, last, st.last_seq);
+    keeper_.validator().seed(name, last, st.last_seq);
     // A far-future bar persisted by a daemon without the future check (or with it off)
     // still holds the symbol: every real bar is out_of_order until the clock passes it.
     const int64_t ahead_ns = last - feeds::BarValidator::system_now_ns();
@@ -759,7 +729,7 @@ int Daemon::run() {
   arm_storage_check();
   // A first run per stream where the persisted history is already long enough.
   for (auto& [key, stream] : streams_) {
-    const SymbolState& sym = symbols_.at(key.first);
+    const SymbolState& sym = keeper_.at(key.first);
     if (stream.sched.on_bars(sym.history.size(), 0)) {
       start_job(key);
     } else if (sym.history.size() < stream.sched.min_bars()) {
@@ -776,7 +746,7 @@ int Daemon::run() {
     }
   }
   notify("READY=1\nSTATUS=serving");
-  spdlog::info("wfod serving symbols={} streams={}", symbols_.size(), streams_.size());
+  spdlog::info("wfod serving symbols={} streams={}", keeper_.symbols().size(), streams_.size());
   if (const auto every = watchdog_interval()) {
     watchdog_every_ = *every;
     spdlog::info("watchdog ping_every_ms={}", watchdog_every_.count() / 1000);

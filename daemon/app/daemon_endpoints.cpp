@@ -130,19 +130,8 @@ HealthInput Daemon::health() const {
   const int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
                              .count();
-  for (const auto& [name, sym] : symbols_) {
-    std::optional<int64_t> last_ts;
-    if (sym.history.size() > 0) last_ts = sym.history.last_ts();
-    SymbolHealth s = symbol_health(sym.history.size(), last_ts, sym.quarantined_bars,
-                                   sym.cfg.stale_after_s, now_ns, h.uptime_s);
-    s.accepted_bars = sym.accepted_bars;
-    s.refused_bars = sym.store->stats().refused;
-    s.bar_interval_s = recent_bar_interval_s(sym.history);
-    s.stale_after_s = sym.cfg.stale_after_s;
-    h.symbols[name] = s;
-    if (!sym.store->healthy() || s.degraded()) h.degraded = true;
-  }
-  set_feed_counters(h, ingest_->validator().stats());
+  // The symbols, the feed counters and the bar logs' storage state.
+  keeper_.fill_health(h, now_ns);
   h.publish_dropped = publisher_.dropped();
   h.backend_fallbacks = backend_fallbacks_;
   h.backend_error = backend_error_;
@@ -160,16 +149,6 @@ HealthInput Daemon::health() const {
   h.last_reload = last_reload_;
   h.reload_failures = reload_failures_;
   h.snapshot_dropped = snapshot_dropped_;
-  for (const auto& [name, sym] : symbols_) {
-    h.storage.pending_bars += sym.store->pending();
-    h.storage.write_errors += sym.store->stats().write_errors + sym.store->stats().sync_errors;
-    if (!sym.store->healthy()) {
-      h.storage.ok = false;
-      if (h.storage.error.empty() && sym.store->last_error()) {
-        h.storage.error = name + ": " + sym.store->last_error()->message;
-      }
-    }
-  }
   // The directory itself, and the files rewritten in it (StorageAlarms): after the logs'
   // own errors, which say more about the bars; the directory first, the likely cause of
   // the rest.
@@ -196,7 +175,7 @@ HealthInput Daemon::health() const {
         it != publisher_.last().end() && it->second.published_ns > 0) {
       s.last_published_ns = it->second.published_ns;
     }
-    const size_t bars = symbols_.at(key.first).history.size();
+    const size_t bars = keeper_.at(key.first).history.size();
     if (stream.last_seq > 0 && stream.last_end <= bars)
       s.bars_since_publication = bars - stream.last_end;
     if (const auto d = optimisation_durations_.find(key.second);

@@ -35,6 +35,7 @@
 #include "notify.hpp"
 #include "socket_monitor.hpp"
 #include "wfod/backend.hpp"
+#include "wfod/daemon/core/bar_keeper.hpp"
 #include "wfod/daemon/core/fault_backend.hpp"
 #include "wfod/daemon/core/feed_link.hpp"
 #include "wfod/daemon/core/ingest.hpp"
@@ -101,19 +102,6 @@ struct WatchedSocket {
 // Everything of a strategy that changes what it computes or when: equal fingerprints mean
 // a reload leaves the stream alone.
 std::string fingerprint(const config::StrategyConfig& s);
-
-struct SymbolState {
-  config::SymbolConfig cfg;
-  std::optional<BarStore> store;
-  // The bars in memory, held once however many strategies run on the symbol: Ingest
-  // appends, jobs read snapshots (SymbolHistory says why that needs no lock).
-  SymbolHistory history;
-  uint64_t last_seq = 0;
-  // Bars of a corrupt log quarantined at start (on_corrupt_log = quarantine): health stays
-  // degraded until a restart finds the log clean.
-  uint64_t quarantined_bars = 0;
-  uint64_t accepted_bars = 0;  // feed bars taken since start (wfod_bars_accepted_total)
-};
 
 // One strategy on one of its symbols: what PROTOCOL, the logs and health call a stream
 // (`params.<SYMBOL>.<STRATEGY>`, `stream S.T: ...`, `streams/S.T.live`). Loop thread only;
@@ -189,6 +177,32 @@ class PublicationLog final : public PublisherEvents {
                      uint64_t suppressed) override;
 };
 
+// The BarKeeper's seams over the loop: an Asio timer, and its events as the log lines the
+// integration tests and operators read, with the follow-ups the Daemon gives it.
+class AsioLoopTimer final : public LoopTimer {
+ public:
+  explicit AsioLoopTimer(asio::io_context& io) : timer_(io) {}
+  void start(std::chrono::milliseconds after, std::function<void()> fired) override;
+  void cancel() { timer_.cancel(); }
+
+ private:
+  asio::steady_timer timer_;
+};
+
+class BarKeeperLog final : public BarKeeperEvents {
+ public:
+  void log_failing(const SymbolState& sym, const IoError& error) override;
+  void log_recovered(const SymbolState& sym) override;
+  void sync_failed(const IoError& error) override;
+  void file_lost(const SymbolState& sym, const IoError& error) override;
+  void file_back(const SymbolState& sym) override;
+  void committed(SymbolState& sym, size_t bars) override;
+  void synced() override { on_synced(); }
+
+  std::function<void(SymbolState&, size_t)> on_committed;
+  std::function<void()> on_synced;
+};
+
 // One HTTP status request: read the head (bounded in size and time), answer, close.
 struct HttpSession {
   explicit HttpSession(asio::ip::tcp::socket s) : sock(std::move(s)), timer(sock.get_executor()) {}
@@ -210,7 +224,10 @@ class Daemon {
   Daemon(config::Config config, std::string config_path)
       : cfg_(std::move(config)),
         config_path_(std::move(config_path)),
-        signals_(io_, SIGINT, SIGTERM, SIGHUP) {}
+        signals_(io_, SIGINT, SIGTERM, SIGHUP) {
+    keeper_log_.on_committed = [this](SymbolState& sym, size_t bars) { on_committed(sym, bars); };
+    keeper_log_.on_synced = [this] { signals_ready_all(); };
+  }
 
   int run();
   // The stop left a job running on the worker (Worker::stop_within): the caller must end the
@@ -241,14 +258,12 @@ class Daemon {
   // `feed`: the endpoint the message came from (PROTOCOL §1: each reject line names it).
   void log_reject(const feeds::Reject& r, std::string_view where, std::string_view feed);
   void log_gap(const feeds::SeqGap& g, std::string_view symbol, std::string_view feed);
-  void after_batch();
+  // The streams of a symbol whose new bars are committed: runs due, signals ready.
+  void on_committed(SymbolState& sym, size_t bars);
   // The state directory and the open bar logs, every second and at stop (StateDirWatch,
   // BarStore::check_file): a problem degrades health and is logged once when it starts.
   void arm_storage_check();
   void check_storage();
-  void arm_sync_timer();
-  void request_sync_pass();
-  void sync_pass();
 
   SweepRequest request_for(const SymbolStrategy& stream, size_t end) const;
   void open_streams_at_start();
@@ -258,8 +273,6 @@ class Daemon {
                           const HistorySnapshot& snap);
   void save_checkpoints_at_stop();
   void update_history_needs(const std::string& symbol);
-  size_t bars_to_load(const std::string& symbol) const;
-  std::optional<int64_t> bar_ts(const std::string& symbol, size_t t) const;
   void start_job(const PublicationKey& key);
   void on_job_done(const PublicationKey& key, uint64_t generation, HistorySnapshot snap,
                    JobResult result);
@@ -271,11 +284,8 @@ class Daemon {
   // failing one stays).
   bool fall_back_to_cpu(const std::string& error);
 
-  // Signals (PROTOCOL §2a; daemon_signals.cpp). Bars [0, n) of a symbol that are persisted.
-  size_t persisted_bars(const SymbolState& sym) const;
-  // Bars [first, end) from memory, the older ones from the bar log.
-  std::vector<Bar> bars_between(const SymbolState& sym, size_t first, size_t end) const;
-  // The stream's signals up to bar `end` (exclusive), with the combo it follows now.
+  // Signals (PROTOCOL §2a; daemon_signals.cpp). The stream's signals up to bar `end` (exclusive),
+  // with the combo it follows now.
   void send_signals(const PublicationKey& key, SymbolStrategy& stream, size_t end);
   // Every signal that may go now: persisted bars no run holds.
   void signals_ready(const PublicationKey& key, SymbolStrategy& stream);
@@ -335,22 +345,12 @@ class Daemon {
   std::optional<CheckpointStore> checkpoints_;  // exact stream states: a restart resumes
   std::optional<StateDirWatch> state_dir_;      // is state_dir still there and writable?
   asio::steady_timer storage_timer_{io_};
-  std::map<std::string, SymbolState, std::less<>> symbols_;
-  std::optional<Ingest> ingest_;        // the feed path: validator, staging, commits
-  std::vector<SymbolState*> by_index_;  // Ingest's target index -> symbol
-  asio::steady_timer sync_timer_{io_};  // fsync = batch: the 50 ms sync, disk retries
-  bool sync_timer_armed_ = false;
-  bool sync_posted_ = false;
-  asio::steady_timer group_timer_{io_};  // request_sync_pass(): the group-commit delay
-  // Results whose bars are written but not yet synced (fsync batch / every): published by
-  // the next sync pass, so one sync covers every publication of a loop turn.
-  struct AwaitingSync {
-    PublicationKey key;
-    uint64_t generation;
-    HistorySnapshot snap;
-    JobResult result;
-  };
-  std::vector<AwaitingSync> awaiting_sync_;
+  // Every symbol's bars on disk and in memory, the feed path, the fsync policy and what
+  // waits on it (core/bar_keeper.cpp), over the loop's two timers.
+  AsioLoopTimer sync_timer_{io_};   // fsync = batch: the 50 ms sync, disk retries
+  AsioLoopTimer group_timer_{io_};  // the group commit of results awaiting a sync
+  BarKeeperLog keeper_log_;
+  BarKeeper keeper_{keeper_log_, sync_timer_, group_timer_};
   feeds::RejectLogLimiter reject_log_{20, std::chrono::seconds(10)};
   // Publisher seq gaps are logged under their own limit: a publisher whose every bar is a
   // gap must not flood the log, nor crowd out the reject lines.

@@ -18,43 +18,24 @@ SweepRequest Daemon::request_for(const SymbolStrategy& stream, size_t end) const
 }
 
 void Daemon::update_history_needs(const std::string& symbol) {
-  SymbolState& sym = symbols_.at(symbol);
-  const size_t end = sym.history.size();
-  size_t keep = 0, needed = end, live_from = end, most_every = 1;
-  bool bounded = true;
+  std::vector<HistoryNeed> needs;
   for (auto it = streams_.lower_bound(PublicationKey{symbol, std::string()});
        it != streams_.end() && it->first.first == symbol; ++it) {
     const SymbolStrategy& s = it->second;
-    bounded = bounded && s.bounded;
-    keep = std::max(keep, s.cfg.window + s.warmup + 2);
-    most_every = std::max<size_t>(most_every, s.cfg.every);
-    needed = std::min(needed, s.taken);  // its next run's new bars (up to the cap below)
-    if (s.last_end >= 1) live_from = std::min(live_from, s.last_end - 1);  // live_oos's bars
-    if (s.signals.following()) needed = std::min(needed, s.signals.needs_from());
+    HistoryNeed& n = needs.emplace_back();
+    n.bounded = s.bounded;
+    n.keep = s.cfg.window + s.warmup + 2;
+    n.every = s.cfg.every;
+    n.taken = s.taken;
+    n.last_end = s.last_end;
+    if (s.signals.following()) n.signals_from = s.signals.needs_from();
   }
-  sym.history.set_durable(sym.store->records());
-  if (!bounded) {
-    // A stream that needs the history from the anchor (cuda, the re-sweeping fallback, or
-    // one not opened yet): keep every bar.
-    sym.history.set_keep(0);
-    sym.history.set_needed_from(0);
-    sym.history.set_limit(0);
-    return;
-  }
-  // Memory holds at most the window plus a margin (the limit): the bars since a stream's last
-  // publication (live_oos) only a few runs back (an older live_oos is published null rather
-  // than holding memory while publications are withheld), and the bars a lagging stream has
-  // not taken only as far back: when the feed outruns the optimiser, its next run reads the
-  // older ones from the bar log (EngineSlot::run), so memory does not grow with the lag.
-  // Bars not yet in the log are always kept.
-  sym.history.set_keep(keep);
-  sym.history.set_needed_from(std::min(needed, live_from));
-  sym.history.set_limit(keep + 2 * most_every + 4096);
+  keeper_.set_needs(keeper_.at(symbol), needs);
 }
 
 void Daemon::start_job(const PublicationKey& key) {
   SymbolStrategy& stream = streams_.at(key);
-  SymbolState& sym = symbols_.at(key.first);
+  SymbolState& sym = keeper_.at(key.first);
   HistorySnapshot snap = sym.history.snapshot();
   const size_t bars = snap.end;
   const SweepRequest req = request_for(stream, bars);
@@ -164,11 +145,16 @@ void Daemon::on_job_done(const PublicationKey& key, uint64_t generation, History
         "the constraints, nothing published",
         key.first, key.second, stream.cfg.window, result.sweep.evaluated, result.elapsed_ms);
   } else if (Publisher::awaits_sync(cfg_.daemon.fsync,
-                                    BarStorePublishView(*symbols_.at(key.first).store))) {
+                                    BarStorePublishView(*keeper_.at(key.first).store))) {
     // PROTOCOL §2: the covered bars must be persisted first; the next sync pass publishes
-    // (and releases the signals this run holds).
-    awaiting_sync_.push_back({key, generation, snap, std::move(result)});
-    request_sync_pass();
+    // (and releases the signals this run holds), unless a reload replaced the stream since.
+    auto waiting = std::make_shared<std::pair<HistorySnapshot, JobResult>>(snap, std::move(result));
+    keeper_.after_next_sync([this, key, generation, waiting] {
+      auto found = streams_.find(key);
+      if (found == streams_.end() || found->second.generation != generation) return;
+      publish(key, found->second, waiting->first, waiting->second);
+      found->second.signals.release(waiting->second.end);
+    });
     if (stream.sched.on_job_done()) start_job(key);
     return;
   } else {
@@ -285,7 +271,7 @@ void Daemon::publish(const PublicationKey& key, SymbolStrategy& stream, const Hi
     if (r.follow && r.follow->bars() == end) in.position = r.follow->last();
     return Publisher::Payload{publication_text(in), in.published_ns};  // = publication_json
   };
-  BarStorePublishView store(*symbols_.at(key.first).store);
+  BarStorePublishView store(*keeper_.at(key.first).store);
   std::optional<Publisher::Sent> sent =
       publisher_.publish(key, run, store, build, [&] { send_signals(key, stream, end - 1); });
   if (!sent) return;

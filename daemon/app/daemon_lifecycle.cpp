@@ -79,11 +79,11 @@ void Daemon::reload() {
   }
   // Both are plain numbers read where they are used: the next bar's check, the next stop.
   if (cfg_.daemon.max_future_s != next.daemon.max_future_s) {
-    ingest_->validator().set_max_future(std::chrono::seconds(next.daemon.max_future_s));
+    keeper_.validator().set_max_future(std::chrono::seconds(next.daemon.max_future_s));
     cfg_.daemon.max_future_s = next.daemon.max_future_s;
   }
   if (cfg_.daemon.min_ts_ns != next.daemon.min_ts_ns) {
-    ingest_->validator().set_min_ts(next.daemon.min_ts_ns);
+    keeper_.validator().set_min_ts(next.daemon.min_ts_ns);
     cfg_.daemon.min_ts_ns = next.daemon.min_ts_ns;
   }
   cfg_.daemon.stop_retry_s = next.daemon.stop_retry_s;
@@ -109,7 +109,7 @@ void Daemon::reload() {
   std::map<PublicationKey, const config::StrategyConfig*> wanted;
   for (const config::StrategyConfig& s : next.strategies) {
     for (const std::string& sym : s.symbols) {
-      if (!symbols_.count(sym)) {
+      if (!keeper_.contains(sym)) {
         spdlog::warn("SIGHUP: strategy {} on new symbol {}: needs a restart", s.name, sym);
         continue;
       }
@@ -153,7 +153,7 @@ void Daemon::reload() {
       join_keys(plan.restart));
   for (const PublicationKey& key : to_start) {
     SymbolStrategy& stream = streams_.at(key);
-    if (stream.sched.on_bars(symbols_.at(key.first).history.size(), 0)) start_job(key);
+    if (stream.sched.on_bars(keeper_.at(key.first).history.size(), 0)) start_job(key);
   }
   notify("READY=1\nSTATUS=serving");
 }
@@ -165,7 +165,7 @@ void Daemon::save_checkpoints_at_stop() {
   size_t saved = 0;
   for (auto& [key, stream] : streams_) {
     const EngineSlot& slot = *stream.slot;
-    const SymbolState& sym = symbols_.at(key.first);
+    const SymbolState& sym = keeper_.at(key.first);
     if (!slot.is_open() || slot.bars() == 0 || slot.bars() > sym.history.size()) continue;
     try {
       auto blob = slot.checkpoint();
@@ -198,6 +198,7 @@ void Daemon::save_checkpoints_at_stop() {
 void Daemon::shut_down() {
   if (stopping_) return;
   stopping_ = true;
+  keeper_.stop();
   notify("STOPPING=1");
   signals_.cancel();
   watchdog_.cancel();
@@ -234,27 +235,24 @@ void Daemon::shut_down() {
   // a fdatasync per log: 1,000 symbols must stop well inside TimeoutStopSec). Bars the disk
   // refuses (full, I/O error) are retried for stop_retry_s: a disk that recovers meanwhile
   // gets all of them; otherwise they are lost, said loudly, and the exit is non-zero.
-  uint64_t unwritten = 0;
-  for (const auto& [name, sym] : symbols_) unwritten += sym.store->pending();
+  const uint64_t unwritten = keeper_.unwritten();
   if (unwritten > 0) {
     spdlog::warn("{} accepted bars not yet written (disk errors): retrying for up to {} s",
                  unwritten, cfg_.daemon.stop_retry_s);
   }
   const auto flush_started = Clock::now();
-  const StopFlush flushed = ingest_->stop_flush(std::chrono::seconds(cfg_.daemon.stop_retry_s),
-                                                std::chrono::milliseconds(200));
+  const StopFlush flushed = keeper_.flush_at_stop(std::chrono::seconds(cfg_.daemon.stop_retry_s),
+                                                  std::chrono::milliseconds(200));
   const double flush_s = std::chrono::duration<double>(Clock::now() - flush_started).count();
-  // A log deleted or moved while open took its writes, but no start will read them.
-  check_storage();
+  check_storage();  // a log deleted or moved while open: losses_at_stop counts it
+  const StopLosses losses = keeper_.losses_at_stop(flushed);
   uint64_t unreachable = 0;
   std::string unreachable_by_symbol;
-  for (const auto& [name, sym] : symbols_) {
-    if (!sym.store->lost()) continue;
-    const uint64_t bars = sym.store->records() + sym.store->pending();
+  for (const auto& [sym, bars] : losses.unreachable) {
     unreachable += bars;
-    spdlog::error("symbol {}: {}", name, sym.store->last_error()->message);
+    spdlog::error("symbol {}: {}", sym->cfg.name, sym->store->last_error()->message);
     unreachable_by_symbol +=
-        (unreachable_by_symbol.empty() ? "" : " ") + name + "=" + std::to_string(bars);
+        (unreachable_by_symbol.empty() ? "" : " ") + sym->cfg.name + "=" + std::to_string(bars);
   }
   if (unreachable > 0) {
     spdlog::critical(
@@ -263,7 +261,7 @@ void Daemon::shut_down() {
         unreachable, unreachable_by_symbol, kExitBarsLost);
     exit_code_ = kExitBarsLost;
   }
-  if (flushed.lost.empty()) {
+  if (losses.unwritten.empty()) {
     if (unwritten > 0 || flushed.attempts > 1) {
       spdlog::info(
           "bar logs written at shutdown after {} attempts ({:.1f} s): every accepted "
@@ -272,11 +270,10 @@ void Daemon::shut_down() {
     }
   } else {
     std::string by_symbol;
-    for (const auto& [index, bars] : flushed.lost) {
-      const SymbolState& sym = *by_index_[index];
-      spdlog::error("symbol {}: {} accepted bars not written: {}", sym.cfg.name, bars,
-                    sym.store->last_error() ? sym.store->last_error()->message : "");
-      by_symbol += (by_symbol.empty() ? "" : " ") + sym.cfg.name + "=" + std::to_string(bars);
+    for (const auto& [sym, bars] : losses.unwritten) {
+      spdlog::error("symbol {}: {} accepted bars not written: {}", sym->cfg.name, bars,
+                    sym->store->last_error() ? sym->store->last_error()->message : "");
+      by_symbol += (by_symbol.empty() ? "" : " ") + sym->cfg.name + "=" + std::to_string(bars);
     }
     spdlog::critical(
         "{} accepted bars lost at shutdown ({}) after {} attempts in {:.1f} s: exit {}",

@@ -7,41 +7,15 @@
 // so the signal of that bar already follows the new combo (docs/protocol.md "Signals").
 
 #include "daemon_impl.hpp"
-#include "wfod/daemon/store/bar_log_reader.hpp"
 
 namespace wfod::daemon::loop {
-
-size_t Daemon::persisted_bars(const SymbolState& sym) const {
-  // The log tells how many records it holds, not how many are synced: while some are not
-  // (fsync = batch between its syncs) none are counted here, and the sync pass that follows
-  // within 50 ms sends their signals. fsync = none: written is persisted.
-  return sym.store->has_unsynced() ? 0 : sym.store->records();
-}
-
-std::vector<Bar> Daemon::bars_between(const SymbolState& sym, size_t first, size_t end) const {
-  std::vector<Bar> out;
-  if (end <= first) return out;
-  out.reserve(end - first);
-  const size_t base = sym.history.base();
-  if (first < base) {
-    // Memory no longer holds them (a follower that waited on a long run while a flood came
-    // in): the log has every persisted bar.
-    auto older = read_bar_log(sym.store->path(), first, std::min(end, base));
-    if (!older.ok()) throw std::runtime_error(older.error().message);
-    const Series& s = older.value();
-    for (size_t i = 0; i < s.ts_ns.size(); ++i)
-      out.push_back(Bar{s.ts_ns[i], s.open[i], s.high[i], s.low[i], s.close[i], s.volume[i], 0});
-  }
-  for (size_t t = std::max(first, base); t < end; ++t) out.push_back(sym.history.bar(t));
-  return out;
-}
 
 void Daemon::send_signals(const PublicationKey& key, SymbolStrategy& stream, size_t end) {
   SignalFollower& f = stream.signals;
   if (!cfg_.publish.signals || !f.following() || end <= f.next()) return;
   std::vector<Signal> out;
   try {
-    out = f.take(bars_between(symbols_.at(key.first), f.needs_from(), end));
+    out = f.take(keeper_.bars_between(keeper_.at(key.first), f.needs_from(), end));
   } catch (const std::exception& e) {
     spdlog::error(
         "stream {}.{}: signals stopped at bar {}: {}; they resume with the next "
@@ -63,7 +37,7 @@ void Daemon::send_signals(const PublicationKey& key, SymbolStrategy& stream, siz
 
 void Daemon::signals_ready(const PublicationKey& key, SymbolStrategy& stream) {
   if (!cfg_.publish.signals || !stream.signals.following()) return;
-  send_signals(key, stream, stream.signals.ready_end(persisted_bars(symbols_.at(key.first))));
+  send_signals(key, stream, stream.signals.ready_end(keeper_.durable_bars(keeper_.at(key.first))));
 }
 
 void Daemon::signals_ready_all() {
@@ -97,7 +71,7 @@ void Daemon::follow_at_start() {
   if (!cfg_.publish.signals) return;
   for (auto& [key, stream] : streams_) {
     if (!stream.winner || stream.last_seq == 0 || !stream.slot->is_open()) continue;
-    const HistorySnapshot snap = symbols_.at(key.first).history.snapshot();
+    const HistorySnapshot snap = keeper_.at(key.first).history.snapshot();
     try {
       // The tracker starts where the stream is (its checkpoint, or the newest bar); the first
       // signals extend it through the bars since.
