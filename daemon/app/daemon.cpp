@@ -21,49 +21,6 @@
 namespace wfod::daemon {
 namespace loop {
 
-std::string fingerprint(const config::StrategyConfig& s) {
-  std::ostringstream o;
-  o.precision(17);
-  auto list = [&o](const auto& v) {
-    o << '[';
-    for (const auto& x : v) o << x << ',';
-    o << ']';
-  };
-  auto enums = [&o](const auto& v) {
-    o << '[';
-    for (const auto& x : v) o << to_string(x) << ',';
-    o << ']';
-  };
-  const Grid& g = s.spec.grid;
-  o << to_string(g.family);
-  list(g.fast);
-  list(g.slow);
-  enums(g.ma);
-  enums(g.side);
-  enums(g.entry);
-  list(g.n);
-  enums(g.source);
-  list(g.vol_short);
-  list(g.vol_long);
-  list(g.vol_threshold);
-  // The level families' axes, only where present: the text of the older families' strategies
-  // (which tags their saved live state) stays what it was.
-  if (g.family == Family::bollinger) {
-    list(g.k);
-    enums(g.style);
-  }
-  if (g.family == Family::rsi_reversion) {
-    list(g.lo);
-    list(g.hi);
-  }
-  o << to_string(s.spec.fill) << ' ' << s.spec.costs.commission_bps << ' '
-    << s.spec.costs.slippage_bps << ' ' << to_string(s.rank.objective) << ' ' << s.rank.min_trades
-    << ' ' << s.rank.max_drawdown << ' ' << (s.rank.min_exposure ? *s.rank.min_exposure : -1.0)
-    << ' ' << s.rank.top << ' ' << s.window << ' '
-    << (s.warmup ? static_cast<long long>(*s.warmup) : -1LL) << ' ' << s.every;
-  return o.str();
-}
-
 bool Daemon::open_symbol(const config::SymbolConfig& s) {
   BarStoreOptions options;
   options.fsync = cfg_.daemon.fsync;
@@ -178,19 +135,7 @@ bool Daemon::open_symbol(const config::SymbolConfig& s) {
 }
 
 void Daemon::add_stream(const config::StrategyConfig& s, const std::string& symbol) {
-  const SymbolState& sym = keeper_.at(symbol);
-  SymbolStrategy st;
-  st.cfg = s;
-  st.spec = s.spec;
-  st.spec.bars_per_year = sym.cfg.bars_per_year;
-  st.warmup = s.warmup ? *s.warmup : default_warmup(s.spec.grid);
-  st.sched = RunScheduler(s.every, s.window + st.warmup + 1);
-  st.generation = ++generation_;
-  st.fingerprint_crc = crc32(fingerprint(s));
-  // live_oos reads the winner's positions since the previous publication: a few runs apart.
-  st.slot->set_tracker_keep(s.window + st.warmup + 2 * s.every + 4096);
-  // Signals go to the bars accepted from now on (a restart or a reload does not repeat any).
-  st.signals.start_at(sym.history.size());
+  SymbolStrategy st = new_stream(s, keeper_.at(symbol), ++generation_);
   publisher_.stream_started(PublicationKey{symbol, s.name});
   streams_.insert_or_assign(PublicationKey{symbol, s.name}, std::move(st));
 }
@@ -282,8 +227,8 @@ void Daemon::open_streams_at_start() {
     if (restore_checkpoint(key, stream, snap)) return;
     try {
       // Bars older than memory holds come from the bar log.
-      stream.slot->open_from(*backend_, stream_spec_of(request_for(stream, snap.end)), snap,
-                             sym.store->path());
+      stream.slot->open_from(*backend_, stream_spec_of(request_for(stream, snap.end, cfg_.daemon)),
+                             snap, sym.store->path());
     } catch (const std::exception& e) {
       spdlog::error("stream {}.{}: cannot open at start ({}); the first run tries again", key.first,
                     key.second, e.what());
@@ -401,8 +346,8 @@ bool Daemon::restore_checkpoint(const PublicationKey& key, SymbolStrategy& strea
       why = "its last bar's ts does not match the bar log's bar " + std::to_string(c.bars - 1);
     } else {
       try {
-        stream.slot->restore(*backend_, stream_spec_of(request_for(stream, c.bars)), c.blob,
-                             c.bars);
+        stream.slot->restore(*backend_, stream_spec_of(request_for(stream, c.bars, cfg_.daemon)),
+                             c.blob, c.bars);
         stream.taken = c.bars;
         stream.bounded = stream.slot->bounded();
         spdlog::info("stream {}.{}: resumed from checkpoint at bar {} ({} bars since) in {:.3f} s",
@@ -699,7 +644,7 @@ bool Daemon::start_up() {
   }
   for (auto& [key, stream] : streams_) restore_live_state(key, stream);
   open_streams_at_start();
-  follow_at_start();
+  signal_gate_.follow_at_start(streams_);
   std::vector<SequenceStore::Key> keys;
   for (const auto& [key, stream] : streams_) keys.push_back(key);
   if (Status s = seqs_->reserve_all(keys); !s.ok()) {

@@ -157,20 +157,18 @@ void Daemon::on_message(std::span<const std::string_view> frames, const WatchedS
 }
 
 void Daemon::on_committed(SymbolState& sym, size_t bars) {
-  const std::string& name = sym.cfg.name;
-  for (auto it = streams_.lower_bound(PublicationKey{name, std::string()});
-       it != streams_.end() && it->first.first == name; ++it) {
-    auto& [key, stream] = *it;
-    const uint64_t before = stream.sched.coalesced();
-    stream.due_at = batch_received_;
-    if (stream.sched.on_bars(sym.history.size(), bars)) {
-      start_job(key);
-    } else if (stream.sched.coalesced() != before) {
-      spdlog::info("stream {}.{}: run due while one is in flight: coalesced ({} so far)", key.first,
-                   key.second, stream.sched.coalesced());
-    }
-    signals_ready(key, stream);  // after start_job: a run due now holds its last bar
-  }
+  for_each_stream_of(
+      streams_, sym.cfg.name, [&](const PublicationKey& key, SymbolStrategy& stream) {
+        const uint64_t before = stream.sched.coalesced();
+        stream.due_at = batch_received_;
+        if (stream.sched.on_bars(sym.history.size(), bars)) {
+          start_job(key);
+        } else if (stream.sched.coalesced() != before) {
+          spdlog::info("stream {}.{}: run due while one is in flight: coalesced ({} so far)",
+                       key.first, key.second, stream.sched.coalesced());
+        }
+        signal_gate_.ready(key, stream);  // after start_job: a run due now holds its last bar
+      });
 }
 
 void Daemon::arm_storage_check() {

@@ -42,7 +42,9 @@
 #include "wfod/daemon/core/publisher.hpp"
 #include "wfod/daemon/core/reload_plan.hpp"
 #include "wfod/daemon/core/run_scheduler.hpp"
+#include "wfod/daemon/core/signal_gate.hpp"
 #include "wfod/daemon/core/storage_alarms.hpp"
+#include "wfod/daemon/core/streams.hpp"
 #include "wfod/daemon/publish/bar_interval.hpp"
 #include "wfod/daemon/publish/http_status.hpp"
 #include "wfod/daemon/publish/latency_stats.hpp"
@@ -97,46 +99,6 @@ struct WatchedSocket {
   // before it).
   FeedLink link;
   std::unique_ptr<SocketMonitor> monitor;
-};
-
-// Everything of a strategy that changes what it computes or when: equal fingerprints mean
-// a reload leaves the stream alone.
-std::string fingerprint(const config::StrategyConfig& s);
-
-// One strategy on one of its symbols: what PROTOCOL, the logs and health call a stream
-// (`params.<SYMBOL>.<STRATEGY>`, `stream S.T: ...`, `streams/S.T.live`). Loop thread only;
-// its engine side is `slot`, used by the worker.
-struct SymbolStrategy {
-  config::StrategyConfig cfg;
-  StrategySpec spec;  // cfg.spec with the symbol's bars_per_year
-  size_t warmup = 0;
-  RunScheduler sched{1, 0};
-  uint64_t generation = 0;  // a reload that replaces the stream drops older results
-  // The last two winners, for live_oos (SPEC §8): the previous publication's winner and
-  // the one before it (the exit position at the first live bar).
-  std::optional<Combo> winner, before;
-  // Robust selection's "current" combo: the last one selected, set when a run's decision is
-  // made, before its publication (which may wait for a sync pass while the next run starts).
-  std::optional<uint64_t> selected;
-  uint64_t last_seq = 0;
-  size_t last_end = 0;  // history size the previous publication covered
-  // What the slot reported after its last run (or its open at start-up): the bars its stream
-  // has taken, and whether it answers without the history from the anchor. The history's
-  // memory bound follows from these (Daemon::update_history_needs).
-  size_t taken = 0;
-  bool bounded = false;
-  bool live_missing_logged = false;
-  uint64_t publications = 0;  // sent since this stream was started (/metrics)
-  std::optional<Json> last_params;
-  uint32_t fingerprint_crc = 0;  // CRC32 of fingerprint(cfg): tags its saved live state
-  // When the loop woke with the bars that made the next run due (latency_ms in health).
-  Clock::time_point due_at = Clock::now();
-  // The backend stream this (symbol, strategy) optimises through (worker thread only); a
-  // reload that replaces the stream starts a new one.
-  std::shared_ptr<EngineSlot> slot = std::make_shared<EngineSlot>();
-  // Per-bar signals (PROTOCOL §2a, daemon_signals.cpp): the published combo's tracker, kept
-  // on the loop thread, and the runs whose publication the next signals wait for.
-  SignalFollower signals;
 };
 
 // The Publisher's seams over the daemon's own (daemon_jobs.cpp): the sequence store and the
@@ -203,6 +165,17 @@ class BarKeeperLog final : public BarKeeperEvents {
   std::function<void()> on_synced;
 };
 
+// The SignalGate's events as log lines.
+class SignalLog final : public SignalEvents {
+ public:
+  void send_failed(const PublicationKey& key, std::string_view error) override;
+  void stopped(const PublicationKey& key, size_t bar, std::string_view error) override;
+  void unknown_positions(const PublicationKey& key, uint64_t seq, std::string_view why) override;
+  void not_followed(const PublicationKey& key, std::string_view error) override;
+  void following(const PublicationKey& key, uint64_t combo, uint64_t seq, size_t bar) override;
+  void resume_later(const PublicationKey& key, std::string_view error) override;
+};
+
 // One HTTP status request: read the head (bounded in size and time), answer, close.
 struct HttpSession {
   explicit HttpSession(asio::ip::tcp::socket s) : sock(std::move(s)), timer(sock.get_executor()) {}
@@ -226,7 +199,7 @@ class Daemon {
         config_path_(std::move(config_path)),
         signals_(io_, SIGINT, SIGTERM, SIGHUP) {
     keeper_log_.on_committed = [this](SymbolState& sym, size_t bars) { on_committed(sym, bars); };
-    keeper_log_.on_synced = [this] { signals_ready_all(); };
+    keeper_log_.on_synced = [this] { signal_gate_.ready_all(streams_); };
   }
 
   int run();
@@ -265,7 +238,6 @@ class Daemon {
   void arm_storage_check();
   void check_storage();
 
-  SweepRequest request_for(const SymbolStrategy& stream, size_t end) const;
   void open_streams_at_start();
   // SIGTERM / SIGINT during open_streams_at_start: flush the bar logs and end the process.
   [[noreturn]] void stop_while_opening(int signo, size_t opened, size_t streams);
@@ -283,18 +255,6 @@ class Daemon {
   // Replaces a failing backend by the cpu one; false when that could not be made (the
   // failing one stays).
   bool fall_back_to_cpu(const std::string& error);
-
-  // Signals (PROTOCOL §2a; daemon_signals.cpp). The stream's signals up to bar `end` (exclusive),
-  // with the combo it follows now.
-  void send_signals(const PublicationKey& key, SymbolStrategy& stream, size_t end);
-  // Every signal that may go now: persisted bars no run holds.
-  void signals_ready(const PublicationKey& key, SymbolStrategy& stream);
-  void signals_ready_all();
-  // At start-up (the worker stopped): streams resumed with a published winner follow it.
-  void follow_at_start();
-  // After a publication: follow its combo from its window's last bar (`r.follow`).
-  void follow_published(const PublicationKey& key, SymbolStrategy& stream, JobResult& r,
-                        uint64_t seq);
 
   // at_start: a failure stops the start-up; on SIGHUP it is logged and HTTP stays off.
   bool open_http(bool at_start);
@@ -355,7 +315,7 @@ class Daemon {
   // Publisher seq gaps are logged under their own limit: a publisher whose every bar is a
   // gap must not flood the log, nor crowd out the reject lines.
   feeds::RejectLogLimiter gap_log_{20, std::chrono::seconds(10)};
-  std::map<PublicationKey, SymbolStrategy, std::less<>> streams_;
+  StreamMap streams_;
   uint64_t retired_coalesced_ = 0;  // of streams a reload removed
   uint64_t snapshot_dropped_ = 0;
   uint64_t generation_ = 0;
@@ -391,6 +351,9 @@ class Daemon {
   PubSocketSink pub_sink_{pub_};
   PublicationLog publication_log_;
   Publisher publisher_{seq_numbers_, pub_sink_, storage_alarms_, publication_log_};
+  // Per-bar signals (PROTOCOL §2a) gated on durable bars and undecided runs.
+  SignalLog signal_log_;
+  SignalGate signal_gate_{cfg_.publish.signals, keeper_, publisher_, signal_log_};
   // The snapshot socket's connections (their fds, from its monitor), capped in the ZAP
   // handler at [daemon] max_snapshot_connections. After rep_: destroyed before it.
   std::unique_ptr<SocketMonitor> snapshot_monitor_;

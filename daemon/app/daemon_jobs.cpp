@@ -7,30 +7,8 @@
 
 namespace wfod::daemon::loop {
 
-SweepRequest Daemon::request_for(const SymbolStrategy& stream, size_t end) const {
-  SweepRequest req;
-  req.strategy = stream.spec;
-  req.window = WindowSpec{end, stream.cfg.window, stream.warmup};
-  req.rank = stream.cfg.rank;
-  req.precision = cfg_.daemon.precision;
-  req.threads = cfg_.daemon.threads;
-  return req;
-}
-
 void Daemon::update_history_needs(const std::string& symbol) {
-  std::vector<HistoryNeed> needs;
-  for (auto it = streams_.lower_bound(PublicationKey{symbol, std::string()});
-       it != streams_.end() && it->first.first == symbol; ++it) {
-    const SymbolStrategy& s = it->second;
-    HistoryNeed& n = needs.emplace_back();
-    n.bounded = s.bounded;
-    n.keep = s.cfg.window + s.warmup + 2;
-    n.every = s.cfg.every;
-    n.taken = s.taken;
-    n.last_end = s.last_end;
-    if (s.signals.following()) n.signals_from = s.signals.needs_from();
-  }
-  keeper_.set_needs(keeper_.at(symbol), needs);
+  keeper_.set_needs(keeper_.at(symbol), history_needs(streams_, symbol));
 }
 
 void Daemon::start_job(const PublicationKey& key) {
@@ -38,7 +16,7 @@ void Daemon::start_job(const PublicationKey& key) {
   SymbolState& sym = keeper_.at(key.first);
   HistorySnapshot snap = sym.history.snapshot();
   const size_t bars = snap.end;
-  const SweepRequest req = request_for(stream, bars);
+  const SweepRequest req = request_for(stream, bars, cfg_.daemon);
   JobInput in{
       snap, sym.store->path(), req, stream.winner, stream.before, stream.last_end, stream.slot,
       stream.cfg.has_selection ? std::optional<selection::SelectionSpec>(stream.cfg.selection)
@@ -162,7 +140,7 @@ void Daemon::on_job_done(const PublicationKey& key, uint64_t generation, History
   }
   stream.signals.release(result.end);  // decided: published, withheld or nothing to publish
   if (stream.sched.on_job_done()) start_job(key);  // holds its own window's last bar first
-  signals_ready(key, stream);
+  signal_gate_.ready(key, stream);
 }
 
 Result<uint64_t> SequenceNumbers::next(std::string_view symbol, std::string_view strategy) {
@@ -273,7 +251,7 @@ void Daemon::publish(const PublicationKey& key, SymbolStrategy& stream, const Hi
   };
   BarStorePublishView store(*keeper_.at(key.first).store);
   std::optional<Publisher::Sent> sent =
-      publisher_.publish(key, run, store, build, [&] { send_signals(key, stream, end - 1); });
+      publisher_.publish(key, run, store, build, [&] { signal_gate_.send(key, stream, end - 1); });
   if (!sent) return;
   r.marks.sent = sent->at;
   latency_.record(r.marks);
@@ -292,7 +270,8 @@ void Daemon::publish(const PublicationKey& key, SymbolStrategy& stream, const Hi
       r.optimise_ms, end, r.sweep.evaluated, r.sweep.skipped);
   notify("STATUS=serving; last publication " + sent->topic + " seq " + std::to_string(in.seq));
 
-  follow_published(key, stream, r, in.seq);  // bar end - 1's signal on: the new combo
+  // Bar end - 1's signal on: the new combo.
+  signal_gate_.follow_published(key, stream, r.follow, r.follow_missing, end, in.seq);
   stream.before = stream.winner;
   stream.winner = best->combo;
   stream.last_seq = in.seq;

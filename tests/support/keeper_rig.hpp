@@ -148,6 +148,14 @@ struct KeeperRig {
     for (int64_t t = from; t <= to; ++t) EXPECT_TRUE(send(symbol, bar(t)).accepted());
     keeper.commit();
   }
+  // Bars [first, end) of `s` for `symbol`, then the batch's commit.
+  void feed(const std::string& symbol, const Series& s, size_t first, size_t end) {
+    for (size_t t = first; t < end; ++t)
+      EXPECT_TRUE(
+          send(symbol, Bar{s.ts_ns[t], s.open[t], s.high[t], s.low[t], s.close[t], s.volume[t], 0})
+              .accepted());
+    keeper.commit();
+  }
   static Bar bar(int64_t ts) {
     return Bar{ts, 10.0 + static_cast<double>(ts % 7), 20, 5, 10.5, 100, 0};
   }
