@@ -26,7 +26,7 @@ bool Daemon::open_symbol(const config::SymbolConfig& s) {
   options.fsync = cfg_.daemon.fsync;
   options.on_corrupt = cfg_.daemon.on_corrupt_log;
   options.load_newest =
-      BarKeeper::bars_to_load(cfg_.strategies, s.name, backend_->streams_bounded());
+      BarKeeper::bars_to_load(cfg_.strategies, s.name, dispatcher_.backend().streams_bounded());
   auto opened = BarStore::open(cfg_.daemon.state_dir, s.name, options);
   if (!opened.ok()) {
     if (is_content_error(opened.error())) {
@@ -227,8 +227,9 @@ void Daemon::open_streams_at_start() {
     if (restore_checkpoint(key, stream, snap)) return;
     try {
       // Bars older than memory holds come from the bar log.
-      stream.slot->open_from(*backend_, stream_spec_of(request_for(stream, snap.end, cfg_.daemon)),
-                             snap, sym.store->path());
+      stream.slot->open_from(dispatcher_.backend(),
+                             stream_spec_of(request_for(stream, snap.end, cfg_.daemon)), snap,
+                             sym.store->path());
     } catch (const std::exception& e) {
       spdlog::error("stream {}.{}: cannot open at start ({}); the first run tries again", key.first,
                     key.second, e.what());
@@ -240,7 +241,7 @@ void Daemon::open_streams_at_start() {
     spdlog::info(
         "stream {}.{} opened backend={} replayed_bars={} bounded={} footprint_mb={:.1f} "
         "open_s={:.3f}{}{}",
-        key.first, key.second, backend_name_, snap.end, stream.bounded,
+        key.first, key.second, dispatcher_.backend_name(), snap.end, stream.bounded,
         static_cast<double>(st.footprint_bytes) / 1e6, ms_between(t0, Clock::now()) / 1e3,
         stream.slot->fallback_reason().empty() ? "" : " fallback=", stream.slot->fallback_reason());
   };
@@ -249,7 +250,7 @@ void Daemon::open_streams_at_start() {
   // fresh state). Each thread touches only its streams; the symbols and the checkpoint store
   // are only read. The cuda backend opens its streams one after the other.
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const size_t threads = backend_->streams_open_concurrently()
+  const size_t threads = dispatcher_.backend().streams_open_concurrently()
                              ? std::min<size_t>(todo.size(), cores)
                              : std::min<size_t>(todo.size(), 1);
   std::atomic<size_t> next{0}, opened{0};
@@ -289,7 +290,7 @@ void Daemon::open_streams_at_start() {
   io_.poll();
   io_.restart();
   for (auto& [name, sym] : keeper_.symbols()) {
-    update_history_needs(name);
+    keeper_.set_needs(sym, history_needs(streams_, name));
     sym.history.compact();
     spdlog::info("symbol {}: {} bars from the anchor, {} in memory ({:.1f} MB)", name,
                  sym.history.size(), sym.history.size() - sym.history.base(),
@@ -346,8 +347,9 @@ bool Daemon::restore_checkpoint(const PublicationKey& key, SymbolStrategy& strea
       why = "its last bar's ts does not match the bar log's bar " + std::to_string(c.bars - 1);
     } else {
       try {
-        stream.slot->restore(*backend_, stream_spec_of(request_for(stream, c.bars, cfg_.daemon)),
-                             c.blob, c.bars);
+        stream.slot->restore(dispatcher_.backend(),
+                             stream_spec_of(request_for(stream, c.bars, cfg_.daemon)), c.blob,
+                             c.bars);
         stream.taken = c.bars;
         stream.bounded = stream.slot->bounded();
         spdlog::info("stream {}.{}: resumed from checkpoint at bar {} ({} bars since) in {:.3f} s",
@@ -554,6 +556,7 @@ bool Daemon::start_up() {
     return false;
   }
   state_lock_.emplace(std::move(lock).value());
+  std::unique_ptr<Backend> backend;
   try {
     // What "auto" / "cuda" found and why (the device's compute capability against the
     // architectures built in): one line either way, a fall back to cpu at warn level.
@@ -563,7 +566,7 @@ bool Daemon::start_up() {
     } else if (!choice.detail.empty()) {
       spdlog::info("{}", choice.detail);
     }
-    backend_ = std::move(choice.backend);
+    backend = std::move(choice.backend);
   } catch (const std::exception& e) {
     spdlog::critical("backend {}: {}", cfg_.daemon.backend, e.what());
     return false;
@@ -577,11 +580,11 @@ bool Daemon::start_up() {
     }
     spdlog::warn("{}={}: TEST ONLY, optimisation {} and later will fail", kBackendFaultEnv, fault,
                  *from);
-    backend_ = make_fault_backend(std::move(backend_), *from);
+    backend = make_fault_backend(std::move(backend), *from);
   }
-  backend_name_ = std::string(backend_->name());
-  spdlog::info("backend {} (configured {}), precision {}", backend_name_, cfg_.daemon.backend,
-               to_string(cfg_.daemon.precision));
+  dispatcher_.set_backend(std::move(backend));
+  spdlog::info("backend {} (configured {}), precision {}", dispatcher_.backend_name(),
+               cfg_.daemon.backend, to_string(cfg_.daemon.precision));
 
   // Numbers are reserved 64 at a time: one rewrite of publications.seq per 64 publications
   // of a stream instead of one per publication (a crash skips at most 63: a gap).
@@ -606,6 +609,7 @@ bool Daemon::start_up() {
     return false;
   }
   checkpoints_.emplace(std::move(checkpoints).value());
+  dispatcher_.set_checkpoints(&*checkpoints_);
   // From the writer's thread: StorageAlarms is thread-safe; the loop's storage check clears
   // the alarm once a save succeeds again (LiveStateWriter::failing).
   live_writer_.emplace(*live_, [this](const PublicationKey& key, const IoError& e) {
@@ -673,23 +677,7 @@ int Daemon::run() {
   }
   arm_storage_check();
   // A first run per stream where the persisted history is already long enough.
-  for (auto& [key, stream] : streams_) {
-    const SymbolState& sym = keeper_.at(key.first);
-    if (stream.sched.on_bars(sym.history.size(), 0)) {
-      start_job(key);
-    } else if (sym.history.size() < stream.sched.min_bars()) {
-      spdlog::info(
-          "stream {}.{}: waiting for {} more bars: a run needs {} (window {} + warmup {} + 1), "
-          "the history has {}",
-          key.first, key.second, stream.sched.min_bars() - sym.history.size(),
-          stream.sched.min_bars(), stream.cfg.window, stream.warmup, sym.history.size());
-    } else {
-      // Resumed after a restart: the every-k count goes on from the last publication.
-      spdlog::info("stream {}.{}: next run after {} more bars (every {}; {} since the last run)",
-                   key.first, key.second, stream.sched.bars_until_due(), stream.cfg.every,
-                   stream.sched.bars_since_run());
-    }
-  }
+  dispatcher_.start_first_runs();
   notify("READY=1\nSTATUS=serving");
   spdlog::info("wfod serving symbols={} streams={}", keeper_.symbols().size(), streams_.size());
   if (const auto every = watchdog_interval()) {

@@ -125,7 +125,7 @@ void Daemon::drain_snapshot() {
 
 HealthInput Daemon::health() const {
   HealthInput h;
-  h.backend = backend_name_;
+  h.backend = dispatcher_.backend_name();
   h.uptime_s = std::chrono::duration<double>(Clock::now() - started_).count();
   const int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
@@ -133,8 +133,8 @@ HealthInput Daemon::health() const {
   // The symbols, the feed counters and the bar logs' storage state.
   keeper_.fill_health(h, now_ns);
   h.publish_dropped = publisher_.dropped();
-  h.backend_fallbacks = backend_fallbacks_;
-  h.backend_error = backend_error_;
+  h.backend_fallbacks = dispatcher_.fallbacks();
+  h.backend_error = dispatcher_.backend_error();
   h.curve_denied = curve_denied_;
   h.snapshot_connections = {snapshot_connections_.size(),
                             static_cast<uint64_t>(cfg_.daemon.max_snapshot_connections),
@@ -159,8 +159,7 @@ HealthInput Daemon::health() const {
     h.degraded = true;
     if (h.storage.error.empty()) h.storage.error = *problem;
   }
-  h.coalesced = retired_coalesced_;
-  for (const auto& [key, stream] : streams_) h.coalesced += stream.sched.coalesced();
+  h.coalesced = dispatcher_.coalesced();
   h.latency = latency_.json();
 
   h.version = wfod::kVersion;
@@ -178,8 +177,8 @@ HealthInput Daemon::health() const {
     const size_t bars = keeper_.at(key.first).history.size();
     if (stream.last_seq > 0 && stream.last_end <= bars)
       s.bars_since_publication = bars - stream.last_end;
-    if (const auto d = optimisation_durations_.find(key.second);
-        d != optimisation_durations_.end()) {
+    if (const auto d = dispatcher_.durations().find(key.second);
+        d != dispatcher_.durations().end()) {
       h.optimisation_durations[key.second] = d->second;
     }
   }

@@ -1,6 +1,6 @@
 // The loop's feed side: ZeroMQ SUB sockets drained in batches into the BarKeeper (bars
-// validated, staged, committed per the fsync policy: core/bar_keeper.cpp), runs scheduled
-// per stream once a batch is committed, the storage checks, and the keeper's log lines.
+// validated, staged, committed per the fsync policy: core/bar_keeper.cpp; the streams then
+// hear of them through the RunDispatcher), the storage checks, and the keeper's log lines.
 
 #include "daemon_impl.hpp"
 
@@ -154,21 +154,6 @@ void Daemon::on_message(std::span<const std::string_view> frames, const WatchedS
     spdlog::error("symbol {}: bar not stored (feed {}): {}", out.symbol, feed.endpoint,
                   out.refused->message);
   }
-}
-
-void Daemon::on_committed(SymbolState& sym, size_t bars) {
-  for_each_stream_of(
-      streams_, sym.cfg.name, [&](const PublicationKey& key, SymbolStrategy& stream) {
-        const uint64_t before = stream.sched.coalesced();
-        stream.due_at = batch_received_;
-        if (stream.sched.on_bars(sym.history.size(), bars)) {
-          start_job(key);
-        } else if (stream.sched.coalesced() != before) {
-          spdlog::info("stream {}.{}: run due while one is in flight: coalesced ({} so far)",
-                       key.first, key.second, stream.sched.coalesced());
-        }
-        signal_gate_.ready(key, stream);  // after start_job: a run due now holds its last bar
-      });
 }
 
 void Daemon::arm_storage_check() {

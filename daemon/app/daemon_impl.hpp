@@ -31,7 +31,7 @@
 
 #include "curve_security.hpp"
 #include "exit_codes.hpp"
-#include "job.hpp"
+#include "job_checkpoint.hpp"
 #include "notify.hpp"
 #include "socket_monitor.hpp"
 #include "wfod/backend.hpp"
@@ -41,6 +41,7 @@
 #include "wfod/daemon/core/ingest.hpp"
 #include "wfod/daemon/core/publisher.hpp"
 #include "wfod/daemon/core/reload_plan.hpp"
+#include "wfod/daemon/core/run_dispatcher.hpp"
 #include "wfod/daemon/core/run_scheduler.hpp"
 #include "wfod/daemon/core/signal_gate.hpp"
 #include "wfod/daemon/core/storage_alarms.hpp"
@@ -176,6 +177,36 @@ class SignalLog final : public SignalEvents {
   void resume_later(const PublicationKey& key, std::string_view error) override;
 };
 
+// The RunDispatcher's seams over the daemon's own: the Worker (the job's body, then its
+// result posted back to the loop), and its events as log lines (and sd_notify's STATUS).
+class WorkerHandOff final : public JobHandOff {
+ public:
+  WorkerHandOff(asio::io_context& io, Worker& worker) : io_(io), worker_(worker) {}
+  void post(JobTicket ticket) override;
+  RunDispatcher* results = nullptr;  // set by the Daemon
+
+ private:
+  asio::io_context& io_;
+  Worker& worker_;
+};
+
+class RunLog final : public RunEvents {
+ public:
+  void started(const PublicationKey& key, size_t bars, size_t window) override;
+  void coalesced(const PublicationKey& key, uint64_t so_far) override;
+  void dropped(const PublicationKey& key) override;
+  void live_missing(const PublicationKey& key, std::string_view why) override;
+  void stream_opened(const PublicationKey& key, const JobResult& result) override;
+  void fell_back(std::string_view from, std::string_view to, std::string_view error) override;
+  void fallback_failed(std::string_view from, std::string_view error) override;
+  void failed(const PublicationKey& key, std::string_view error) override;
+  void empty(const PublicationKey& key, size_t window, uint64_t evaluated,
+             double elapsed_ms) override;
+  void waiting_for_bars(const PublicationKey& key, const SymbolStrategy& stream,
+                        size_t history) override;
+  void next_run_after(const PublicationKey& key, const SymbolStrategy& stream) override;
+};
+
 // One HTTP status request: read the head (bounded in size and time), answer, close.
 struct HttpSession {
   explicit HttpSession(asio::ip::tcp::socket s) : sock(std::move(s)), timer(sock.get_executor()) {}
@@ -192,13 +223,17 @@ struct HttpSession {
   }
 };
 
-class Daemon {
+// The RunPublication the dispatcher calls is Daemon::publish.
+class Daemon final : private RunPublication {
  public:
   Daemon(config::Config config, std::string config_path)
       : cfg_(std::move(config)),
         config_path_(std::move(config_path)),
         signals_(io_, SIGINT, SIGTERM, SIGHUP) {
-    keeper_log_.on_committed = [this](SymbolState& sym, size_t bars) { on_committed(sym, bars); };
+    keeper_log_.on_committed = [this](SymbolState& sym, size_t bars) {
+      dispatcher_.on_bars(sym, bars, batch_received_);
+    };
+    hand_off_.results = &dispatcher_;
     keeper_log_.on_synced = [this] { signal_gate_.ready_all(streams_); };
   }
 
@@ -231,8 +266,6 @@ class Daemon {
   // `feed`: the endpoint the message came from (PROTOCOL §1: each reject line names it).
   void log_reject(const feeds::Reject& r, std::string_view where, std::string_view feed);
   void log_gap(const feeds::SeqGap& g, std::string_view symbol, std::string_view feed);
-  // The streams of a symbol whose new bars are committed: runs due, signals ready.
-  void on_committed(SymbolState& sym, size_t bars);
   // The state directory and the open bar logs, every second and at stop (StateDirWatch,
   // BarStore::check_file): a problem degrades health and is logged once when it starts.
   void arm_storage_check();
@@ -244,17 +277,10 @@ class Daemon {
   bool restore_checkpoint(const PublicationKey& key, SymbolStrategy& stream,
                           const HistorySnapshot& snap);
   void save_checkpoints_at_stop();
-  void update_history_needs(const std::string& symbol);
-  void start_job(const PublicationKey& key);
-  void on_job_done(const PublicationKey& key, uint64_t generation, HistorySnapshot snap,
-                   JobResult result);
   // The run's publication through publisher_ (its rules), then the stream's winners, its
   // signals' new combo and its live state.
   void publish(const PublicationKey& key, SymbolStrategy& stream, const HistorySnapshot& snap,
-               JobResult& r);
-  // Replaces a failing backend by the cpu one; false when that could not be made (the
-  // failing one stays).
-  bool fall_back_to_cpu(const std::string& error);
+               JobResult& r) override;
 
   // at_start: a failure stops the start-up; on SIGHUP it is logged and HTTP stays off.
   bool open_http(bool at_start);
@@ -289,11 +315,13 @@ class Daemon {
   std::chrono::microseconds watchdog_every_{0};  // 0: systemd asked for no pings
   Clock::time_point started_ = Clock::now();
 
-  std::unique_ptr<Backend> backend_;
-  std::string backend_name_;
-  std::vector<std::unique_ptr<Backend>> retired_backends_;  // replaced by a fallback
-  uint64_t backend_fallbacks_ = 0;
-  std::string backend_error_;
+  // Due runs to the worker and their results back (core/run_dispatcher.cpp); it owns the
+  // backend and those a fallback retired. Before the streams: a backend outlives the engine
+  // streams it opened (their slots are in streams_). Its references are to members below.
+  RunLog run_log_;
+  WorkerHandOff hand_off_{io_, worker_};
+  RunDispatcher dispatcher_{streams_,  keeper_,  signal_gate_, *this,
+                            hand_off_, run_log_, cfg_.daemon,  storage_alarms_};
   // Problems of the state directory and of the files rewritten in it (seq, live state,
   // checkpoints): health degraded while raised; their log lines share one rate limit.
   // Before the stores: the live-state writer and the worker report into it to the end.
@@ -316,7 +344,6 @@ class Daemon {
   // gap must not flood the log, nor crowd out the reject lines.
   feeds::RejectLogLimiter gap_log_{20, std::chrono::seconds(10)};
   StreamMap streams_;
-  uint64_t retired_coalesced_ = 0;  // of streams a reload removed
   uint64_t snapshot_dropped_ = 0;
   uint64_t generation_ = 0;
   bool stopping_ = false;
@@ -326,9 +353,6 @@ class Daemon {
   int exit_code_ = kExitOk;
   Clock::time_point batch_received_ = Clock::now();  // the loop woke with the feed batch
   LatencyStats latency_;
-  // How long runs take, by strategy (wfod_optimisation_duration_seconds; metrics_text.hpp
-  // says why not by stream).
-  std::map<std::string, DurationHistogram, std::less<>> optimisation_durations_;
 
   std::optional<asio::ip::tcp::acceptor> http_;
   std::list<std::weak_ptr<HttpSession>> http_sessions_;  // open ones, oldest first

@@ -1,146 +1,96 @@
-// Runs and publications: a due stream's job handed to the worker, its result taken back on
-// the loop (backend fallback, sync waits), and the PROTOCOL §2 publication: its payload and
-// log lines here, its rules and their order in Publisher (daemon/core/publisher.cpp), over
-// the seams daemon_impl.hpp declares (SequenceNumbers, PubSocketSink, PublicationLog).
+// Runs and publications: the worker's side of a job (WorkerHandOff) and the RunDispatcher's
+// log lines (its rules: daemon/core/run_dispatcher.cpp), and the PROTOCOL §2 publication: its
+// payload and log lines here, its rules and their order in Publisher
+// (daemon/core/publisher.cpp), over the seams daemon_impl.hpp declares (SequenceNumbers,
+// PubSocketSink, PublicationLog).
 
 #include "daemon_impl.hpp"
 
 namespace wfod::daemon::loop {
 
-void Daemon::update_history_needs(const std::string& symbol) {
-  keeper_.set_needs(keeper_.at(symbol), history_needs(streams_, symbol));
-}
-
-void Daemon::start_job(const PublicationKey& key) {
-  SymbolStrategy& stream = streams_.at(key);
-  SymbolState& sym = keeper_.at(key.first);
-  HistorySnapshot snap = sym.history.snapshot();
-  const size_t bars = snap.end;
-  const SweepRequest req = request_for(stream, bars, cfg_.daemon);
-  JobInput in{
-      snap, sym.store->path(), req, stream.winner, stream.before, stream.last_end, stream.slot,
-      stream.cfg.has_selection ? std::optional<selection::SelectionSpec>(stream.cfg.selection)
-                               : std::nullopt,
-      // after a restart nothing was selected yet: the restored winner is current
-      stream.selected ? stream.selected
-      : stream.winner ? std::optional<uint64_t>(stream.winner->id)
-                      : std::nullopt,
-      stream.due_at, Clock::now()};
-  const uint64_t generation = stream.generation;
-  stream.signals.hold(bars);          // bar bars - 1's signal waits for this run's publication
-  Backend* backend = backend_.get();  // kept alive after a fallback (retired_backends_)
-  spdlog::debug("sweep start stream={}.{} history_bars={} window_bars={}", key.first, key.second,
-                bars, stream.cfg.window);
-
-  const CheckpointPlan plan{&*checkpoints_, stream.fingerprint_crc,
-                            std::chrono::seconds(cfg_.daemon.checkpoint_every_s), &storage_alarms_};
-  worker_.post([this, key, generation, in = std::move(in), backend, plan]() mutable {
-    HistorySnapshot history = in.snap;
-    JobResult out = run_job(*backend, in);
+void WorkerHandOff::post(JobTicket ticket) {
+  worker_.post([this, t = std::move(ticket)]() mutable {
+    HistorySnapshot history = t.input.snap;
+    JobResult out = run_job(*t.backend, t.input);
     const std::optional<Combo> next = next_live_winner(out);
     // Before the post: the publication carries the combo's position, and the loop follows
     // it for signals from the window's last bar on.
-    if (next) follow_winner(in, out, *next);
-    asio::post(io_, [this, key, generation, history, out = std::move(out)]() mutable {
-      on_job_done(key, generation, history, std::move(out));
+    if (next) follow_winner(t.input, out, *next);
+    asio::post(io_, [this, key = t.key, generation = t.generation, history,
+                     out = std::move(out)]() mutable {
+      results->on_result(key, generation, history, std::move(out));
     });
-    if (next) warm_live_tracker(in, *next);
-    checkpoint_if_due(key, in, plan);
+    if (next) warm_live_tracker(t.input, *next);
+    checkpoint_if_due(t.key, t.input, t.plan);
   });
 }
 
-bool Daemon::fall_back_to_cpu(const std::string& error) {
-  // A failing device (allocation, kernel, lost GPU) must not stop publication: the CPU
-  // backend computes the same results (SPEC §9). The old backend stays alive: jobs already
-  // queued hold a pointer to it (and fail over again, harmlessly, if it keeps failing).
-  const std::string from = backend_name_;
-  std::unique_ptr<Backend> cpu;
-  try {
-    cpu = make_backend("cpu");
-  } catch (const std::exception& e) {
-    spdlog::critical("backend fallback from={} to=cpu failed: {}", from, e.what());
-    return false;
-  }
-  retired_backends_.push_back(std::move(backend_));
-  backend_ = std::move(cpu);
-  backend_name_ = std::string(backend_->name());
-  ++backend_fallbacks_;
-  backend_error_ = error;
-  spdlog::error("backend fallback from={} to={} error=\"{}\": optimising on the CPU from now on",
-                from, backend_name_, error);
-  notify("STATUS=serving on the cpu backend after a " + from + " failure");
-  return true;
+void RunLog::started(const PublicationKey& key, size_t bars, size_t window) {
+  spdlog::debug("sweep start stream={}.{} history_bars={} window_bars={}", key.first, key.second,
+                bars, window);
 }
 
-void Daemon::on_job_done(const PublicationKey& key, uint64_t generation, HistorySnapshot snap,
-                         JobResult result) {
-  if (stopping_) return;
-  result.marks.taken = Clock::now();
-  auto it = streams_.find(key);
-  if (it == streams_.end() || it->second.generation != generation) {
-    spdlog::info("stream {}.{}: result of a replaced or removed strategy dropped", key.first,
-                 key.second);
-    return;
-  }
-  SymbolStrategy& stream = it->second;
-  if (result.error.empty()) optimisation_durations_[key.second].observe(result.elapsed_ms / 1e3);
-  if (result.slot_bars > 0) {  // the slot ran (an error before it leaves it as it was)
-    stream.taken = result.slot_bars;
-    stream.bounded = result.bounded;
-    update_history_needs(key.first);
-  }
-  if (!result.live_missing.empty() && !stream.live_missing_logged) {
-    stream.live_missing_logged = true;  // once per stream: it recurs while the cause lasts
-    spdlog::warn("stream {}.{}: live_oos published null: {}", key.first, key.second,
-                 result.live_missing);
-  }
-  if (result.stream_opened) {
-    const StreamStats& st = result.stream_stats;
-    spdlog::info(
-        "stream {}.{} opened backend={} incremental={} history_bars={} chunk={} "
-        "footprint_mb={:.1f} open_s={:.3f}",
-        key.first, key.second, result.sweep.backend, st.incremental, st.bars, st.chunk,
-        static_cast<double>(st.footprint_bytes) / 1e6, st.open_seconds);
-    if (!result.stream_fallback.empty())
-      spdlog::warn(
-          "stream {}.{}: full sweeps on every run (the incremental stream does not fit: {})",
-          key.first, key.second, result.stream_fallback);
-  }
-  if (result.backend_failed && backend_->runs_on_device()) {
-    if (fall_back_to_cpu(result.error)) {
-      stream.signals.release(result.end);
-      start_job(key);  // the same run again, on the CPU; the scheduler still counts it running
-      return;
-    }
-  }
-  if (result.selection && result.selection->publish)
-    stream.selected = result.selection->publish->combo.id;
-  if (!result.error.empty()) {
-    spdlog::error("sweep failed stream={}.{} error=\"{}\"", key.first, key.second, result.error);
-  } else if (result.sweep.top.empty()) {
-    spdlog::warn(
-        "sweep empty stream={}.{} window_bars={} evaluated={} sweep_ms={:.1f}: no combo passed "
-        "the constraints, nothing published",
-        key.first, key.second, stream.cfg.window, result.sweep.evaluated, result.elapsed_ms);
-  } else if (Publisher::awaits_sync(cfg_.daemon.fsync,
-                                    BarStorePublishView(*keeper_.at(key.first).store))) {
-    // PROTOCOL §2: the covered bars must be persisted first; the next sync pass publishes
-    // (and releases the signals this run holds), unless a reload replaced the stream since.
-    auto waiting = std::make_shared<std::pair<HistorySnapshot, JobResult>>(snap, std::move(result));
-    keeper_.after_next_sync([this, key, generation, waiting] {
-      auto found = streams_.find(key);
-      if (found == streams_.end() || found->second.generation != generation) return;
-      publish(key, found->second, waiting->first, waiting->second);
-      found->second.signals.release(waiting->second.end);
-    });
-    if (stream.sched.on_job_done()) start_job(key);
-    return;
-  } else {
-    publish(key, stream, snap, result);
-  }
-  stream.signals.release(result.end);  // decided: published, withheld or nothing to publish
-  if (stream.sched.on_job_done()) start_job(key);  // holds its own window's last bar first
-  signal_gate_.ready(key, stream);
+void RunLog::coalesced(const PublicationKey& key, uint64_t so_far) {
+  spdlog::info("stream {}.{}: run due while one is in flight: coalesced ({} so far)", key.first,
+               key.second, so_far);
+}
+
+void RunLog::dropped(const PublicationKey& key) {
+  spdlog::info("stream {}.{}: result of a replaced or removed strategy dropped", key.first,
+               key.second);
+}
+
+void RunLog::live_missing(const PublicationKey& key, std::string_view why) {
+  spdlog::warn("stream {}.{}: live_oos published null: {}", key.first, key.second, why);
+}
+
+void RunLog::stream_opened(const PublicationKey& key, const JobResult& result) {
+  const StreamStats& st = result.stream_stats;
+  spdlog::info(
+      "stream {}.{} opened backend={} incremental={} history_bars={} chunk={} "
+      "footprint_mb={:.1f} open_s={:.3f}",
+      key.first, key.second, result.sweep.backend, st.incremental, st.bars, st.chunk,
+      static_cast<double>(st.footprint_bytes) / 1e6, st.open_seconds);
+  if (!result.stream_fallback.empty())
+    spdlog::warn("stream {}.{}: full sweeps on every run (the incremental stream does not fit: {})",
+                 key.first, key.second, result.stream_fallback);
+}
+
+void RunLog::fell_back(std::string_view from, std::string_view to, std::string_view error) {
+  spdlog::error("backend fallback from={} to={} error=\"{}\": optimising on the CPU from now on",
+                from, to, error);
+  notify("STATUS=serving on the cpu backend after a " + std::string(from) + " failure");
+}
+
+void RunLog::fallback_failed(std::string_view from, std::string_view error) {
+  spdlog::critical("backend fallback from={} to=cpu failed: {}", from, error);
+}
+
+void RunLog::failed(const PublicationKey& key, std::string_view error) {
+  spdlog::error("sweep failed stream={}.{} error=\"{}\"", key.first, key.second, error);
+}
+
+void RunLog::empty(const PublicationKey& key, size_t window, uint64_t evaluated,
+                   double elapsed_ms) {
+  spdlog::warn(
+      "sweep empty stream={}.{} window_bars={} evaluated={} sweep_ms={:.1f}: no combo passed "
+      "the constraints, nothing published",
+      key.first, key.second, window, evaluated, elapsed_ms);
+}
+
+void RunLog::waiting_for_bars(const PublicationKey& key, const SymbolStrategy& stream,
+                              size_t history) {
+  spdlog::info(
+      "stream {}.{}: waiting for {} more bars: a run needs {} (window {} + warmup {} + 1), "
+      "the history has {}",
+      key.first, key.second, stream.sched.min_bars() - history, stream.sched.min_bars(),
+      stream.cfg.window, stream.warmup, history);
+}
+
+void RunLog::next_run_after(const PublicationKey& key, const SymbolStrategy& stream) {
+  spdlog::info("stream {}.{}: next run after {} more bars (every {}; {} since the last run)",
+               key.first, key.second, stream.sched.bars_until_due(), stream.cfg.every,
+               stream.sched.bars_since_run());
 }
 
 Result<uint64_t> SequenceNumbers::next(std::string_view symbol, std::string_view strategy) {
@@ -236,7 +186,7 @@ void Daemon::publish(const PublicationKey& key, SymbolStrategy& stream, const Hi
     in.result = &r.sweep;
     in.changed = !stream.last_params || *stream.last_params != *params;
     in.elapsed_ms = r.elapsed_ms;
-    in.backend = r.sweep.backend.empty() ? backend_name_ : r.sweep.backend;
+    in.backend = r.sweep.backend.empty() ? dispatcher_.backend_name() : r.sweep.backend;
     in.config_version = cfg_.sha256;
     if (r.selection) {
       in.published = best;

@@ -120,7 +120,7 @@ void Daemon::reload() {
   for (auto it = streams_.begin(); it != streams_.end();) {
     if (!wanted.count(it->first)) {
       spdlog::info("SIGHUP: stream {}.{} removed", it->first.first, it->first.second);
-      retired_coalesced_ += it->second.sched.coalesced();
+      dispatcher_.retire(it->second);
       publisher_.forget(it->first);
       it = streams_.erase(it);
     } else {
@@ -135,7 +135,7 @@ void Daemon::reload() {
     // `changed` (PROTOCOL §2) compares with the previous publication, whatever the reload.
     std::optional<Json> last_params;
     if (it != streams_.end()) {
-      retired_coalesced_ += it->second.sched.coalesced();
+      dispatcher_.retire(it->second);
       last_params = it->second.last_params;
     }
     add_stream(*s, key.first);
@@ -151,10 +151,7 @@ void Daemon::reload() {
       "needs_restart=\"{}\"",
       config_path_, cfg_.sha256, streams_.size(), to_start.size(), join_keys(plan.live),
       join_keys(plan.restart));
-  for (const PublicationKey& key : to_start) {
-    SymbolStrategy& stream = streams_.at(key);
-    if (stream.sched.on_bars(keeper_.at(key.first).history.size(), 0)) start_job(key);
-  }
+  for (const PublicationKey& key : to_start) dispatcher_.start_if_due(key);
   notify("READY=1\nSTATUS=serving");
 }
 
@@ -199,6 +196,7 @@ void Daemon::shut_down() {
   if (stopping_) return;
   stopping_ = true;
   keeper_.stop();
+  dispatcher_.stop();
   notify("STOPPING=1");
   signals_.cancel();
   watchdog_.cancel();
