@@ -160,7 +160,7 @@ HealthInput Daemon::health() const {
     if (h.storage.error.empty()) h.storage.error = *problem;
   }
   h.coalesced = dispatcher_.coalesced();
-  h.latency = latency_.json();
+  h.latency = publication_.latency().json();
 
   h.version = wfod::kVersion;
   const std::vector<std::string> built = backend_names();

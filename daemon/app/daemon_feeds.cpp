@@ -182,42 +182,4 @@ void Daemon::check_storage() {
     spdlog::info("live state is saved again");
 }
 
-void AsioLoopTimer::start(std::chrono::milliseconds after, std::function<void()> fired) {
-  timer_.expires_after(after);
-  timer_.async_wait([fired = std::move(fired)](const boost::system::error_code& ec) {
-    if (!ec) fired();
-  });
-}
-
-void BarKeeperLog::log_failing(const SymbolState& sym, const IoError& error) {
-  spdlog::error(
-      "symbol {}: bar log write failed: {}; accepted bars kept in memory and retried, "
-      "publications withheld, health degraded",
-      sym.cfg.name, error.message);
-}
-
-void BarKeeperLog::log_recovered(const SymbolState& sym) {
-  spdlog::info("symbol {}: bar log written again, backlog persisted", sym.cfg.name);
-}
-
-void BarKeeperLog::sync_failed(const IoError& error) {
-  spdlog::error("bar log sync: {}; the unsynced bars are written again", error.message);
-}
-
-void BarKeeperLog::file_lost(const SymbolState& sym, const IoError& error) {
-  spdlog::error(
-      "symbol {}: {}; publications withheld, health degraded; a stop exits {} (restore the "
-      "state_dir before the next start: it would start the symbol over)",
-      sym.cfg.name, error.message, kExitBarsLost);
-}
-
-void BarKeeperLog::file_back(const SymbolState& sym) {
-  spdlog::info("symbol {}: bar log {} is back at its path", sym.cfg.name, sym.store->path());
-}
-
-void BarKeeperLog::committed(SymbolState& sym, size_t bars) {
-  spdlog::debug("symbol {}: +{} bars, {} total", sym.cfg.name, bars, sym.history.size());
-  on_committed(sym, bars);
-}
-
 }  // namespace wfod::daemon::loop

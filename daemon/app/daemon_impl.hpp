@@ -1,7 +1,9 @@
-// The daemon's loop state, shared by the files that implement it (daemon.cpp: start-up and
-// run; daemon_feeds.cpp: bars in; daemon_jobs.cpp: runs and publications;
-// daemon_endpoints.cpp: snapshot, ZAP and HTTP; daemon_lifecycle.cpp: signals, reload and
-// shutdown; daemon_signals.cpp: per-bar signals). Internal to the wfod executable:
+// The Daemon: the loop, its sockets and threads, composing the parts in daemon/core (the
+// BarKeeper: bars on disk and in memory; the SignalGate; the RunDispatcher: runs and the
+// worker; the PublicationStep and the Publisher) over the seams of daemon_seams.hpp, with
+// their log lines in daemon_logs.cpp. Its files: daemon.cpp (start-up and run),
+// daemon_feeds.cpp (feed sockets, storage checks), daemon_endpoints.cpp (snapshot, ZAP, HTTP,
+// health), daemon_lifecycle.cpp (signals, reload, shutdown). Internal to the wfod executable:
 // everything here runs on the loop thread except the closures handed to the Worker and the
 // streams' opening at start (open_streams_at_start's opener threads, while the loop waits).
 #pragma once
@@ -30,10 +32,12 @@
 #include <zmq_addon.hpp>
 
 #include "curve_security.hpp"
+#include "daemon_logs.hpp"
+#include "daemon_seams.hpp"
 #include "exit_codes.hpp"
-#include "job_checkpoint.hpp"
 #include "notify.hpp"
 #include "socket_monitor.hpp"
+#include "watched_socket.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/daemon/core/bar_keeper.hpp"
 #include "wfod/daemon/core/fault_backend.hpp"
@@ -81,132 +85,6 @@ inline double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-// A ZeroMQ socket watched by the loop through its ZMQ_FD. The descriptor belongs to
-// ZeroMQ: release it (never close it) before the socket goes.
-struct WatchedSocket {
-  WatchedSocket(asio::io_context& io, zmq::context_t& ctx, zmq::socket_type type)
-      : sock(ctx, type), fd(io) {}
-  ~WatchedSocket() {
-    if (fd.is_open()) fd.release();
-  }
-  void watch() { fd.assign(sock.get(zmq::sockopt::fd)); }
-  bool readable() { return (sock.get(zmq::sockopt::events) & ZMQ_POLLIN) != 0; }
-
-  zmq::socket_t sock;
-  asio::posix::stream_descriptor fd;
-  std::string endpoint;
-  feeds::PayloadFormat format = feeds::PayloadFormat::json;
-  // Feeds only: the session's state from the socket's monitor (after `sock`: destroyed
-  // before it).
-  FeedLink link;
-  std::unique_ptr<SocketMonitor> monitor;
-};
-
-// The Publisher's seams over the daemon's own (daemon_jobs.cpp): the sequence store and the
-// PUB socket, both opened by start_up after the Daemon is made, and its events as the log
-// lines the integration tests and operators read.
-class SequenceNumbers final : public PublicationNumbers {
- public:
-  explicit SequenceNumbers(std::optional<SequenceStore>& seqs) : seqs_(seqs) {}
-  Result<uint64_t> next(std::string_view symbol, std::string_view strategy) override;
-  Status top_up(std::string_view symbol, std::string_view strategy) override;
-
- private:
-  std::optional<SequenceStore>& seqs_;
-};
-
-class PubSocketSink final : public MessageSink {
- public:
-  explicit PubSocketSink(const std::unique_ptr<WatchedSocket>& pub) : pub_(pub) {}
-  SendResult send(std::string_view topic, std::string_view payload) override;
-
- private:
-  const std::unique_ptr<WatchedSocket>& pub_;
-};
-
-class PublicationLog final : public PublisherEvents {
- public:
-  void selection_withheld(const PublicationKey& key, std::string_view reason) override;
-  void behind_published(const PublicationKey& key, int64_t window_last_ts,
-                        int64_t published_last_ts) override;
-  void caught_up(const PublicationKey& key) override;
-  void not_persisted(const PublicationKey& key, std::string_view error,
-                     uint64_t suppressed) override;
-  void no_sequence_number(const PublicationKey& key, std::string_view error,
-                          uint64_t suppressed) override;
-  void sequence_numbers_back() override;
-  void send_failed(const PublicationKey& key, std::string_view error) override;
-  void top_up_failed(const PublicationKey& key, std::string_view error,
-                     uint64_t suppressed) override;
-};
-
-// The BarKeeper's seams over the loop: an Asio timer, and its events as the log lines the
-// integration tests and operators read, with the follow-ups the Daemon gives it.
-class AsioLoopTimer final : public LoopTimer {
- public:
-  explicit AsioLoopTimer(asio::io_context& io) : timer_(io) {}
-  void start(std::chrono::milliseconds after, std::function<void()> fired) override;
-  void cancel() { timer_.cancel(); }
-
- private:
-  asio::steady_timer timer_;
-};
-
-class BarKeeperLog final : public BarKeeperEvents {
- public:
-  void log_failing(const SymbolState& sym, const IoError& error) override;
-  void log_recovered(const SymbolState& sym) override;
-  void sync_failed(const IoError& error) override;
-  void file_lost(const SymbolState& sym, const IoError& error) override;
-  void file_back(const SymbolState& sym) override;
-  void committed(SymbolState& sym, size_t bars) override;
-  void synced() override { on_synced(); }
-
-  std::function<void(SymbolState&, size_t)> on_committed;
-  std::function<void()> on_synced;
-};
-
-// The SignalGate's events as log lines.
-class SignalLog final : public SignalEvents {
- public:
-  void send_failed(const PublicationKey& key, std::string_view error) override;
-  void stopped(const PublicationKey& key, size_t bar, std::string_view error) override;
-  void unknown_positions(const PublicationKey& key, uint64_t seq, std::string_view why) override;
-  void not_followed(const PublicationKey& key, std::string_view error) override;
-  void following(const PublicationKey& key, uint64_t combo, uint64_t seq, size_t bar) override;
-  void resume_later(const PublicationKey& key, std::string_view error) override;
-};
-
-// The RunDispatcher's seams over the daemon's own: the Worker (the job's body, then its
-// result posted back to the loop), and its events as log lines (and sd_notify's STATUS).
-class WorkerHandOff final : public JobHandOff {
- public:
-  WorkerHandOff(asio::io_context& io, Worker& worker) : io_(io), worker_(worker) {}
-  void post(JobTicket ticket) override;
-  RunDispatcher* results = nullptr;  // set by the Daemon
-
- private:
-  asio::io_context& io_;
-  Worker& worker_;
-};
-
-class RunLog final : public RunEvents {
- public:
-  void started(const PublicationKey& key, size_t bars, size_t window) override;
-  void coalesced(const PublicationKey& key, uint64_t so_far) override;
-  void dropped(const PublicationKey& key) override;
-  void live_missing(const PublicationKey& key, std::string_view why) override;
-  void stream_opened(const PublicationKey& key, const JobResult& result) override;
-  void fell_back(std::string_view from, std::string_view to, std::string_view error) override;
-  void fallback_failed(std::string_view from, std::string_view error) override;
-  void failed(const PublicationKey& key, std::string_view error) override;
-  void empty(const PublicationKey& key, size_t window, uint64_t evaluated,
-             double elapsed_ms) override;
-  void waiting_for_bars(const PublicationKey& key, const SymbolStrategy& stream,
-                        size_t history) override;
-  void next_run_after(const PublicationKey& key, const SymbolStrategy& stream) override;
-};
-
 // One HTTP status request: read the head (bounded in size and time), answer, close.
 struct HttpSession {
   explicit HttpSession(asio::ip::tcp::socket s) : sock(std::move(s)), timer(sock.get_executor()) {}
@@ -223,18 +101,17 @@ struct HttpSession {
   }
 };
 
-// The RunPublication the dispatcher calls is Daemon::publish.
-class Daemon final : private RunPublication {
+class Daemon {
  public:
   Daemon(config::Config config, std::string config_path)
       : cfg_(std::move(config)),
         config_path_(std::move(config_path)),
         signals_(io_, SIGINT, SIGTERM, SIGHUP) {
-    keeper_log_.on_committed = [this](SymbolState& sym, size_t bars) {
+    logs_.keeper.on_committed = [this](SymbolState& sym, size_t bars) {
       dispatcher_.on_bars(sym, bars, batch_received_);
     };
+    logs_.keeper.on_synced = [this] { signal_gate_.ready_all(streams_); };
     hand_off_.results = &dispatcher_;
-    keeper_log_.on_synced = [this] { signal_gate_.ready_all(streams_); };
   }
 
   int run();
@@ -277,10 +154,6 @@ class Daemon final : private RunPublication {
   bool restore_checkpoint(const PublicationKey& key, SymbolStrategy& stream,
                           const HistorySnapshot& snap);
   void save_checkpoints_at_stop();
-  // The run's publication through publisher_ (its rules), then the stream's winners, its
-  // signals' new combo and its live state.
-  void publish(const PublicationKey& key, SymbolStrategy& stream, const HistorySnapshot& snap,
-               JobResult& r) override;
 
   // at_start: a failure stops the start-up; on SIGHUP it is logged and HTTP stays off.
   bool open_http(bool at_start);
@@ -318,10 +191,10 @@ class Daemon final : private RunPublication {
   // Due runs to the worker and their results back (core/run_dispatcher.cpp); it owns the
   // backend and those a fallback retired. Before the streams: a backend outlives the engine
   // streams it opened (their slots are in streams_). Its references are to members below.
-  RunLog run_log_;
+  DaemonLogs logs_;  // every part's log lines (daemon_logs.cpp)
   WorkerHandOff hand_off_{io_, worker_};
-  RunDispatcher dispatcher_{streams_,  keeper_,  signal_gate_, *this,
-                            hand_off_, run_log_, cfg_.daemon,  storage_alarms_};
+  RunDispatcher dispatcher_{streams_,  keeper_,    signal_gate_, publication_,
+                            hand_off_, logs_.runs, cfg_.daemon,  storage_alarms_};
   // Problems of the state directory and of the files rewritten in it (seq, live state,
   // checkpoints): health degraded while raised; their log lines share one rate limit.
   // Before the stores: the live-state writer and the worker report into it to the end.
@@ -337,8 +210,7 @@ class Daemon final : private RunPublication {
   // waits on it (core/bar_keeper.cpp), over the loop's two timers.
   AsioLoopTimer sync_timer_{io_};   // fsync = batch: the 50 ms sync, disk retries
   AsioLoopTimer group_timer_{io_};  // the group commit of results awaiting a sync
-  BarKeeperLog keeper_log_;
-  BarKeeper keeper_{keeper_log_, sync_timer_, group_timer_};
+  BarKeeper keeper_{logs_.keeper, sync_timer_, group_timer_};
   feeds::RejectLogLimiter reject_log_{20, std::chrono::seconds(10)};
   // Publisher seq gaps are logged under their own limit: a publisher whose every bar is a
   // gap must not flood the log, nor crowd out the reject lines.
@@ -352,7 +224,6 @@ class Daemon final : private RunPublication {
   // when accepted bars could not be written.
   int exit_code_ = kExitOk;
   Clock::time_point batch_received_ = Clock::now();  // the loop woke with the feed batch
-  LatencyStats latency_;
 
   std::optional<asio::ip::tcp::acceptor> http_;
   std::list<std::weak_ptr<HttpSession>> http_sessions_;  // open ones, oldest first
@@ -373,11 +244,15 @@ class Daemon final : private RunPublication {
   // window floor, the PUB's drops (publications and signals).
   SequenceNumbers seq_numbers_{seqs_};
   PubSocketSink pub_sink_{pub_};
-  PublicationLog publication_log_;
-  Publisher publisher_{seq_numbers_, pub_sink_, storage_alarms_, publication_log_};
+  Publisher publisher_{seq_numbers_, pub_sink_, storage_alarms_, logs_.publication};
   // Per-bar signals (PROTOCOL §2a) gated on durable bars and undecided runs.
-  SignalLog signal_log_;
-  SignalGate signal_gate_{cfg_.publish.signals, keeper_, publisher_, signal_log_};
+  SignalGate signal_gate_{cfg_.publish.signals, keeper_, publisher_, logs_.signals};
+  // A run's publication: payload, the stream's new state, its live state saved.
+  LiveStateSave live_save_{live_writer_};
+  PublicationStep publication_{
+      publisher_, signal_gate_, keeper_, live_save_, logs_.published, cfg_, [this] {
+        return dispatcher_.backend_name();
+      }};
   // The snapshot socket's connections (their fds, from its monitor), capped in the ZAP
   // handler at [daemon] max_snapshot_connections. After rep_: destroyed before it.
   std::unique_ptr<SocketMonitor> snapshot_monitor_;
