@@ -2,6 +2,8 @@
 // requests (PROTOCOL §3) with the health they report, and the HTTP status endpoint.
 
 #include "daemon_impl.hpp"
+#include "wfod/daemon/core/connection_cap.hpp"
+#include "wfod/daemon/core/health_report.hpp"
 #include "wfod/version.hpp"
 
 namespace wfod::daemon::loop {
@@ -124,17 +126,14 @@ void Daemon::drain_snapshot() {
 }
 
 HealthInput Daemon::health() const {
-  HealthInput h;
-  h.backend = dispatcher_.backend_name();
-  h.uptime_s = std::chrono::duration<double>(Clock::now() - started_).count();
+  const double uptime_s = std::chrono::duration<double>(Clock::now() - started_).count();
   const int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
                              .count();
-  // The symbols, the feed counters and the bar logs' storage state.
-  keeper_.fill_health(h, now_ns);
-  h.publish_dropped = publisher_.dropped();
-  h.backend_fallbacks = dispatcher_.fallbacks();
-  h.backend_error = dispatcher_.backend_error();
+  HealthInput h = health_report({keeper_, streams_, dispatcher_, publisher_, publication_.latency(),
+                                 storage_alarms_, cfg_.daemon.backend},
+                                uptime_s, now_ns);
+  // The endpoints' counters, the reloads', the build's identity.
   h.curve_denied = curve_denied_;
   h.snapshot_connections = {snapshot_connections_.size(),
                             static_cast<uint64_t>(cfg_.daemon.max_snapshot_connections),
@@ -149,39 +148,9 @@ HealthInput Daemon::health() const {
   h.last_reload = last_reload_;
   h.reload_failures = reload_failures_;
   h.snapshot_dropped = snapshot_dropped_;
-  // The directory itself, and the files rewritten in it (StorageAlarms): after the logs'
-  // own errors, which say more about the bars; the directory first, the likely cause of
-  // the rest.
-  std::optional<std::string> problem = storage_alarms_.message("state_dir");
-  if (!problem) problem = storage_alarms_.problem();
-  if (problem) {
-    h.storage.ok = false;
-    h.degraded = true;
-    if (h.storage.error.empty()) h.storage.error = *problem;
-  }
-  h.coalesced = dispatcher_.coalesced();
-  h.latency = publication_.latency().json();
-
   h.version = wfod::kVersion;
   const std::vector<std::string> built = backend_names();
   h.build_backend = std::find(built.begin(), built.end(), "cuda") != built.end() ? "cuda" : "cpu";
-  h.requested_backend = cfg_.daemon.backend;
-  for (const auto& [key, stream] : streams_) {
-    StreamHealth& s = h.streams[key];
-    s.every_bars = stream.cfg.every;
-    s.publications = stream.publications;
-    if (const auto it = publisher_.last().find(key);
-        it != publisher_.last().end() && it->second.published_ns > 0) {
-      s.last_published_ns = it->second.published_ns;
-    }
-    const size_t bars = keeper_.at(key.first).history.size();
-    if (stream.last_seq > 0 && stream.last_end <= bars)
-      s.bars_since_publication = bars - stream.last_end;
-    if (const auto d = dispatcher_.durations().find(key.second);
-        d != dispatcher_.durations().end()) {
-      h.optimisation_durations[key.second] = d->second;
-    }
-  }
   return h;
 }
 
@@ -259,29 +228,25 @@ void Daemon::admit_http(asio::ip::tcp::socket sock) {
     return !s || !s->sock.is_open();
   });
   const int max = cfg_.daemon.max_http_connections;
-  if (http_sessions_.size() >= static_cast<size_t>(max)) {
-    ++http_refused_;
-    // The oldest one still sending its request goes (idle, or slower than this one): a
-    // probe sends its request at once, so it is answered whatever idle connections hold.
-    const auto idle = std::find_if(http_sessions_.begin(), http_sessions_.end(),
-                                   [](const std::weak_ptr<HttpSession>& w) {
-                                     const auto s = w.lock();
-                                     return s && !s->answering;
-                                   });
-    if (idle != http_sessions_.end()) {
-      log_connection_cap(http_cap_log_, "http", http_sessions_.size(), max,
-                         "closed the oldest one still sending its request");
-      idle->lock()->close();
-      http_sessions_.erase(idle);
-    } else {
-      log_connection_cap(http_cap_log_, "http", http_sessions_.size(), max,
-                         "every one is being answered: a new one refused with 503");
-      auto s = std::make_shared<HttpSession>(std::move(sock));
-      s->reply = net::http_busy_response();
-      asio::async_write(s->sock, asio::buffer(s->reply),
-                        [s](const boost::system::error_code&, size_t) { s->close(); });
-      return;
-    }
+  std::vector<bool> answering;
+  for (const std::weak_ptr<HttpSession>& w : http_sessions_)
+    answering.push_back(w.lock()->answering);
+  const CapDecision d = admit_at_cap(answering, static_cast<size_t>(max));
+  if (d.at_cap()) ++http_refused_;
+  if (d.action == CapDecision::Action::close_oldest_idle) {
+    log_connection_cap(http_cap_log_, "http", http_sessions_.size(), max,
+                       "closed the oldest one still sending its request");
+    const auto idle = std::next(http_sessions_.begin(), static_cast<std::ptrdiff_t>(d.close));
+    idle->lock()->close();
+    http_sessions_.erase(idle);
+  } else if (d.action == CapDecision::Action::refuse) {
+    log_connection_cap(http_cap_log_, "http", http_sessions_.size(), max,
+                       "every one is being answered: a new one refused with 503");
+    auto s = std::make_shared<HttpSession>(std::move(sock));
+    s->reply = net::http_busy_response();
+    asio::async_write(s->sock, asio::buffer(s->reply),
+                      [s](const boost::system::error_code&, size_t) { s->close(); });
+    return;
   }
   auto s = std::make_shared<HttpSession>(std::move(sock));
   http_sessions_.push_back(s);

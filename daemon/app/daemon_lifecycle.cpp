@@ -106,39 +106,28 @@ void Daemon::reload() {
   }
   // Strategies: streams are (symbol, strategy); a stream whose strategy is unchanged keeps
   // its schedule, winner and live_oos history; a changed one starts over.
-  std::map<PublicationKey, const config::StrategyConfig*> wanted;
-  for (const config::StrategyConfig& s : next.strategies) {
-    for (const std::string& sym : s.symbols) {
-      if (!keeper_.contains(sym)) {
-        spdlog::warn("SIGHUP: strategy {} on new symbol {}: needs a restart", s.name, sym);
-        continue;
-      }
-      wanted[PublicationKey{sym, s.name}] = &s;
-    }
+  const StreamChanges changes = stream_changes(
+      streams_, next.strategies, [this](std::string_view sym) { return keeper_.contains(sym); });
+  for (const auto& [strategy, sym] : changes.new_symbols)
+    spdlog::warn("SIGHUP: strategy {} on new symbol {}: needs a restart", strategy, sym);
+  for (const PublicationKey& key : changes.removed) {
+    spdlog::info("SIGHUP: stream {}.{} removed", key.first, key.second);
+    dispatcher_.retire(streams_.at(key));
+    publisher_.forget(key);
+    streams_.erase(key);
   }
   std::vector<PublicationKey> to_start;
-  for (auto it = streams_.begin(); it != streams_.end();) {
-    if (!wanted.count(it->first)) {
-      spdlog::info("SIGHUP: stream {}.{} removed", it->first.first, it->first.second);
-      dispatcher_.retire(it->second);
-      publisher_.forget(it->first);
-      it = streams_.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  for (const auto& [key, s] : wanted) {
-    const auto it = streams_.find(key);
-    if (it != streams_.end() && fingerprint(it->second.cfg) == fingerprint(*s)) continue;
+  for (const StreamChanges::Start& start : changes.started) {
+    const PublicationKey& key = start.key;
     spdlog::info("SIGHUP: stream {}.{} {}", key.first, key.second,
-                 it == streams_.end() ? "added" : "changed: re-optimising from scratch");
+                 start.changed ? "changed: re-optimising from scratch" : "added");
     // `changed` (PROTOCOL §2) compares with the previous publication, whatever the reload.
     std::optional<Json> last_params;
-    if (it != streams_.end()) {
-      dispatcher_.retire(it->second);
-      last_params = it->second.last_params;
+    if (start.changed) {
+      dispatcher_.retire(streams_.at(key));
+      last_params = streams_.at(key).last_params;
     }
-    add_stream(*s, key.first);
+    add_stream(*start.strategy, key.first);
     streams_.at(key).last_params = std::move(last_params);
     to_start.push_back(key);
   }

@@ -95,4 +95,29 @@ std::vector<HistoryNeed> history_needs(const StreamMap& streams, std::string_vie
   return needs;
 }
 
+StreamChanges stream_changes(const StreamMap& running,
+                             const std::vector<config::StrategyConfig>& next,
+                             const std::function<bool(std::string_view)>& has_symbol) {
+  StreamChanges out;
+  std::map<PublicationKey, const config::StrategyConfig*> wanted;
+  for (const config::StrategyConfig& s : next) {
+    for (const std::string& sym : s.symbols) {
+      if (!has_symbol(sym)) {
+        out.new_symbols.emplace_back(s.name, sym);
+        continue;
+      }
+      wanted[PublicationKey{sym, s.name}] = &s;
+    }
+  }
+  for (const auto& [key, stream] : running) {
+    if (!wanted.count(key)) out.removed.push_back(key);
+  }
+  for (const auto& [key, s] : wanted) {
+    const auto it = running.find(key);
+    if (it != running.end() && fingerprint(it->second.cfg) == fingerprint(*s)) continue;
+    out.started.push_back({key, s, it != running.end()});
+  }
+  return out;
+}
+
 }  // namespace wfod::daemon

@@ -14,23 +14,13 @@
 #include <vector>
 
 #include "support/keeper_rig.hpp"
+#include "support/parts_fakes.hpp"
 #include "support/publisher_fakes.hpp"
 
 namespace wfod::daemon {
 namespace {
 
-class QuietSignals final : public SignalEvents {
- public:
-  void send_failed(const PublicationKey&, std::string_view) override {}
-  void stopped(const PublicationKey&, size_t, std::string_view) override {}
-  void unknown_positions(const PublicationKey&, uint64_t, std::string_view why) override {
-    lines.push_back(std::string(why));
-  }
-  void not_followed(const PublicationKey&, std::string_view) override {}
-  void following(const PublicationKey&, uint64_t, uint64_t, size_t) override {}
-  void resume_later(const PublicationKey&, std::string_view) override {}
-  std::vector<std::string> lines;
-};
+using test::SignalRecorder;
 
 class LiveStates final : public LiveStateSink {
  public:
@@ -94,7 +84,7 @@ class PublicationStepTest : public ::testing::Test {
   test::RecordingEvents publisher_events;
   StorageAlarms alarms{20, std::chrono::seconds(10)};
   Publisher publisher{numbers, sink, alarms, publisher_events};
-  QuietSignals signal_events;
+  SignalRecorder signal_events;
   SignalGate gate{true, rig.keeper, publisher, signal_events};
   LiveStates live;
   PublishedLines events;
@@ -187,7 +177,7 @@ TEST_F(PublicationStepTest, AResultNamingItsBackendKeepsItAndNoTrackerMeansNoPos
   EXPECT_TRUE(p["position"].is_null());
   EXPECT_FALSE(stream().signals.following());  // no positions known: no signals
   EXPECT_EQ(signal_events.lines,
-            (std::vector<std::string>{"its tracker is not at the window's end"}));
+            (std::vector<std::string>{"unknown 1 its tracker is not at the window's end"}));
 }
 
 }  // namespace

@@ -20,50 +20,17 @@
 #include <vector>
 
 #include "support/keeper_rig.hpp"
+#include "support/parts_fakes.hpp"
 #include "support/publisher_fakes.hpp"
 
 namespace wfod::daemon {
 namespace {
 
+using test::FakeBackend;
 using test::Journal;
+using test::SignalRecorder;
+using test::Tickets;
 using Clock = std::chrono::steady_clock;
-
-class FakeBackend final : public Backend {
- public:
-  FakeBackend(std::string name, bool device) : name_(std::move(name)), device_(device) {}
-  std::string_view name() const override { return name_; }
-  bool runs_on_device() const override { return device_; }
-  // The dispatcher only hands the backend to the worker; these tests run no job.
-  SweepResult sweep(const SweepRequest&) override { throw std::logic_error("not here"); }
-  std::vector<Metrics> evaluate(const SweepRequest&, std::span<const uint64_t>) override {
-    throw std::logic_error("not here");
-  }
-  std::vector<Summary> block_summaries(const SweepRequest&, std::span<const size_t>) override {
-    throw std::logic_error("not here");
-  }
-  std::vector<int8_t> positions(const HistoryView&, const StrategySpec&, const Combo&) override {
-    throw std::logic_error("not here");
-  }
-
- private:
-  std::string name_;
-  bool device_;
-};
-
-// The worker: tickets queue up until a test answers them.
-class Tickets final : public JobHandOff {
- public:
-  explicit Tickets(Journal& journal) : journal_(journal) {}
-  void post(JobTicket t) override {
-    journal_.push_back("post end=" + std::to_string(t.input.request.window.end) + " on " +
-                       std::string(t.backend->name()));
-    queue.push_back(std::move(t));
-  }
-  std::deque<JobTicket> queue;
-
- private:
-  Journal& journal_;
-};
 
 class Publications final : public RunPublication {
  public:
@@ -110,16 +77,6 @@ class RunRecorder final : public RunEvents {
     lines.push_back("next_run " + std::to_string(s.sched.bars_until_due()));
   }
   std::vector<std::string> lines;
-};
-
-class QuietSignals final : public SignalEvents {
- public:
-  void send_failed(const PublicationKey&, std::string_view) override {}
-  void stopped(const PublicationKey&, size_t, std::string_view) override {}
-  void unknown_positions(const PublicationKey&, uint64_t, std::string_view) override {}
-  void not_followed(const PublicationKey&, std::string_view) override {}
-  void following(const PublicationKey&, uint64_t, uint64_t, size_t) override {}
-  void resume_later(const PublicationKey&, std::string_view) override {}
 };
 
 // S0.trend: window 5, warmup 2 (a run needs 8 bars), every 3. The keeper's commits reach
@@ -197,7 +154,7 @@ class Dispatch : public ::testing::Test {
   test::RecordingEvents publisher_events;
   StorageAlarms alarms{20, std::chrono::seconds(10)};
   Publisher publisher{numbers, sink, alarms, publisher_events};
-  QuietSignals signal_events;
+  SignalRecorder signal_events;
   StreamMap streams;
   SignalGate gate{true, rig.keeper, publisher, signal_events};
   Clock::time_point now = Clock::time_point{} + std::chrono::seconds(100);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "support/keeper_rig.hpp"
+#include "support/parts_fakes.hpp"
 #include "support/publisher_fakes.hpp"
 #include "support/series.hpp"
 
@@ -26,30 +27,7 @@ namespace wfod::daemon {
 namespace {
 
 using test::Journal;
-
-class SignalRecorder final : public SignalEvents {
- public:
-  void send_failed(const PublicationKey&, std::string_view error) override {
-    lines.push_back("send_failed " + std::string(error));
-  }
-  void stopped(const PublicationKey&, size_t bar, std::string_view) override {
-    lines.push_back("stopped " + std::to_string(bar));
-  }
-  void unknown_positions(const PublicationKey&, uint64_t seq, std::string_view why) override {
-    lines.push_back("unknown " + std::to_string(seq) + " " + std::string(why));
-  }
-  void not_followed(const PublicationKey&, std::string_view) override {
-    lines.push_back("not_followed");
-  }
-  void following(const PublicationKey&, uint64_t combo, uint64_t seq, size_t bar) override {
-    lines.push_back("following " + std::to_string(combo) + " " + std::to_string(seq) + " " +
-                    std::to_string(bar));
-  }
-  void resume_later(const PublicationKey&, std::string_view) override {
-    lines.push_back("resume_later");
-  }
-  std::vector<std::string> lines;
-};
+using test::SignalRecorder;
 
 // A signal as it went out.
 struct Sent {

@@ -77,5 +77,28 @@ TEST(Streams, HistoryNeedsAreThoseOfTheSymbolsStreams) {
   EXPECT_FALSE(needs[0].signals_from.has_value());  // not following
 }
 
+TEST(Streams, AReloadKeepsUnchangedStreamsRestartsChangedOnesAndWaitsForNewSymbols) {
+  SymbolState sym;
+  sym.cfg.name = "S0";
+  StreamMap running;
+  running[{"S0", "keep"}] = new_stream(strategy("keep"), sym, 1);
+  running[{"S0", "change"}] = new_stream(strategy("change"), sym, 2);
+  running[{"S0", "drop"}] = new_stream(strategy("drop"), sym, 3);
+  std::vector<config::StrategyConfig> next{strategy("keep"), strategy("change"), strategy("add")};
+  next[1].window = 60;
+  next[2].symbols = {"S0", "S9"};  // S9 is not a symbol of the running daemon
+  const StreamChanges c =
+      stream_changes(running, next, [](std::string_view s) { return s == "S0"; });
+  EXPECT_EQ(c.removed, (std::vector<PublicationKey>{{"S0", "drop"}}));
+  ASSERT_EQ(c.started.size(), 2u);  // "keep" is left alone
+  EXPECT_EQ(c.started[0].key, (PublicationKey{"S0", "add"}));
+  EXPECT_FALSE(c.started[0].changed);
+  EXPECT_EQ(c.started[0].strategy, &next[2]);
+  EXPECT_EQ(c.started[1].key, (PublicationKey{"S0", "change"}));
+  EXPECT_TRUE(c.started[1].changed);
+  EXPECT_EQ(c.started[1].strategy->window, 60u);
+  EXPECT_EQ(c.new_symbols, (std::vector<std::pair<std::string, std::string>>{{"add", "S9"}}));
+}
+
 }  // namespace
 }  // namespace wfod::daemon

@@ -9,11 +9,13 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "wfod/backend.hpp"
@@ -82,6 +84,23 @@ SweepRequest request_for(const SymbolStrategy& stream, size_t end,
 
 // What the streams of `symbol` need kept of its history (BarKeeper::set_needs).
 std::vector<HistoryNeed> history_needs(const StreamMap& streams, std::string_view symbol);
+
+// What a reload's strategies change (SIGHUP): a stream whose strategy is unchanged (equal
+// fingerprints) keeps its schedule, winner and live_oos history; a changed one starts over;
+// a removed one goes; a strategy on a symbol the daemon does not run waits for a restart.
+struct StreamChanges {
+  struct Start {
+    PublicationKey key;
+    const config::StrategyConfig* strategy = nullptr;  // into the new configuration
+    bool changed = false;                              // replaces a running stream
+  };
+  std::vector<std::pair<std::string, std::string>> new_symbols;  // (strategy, symbol)
+  std::vector<PublicationKey> removed;                           // in stream order
+  std::vector<Start> started;                                    // in stream order
+};
+StreamChanges stream_changes(const StreamMap& running,
+                             const std::vector<config::StrategyConfig>& next,
+                             const std::function<bool(std::string_view)>& has_symbol);
 
 // Calls f(key, stream) for each stream of `symbol`, in strategy order.
 template <class F>
