@@ -1,6 +1,6 @@
-// The wfod daemon's event loop: start-up (stores, backend, sockets, first runs) and the
-// loop itself. The rest of the Daemon class lives in daemon_feeds.cpp, daemon_jobs.cpp,
-// daemon_endpoints.cpp and daemon_lifecycle.cpp; its state in daemon_impl.hpp.
+// The wfod daemon's event loop: start-up (stores, backend, symbols, streams, sockets, first
+// runs) and the loop itself. The rest of the Daemon class lives in daemon_feeds.cpp,
+// daemon_endpoints.cpp and daemon_lifecycle.cpp; its state and parts in daemon_impl.hpp.
 
 #include "daemon.hpp"
 
