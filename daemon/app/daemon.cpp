@@ -656,7 +656,7 @@ bool Daemon::start_up() {
     return false;
   }
   if (!open_sockets()) return false;
-  return open_http(true);
+  return http_.open(true, exit_code_);
 }
 
 int Daemon::run() {
@@ -670,7 +670,7 @@ int Daemon::run() {
   arm_zap();
   snapshot_monitor_->arm();
   arm_snapshot();
-  if (http_) accept_http();
+  if (http_.listening()) http_.accept();
   for (auto& f : feeds_) {
     arm_feed(*f);
     f->monitor->arm();

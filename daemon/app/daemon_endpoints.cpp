@@ -1,5 +1,5 @@
 // What the daemon answers besides publications: CURVE client authentication (ZAP), snapshot
-// requests (PROTOCOL §3) with the health they report, and the HTTP status endpoint.
+// requests (PROTOCOL §3), and the health they and the HTTP endpoint report.
 
 #include "daemon_impl.hpp"
 #include "wfod/daemon/core/connection_cap.hpp"
@@ -69,14 +69,6 @@ void Daemon::drain_zap() {
   arm_zap();
 }
 
-void Daemon::log_connection_cap(feeds::RejectLogLimiter& limit, std::string_view socket,
-                                size_t open, int max, std::string_view what) {
-  const auto d = limit.on_reject();
-  if (!d.log) return;
-  spdlog::warn("{}: {} connections open, the cap (max_{}_connections) is {}: {}{}", socket, open,
-               socket, max, what, not_logged_note(d.suppressed));
-}
-
 // --- snapshot ---
 
 void Daemon::arm_snapshot() {
@@ -143,8 +135,7 @@ HealthInput Daemon::health() const {
     h.feeds.push_back({f->endpoint, f->link.is_connected(), f->link.last_message_age_s(now),
                        f->link.disconnects(), f->link.reconnects()});
   }
-  h.http_connections = {http_open(), static_cast<uint64_t>(cfg_.daemon.max_http_connections),
-                        http_refused_};
+  h.http_connections = http_.connections();
   h.last_reload = last_reload_;
   h.reload_failures = reload_failures_;
   h.snapshot_dropped = snapshot_dropped_;
@@ -152,127 +143,6 @@ HealthInput Daemon::health() const {
   const std::vector<std::string> built = backend_names();
   h.build_backend = std::find(built.begin(), built.end(), "cuda") != built.end() ? "cuda" : "cpu";
   return h;
-}
-
-// --- HTTP status ([publish] http) ---
-
-bool Daemon::open_http(bool at_start) {
-  if (cfg_.publish.http.empty()) return true;
-  // At start a monitoring endpoint that cannot be served stops the daemon, like the other
-  // sockets (an operator would otherwise find out from a silent scraper); on SIGHUP the
-  // running daemon keeps publishing and only HTTP stays off.
-  const auto failed = [this, at_start](const std::string& why, int exit_code) {
-    if (at_start) {
-      spdlog::critical("{}", why);
-      exit_code_ = exit_code;
-    } else {
-      spdlog::error("{}; serving without HTTP status", why);
-    }
-    http_.reset();
-    return false;
-  };
-  const auto address = parse_http_address(cfg_.publish.http);
-  if (!address) {
-    return failed("[publish] http = \"" + cfg_.publish.http + "\": expected HOST:PORT",
-                  kExitBadConfig);
-  }
-  try {
-    asio::ip::tcp::resolver resolver(io_);
-    const auto endpoints = resolver.resolve(address->first, std::to_string(address->second));
-    const asio::ip::tcp::endpoint endpoint = endpoints.begin()->endpoint();
-    http_.emplace(io_);
-    http_->open(endpoint.protocol());
-    http_->set_option(asio::socket_base::reuse_address(true));
-    http_->bind(endpoint);
-    http_->listen();
-    spdlog::info("HTTP /metrics and /healthz on {}:{}", endpoint.address().to_string(),
-                 http_->local_endpoint().port());
-  } catch (const boost::system::system_error& e) {
-    // code().message(): the errno text alone, without Boost's source location.
-    return failed("cannot bind [http] endpoint " + cfg_.publish.http + ": " + e.code().message(),
-                  kExitStartFailed);
-  }
-  return true;
-}
-
-void Daemon::accept_http() {
-  http_->async_accept([this](const boost::system::error_code& ec, asio::ip::tcp::socket sock) {
-    // Closed (a stop, or a reload that reopens it and accepts on the new one itself).
-    if (stopping_ || ec == asio::error::operation_aborted) return;
-    if (ec == asio::error::no_descriptors || ec.value() == ENFILE) {
-      // Out of descriptors: the connection waits in the backlog; retrying at once would spin.
-      log_connection_cap(http_cap_log_, "http", http_open(), cfg_.daemon.max_http_connections,
-                         "accept failed (" + ec.message() + "): retrying in 100 ms");
-      http_retry_.expires_after(std::chrono::milliseconds(100));
-      http_retry_.async_wait([this](const boost::system::error_code& e) {
-        if (!e && !stopping_ && http_) accept_http();
-      });
-      return;
-    }
-    if (!ec) admit_http(std::move(sock));
-    accept_http();
-  });
-}
-
-size_t Daemon::http_open() const {
-  return static_cast<size_t>(std::count_if(http_sessions_.begin(), http_sessions_.end(),
-                                           [](const std::weak_ptr<HttpSession>& w) {
-                                             const auto s = w.lock();
-                                             return s && s->sock.is_open();
-                                           }));
-}
-
-void Daemon::admit_http(asio::ip::tcp::socket sock) {
-  std::erase_if(http_sessions_, [](const std::weak_ptr<HttpSession>& w) {
-    const auto s = w.lock();
-    return !s || !s->sock.is_open();
-  });
-  const int max = cfg_.daemon.max_http_connections;
-  std::vector<bool> answering;
-  for (const std::weak_ptr<HttpSession>& w : http_sessions_)
-    answering.push_back(w.lock()->answering);
-  const CapDecision d = admit_at_cap(answering, static_cast<size_t>(max));
-  if (d.at_cap()) ++http_refused_;
-  if (d.action == CapDecision::Action::close_oldest_idle) {
-    log_connection_cap(http_cap_log_, "http", http_sessions_.size(), max,
-                       "closed the oldest one still sending its request");
-    const auto idle = std::next(http_sessions_.begin(), static_cast<std::ptrdiff_t>(d.close));
-    idle->lock()->close();
-    http_sessions_.erase(idle);
-  } else if (d.action == CapDecision::Action::refuse) {
-    log_connection_cap(http_cap_log_, "http", http_sessions_.size(), max,
-                       "every one is being answered: a new one refused with 503");
-    auto s = std::make_shared<HttpSession>(std::move(sock));
-    s->reply = net::http_busy_response();
-    asio::async_write(s->sock, asio::buffer(s->reply),
-                      [s](const boost::system::error_code&, size_t) { s->close(); });
-    return;
-  }
-  auto s = std::make_shared<HttpSession>(std::move(sock));
-  http_sessions_.push_back(s);
-  serve_http(std::move(s));
-}
-
-void Daemon::serve_http(std::shared_ptr<HttpSession> s) {
-  // A client that never finishes its request is dropped after 5 s.
-  s->timer.expires_after(std::chrono::seconds(5));
-  s->timer.async_wait([s](const boost::system::error_code& ec) {
-    if (ec) return;
-    boost::system::error_code ignored;
-    s->sock.close(ignored);
-  });
-  asio::async_read_until(
-      s->sock, asio::dynamic_buffer(s->request, net::kMaxHttpRequestBytes), "\r\n\r\n",
-      [this, s](const boost::system::error_code& ec, size_t) {
-        if (ec) {  // closed, timed out, or a head larger than kMaxHttpRequestBytes
-          s->close();
-          return;
-        }
-        s->answering = true;
-        s->reply = http_response(s->request, health());
-        asio::async_write(s->sock, asio::buffer(s->reply),
-                          [s](const boost::system::error_code&, size_t) { s->close(); });
-      });
 }
 
 }  // namespace wfod::daemon::loop

@@ -2,10 +2,11 @@
 // BarKeeper: bars on disk and in memory; the SignalGate; the RunDispatcher: runs and the
 // worker; the PublicationStep and the Publisher) over the seams of daemon_seams.hpp, with
 // their log lines in daemon_logs.cpp. Its files: daemon.cpp (start-up and run),
-// daemon_feeds.cpp (feed sockets, storage checks), daemon_endpoints.cpp (snapshot, ZAP, HTTP,
-// health), daemon_lifecycle.cpp (signals, reload, shutdown). Internal to the wfod executable:
-// everything here runs on the loop thread except the closures handed to the Worker and the
-// streams' opening at start (open_streams_at_start's opener threads, while the loop waits).
+// daemon_feeds.cpp (feed sockets, storage checks), daemon_endpoints.cpp (snapshot, ZAP,
+// health), daemon_lifecycle.cpp (signals, reload, shutdown); the HTTP endpoint is
+// http_endpoint.cpp. Internal to the wfod executable: everything here runs on the loop
+// thread except the closures handed to the Worker and the streams' opening at start
+// (open_streams_at_start's opener threads, while the loop waits).
 #pragma once
 
 #include <spdlog/spdlog.h>
@@ -35,6 +36,7 @@
 #include "daemon_logs.hpp"
 #include "daemon_seams.hpp"
 #include "exit_codes.hpp"
+#include "http_endpoint.hpp"
 #include "notify.hpp"
 #include "socket_monitor.hpp"
 #include "watched_socket.hpp"
@@ -84,22 +86,6 @@ inline constexpr std::chrono::milliseconds kWorkerStopBudget{2000};
 inline double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
-
-// One HTTP status request: read the head (bounded in size and time), answer, close.
-struct HttpSession {
-  explicit HttpSession(asio::ip::tcp::socket s) : sock(std::move(s)), timer(sock.get_executor()) {}
-  asio::ip::tcp::socket sock;
-  asio::steady_timer timer;
-  std::string request;
-  std::string reply;
-  bool answering = false;  // its request is read: no longer a candidate to close at the cap
-  void close() {
-    boost::system::error_code ignored;
-    sock.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
-    sock.close(ignored);
-    timer.cancel();
-  }
-};
 
 class Daemon {
  public:
@@ -154,19 +140,6 @@ class Daemon {
   bool restore_checkpoint(const PublicationKey& key, SymbolStrategy& stream,
                           const HistorySnapshot& snap);
   void save_checkpoints_at_stop();
-
-  // at_start: a failure stops the start-up; on SIGHUP it is logged and HTTP stays off.
-  bool open_http(bool at_start);
-  void accept_http();
-  // A new connection, within [daemon] max_http_connections: at the cap the oldest one still
-  // sending its request is closed first, or, when every one is being answered, this one gets
-  // 503 "too many connections".
-  void admit_http(asio::ip::tcp::socket sock);
-  void serve_http(std::shared_ptr<HttpSession> s);
-  size_t http_open() const;
-  // A connection refused or closed at a cap (snapshot or HTTP), logged under one rate limit.
-  void log_connection_cap(feeds::RejectLogLimiter& limit, std::string_view socket, size_t open,
-                          int max, std::string_view what);
 
   void arm_snapshot();
   void drain_snapshot();
@@ -225,12 +198,9 @@ class Daemon {
   int exit_code_ = kExitOk;
   Clock::time_point batch_received_ = Clock::now();  // the loop woke with the feed batch
 
-  std::optional<asio::ip::tcp::acceptor> http_;
-  std::list<std::weak_ptr<HttpSession>> http_sessions_;  // open ones, oldest first
-  uint64_t http_refused_ = 0;
-  asio::steady_timer http_retry_{io_};  // an accept that failed for want of descriptors
-  // Lines about connections refused at a cap, per socket (each its own rate limit).
-  feeds::RejectLogLimiter http_cap_log_{20, std::chrono::seconds(10)};
+  HttpEndpoint http_{io_, cfg_, [this] { return health(); }};  // [publish] http
+  // Lines about connections refused at the snapshot socket's cap (the HTTP endpoint has its
+  // own rate limit).
   feeds::RejectLogLimiter snapshot_cap_log_{20, std::chrono::seconds(10)};
   std::unique_ptr<CurveSecurity> curve_;  // [curve]: keys and the ZAP decisions
   std::unique_ptr<WatchedSocket> zap_;    // inproc://zeromq.zap.01, answered on the loop

@@ -92,12 +92,11 @@ void Daemon::reload() {
   cfg_.daemon.max_http_connections = next.daemon.max_http_connections;
   cfg_.daemon.memory_budget_mb = next.daemon.memory_budget_mb;
   if (cfg_.publish.http != next.publish.http) {
-    boost::system::error_code ignored;
-    if (http_) http_->close(ignored);
-    http_.reset();
+    http_.close();
     cfg_.publish.http = next.publish.http;
-    (void)open_http(false);
-    if (http_) accept_http();
+    int ignored_exit = kExitOk;  // not at start: a failure is only logged
+    (void)http_.open(false, ignored_exit);
+    if (http_.listening()) http_.accept();
   }
   if (!plan.restart.empty()) {
     spdlog::warn(
@@ -196,8 +195,7 @@ void Daemon::shut_down() {
   if (rep_) rep_->fd.cancel(ignored);
   if (zap_) zap_->fd.cancel(ignored);
   if (snapshot_monitor_) snapshot_monitor_->cancel();
-  if (http_) http_->close(ignored);
-  http_retry_.cancel();
+  http_.stop();
   for (auto& f : feeds_) {
     f->fd.cancel(ignored);
     f->monitor->cancel();
@@ -275,8 +273,7 @@ void Daemon::shut_down() {
   if (const uint64_t gaps = gap_log_.pending_suppressed(); gaps > 0) {
     spdlog::warn("{} feed gaps were not logged (rate limit)", gaps);
   }
-  if (const uint64_t caps =
-          http_cap_log_.pending_suppressed() + snapshot_cap_log_.pending_suppressed();
+  if (const uint64_t caps = http_.cap_lines_not_logged() + snapshot_cap_log_.pending_suppressed();
       caps > 0) {
     spdlog::warn("{} connection cap lines were not logged (rate limit)", caps);
   }

@@ -228,4 +228,14 @@ void PublishedLog::published(const PublicationKey& key, const Published& p) {
          std::to_string(p.seq));
 }
 
+// --- the connection caps (app/http_endpoint.cpp, the snapshot socket's ZAP handler) ---
+
+void log_connection_cap(feeds::RejectLogLimiter& limit, std::string_view socket, size_t open,
+                        int max, std::string_view what) {
+  const auto d = limit.on_reject();
+  if (!d.log) return;
+  spdlog::warn("{}: {} connections open, the cap (max_{}_connections) is {}: {}{}", socket, open,
+               socket, max, what, not_logged_note(d.suppressed));
+}
+
 }  // namespace wfod::daemon::loop

@@ -12,6 +12,7 @@
 #include "wfod/daemon/core/publisher.hpp"
 #include "wfod/daemon/core/run_dispatcher.hpp"
 #include "wfod/daemon/core/signal_gate.hpp"
+#include "wfod/feeds/bar_validator.hpp"
 
 namespace wfod::daemon::loop {
 
@@ -77,6 +78,11 @@ class PublishedLog final : public PublicationStepEvents {
  public:
   void published(const PublicationKey& key, const Published& p) override;
 };
+
+// A connection refused or closed at a cap (snapshot or HTTP): `socket` names it, `limit` is
+// its own rate limit.
+void log_connection_cap(feeds::RejectLogLimiter& limit, std::string_view socket, size_t open,
+                        int max, std::string_view what);
 
 // One of each, held by the Daemon.
 struct DaemonLogs {
