@@ -1,6 +1,6 @@
-// The wfod daemon's event loop: start-up (stores, backend, sockets, first runs) and the
-// loop itself. The rest of the Daemon class lives in daemon_feeds.cpp, daemon_jobs.cpp,
-// daemon_endpoints.cpp and daemon_lifecycle.cpp; its state in daemon_impl.hpp.
+// The wfod daemon's event loop: start-up (stores, backend, symbols, streams, sockets, first
+// runs) and the loop itself. The rest of the Daemon class lives in daemon_feeds.cpp,
+// daemon_endpoints.cpp and daemon_lifecycle.cpp; its state and parts in daemon_impl.hpp.
 
 #include "daemon.hpp"
 
@@ -21,70 +21,12 @@
 namespace wfod::daemon {
 namespace loop {
 
-std::string fingerprint(const config::StrategyConfig& s) {
-  std::ostringstream o;
-  o.precision(17);
-  auto list = [&o](const auto& v) {
-    o << '[';
-    for (const auto& x : v) o << x << ',';
-    o << ']';
-  };
-  auto enums = [&o](const auto& v) {
-    o << '[';
-    for (const auto& x : v) o << to_string(x) << ',';
-    o << ']';
-  };
-  const Grid& g = s.spec.grid;
-  o << to_string(g.family);
-  list(g.fast);
-  list(g.slow);
-  enums(g.ma);
-  enums(g.side);
-  enums(g.entry);
-  list(g.n);
-  enums(g.source);
-  list(g.vol_short);
-  list(g.vol_long);
-  list(g.vol_threshold);
-  // The level families' axes, only where present: the text of the older families' strategies
-  // (which tags their saved live state) stays what it was.
-  if (g.family == Family::bollinger) {
-    list(g.k);
-    enums(g.style);
-  }
-  if (g.family == Family::rsi_reversion) {
-    list(g.lo);
-    list(g.hi);
-  }
-  o << to_string(s.spec.fill) << ' ' << s.spec.costs.commission_bps << ' '
-    << s.spec.costs.slippage_bps << ' ' << to_string(s.rank.objective) << ' ' << s.rank.min_trades
-    << ' ' << s.rank.max_drawdown << ' ' << (s.rank.min_exposure ? *s.rank.min_exposure : -1.0)
-    << ' ' << s.rank.top << ' ' << s.window << ' '
-    << (s.warmup ? static_cast<long long>(*s.warmup) : -1LL) << ' ' << s.every;
-  return o.str();
-}
-
-// The bars of `symbol`'s log a start loads into memory: where the backend's streams are
-// bounded (they resume from checkpoints or read older bars from the log), what the history
-// holds at most (update_history_needs); otherwise (streams need the history from the
-// anchor), all.
-size_t Daemon::bars_to_load(const std::string& symbol) const {
-  if (!backend_->streams_bounded()) return 0;
-  size_t keep = 0, most_every = 1;
-  for (const config::StrategyConfig& s : cfg_.strategies) {
-    if (std::find(s.symbols.begin(), s.symbols.end(), symbol) == s.symbols.end()) continue;
-    const size_t warmup = s.warmup ? *s.warmup : default_warmup(s.spec.grid);
-    keep = std::max(keep, s.window + warmup + 2);
-    most_every = std::max<size_t>(most_every, s.every);
-  }
-  return keep == 0 ? 0 : keep + 2 * most_every + 4096;
-}
-
 bool Daemon::open_symbol(const config::SymbolConfig& s) {
   BarStoreOptions options;
   options.fsync = cfg_.daemon.fsync;
   options.on_corrupt = cfg_.daemon.on_corrupt_log;
-  options.load_newest = bars_to_load(s.name);
+  options.load_newest =
+      BarKeeper::bars_to_load(cfg_.strategies, s.name, dispatcher_.backend().streams_bounded());
   auto opened = BarStore::open(cfg_.daemon.state_dir, s.name, options);
   if (!opened.ok()) {
     if (is_content_error(opened.error())) {
@@ -188,24 +130,12 @@ bool Daemon::open_symbol(const config::SymbolConfig& s) {
           feeds::format_timestamp(*first_future));
     }
   }
-  symbols_.emplace(s.name, std::move(st));
+  keeper_.add(std::move(st));
   return true;
 }
 
 void Daemon::add_stream(const config::StrategyConfig& s, const std::string& symbol) {
-  const SymbolState& sym = symbols_.at(symbol);
-  SymbolStrategy st;
-  st.cfg = s;
-  st.spec = s.spec;
-  st.spec.bars_per_year = sym.cfg.bars_per_year;
-  st.warmup = s.warmup ? *s.warmup : default_warmup(s.spec.grid);
-  st.sched = RunScheduler(s.every, s.window + st.warmup + 1);
-  st.generation = ++generation_;
-  st.fingerprint_crc = crc32(fingerprint(s));
-  // live_oos reads the winner's positions since the previous publication: a few runs apart.
-  st.slot->set_tracker_keep(s.window + st.warmup + 2 * s.every + 4096);
-  // Signals go to the bars accepted from now on (a restart or a reload does not repeat any).
-  st.signals.start_at(sym.history.size());
+  SymbolStrategy st = new_stream(s, keeper_.at(symbol), ++generation_);
   publisher_.stream_started(PublicationKey{symbol, s.name});
   streams_.insert_or_assign(PublicationKey{symbol, s.name}, std::move(st));
 }
@@ -220,7 +150,7 @@ void Daemon::restore_live_state(const PublicationKey& key, SymbolStrategy& strea
   if (!loaded.value()) return;
   const LiveState& st = *loaded.value();
   const Grid& grid = stream.spec.grid;
-  const size_t bars = symbols_.at(key.first).history.size();
+  const size_t bars = keeper_.at(key.first).history.size();
   const char* why = nullptr;
   if (st.seq > seqs_->last(key.first, key.second)) {
     why = "its seq is ahead of publications.seq";
@@ -291,13 +221,14 @@ void Daemon::open_streams_at_start() {
   std::vector<std::pair<const PublicationKey, SymbolStrategy>*> todo;
   for (auto& entry : streams_) todo.push_back(&entry);
   auto open_one = [this](const PublicationKey& key, SymbolStrategy& stream) {
-    const SymbolState& sym = symbols_.at(key.first);
+    const SymbolState& sym = keeper_.at(key.first);
     const HistorySnapshot snap = sym.history.snapshot();
     const auto t0 = Clock::now();
     if (restore_checkpoint(key, stream, snap)) return;
     try {
       // Bars older than memory holds come from the bar log.
-      stream.slot->open_from(*backend_, stream_spec_of(request_for(stream, snap.end)), snap,
+      stream.slot->open_from(dispatcher_.backend(),
+                             stream_spec_of(request_for(stream, snap.end, cfg_.daemon)), snap,
                              sym.store->path());
     } catch (const std::exception& e) {
       spdlog::error("stream {}.{}: cannot open at start ({}); the first run tries again", key.first,
@@ -310,7 +241,7 @@ void Daemon::open_streams_at_start() {
     spdlog::info(
         "stream {}.{} opened backend={} replayed_bars={} bounded={} footprint_mb={:.1f} "
         "open_s={:.3f}{}{}",
-        key.first, key.second, backend_name_, snap.end, stream.bounded,
+        key.first, key.second, dispatcher_.backend_name(), snap.end, stream.bounded,
         static_cast<double>(st.footprint_bytes) / 1e6, ms_between(t0, Clock::now()) / 1e3,
         stream.slot->fallback_reason().empty() ? "" : " fallback=", stream.slot->fallback_reason());
   };
@@ -319,7 +250,7 @@ void Daemon::open_streams_at_start() {
   // fresh state). Each thread touches only its streams; the symbols and the checkpoint store
   // are only read. The cuda backend opens its streams one after the other.
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const size_t threads = backend_->streams_open_concurrently()
+  const size_t threads = dispatcher_.backend().streams_open_concurrently()
                              ? std::min<size_t>(todo.size(), cores)
                              : std::min<size_t>(todo.size(), 1);
   std::atomic<size_t> next{0}, opened{0};
@@ -358,8 +289,8 @@ void Daemon::open_streams_at_start() {
   io_.restart();
   io_.poll();
   io_.restart();
-  for (auto& [name, sym] : symbols_) {
-    update_history_needs(name);
+  for (auto& [name, sym] : keeper_.symbols()) {
+    keeper_.set_needs(sym, history_needs(streams_, name));
     sym.history.compact();
     spdlog::info("symbol {}: {} bars from the anchor, {} in memory ({:.1f} MB)", name,
                  sym.history.size(), sym.history.size() - sym.history.base(),
@@ -377,8 +308,8 @@ void Daemon::stop_while_opening(int signo, size_t opened, size_t streams) {
       signo == SIGTERM ? "SIGTERM" : "SIGINT", opened, streams);
   notify("STOPPING=1");
   int code = kExitOk;
-  const StopFlush flushed = ingest_->stop_flush(std::chrono::seconds(cfg_.daemon.stop_retry_s),
-                                                std::chrono::milliseconds(200));
+  const StopFlush flushed = keeper_.flush_at_stop(std::chrono::seconds(cfg_.daemon.stop_retry_s),
+                                                  std::chrono::milliseconds(200));
   if (!flushed.lost.empty()) {
     spdlog::critical("{} accepted bars lost at shutdown: exit {}", flushed.lost_bars(),
                      kExitBarsLost);
@@ -394,16 +325,6 @@ void Daemon::stop_while_opening(int signo, size_t opened, size_t streams) {
 // A stream's checkpoint, if it matches the strategy and the bar log: the stream resumes
 // after the bars it covers (the first run advances it through the rest). Anything wrong is
 // said loudly and the caller replays from the anchor instead.
-// Bar t's ts, from memory or else from the bar log (nullopt when neither has it).
-std::optional<int64_t> Daemon::bar_ts(const std::string& symbol, size_t t) const {
-  const SymbolState& sym = symbols_.at(symbol);
-  if (t >= sym.history.size()) return std::nullopt;
-  if (t >= sym.history.base()) return sym.history.bar(t).ts_ns;
-  auto bar = read_bar_log(sym.store->path(), t, t + 1);
-  if (!bar.ok()) return std::nullopt;
-  return bar.value().ts_ns.at(0);
-}
-
 bool Daemon::restore_checkpoint(const PublicationKey& key, SymbolStrategy& stream,
                                 const HistorySnapshot& snap) {
   const auto t0 = Clock::now();
@@ -422,11 +343,12 @@ bool Daemon::restore_checkpoint(const PublicationKey& key, SymbolStrategy& strea
     } else if (c.bars == 0 || c.bars > snap.end) {
       why = "it covers " + std::to_string(c.bars) + " bars, the bar log holds " +
             std::to_string(snap.end);
-    } else if (bar_ts(key.first, c.bars - 1) != c.last_ts) {
+    } else if (keeper_.bar_ts(keeper_.at(key.first), c.bars - 1) != c.last_ts) {
       why = "its last bar's ts does not match the bar log's bar " + std::to_string(c.bars - 1);
     } else {
       try {
-        stream.slot->restore(*backend_, stream_spec_of(request_for(stream, c.bars)), c.blob,
+        stream.slot->restore(dispatcher_.backend(),
+                             stream_spec_of(request_for(stream, c.bars, cfg_.daemon)), c.blob,
                              c.bars);
         stream.taken = c.bars;
         stream.bounded = stream.slot->bounded();
@@ -634,6 +556,7 @@ bool Daemon::start_up() {
     return false;
   }
   state_lock_.emplace(std::move(lock).value());
+  std::unique_ptr<Backend> backend;
   try {
     // What "auto" / "cuda" found and why (the device's compute capability against the
     // architectures built in): one line either way, a fall back to cpu at warn level.
@@ -643,7 +566,7 @@ bool Daemon::start_up() {
     } else if (!choice.detail.empty()) {
       spdlog::info("{}", choice.detail);
     }
-    backend_ = std::move(choice.backend);
+    backend = std::move(choice.backend);
   } catch (const std::exception& e) {
     spdlog::critical("backend {}: {}", cfg_.daemon.backend, e.what());
     return false;
@@ -657,11 +580,11 @@ bool Daemon::start_up() {
     }
     spdlog::warn("{}={}: TEST ONLY, optimisation {} and later will fail", kBackendFaultEnv, fault,
                  *from);
-    backend_ = make_fault_backend(std::move(backend_), *from);
+    backend = make_fault_backend(std::move(backend), *from);
   }
-  backend_name_ = std::string(backend_->name());
-  spdlog::info("backend {} (configured {}), precision {}", backend_name_, cfg_.daemon.backend,
-               to_string(cfg_.daemon.precision));
+  dispatcher_.set_backend(std::move(backend));
+  spdlog::info("backend {} (configured {}), precision {}", dispatcher_.backend_name(),
+               cfg_.daemon.backend, to_string(cfg_.daemon.precision));
 
   // Numbers are reserved 64 at a time: one rewrite of publications.seq per 64 publications
   // of a stream instead of one per publication (a crash skips at most 63: a gap).
@@ -686,6 +609,7 @@ bool Daemon::start_up() {
     return false;
   }
   checkpoints_.emplace(std::move(checkpoints).value());
+  dispatcher_.set_checkpoints(&*checkpoints_);
   // From the writer's thread: StorageAlarms is thread-safe; the loop's storage check clears
   // the alarm once a save succeeds again (LiveStateWriter::failing).
   live_writer_.emplace(*live_, [this](const PublicationKey& key, const IoError& e) {
@@ -700,19 +624,14 @@ bool Daemon::start_up() {
   for (const config::SymbolConfig& s : cfg_.symbols) {
     if (!open_symbol(s)) return false;
   }
-  std::vector<IngestTarget> targets;
-  for (auto& [name, st] : symbols_) {
-    targets.push_back({name, &*st.store, &st.history});
-    by_index_.push_back(&st);
-  }
-  ingest_.emplace(std::move(targets), cfg_.daemon.fsync);
-  ingest_->validator().set_max_future(std::chrono::seconds(cfg_.daemon.max_future_s));
+  keeper_.start(cfg_.daemon.fsync);
+  keeper_.validator().set_max_future(std::chrono::seconds(cfg_.daemon.max_future_s));
   // Feed bars only: the backfill above was appended without the validator.
-  ingest_->validator().set_min_ts(cfg_.daemon.min_ts_ns);
-  for (const auto& [name, st] : symbols_) {
+  keeper_.validator().set_min_ts(cfg_.daemon.min_ts_ns);
+  for (const auto& [name, st] : keeper_.symbols()) {
     if (st.history.size() == 0) continue;
     const int64_t last = st.history.last_ts();
-    ingest_->validator().seed(name, last, st.last_seq);
+    keeper_.validator().seed(name, last, st.last_seq);
     // A far-future bar persisted by a daemon without the future check (or with it off)
     // still holds the symbol: every real bar is out_of_order until the clock passes it.
     const int64_t ahead_ns = last - feeds::BarValidator::system_now_ns();
@@ -729,7 +648,7 @@ bool Daemon::start_up() {
   }
   for (auto& [key, stream] : streams_) restore_live_state(key, stream);
   open_streams_at_start();
-  follow_at_start();
+  signal_gate_.follow_at_start(streams_);
   std::vector<SequenceStore::Key> keys;
   for (const auto& [key, stream] : streams_) keys.push_back(key);
   if (Status s = seqs_->reserve_all(keys); !s.ok()) {
@@ -737,7 +656,7 @@ bool Daemon::start_up() {
     return false;
   }
   if (!open_sockets()) return false;
-  return open_http(true);
+  return http_.open(true, exit_code_);
 }
 
 int Daemon::run() {
@@ -751,32 +670,16 @@ int Daemon::run() {
   arm_zap();
   snapshot_monitor_->arm();
   arm_snapshot();
-  if (http_) accept_http();
+  if (http_.listening()) http_.accept();
   for (auto& f : feeds_) {
     arm_feed(*f);
     f->monitor->arm();
   }
   arm_storage_check();
   // A first run per stream where the persisted history is already long enough.
-  for (auto& [key, stream] : streams_) {
-    const SymbolState& sym = symbols_.at(key.first);
-    if (stream.sched.on_bars(sym.history.size(), 0)) {
-      start_job(key);
-    } else if (sym.history.size() < stream.sched.min_bars()) {
-      spdlog::info(
-          "stream {}.{}: waiting for {} more bars: a run needs {} (window {} + warmup {} + 1), "
-          "the history has {}",
-          key.first, key.second, stream.sched.min_bars() - sym.history.size(),
-          stream.sched.min_bars(), stream.cfg.window, stream.warmup, sym.history.size());
-    } else {
-      // Resumed after a restart: the every-k count goes on from the last publication.
-      spdlog::info("stream {}.{}: next run after {} more bars (every {}; {} since the last run)",
-                   key.first, key.second, stream.sched.bars_until_due(), stream.cfg.every,
-                   stream.sched.bars_since_run());
-    }
-  }
+  dispatcher_.start_first_runs();
   notify("READY=1\nSTATUS=serving");
-  spdlog::info("wfod serving symbols={} streams={}", symbols_.size(), streams_.size());
+  spdlog::info("wfod serving symbols={} streams={}", keeper_.symbols().size(), streams_.size());
   if (const auto every = watchdog_interval()) {
     watchdog_every_ = *every;
     spdlog::info("watchdog ping_every_ms={}", watchdog_every_.count() / 1000);

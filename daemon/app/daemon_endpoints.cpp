@@ -1,7 +1,9 @@
 // What the daemon answers besides publications: CURVE client authentication (ZAP), snapshot
-// requests (PROTOCOL §3) with the health they report, and the HTTP status endpoint.
+// requests (PROTOCOL §3), and the health they and the HTTP endpoint report.
 
 #include "daemon_impl.hpp"
+#include "wfod/daemon/core/connection_cap.hpp"
+#include "wfod/daemon/core/health_report.hpp"
 #include "wfod/version.hpp"
 
 namespace wfod::daemon::loop {
@@ -67,14 +69,6 @@ void Daemon::drain_zap() {
   arm_zap();
 }
 
-void Daemon::log_connection_cap(feeds::RejectLogLimiter& limit, std::string_view socket,
-                                size_t open, int max, std::string_view what) {
-  const auto d = limit.on_reject();
-  if (!d.log) return;
-  spdlog::warn("{}: {} connections open, the cap (max_{}_connections) is {}: {}{}", socket, open,
-               socket, max, what, not_logged_note(d.suppressed));
-}
-
 // --- snapshot ---
 
 void Daemon::arm_snapshot() {
@@ -124,28 +118,14 @@ void Daemon::drain_snapshot() {
 }
 
 HealthInput Daemon::health() const {
-  HealthInput h;
-  h.backend = backend_name_;
-  h.uptime_s = std::chrono::duration<double>(Clock::now() - started_).count();
+  const double uptime_s = std::chrono::duration<double>(Clock::now() - started_).count();
   const int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
                              .count();
-  for (const auto& [name, sym] : symbols_) {
-    std::optional<int64_t> last_ts;
-    if (sym.history.size() > 0) last_ts = sym.history.last_ts();
-    SymbolHealth s = symbol_health(sym.history.size(), last_ts, sym.quarantined_bars,
-                                   sym.cfg.stale_after_s, now_ns, h.uptime_s);
-    s.accepted_bars = sym.accepted_bars;
-    s.refused_bars = sym.store->stats().refused;
-    s.bar_interval_s = recent_bar_interval_s(sym.history);
-    s.stale_after_s = sym.cfg.stale_after_s;
-    h.symbols[name] = s;
-    if (!sym.store->healthy() || s.degraded()) h.degraded = true;
-  }
-  set_feed_counters(h, ingest_->validator().stats());
-  h.publish_dropped = publisher_.dropped();
-  h.backend_fallbacks = backend_fallbacks_;
-  h.backend_error = backend_error_;
+  HealthInput h = health_report({keeper_, streams_, dispatcher_, publisher_, publication_.latency(),
+                                 storage_alarms_, cfg_.daemon.backend},
+                                uptime_s, now_ns);
+  // The endpoints' counters, the reloads', the build's identity.
   h.curve_denied = curve_denied_;
   h.snapshot_connections = {snapshot_connections_.size(),
                             static_cast<uint64_t>(cfg_.daemon.max_snapshot_connections),
@@ -155,181 +135,14 @@ HealthInput Daemon::health() const {
     h.feeds.push_back({f->endpoint, f->link.is_connected(), f->link.last_message_age_s(now),
                        f->link.disconnects(), f->link.reconnects()});
   }
-  h.http_connections = {http_open(), static_cast<uint64_t>(cfg_.daemon.max_http_connections),
-                        http_refused_};
+  h.http_connections = http_.connections();
   h.last_reload = last_reload_;
   h.reload_failures = reload_failures_;
   h.snapshot_dropped = snapshot_dropped_;
-  for (const auto& [name, sym] : symbols_) {
-    h.storage.pending_bars += sym.store->pending();
-    h.storage.write_errors += sym.store->stats().write_errors + sym.store->stats().sync_errors;
-    if (!sym.store->healthy()) {
-      h.storage.ok = false;
-      if (h.storage.error.empty() && sym.store->last_error()) {
-        h.storage.error = name + ": " + sym.store->last_error()->message;
-      }
-    }
-  }
-  // The directory itself, and the files rewritten in it (StorageAlarms): after the logs'
-  // own errors, which say more about the bars; the directory first, the likely cause of
-  // the rest.
-  std::optional<std::string> problem = storage_alarms_.message("state_dir");
-  if (!problem) problem = storage_alarms_.problem();
-  if (problem) {
-    h.storage.ok = false;
-    h.degraded = true;
-    if (h.storage.error.empty()) h.storage.error = *problem;
-  }
-  h.coalesced = retired_coalesced_;
-  for (const auto& [key, stream] : streams_) h.coalesced += stream.sched.coalesced();
-  h.latency = latency_.json();
-
   h.version = wfod::kVersion;
   const std::vector<std::string> built = backend_names();
   h.build_backend = std::find(built.begin(), built.end(), "cuda") != built.end() ? "cuda" : "cpu";
-  h.requested_backend = cfg_.daemon.backend;
-  for (const auto& [key, stream] : streams_) {
-    StreamHealth& s = h.streams[key];
-    s.every_bars = stream.cfg.every;
-    s.publications = stream.publications;
-    if (const auto it = publisher_.last().find(key);
-        it != publisher_.last().end() && it->second.published_ns > 0) {
-      s.last_published_ns = it->second.published_ns;
-    }
-    const size_t bars = symbols_.at(key.first).history.size();
-    if (stream.last_seq > 0 && stream.last_end <= bars)
-      s.bars_since_publication = bars - stream.last_end;
-    if (const auto d = optimisation_durations_.find(key.second);
-        d != optimisation_durations_.end()) {
-      h.optimisation_durations[key.second] = d->second;
-    }
-  }
   return h;
-}
-
-// --- HTTP status ([publish] http) ---
-
-bool Daemon::open_http(bool at_start) {
-  if (cfg_.publish.http.empty()) return true;
-  // At start a monitoring endpoint that cannot be served stops the daemon, like the other
-  // sockets (an operator would otherwise find out from a silent scraper); on SIGHUP the
-  // running daemon keeps publishing and only HTTP stays off.
-  const auto failed = [this, at_start](const std::string& why, int exit_code) {
-    if (at_start) {
-      spdlog::critical("{}", why);
-      exit_code_ = exit_code;
-    } else {
-      spdlog::error("{}; serving without HTTP status", why);
-    }
-    http_.reset();
-    return false;
-  };
-  const auto address = parse_http_address(cfg_.publish.http);
-  if (!address) {
-    return failed("[publish] http = \"" + cfg_.publish.http + "\": expected HOST:PORT",
-                  kExitBadConfig);
-  }
-  try {
-    asio::ip::tcp::resolver resolver(io_);
-    const auto endpoints = resolver.resolve(address->first, std::to_string(address->second));
-    const asio::ip::tcp::endpoint endpoint = endpoints.begin()->endpoint();
-    http_.emplace(io_);
-    http_->open(endpoint.protocol());
-    http_->set_option(asio::socket_base::reuse_address(true));
-    http_->bind(endpoint);
-    http_->listen();
-    spdlog::info("HTTP /metrics and /healthz on {}:{}", endpoint.address().to_string(),
-                 http_->local_endpoint().port());
-  } catch (const boost::system::system_error& e) {
-    // code().message(): the errno text alone, without Boost's source location.
-    return failed("cannot bind [http] endpoint " + cfg_.publish.http + ": " + e.code().message(),
-                  kExitStartFailed);
-  }
-  return true;
-}
-
-void Daemon::accept_http() {
-  http_->async_accept([this](const boost::system::error_code& ec, asio::ip::tcp::socket sock) {
-    // Closed (a stop, or a reload that reopens it and accepts on the new one itself).
-    if (stopping_ || ec == asio::error::operation_aborted) return;
-    if (ec == asio::error::no_descriptors || ec.value() == ENFILE) {
-      // Out of descriptors: the connection waits in the backlog; retrying at once would spin.
-      log_connection_cap(http_cap_log_, "http", http_open(), cfg_.daemon.max_http_connections,
-                         "accept failed (" + ec.message() + "): retrying in 100 ms");
-      http_retry_.expires_after(std::chrono::milliseconds(100));
-      http_retry_.async_wait([this](const boost::system::error_code& e) {
-        if (!e && !stopping_ && http_) accept_http();
-      });
-      return;
-    }
-    if (!ec) admit_http(std::move(sock));
-    accept_http();
-  });
-}
-
-size_t Daemon::http_open() const {
-  return static_cast<size_t>(std::count_if(http_sessions_.begin(), http_sessions_.end(),
-                                           [](const std::weak_ptr<HttpSession>& w) {
-                                             const auto s = w.lock();
-                                             return s && s->sock.is_open();
-                                           }));
-}
-
-void Daemon::admit_http(asio::ip::tcp::socket sock) {
-  std::erase_if(http_sessions_, [](const std::weak_ptr<HttpSession>& w) {
-    const auto s = w.lock();
-    return !s || !s->sock.is_open();
-  });
-  const int max = cfg_.daemon.max_http_connections;
-  if (http_sessions_.size() >= static_cast<size_t>(max)) {
-    ++http_refused_;
-    // The oldest one still sending its request goes (idle, or slower than this one): a
-    // probe sends its request at once, so it is answered whatever idle connections hold.
-    const auto idle = std::find_if(http_sessions_.begin(), http_sessions_.end(),
-                                   [](const std::weak_ptr<HttpSession>& w) {
-                                     const auto s = w.lock();
-                                     return s && !s->answering;
-                                   });
-    if (idle != http_sessions_.end()) {
-      log_connection_cap(http_cap_log_, "http", http_sessions_.size(), max,
-                         "closed the oldest one still sending its request");
-      idle->lock()->close();
-      http_sessions_.erase(idle);
-    } else {
-      log_connection_cap(http_cap_log_, "http", http_sessions_.size(), max,
-                         "every one is being answered: a new one refused with 503");
-      auto s = std::make_shared<HttpSession>(std::move(sock));
-      s->reply = net::http_busy_response();
-      asio::async_write(s->sock, asio::buffer(s->reply),
-                        [s](const boost::system::error_code&, size_t) { s->close(); });
-      return;
-    }
-  }
-  auto s = std::make_shared<HttpSession>(std::move(sock));
-  http_sessions_.push_back(s);
-  serve_http(std::move(s));
-}
-
-void Daemon::serve_http(std::shared_ptr<HttpSession> s) {
-  // A client that never finishes its request is dropped after 5 s.
-  s->timer.expires_after(std::chrono::seconds(5));
-  s->timer.async_wait([s](const boost::system::error_code& ec) {
-    if (ec) return;
-    boost::system::error_code ignored;
-    s->sock.close(ignored);
-  });
-  asio::async_read_until(
-      s->sock, asio::dynamic_buffer(s->request, net::kMaxHttpRequestBytes), "\r\n\r\n",
-      [this, s](const boost::system::error_code& ec, size_t) {
-        if (ec) {  // closed, timed out, or a head larger than kMaxHttpRequestBytes
-          s->close();
-          return;
-        }
-        s->answering = true;
-        s->reply = http_response(s->request, health());
-        asio::async_write(s->sock, asio::buffer(s->reply),
-                          [s](const boost::system::error_code&, size_t) { s->close(); });
-      });
 }
 
 }  // namespace wfod::daemon::loop

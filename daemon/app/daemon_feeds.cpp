@@ -1,5 +1,6 @@
-// The loop's feed side: ZeroMQ SUB sockets drained in batches, bars validated, staged and
-// written by Ingest, runs scheduled per stream, and the sync passes of the fsync policy.
+// The loop's feed side: ZeroMQ SUB sockets drained in batches into the BarKeeper (bars
+// validated, staged, committed per the fsync policy: core/bar_keeper.cpp; the streams then
+// hear of them through the RunDispatcher), the storage checks, and the keeper's log lines.
 
 #include "daemon_impl.hpp"
 
@@ -39,7 +40,7 @@ void Daemon::drain_feed(WatchedSocket& f) {
   if (received > 0) f.link.message(batch_received_);
   // The batch's bars are written (and synced per policy) before the loop serves anything
   // else: no health reply or publication can see a bar the log does not hold.
-  after_batch();
+  keeper_.commit();
   if (received == kMaxIngestBatch) {
     asio::post(io_, [this, &f] {
       if (!stopping_) drain_feed(f);
@@ -142,7 +143,7 @@ void Daemon::log_gap(const feeds::SeqGap& g, std::string_view symbol, std::strin
 }
 
 void Daemon::on_message(std::span<const std::string_view> frames, const WatchedSocket& feed) {
-  const IngestOutcome out = ingest_->on_message(frames, feed.format);
+  const IngestOutcome out = keeper_.on_message(frames, feed.format);
   if (out.reject) {
     log_reject(*out.reject, out.symbol.empty() ? std::string_view("decode") : out.symbol,
                feed.endpoint);
@@ -153,41 +154,6 @@ void Daemon::on_message(std::span<const std::string_view> frames, const WatchedS
     spdlog::error("symbol {}: bar not stored (feed {}): {}", out.symbol, feed.endpoint,
                   out.refused->message);
   }
-}
-
-void Daemon::after_batch() {
-  const IngestCommit c = ingest_->commit();
-  for (const auto& [index, error] : c.failed) {
-    if (by_index_[index]->store->lost()) continue;  // check_storage() said it
-    spdlog::error(
-        "symbol {}: bar log write failed: {}; accepted bars kept in memory and retried, "
-        "publications withheld, health degraded",
-        by_index_[index]->cfg.name, error.message);
-  }
-  for (const size_t index : c.recovered) {
-    spdlog::info("symbol {}: bar log written again, backlog persisted", by_index_[index]->cfg.name);
-  }
-  for (const IngestTouched& t : c.touched) {
-    SymbolState& sym = *by_index_[t.index];
-    const std::string& name = sym.cfg.name;
-    sym.accepted_bars += t.bars;
-    spdlog::debug("symbol {}: +{} bars, {} total", name, t.bars, sym.history.size());
-    sym.history.set_durable(sym.store->records());  // what the history may drop (its limit)
-    for (auto it = streams_.lower_bound(PublicationKey{name, std::string()});
-         it != streams_.end() && it->first.first == name; ++it) {
-      auto& [key, stream] = *it;
-      const uint64_t before = stream.sched.coalesced();
-      stream.due_at = batch_received_;
-      if (stream.sched.on_bars(sym.history.size(), t.bars)) {
-        start_job(key);
-      } else if (stream.sched.coalesced() != before) {
-        spdlog::info("stream {}.{}: run due while one is in flight: coalesced ({} so far)",
-                     key.first, key.second, stream.sched.coalesced());
-      }
-      signals_ready(key, stream);  // after start_job: a run due now holds its last bar
-    }
-  }
-  if (ingest_->has_unsynced() || ingest_->unhealthy() > 0) arm_sync_timer();
 }
 
 void Daemon::arm_storage_check() {
@@ -211,66 +177,9 @@ void Daemon::check_storage() {
   } else if (storage_alarms_.clear("state_dir")) {
     spdlog::info("state_dir {} takes writes again", state_dir_->path());
   }
-  for (auto& [name, sym] : symbols_) {
-    const bool was_lost = sym.store->lost();
-    const Status s = sym.store->check_file();
-    if (!s.ok() && !was_lost) {
-      spdlog::error(
-          "symbol {}: {}; publications withheld, health degraded; a stop exits {} (restore the "
-          "state_dir before the next start: it would start the symbol over)",
-          name, s.error().message, kExitBarsLost);
-    } else if (s.ok() && was_lost) {
-      spdlog::info("symbol {}: bar log {} is back at its path", name, sym.store->path());
-    }
-  }
+  keeper_.check_files();
   if (live_writer_ && !live_writer_->failing() && storage_alarms_.clear("live state"))
     spdlog::info("live state is saved again");
-}
-
-void Daemon::arm_sync_timer() {
-  // fsync = batch: the oldest written-but-unsynced bar is synced within 50 ms even when the
-  // feed goes quiet. A failing log is retried every second, so its backlog reaches the disk
-  // in order as soon as space returns.
-  if (sync_timer_armed_ || stopping_) return;
-  sync_timer_armed_ = true;
-  const auto after =
-      ingest_->unhealthy() > 0 ? std::chrono::milliseconds(1000) : std::chrono::milliseconds(50);
-  sync_timer_.expires_after(after);
-  sync_timer_.async_wait([this](const boost::system::error_code& ec) {
-    sync_timer_armed_ = false;
-    if (ec || stopping_) return;
-    if (ingest_->unhealthy() > 0) after_batch();  // retries the failing logs' backlog
-    sync_pass();
-  });
-}
-
-void Daemon::request_sync_pass() {
-  // Group commit: results that finish within 20 ms of each other share one sync pass (a
-  // syncfs over 1,000 logs takes milliseconds to tens of them on the loop thread; one per
-  // publication capped publishing at a few hundred per second in bench/load_bench).
-  if (sync_posted_) return;
-  sync_posted_ = true;
-  group_timer_.expires_after(std::chrono::milliseconds(20));
-  group_timer_.async_wait([this](const boost::system::error_code& ec) {
-    sync_posted_ = false;
-    if (!ec && !stopping_) sync_pass();
-  });
-}
-
-void Daemon::sync_pass() {
-  if (Status s = ingest_->sync_all(); !s.ok()) {
-    spdlog::error("bar log sync: {}; the unsynced bars are written again", s.error().message);
-  }
-  std::vector<AwaitingSync> ready;
-  ready.swap(awaiting_sync_);
-  for (AwaitingSync& a : ready) {
-    auto it = streams_.find(a.key);
-    if (it == streams_.end() || it->second.generation != a.generation) continue;
-    publish(a.key, it->second, a.snap, a.result);
-    it->second.signals.release(a.result.end);
-  }
-  signals_ready_all();  // the bars this pass synced, and those the results released
-  if (ingest_->has_unsynced() || ingest_->unhealthy() > 0) arm_sync_timer();
 }
 
 }  // namespace wfod::daemon::loop

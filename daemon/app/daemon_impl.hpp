@@ -1,9 +1,12 @@
-// The daemon's loop state, shared by the files that implement it (daemon.cpp: start-up and
-// run; daemon_feeds.cpp: bars in; daemon_jobs.cpp: runs and publications;
-// daemon_endpoints.cpp: snapshot, ZAP and HTTP; daemon_lifecycle.cpp: signals, reload and
-// shutdown; daemon_signals.cpp: per-bar signals). Internal to the wfod executable:
-// everything here runs on the loop thread except the closures handed to the Worker and the
-// streams' opening at start (open_streams_at_start's opener threads, while the loop waits).
+// The Daemon: the loop, its sockets and threads, composing the parts in daemon/core (the
+// BarKeeper: bars on disk and in memory; the SignalGate; the RunDispatcher: runs and the
+// worker; the PublicationStep and the Publisher) over the seams of daemon_seams.hpp, with
+// their log lines in daemon_logs.cpp. Its files: daemon.cpp (start-up and run),
+// daemon_feeds.cpp (feed sockets, storage checks), daemon_endpoints.cpp (snapshot, ZAP,
+// health), daemon_lifecycle.cpp (signals, reload, shutdown); the HTTP endpoint is
+// http_endpoint.cpp. Internal to the wfod executable: everything here runs on the loop
+// thread except the closures handed to the Worker and the streams' opening at start
+// (open_streams_at_start's opener threads, while the loop waits).
 #pragma once
 
 #include <spdlog/spdlog.h>
@@ -30,18 +33,25 @@
 #include <zmq_addon.hpp>
 
 #include "curve_security.hpp"
+#include "daemon_logs.hpp"
+#include "daemon_seams.hpp"
 #include "exit_codes.hpp"
-#include "job.hpp"
+#include "http_endpoint.hpp"
 #include "notify.hpp"
 #include "socket_monitor.hpp"
+#include "watched_socket.hpp"
 #include "wfod/backend.hpp"
+#include "wfod/daemon/core/bar_keeper.hpp"
 #include "wfod/daemon/core/fault_backend.hpp"
 #include "wfod/daemon/core/feed_link.hpp"
 #include "wfod/daemon/core/ingest.hpp"
 #include "wfod/daemon/core/publisher.hpp"
 #include "wfod/daemon/core/reload_plan.hpp"
+#include "wfod/daemon/core/run_dispatcher.hpp"
 #include "wfod/daemon/core/run_scheduler.hpp"
+#include "wfod/daemon/core/signal_gate.hpp"
 #include "wfod/daemon/core/storage_alarms.hpp"
+#include "wfod/daemon/core/streams.hpp"
 #include "wfod/daemon/publish/bar_interval.hpp"
 #include "wfod/daemon/publish/http_status.hpp"
 #include "wfod/daemon/publish/latency_stats.hpp"
@@ -77,140 +87,18 @@ inline double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-// A ZeroMQ socket watched by the loop through its ZMQ_FD. The descriptor belongs to
-// ZeroMQ: release it (never close it) before the socket goes.
-struct WatchedSocket {
-  WatchedSocket(asio::io_context& io, zmq::context_t& ctx, zmq::socket_type type)
-      : sock(ctx, type), fd(io) {}
-  ~WatchedSocket() {
-    if (fd.is_open()) fd.release();
-  }
-  void watch() { fd.assign(sock.get(zmq::sockopt::fd)); }
-  bool readable() { return (sock.get(zmq::sockopt::events) & ZMQ_POLLIN) != 0; }
-
-  zmq::socket_t sock;
-  asio::posix::stream_descriptor fd;
-  std::string endpoint;
-  feeds::PayloadFormat format = feeds::PayloadFormat::json;
-  // Feeds only: the session's state from the socket's monitor (after `sock`: destroyed
-  // before it).
-  FeedLink link;
-  std::unique_ptr<SocketMonitor> monitor;
-};
-
-// Everything of a strategy that changes what it computes or when: equal fingerprints mean
-// a reload leaves the stream alone.
-std::string fingerprint(const config::StrategyConfig& s);
-
-struct SymbolState {
-  config::SymbolConfig cfg;
-  std::optional<BarStore> store;
-  // The bars in memory, held once however many strategies run on the symbol: Ingest
-  // appends, jobs read snapshots (SymbolHistory says why that needs no lock).
-  SymbolHistory history;
-  uint64_t last_seq = 0;
-  // Bars of a corrupt log quarantined at start (on_corrupt_log = quarantine): health stays
-  // degraded until a restart finds the log clean.
-  uint64_t quarantined_bars = 0;
-  uint64_t accepted_bars = 0;  // feed bars taken since start (wfod_bars_accepted_total)
-};
-
-// One strategy on one of its symbols: what PROTOCOL, the logs and health call a stream
-// (`params.<SYMBOL>.<STRATEGY>`, `stream S.T: ...`, `streams/S.T.live`). Loop thread only;
-// its engine side is `slot`, used by the worker.
-struct SymbolStrategy {
-  config::StrategyConfig cfg;
-  StrategySpec spec;  // cfg.spec with the symbol's bars_per_year
-  size_t warmup = 0;
-  RunScheduler sched{1, 0};
-  uint64_t generation = 0;  // a reload that replaces the stream drops older results
-  // The last two winners, for live_oos (SPEC §8): the previous publication's winner and
-  // the one before it (the exit position at the first live bar).
-  std::optional<Combo> winner, before;
-  // Robust selection's "current" combo: the last one selected, set when a run's decision is
-  // made, before its publication (which may wait for a sync pass while the next run starts).
-  std::optional<uint64_t> selected;
-  uint64_t last_seq = 0;
-  size_t last_end = 0;  // history size the previous publication covered
-  // What the slot reported after its last run (or its open at start-up): the bars its stream
-  // has taken, and whether it answers without the history from the anchor. The history's
-  // memory bound follows from these (Daemon::update_history_needs).
-  size_t taken = 0;
-  bool bounded = false;
-  bool live_missing_logged = false;
-  uint64_t publications = 0;  // sent since this stream was started (/metrics)
-  std::optional<Json> last_params;
-  uint32_t fingerprint_crc = 0;  // CRC32 of fingerprint(cfg): tags its saved live state
-  // When the loop woke with the bars that made the next run due (latency_ms in health).
-  Clock::time_point due_at = Clock::now();
-  // The backend stream this (symbol, strategy) optimises through (worker thread only); a
-  // reload that replaces the stream starts a new one.
-  std::shared_ptr<EngineSlot> slot = std::make_shared<EngineSlot>();
-  // Per-bar signals (PROTOCOL §2a, daemon_signals.cpp): the published combo's tracker, kept
-  // on the loop thread, and the runs whose publication the next signals wait for.
-  SignalFollower signals;
-};
-
-// The Publisher's seams over the daemon's own (daemon_jobs.cpp): the sequence store and the
-// PUB socket, both opened by start_up after the Daemon is made, and its events as the log
-// lines the integration tests and operators read.
-class SequenceNumbers final : public PublicationNumbers {
- public:
-  explicit SequenceNumbers(std::optional<SequenceStore>& seqs) : seqs_(seqs) {}
-  Result<uint64_t> next(std::string_view symbol, std::string_view strategy) override;
-  Status top_up(std::string_view symbol, std::string_view strategy) override;
-
- private:
-  std::optional<SequenceStore>& seqs_;
-};
-
-class PubSocketSink final : public MessageSink {
- public:
-  explicit PubSocketSink(const std::unique_ptr<WatchedSocket>& pub) : pub_(pub) {}
-  SendResult send(std::string_view topic, std::string_view payload) override;
-
- private:
-  const std::unique_ptr<WatchedSocket>& pub_;
-};
-
-class PublicationLog final : public PublisherEvents {
- public:
-  void selection_withheld(const PublicationKey& key, std::string_view reason) override;
-  void behind_published(const PublicationKey& key, int64_t window_last_ts,
-                        int64_t published_last_ts) override;
-  void caught_up(const PublicationKey& key) override;
-  void not_persisted(const PublicationKey& key, std::string_view error,
-                     uint64_t suppressed) override;
-  void no_sequence_number(const PublicationKey& key, std::string_view error,
-                          uint64_t suppressed) override;
-  void sequence_numbers_back() override;
-  void send_failed(const PublicationKey& key, std::string_view error) override;
-  void top_up_failed(const PublicationKey& key, std::string_view error,
-                     uint64_t suppressed) override;
-};
-
-// One HTTP status request: read the head (bounded in size and time), answer, close.
-struct HttpSession {
-  explicit HttpSession(asio::ip::tcp::socket s) : sock(std::move(s)), timer(sock.get_executor()) {}
-  asio::ip::tcp::socket sock;
-  asio::steady_timer timer;
-  std::string request;
-  std::string reply;
-  bool answering = false;  // its request is read: no longer a candidate to close at the cap
-  void close() {
-    boost::system::error_code ignored;
-    sock.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
-    sock.close(ignored);
-    timer.cancel();
-  }
-};
-
 class Daemon {
  public:
   Daemon(config::Config config, std::string config_path)
       : cfg_(std::move(config)),
         config_path_(std::move(config_path)),
-        signals_(io_, SIGINT, SIGTERM, SIGHUP) {}
+        signals_(io_, SIGINT, SIGTERM, SIGHUP) {
+    logs_.keeper.on_committed = [this](SymbolState& sym, size_t bars) {
+      dispatcher_.on_bars(sym, bars, batch_received_);
+    };
+    logs_.keeper.on_synced = [this] { signal_gate_.ready_all(streams_); };
+    hand_off_.results = &dispatcher_;
+  }
 
   int run();
   // The stop left a job running on the worker (Worker::stop_within): the caller must end the
@@ -241,63 +129,17 @@ class Daemon {
   // `feed`: the endpoint the message came from (PROTOCOL §1: each reject line names it).
   void log_reject(const feeds::Reject& r, std::string_view where, std::string_view feed);
   void log_gap(const feeds::SeqGap& g, std::string_view symbol, std::string_view feed);
-  void after_batch();
   // The state directory and the open bar logs, every second and at stop (StateDirWatch,
   // BarStore::check_file): a problem degrades health and is logged once when it starts.
   void arm_storage_check();
   void check_storage();
-  void arm_sync_timer();
-  void request_sync_pass();
-  void sync_pass();
 
-  SweepRequest request_for(const SymbolStrategy& stream, size_t end) const;
   void open_streams_at_start();
   // SIGTERM / SIGINT during open_streams_at_start: flush the bar logs and end the process.
   [[noreturn]] void stop_while_opening(int signo, size_t opened, size_t streams);
   bool restore_checkpoint(const PublicationKey& key, SymbolStrategy& stream,
                           const HistorySnapshot& snap);
   void save_checkpoints_at_stop();
-  void update_history_needs(const std::string& symbol);
-  size_t bars_to_load(const std::string& symbol) const;
-  std::optional<int64_t> bar_ts(const std::string& symbol, size_t t) const;
-  void start_job(const PublicationKey& key);
-  void on_job_done(const PublicationKey& key, uint64_t generation, HistorySnapshot snap,
-                   JobResult result);
-  // The run's publication through publisher_ (its rules), then the stream's winners, its
-  // signals' new combo and its live state.
-  void publish(const PublicationKey& key, SymbolStrategy& stream, const HistorySnapshot& snap,
-               JobResult& r);
-  // Replaces a failing backend by the cpu one; false when that could not be made (the
-  // failing one stays).
-  bool fall_back_to_cpu(const std::string& error);
-
-  // Signals (PROTOCOL §2a; daemon_signals.cpp). Bars [0, n) of a symbol that are persisted.
-  size_t persisted_bars(const SymbolState& sym) const;
-  // Bars [first, end) from memory, the older ones from the bar log.
-  std::vector<Bar> bars_between(const SymbolState& sym, size_t first, size_t end) const;
-  // The stream's signals up to bar `end` (exclusive), with the combo it follows now.
-  void send_signals(const PublicationKey& key, SymbolStrategy& stream, size_t end);
-  // Every signal that may go now: persisted bars no run holds.
-  void signals_ready(const PublicationKey& key, SymbolStrategy& stream);
-  void signals_ready_all();
-  // At start-up (the worker stopped): streams resumed with a published winner follow it.
-  void follow_at_start();
-  // After a publication: follow its combo from its window's last bar (`r.follow`).
-  void follow_published(const PublicationKey& key, SymbolStrategy& stream, JobResult& r,
-                        uint64_t seq);
-
-  // at_start: a failure stops the start-up; on SIGHUP it is logged and HTTP stays off.
-  bool open_http(bool at_start);
-  void accept_http();
-  // A new connection, within [daemon] max_http_connections: at the cap the oldest one still
-  // sending its request is closed first, or, when every one is being answered, this one gets
-  // 503 "too many connections".
-  void admit_http(asio::ip::tcp::socket sock);
-  void serve_http(std::shared_ptr<HttpSession> s);
-  size_t http_open() const;
-  // A connection refused or closed at a cap (snapshot or HTTP), logged under one rate limit.
-  void log_connection_cap(feeds::RejectLogLimiter& limit, std::string_view socket, size_t open,
-                          int max, std::string_view what);
 
   void arm_snapshot();
   void drain_snapshot();
@@ -319,11 +161,13 @@ class Daemon {
   std::chrono::microseconds watchdog_every_{0};  // 0: systemd asked for no pings
   Clock::time_point started_ = Clock::now();
 
-  std::unique_ptr<Backend> backend_;
-  std::string backend_name_;
-  std::vector<std::unique_ptr<Backend>> retired_backends_;  // replaced by a fallback
-  uint64_t backend_fallbacks_ = 0;
-  std::string backend_error_;
+  // Due runs to the worker and their results back (core/run_dispatcher.cpp); it owns the
+  // backend and those a fallback retired. Before the streams: a backend outlives the engine
+  // streams it opened (their slots are in streams_). Its references are to members below.
+  DaemonLogs logs_;  // every part's log lines (daemon_logs.cpp)
+  WorkerHandOff hand_off_{io_, worker_};
+  RunDispatcher dispatcher_{streams_,  keeper_,    signal_gate_, publication_,
+                            hand_off_, logs_.runs, cfg_.daemon,  storage_alarms_};
   // Problems of the state directory and of the files rewritten in it (seq, live state,
   // checkpoints): health degraded while raised; their log lines share one rate limit.
   // Before the stores: the live-state writer and the worker report into it to the end.
@@ -335,28 +179,16 @@ class Daemon {
   std::optional<CheckpointStore> checkpoints_;  // exact stream states: a restart resumes
   std::optional<StateDirWatch> state_dir_;      // is state_dir still there and writable?
   asio::steady_timer storage_timer_{io_};
-  std::map<std::string, SymbolState, std::less<>> symbols_;
-  std::optional<Ingest> ingest_;        // the feed path: validator, staging, commits
-  std::vector<SymbolState*> by_index_;  // Ingest's target index -> symbol
-  asio::steady_timer sync_timer_{io_};  // fsync = batch: the 50 ms sync, disk retries
-  bool sync_timer_armed_ = false;
-  bool sync_posted_ = false;
-  asio::steady_timer group_timer_{io_};  // request_sync_pass(): the group-commit delay
-  // Results whose bars are written but not yet synced (fsync batch / every): published by
-  // the next sync pass, so one sync covers every publication of a loop turn.
-  struct AwaitingSync {
-    PublicationKey key;
-    uint64_t generation;
-    HistorySnapshot snap;
-    JobResult result;
-  };
-  std::vector<AwaitingSync> awaiting_sync_;
+  // Every symbol's bars on disk and in memory, the feed path, the fsync policy and what
+  // waits on it (core/bar_keeper.cpp), over the loop's two timers.
+  AsioLoopTimer sync_timer_{io_};   // fsync = batch: the 50 ms sync, disk retries
+  AsioLoopTimer group_timer_{io_};  // the group commit of results awaiting a sync
+  BarKeeper keeper_{logs_.keeper, sync_timer_, group_timer_};
   feeds::RejectLogLimiter reject_log_{20, std::chrono::seconds(10)};
   // Publisher seq gaps are logged under their own limit: a publisher whose every bar is a
   // gap must not flood the log, nor crowd out the reject lines.
   feeds::RejectLogLimiter gap_log_{20, std::chrono::seconds(10)};
-  std::map<PublicationKey, SymbolStrategy, std::less<>> streams_;
-  uint64_t retired_coalesced_ = 0;  // of streams a reload removed
+  StreamMap streams_;
   uint64_t snapshot_dropped_ = 0;
   uint64_t generation_ = 0;
   bool stopping_ = false;
@@ -365,17 +197,10 @@ class Daemon {
   // when accepted bars could not be written.
   int exit_code_ = kExitOk;
   Clock::time_point batch_received_ = Clock::now();  // the loop woke with the feed batch
-  LatencyStats latency_;
-  // How long runs take, by strategy (wfod_optimisation_duration_seconds; metrics_text.hpp
-  // says why not by stream).
-  std::map<std::string, DurationHistogram, std::less<>> optimisation_durations_;
 
-  std::optional<asio::ip::tcp::acceptor> http_;
-  std::list<std::weak_ptr<HttpSession>> http_sessions_;  // open ones, oldest first
-  uint64_t http_refused_ = 0;
-  asio::steady_timer http_retry_{io_};  // an accept that failed for want of descriptors
-  // Lines about connections refused at a cap, per socket (each its own rate limit).
-  feeds::RejectLogLimiter http_cap_log_{20, std::chrono::seconds(10)};
+  HttpEndpoint http_{io_, cfg_, [this] { return health(); }};  // [publish] http
+  // Lines about connections refused at the snapshot socket's cap (the HTTP endpoint has its
+  // own rate limit).
   feeds::RejectLogLimiter snapshot_cap_log_{20, std::chrono::seconds(10)};
   std::unique_ptr<CurveSecurity> curve_;  // [curve]: keys and the ZAP decisions
   std::unique_ptr<WatchedSocket> zap_;    // inproc://zeromq.zap.01, answered on the loop
@@ -389,8 +214,15 @@ class Daemon {
   // window floor, the PUB's drops (publications and signals).
   SequenceNumbers seq_numbers_{seqs_};
   PubSocketSink pub_sink_{pub_};
-  PublicationLog publication_log_;
-  Publisher publisher_{seq_numbers_, pub_sink_, storage_alarms_, publication_log_};
+  Publisher publisher_{seq_numbers_, pub_sink_, storage_alarms_, logs_.publication};
+  // Per-bar signals (PROTOCOL §2a) gated on durable bars and undecided runs.
+  SignalGate signal_gate_{cfg_.publish.signals, keeper_, publisher_, logs_.signals};
+  // A run's publication: payload, the stream's new state, its live state saved.
+  LiveStateSave live_save_{live_writer_};
+  PublicationStep publication_{
+      publisher_, signal_gate_, keeper_, live_save_, logs_.published, cfg_, [this] {
+        return dispatcher_.backend_name();
+      }};
   // The snapshot socket's connections (their fds, from its monitor), capped in the ZAP
   // handler at [daemon] max_snapshot_connections. After rep_: destroyed before it.
   std::unique_ptr<SocketMonitor> snapshot_monitor_;

@@ -79,11 +79,11 @@ void Daemon::reload() {
   }
   // Both are plain numbers read where they are used: the next bar's check, the next stop.
   if (cfg_.daemon.max_future_s != next.daemon.max_future_s) {
-    ingest_->validator().set_max_future(std::chrono::seconds(next.daemon.max_future_s));
+    keeper_.validator().set_max_future(std::chrono::seconds(next.daemon.max_future_s));
     cfg_.daemon.max_future_s = next.daemon.max_future_s;
   }
   if (cfg_.daemon.min_ts_ns != next.daemon.min_ts_ns) {
-    ingest_->validator().set_min_ts(next.daemon.min_ts_ns);
+    keeper_.validator().set_min_ts(next.daemon.min_ts_ns);
     cfg_.daemon.min_ts_ns = next.daemon.min_ts_ns;
   }
   cfg_.daemon.stop_retry_s = next.daemon.stop_retry_s;
@@ -92,12 +92,11 @@ void Daemon::reload() {
   cfg_.daemon.max_http_connections = next.daemon.max_http_connections;
   cfg_.daemon.memory_budget_mb = next.daemon.memory_budget_mb;
   if (cfg_.publish.http != next.publish.http) {
-    boost::system::error_code ignored;
-    if (http_) http_->close(ignored);
-    http_.reset();
+    http_.close();
     cfg_.publish.http = next.publish.http;
-    (void)open_http(false);
-    if (http_) accept_http();
+    int ignored_exit = kExitOk;  // not at start: a failure is only logged
+    (void)http_.open(false, ignored_exit);
+    if (http_.listening()) http_.accept();
   }
   if (!plan.restart.empty()) {
     spdlog::warn(
@@ -106,39 +105,28 @@ void Daemon::reload() {
   }
   // Strategies: streams are (symbol, strategy); a stream whose strategy is unchanged keeps
   // its schedule, winner and live_oos history; a changed one starts over.
-  std::map<PublicationKey, const config::StrategyConfig*> wanted;
-  for (const config::StrategyConfig& s : next.strategies) {
-    for (const std::string& sym : s.symbols) {
-      if (!symbols_.count(sym)) {
-        spdlog::warn("SIGHUP: strategy {} on new symbol {}: needs a restart", s.name, sym);
-        continue;
-      }
-      wanted[PublicationKey{sym, s.name}] = &s;
-    }
+  const StreamChanges changes = stream_changes(
+      streams_, next.strategies, [this](std::string_view sym) { return keeper_.contains(sym); });
+  for (const auto& [strategy, sym] : changes.new_symbols)
+    spdlog::warn("SIGHUP: strategy {} on new symbol {}: needs a restart", strategy, sym);
+  for (const PublicationKey& key : changes.removed) {
+    spdlog::info("SIGHUP: stream {}.{} removed", key.first, key.second);
+    dispatcher_.retire(streams_.at(key));
+    publisher_.forget(key);
+    streams_.erase(key);
   }
   std::vector<PublicationKey> to_start;
-  for (auto it = streams_.begin(); it != streams_.end();) {
-    if (!wanted.count(it->first)) {
-      spdlog::info("SIGHUP: stream {}.{} removed", it->first.first, it->first.second);
-      retired_coalesced_ += it->second.sched.coalesced();
-      publisher_.forget(it->first);
-      it = streams_.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  for (const auto& [key, s] : wanted) {
-    const auto it = streams_.find(key);
-    if (it != streams_.end() && fingerprint(it->second.cfg) == fingerprint(*s)) continue;
+  for (const StreamChanges::Start& start : changes.started) {
+    const PublicationKey& key = start.key;
     spdlog::info("SIGHUP: stream {}.{} {}", key.first, key.second,
-                 it == streams_.end() ? "added" : "changed: re-optimising from scratch");
+                 start.changed ? "changed: re-optimising from scratch" : "added");
     // `changed` (PROTOCOL §2) compares with the previous publication, whatever the reload.
     std::optional<Json> last_params;
-    if (it != streams_.end()) {
-      retired_coalesced_ += it->second.sched.coalesced();
-      last_params = it->second.last_params;
+    if (start.changed) {
+      dispatcher_.retire(streams_.at(key));
+      last_params = streams_.at(key).last_params;
     }
-    add_stream(*s, key.first);
+    add_stream(*start.strategy, key.first);
     streams_.at(key).last_params = std::move(last_params);
     to_start.push_back(key);
   }
@@ -151,10 +139,7 @@ void Daemon::reload() {
       "needs_restart=\"{}\"",
       config_path_, cfg_.sha256, streams_.size(), to_start.size(), join_keys(plan.live),
       join_keys(plan.restart));
-  for (const PublicationKey& key : to_start) {
-    SymbolStrategy& stream = streams_.at(key);
-    if (stream.sched.on_bars(symbols_.at(key.first).history.size(), 0)) start_job(key);
-  }
+  for (const PublicationKey& key : to_start) dispatcher_.start_if_due(key);
   notify("READY=1\nSTATUS=serving");
 }
 
@@ -165,7 +150,7 @@ void Daemon::save_checkpoints_at_stop() {
   size_t saved = 0;
   for (auto& [key, stream] : streams_) {
     const EngineSlot& slot = *stream.slot;
-    const SymbolState& sym = symbols_.at(key.first);
+    const SymbolState& sym = keeper_.at(key.first);
     if (!slot.is_open() || slot.bars() == 0 || slot.bars() > sym.history.size()) continue;
     try {
       auto blob = slot.checkpoint();
@@ -198,6 +183,8 @@ void Daemon::save_checkpoints_at_stop() {
 void Daemon::shut_down() {
   if (stopping_) return;
   stopping_ = true;
+  keeper_.stop();
+  dispatcher_.stop();
   notify("STOPPING=1");
   signals_.cancel();
   watchdog_.cancel();
@@ -208,8 +195,7 @@ void Daemon::shut_down() {
   if (rep_) rep_->fd.cancel(ignored);
   if (zap_) zap_->fd.cancel(ignored);
   if (snapshot_monitor_) snapshot_monitor_->cancel();
-  if (http_) http_->close(ignored);
-  http_retry_.cancel();
+  http_.stop();
   for (auto& f : feeds_) {
     f->fd.cancel(ignored);
     f->monitor->cancel();
@@ -234,27 +220,24 @@ void Daemon::shut_down() {
   // a fdatasync per log: 1,000 symbols must stop well inside TimeoutStopSec). Bars the disk
   // refuses (full, I/O error) are retried for stop_retry_s: a disk that recovers meanwhile
   // gets all of them; otherwise they are lost, said loudly, and the exit is non-zero.
-  uint64_t unwritten = 0;
-  for (const auto& [name, sym] : symbols_) unwritten += sym.store->pending();
+  const uint64_t unwritten = keeper_.unwritten();
   if (unwritten > 0) {
     spdlog::warn("{} accepted bars not yet written (disk errors): retrying for up to {} s",
                  unwritten, cfg_.daemon.stop_retry_s);
   }
   const auto flush_started = Clock::now();
-  const StopFlush flushed = ingest_->stop_flush(std::chrono::seconds(cfg_.daemon.stop_retry_s),
-                                                std::chrono::milliseconds(200));
+  const StopFlush flushed = keeper_.flush_at_stop(std::chrono::seconds(cfg_.daemon.stop_retry_s),
+                                                  std::chrono::milliseconds(200));
   const double flush_s = std::chrono::duration<double>(Clock::now() - flush_started).count();
-  // A log deleted or moved while open took its writes, but no start will read them.
-  check_storage();
+  check_storage();  // a log deleted or moved while open: losses_at_stop counts it
+  const StopLosses losses = keeper_.losses_at_stop(flushed);
   uint64_t unreachable = 0;
   std::string unreachable_by_symbol;
-  for (const auto& [name, sym] : symbols_) {
-    if (!sym.store->lost()) continue;
-    const uint64_t bars = sym.store->records() + sym.store->pending();
+  for (const auto& [sym, bars] : losses.unreachable) {
     unreachable += bars;
-    spdlog::error("symbol {}: {}", name, sym.store->last_error()->message);
+    spdlog::error("symbol {}: {}", sym->cfg.name, sym->store->last_error()->message);
     unreachable_by_symbol +=
-        (unreachable_by_symbol.empty() ? "" : " ") + name + "=" + std::to_string(bars);
+        (unreachable_by_symbol.empty() ? "" : " ") + sym->cfg.name + "=" + std::to_string(bars);
   }
   if (unreachable > 0) {
     spdlog::critical(
@@ -263,7 +246,7 @@ void Daemon::shut_down() {
         unreachable, unreachable_by_symbol, kExitBarsLost);
     exit_code_ = kExitBarsLost;
   }
-  if (flushed.lost.empty()) {
+  if (losses.unwritten.empty()) {
     if (unwritten > 0 || flushed.attempts > 1) {
       spdlog::info(
           "bar logs written at shutdown after {} attempts ({:.1f} s): every accepted "
@@ -272,11 +255,10 @@ void Daemon::shut_down() {
     }
   } else {
     std::string by_symbol;
-    for (const auto& [index, bars] : flushed.lost) {
-      const SymbolState& sym = *by_index_[index];
-      spdlog::error("symbol {}: {} accepted bars not written: {}", sym.cfg.name, bars,
-                    sym.store->last_error() ? sym.store->last_error()->message : "");
-      by_symbol += (by_symbol.empty() ? "" : " ") + sym.cfg.name + "=" + std::to_string(bars);
+    for (const auto& [sym, bars] : losses.unwritten) {
+      spdlog::error("symbol {}: {} accepted bars not written: {}", sym->cfg.name, bars,
+                    sym->store->last_error() ? sym->store->last_error()->message : "");
+      by_symbol += (by_symbol.empty() ? "" : " ") + sym->cfg.name + "=" + std::to_string(bars);
     }
     spdlog::critical(
         "{} accepted bars lost at shutdown ({}) after {} attempts in {:.1f} s: exit {}",
@@ -291,8 +273,7 @@ void Daemon::shut_down() {
   if (const uint64_t gaps = gap_log_.pending_suppressed(); gaps > 0) {
     spdlog::warn("{} feed gaps were not logged (rate limit)", gaps);
   }
-  if (const uint64_t caps =
-          http_cap_log_.pending_suppressed() + snapshot_cap_log_.pending_suppressed();
+  if (const uint64_t caps = http_.cap_lines_not_logged() + snapshot_cap_log_.pending_suppressed();
       caps > 0) {
     spdlog::warn("{} connection cap lines were not logged (rate limit)", caps);
   }

@@ -4,9 +4,10 @@
 // (none to be had: withheld, under the storage alarms' rate limit); the signals of the bars
 // before the window's last one sent first; a send that never blocks (a refusal counted);
 // the next block of sequence numbers reserved after it; the last publication per stream
-// kept for snapshots. The daemon (daemon/app/daemon_jobs.cpp) builds the payload and writes
-// the log lines; the store, the sequence numbers, the socket and the clock are seams, so
-// tests/unit/publisher_test.cpp drives every rule with fakes.
+// kept for snapshots. PublicationStep (publication_step.hpp) builds the payload and the daemon
+// writes the log lines (daemon/app/daemon_logs.cpp); the store, the sequence numbers, the
+// socket and the clock are seams, so tests/unit/publisher_test.cpp drives every rule with
+// fakes.
 #pragma once
 
 #include <chrono>

@@ -1,8 +1,10 @@
 // One optimisation job as the worker runs it: the sweep of the stream's window and the live
 // out-of-sample metrics of the previous winner (SPEC §8 online). Runs off the loop thread;
-// touches only what it is given.
+// touches only what it is given. The periodic checkpoint after it, which logs, is the
+// daemon's (app/job_checkpoint.cpp).
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -85,9 +87,4 @@ struct CheckpointPlan {
   std::chrono::seconds every{0};    // 0: only at a clean stop (the loop does that one)
   StorageAlarms* alarms = nullptr;  // a failed write raises "checkpoints", a later one clears it
 };
-// After a run: the slot's exact state to disk when `plan.every` has passed since the last
-// one (worker thread; errors are logged, rate-limited, and the next period tries again).
-void checkpoint_if_due(const std::pair<std::string, std::string>& key, JobInput& in,
-                       const CheckpointPlan& plan);
-
 }  // namespace wfod::daemon
