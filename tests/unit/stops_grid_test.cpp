@@ -1,7 +1,6 @@
 // Stops as grid axes (SPEC §5, §5b): where they sit in the mixed-radix id, their validity
-// ranges and counts, grids without stops unchanged (axes, ids, params), the TOML keys, the
-// daemon's refusal at the key, which backends run them (cpu_ref, cpu, auto through cpu) and
-// cuda's refusal.
+// ranges and counts, grids without stops unchanged (axes, ids, params), the TOML keys, which
+// backends run them (cpu_ref, cpu, auto through cpu) and cuda's refusal, the daemon's too.
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -208,19 +207,30 @@ TEST(StopsGrid, TomlKeysAndErrorsAtTheKey) {
             std::string::npos);
 }
 
-TEST(StopsGrid, TheDaemonRefusesStopsAtTheKey) {
-  const std::string text =
+// The daemon runs stops on the cpu backend (and on auto, which sends them to cpu); a cuda
+// daemon refuses a strategy with stops at its first stop key, naming the strategy.
+TEST(StopsGrid, TheDaemonRefusesStopsOnlyOnCuda) {
+  const std::string strategy =
       "[[symbol]]\nname = \"GOOG\"\n\n[[strategy]]\nname = \"s\"\nsymbols = [\"GOOG\"]\n"
       "family = \"ma_cross\"\nwindow = 200\n\n[strategy.grid]\nfast = \"5:20:5\"\n"
       "slow = \"30:60:10\"\ntake_profit = [0.05, 0.1]\n";
-  std::vector<std::string> errors;
-  for (const daemon::ConfigFinding& f :
-       daemon::check_daemon_config(config::parse_config(text, "wfod.toml"), {})) {
-    if (f.error) errors.push_back(f.text);
-  }
+  auto errors_of = [&](const std::string& backend) {
+    const std::string text =
+        (backend.empty() ? "" : "[daemon]\nbackend = \"" + backend + "\"\n\n") + strategy;
+    std::vector<std::string> errors;
+    for (const daemon::ConfigFinding& f :
+         daemon::check_daemon_config(config::parse_config(text, "wfod.toml"), {})) {
+      if (f.error) errors.push_back(f.text);
+    }
+    return errors;
+  };
+  for (const std::string backend : {"", "auto", "cpu", "cpu_ref"})
+    EXPECT_EQ(errors_of(backend), std::vector<std::string>{}) << "backend '" << backend << "'";
+  const std::vector<std::string> errors = errors_of("cuda");
   ASSERT_EQ(errors.size(), 1u);
-  EXPECT_EQ(errors[0].rfind("wfod.toml:13:15: key 'strategy[0].grid.take_profit': stops (SPEC §5b) "
-                            "are not run on the daemon's streams yet",
+  EXPECT_EQ(errors[0].rfind("wfod.toml:16:15: key 'strategy[0].grid.take_profit': strategy 's' "
+                            "has stops (SPEC §5b), which the cuda backend does not run yet; set "
+                            "[daemon] backend = \"cpu\" or \"auto\"",
                             0),
             0u)
       << errors[0];
