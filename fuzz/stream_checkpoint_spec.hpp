@@ -17,6 +17,7 @@ inline StreamSpec stream_checkpoint_spec() {
   g.vol_short = {4};
   g.vol_long = {9};
   g.vol_threshold = {1.0};
+  g.stop_loss = {0, 0.01};  // lanes with and without stop states (SPEC §5b)
   StreamSpec spec;
   spec.strategy.grid = g;
   spec.strategy.fill = Fill::next_open;

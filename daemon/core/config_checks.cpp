@@ -107,9 +107,13 @@ void check_window(Findings& f, const config::StrategyConfig& s, const std::strin
   }
 }
 
-// SPEC §5b's stops run on the cpu_ref backend only (wfo sweep/walk); no stream computes them
-// yet, so a strategy that asks for them is refused at the stop key it gives first.
-void check_stops(Findings& f, const Grid& g, const std::string& at) {
+// SPEC §5b's stops run on the cpu backend (and on auto, which sends a strategy with stops to
+// cpu, its streams included) and on cpu_ref; the cuda backend does not run them yet, and a
+// cuda daemon's every run of such a strategy would fail, so its config is refused at the
+// first stop key the strategy gives.
+void check_stops(Findings& f, const config::StrategyConfig& s, const std::string& at) {
+  if (f.config.daemon.backend != "cuda") return;
+  const Grid& g = s.spec.grid;
   const std::pair<const char*, const std::vector<double>*> stops[] = {
       {"stop_loss", &g.stop_loss},
       {"take_profit", &g.take_profit},
@@ -117,15 +121,16 @@ void check_stops(Findings& f, const Grid& g, const std::string& at) {
   for (const auto& [key, values] : stops) {
     if (values->empty()) continue;
     f.error(at + ".grid." + key,
-            "stops (SPEC §5b) are not run on the daemon's streams yet; remove the stop axes "
-            "(wfo sweep/walk --backend cpu_ref runs them offline)");
+            "strategy '" + s.name +
+                "' has stops (SPEC §5b), which the cuda backend does not run yet; set [daemon] "
+                "backend = \"cpu\" or \"auto\" (auto runs them on the cpu backend)");
     return;
   }
 }
 
 void check_grid(Findings& f, const config::StrategyConfig& s, const std::string& at) {
   const Grid& g = s.spec.grid;
-  check_stops(f, g, at);
+  check_stops(f, s, at);
   const ComboCount c = count_combos(g);
   if (c.valid == 0) {
     std::string why;

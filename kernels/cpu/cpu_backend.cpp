@@ -38,6 +38,18 @@ struct BarReturns {
   static size_t bytes(size_t bars) { return 2 * bars * sizeof(double); }
 };
 
+// The lane kernel's columns over the request's history (its opens too with fill next_open: a
+// trade's entry price for its stops).
+BarTables tables_of(const BarReturns& returns, const SweepRequest& req) {
+  const HistoryView& h = req.history;
+  return {returns.gap.data(),
+          returns.body.data(),
+          h.close.data(),
+          req.strategy.costs.per_unit(),
+          0,
+          req.strategy.fill == Fill::next_open ? h.open.data() : nullptr};
+}
+
 Metrics evaluate_sequential(const IndicatorCache& cache, const SweepRequest& req, const Combo& c) {
   return evaluate_sequential(cache, req.history, req.strategy.fill, req.strategy.costs.per_unit(),
                              req.strategy.bars_per_year, c, req.window.first(), req.window.end);
@@ -103,13 +115,11 @@ class CpuBackend final : public Backend {
  public:
   std::string_view name() const override { return "cpu"; }
 
-  // The lanes compute the families' r_t only: SPEC §5b's stops run on cpu_ref for now.
-  Support supports(Work, const StrategySpec& strategy) const override {
-    return stops_support(name(), strategy);
-  }
+  // No supports() of its own (Backend's: yes to everything): every family, its filter and its
+  // stops (SPEC §5b: a group of combos whose stops act runs the lane kernel with their
+  // state), for every kind of work.
 
   SweepResult sweep(const SweepRequest& req) override {
-    require(supports(Work::sweep, req.strategy));
     const auto start = std::chrono::steady_clock::now();
     check_window(req);
     const Grid& grid = req.strategy.grid;
@@ -124,8 +134,7 @@ class CpuBackend final : public Backend {
     const size_t chunks = time_chunks(sweep_groups(grid, count.valid), threads, req.window.bars);
     const TilePlan plan = plan_tiles(grid, h.size(), rows_budget(req));
     const BarReturns returns(h, req.strategy.fill);
-    const BarTables tables{returns.gap.data(), returns.body.data(), h.close.data(),
-                           req.strategy.costs.per_unit()};
+    const BarTables tables = tables_of(returns, req);
 
     std::vector<TopK> tops(static_cast<size_t>(threads), TopK(req.rank.top));
     std::vector<uint64_t> ranked(static_cast<size_t>(threads), 0);
@@ -150,7 +159,7 @@ class CpuBackend final : public Backend {
         const Combo c = grid.decode(id);
         if (!c.valid()) return;
         ++tile_valid;
-        grouper.add(id, kind_of(c));
+        grouper.add(id, c);
       });
       const std::vector<Group> groups = grouper.finish().groups;
       if (groups.empty()) continue;
@@ -184,7 +193,6 @@ class CpuBackend final : public Backend {
   }
 
   std::vector<Metrics> evaluate(const SweepRequest& req, std::span<const uint64_t> ids) override {
-    require(supports(Work::sweep, req.strategy));
     check_window(req);
     const Grid& grid = req.strategy.grid;
     const HistoryView& h = req.history;
@@ -204,8 +212,7 @@ class CpuBackend final : public Backend {
     for (size_t n : per_kind) all_groups += (n + kLanes - 1) / kLanes;
     const size_t chunks = time_chunks(all_groups, threads, req.window.bars);
     const BarReturns returns(h, req.strategy.fill);
-    const BarTables tables{returns.gap.data(), returns.body.data(), h.close.data(),
-                           req.strategy.costs.per_unit()};
+    const BarTables tables = tables_of(returns, req);
     // Batches of consecutive ids whose rows fit the budget (one combo's rows at least).
     const size_t budget = rows_budget(req);
     plan_tiles(grid, h.size(), budget);  // throws when one combo's rows do not fit
@@ -219,7 +226,7 @@ class CpuBackend final : public Backend {
       const std::span<const Combo> batch(combos.data() + batch_first, end - batch_first);
       // Groups per kind in id order, and each lane's position in `ids`.
       LaneGrouper grouper(/*track_slots=*/true);
-      for (size_t i = batch_first; i < end; ++i) grouper.add(ids[i], kind_of(combos[i]), i);
+      for (size_t i = batch_first; i < end; ++i) grouper.add(ids[i], combos[i], i);
       const LaneGroups grouped = grouper.finish();
       const std::vector<Group>& groups = grouped.groups;
       const IndicatorCache cache(h, batch, threads);
@@ -262,25 +269,21 @@ class CpuBackend final : public Backend {
 
   std::vector<Summary> block_summaries(const SweepRequest& req,
                                        std::span<const size_t> cuts) override {
-    require(supports(Work::selection, req.strategy));
     return cpu::block_summaries(req, cuts);  // cpu_blocks.cpp
   }
 
   std::vector<int8_t> positions(const HistoryView& h, const StrategySpec& spec,
                                 const Combo& c) override {
-    require(supports(Work::sweep, spec));
     IndicatorCache cache(h, c);
-    return forward_positions(cache, h, c, h.size());
+    return forward_positions(cache, h, spec.fill, c, h.size());
   }
 
   std::unique_ptr<Stream> open_stream(const StreamSpec& spec, const HistoryView& h) override {
-    require(supports(Work::stream, spec.strategy));
     return make_cpu_stream(spec, h);
   }
 
   std::unique_ptr<Stream> restore_stream(const StreamSpec& spec,
                                          std::span<const uint8_t> blob) override {
-    require(supports(Work::stream, spec.strategy));
     return restore_cpu_stream(spec, blob);
   }
 
@@ -330,9 +333,8 @@ class CpuBackend final : public Backend {
         for (int j = 0; j < g.lanes; ++j) in[j] = lane_input(cache, grid.decode(g.ids[j]));
         const size_t lo = w.first() + w.bars * ci / chunks;
         const size_t hi = w.first() + w.bars * (ci + 1) / chunks;
-        const int kind = g.kind;
         Summary* out = chunks > 1 ? &summaries[item * kLanes] : local;
-        run_lanes(kind, tables, cache.matrix(), in, g.lanes, lo, hi, out);
+        run_lanes(g.kind, g.stops, tables, cache.matrix(), in, g.lanes, lo, hi, out);
         if (chunks == 1) finish_group(index, gi, local);
         done.fetch_add(1, std::memory_order_relaxed);
       }

@@ -1,7 +1,7 @@
 // block_summaries on the cpu backend: valid combos grouped by kernel kind into lanes, a
 // group's run of consecutive blocks one work item for run_lanes, which summarises any bar
-// range exactly (positions are found by scanning back, so a run needs no replay from the
-// anchor).
+// range exactly (positions, and the stops' state, are found by scanning back, so a run needs
+// no replay from the anchor).
 // Lane groups come from lane_groups.hpp and lane inputs from lane_setup.hpp, both shared
 // with sweeps.
 #include "cpu_blocks.hpp"
@@ -35,7 +35,12 @@ std::vector<Summary> block_summaries(const SweepRequest& req, std::span<const si
   IndicatorCache cache(h, grid, threads);
   std::vector<double> gap, body;
   bar_returns(h, req.strategy.fill, h.size(), gap, body);
-  const BarTables tables{gap.data(), body.data(), h.close.data(), req.strategy.costs.per_unit()};
+  const BarTables tables{gap.data(),
+                         body.data(),
+                         h.close.data(),
+                         req.strategy.costs.per_unit(),
+                         0,
+                         req.strategy.fill == Fill::next_open ? h.open.data() : nullptr};
   auto edge = [&](size_t b) {
     return b == 0 ? req.window.first() : b == blocks ? req.window.end : cuts[b - 1];
   };
@@ -51,6 +56,7 @@ std::vector<Summary> block_summaries(const SweepRequest& req, std::span<const si
   auto worker = [&] {
     LaneInput in[kLanes];
     LaneState state[2][kLanes];
+    StopState stops[2][kLanes];  // a stop group's stop states beside them
     Summary lane_out[kLanes];
     for (size_t item; (item = next.fetch_add(1)) < items;) {
       const size_t gi = item / per_group, part = item % per_group;
@@ -58,9 +64,11 @@ std::vector<Summary> block_summaries(const SweepRequest& req, std::span<const si
       const Group& g = groups[gi];
       for (int j = 0; j < g.lanes; ++j) in[j] = lane_input(cache, grid.decode(g.ids[j]));
       for (size_t b = b0; b < b1; ++b) {
-        const LaneState* from = b == b0 ? nullptr : state[(b - b0 + 1) % 2];
-        LaneRange range{edge(b), edge(b), edge(b + 1), from, state[(b - b0) % 2]};
-        run_lanes(g.kind, tables, cache.matrix(), in, g.lanes, range, lane_out);
+        const size_t in_state = (b - b0 + 1) % 2, out_state = (b - b0) % 2;
+        const LaneState* from = b == b0 ? nullptr : state[in_state];
+        const LaneRange range{edge(b),          edge(b),         edge(b + 1),     from,
+                              state[out_state], stops[in_state], stops[out_state]};
+        run_lanes(g.kind, g.stops, tables, cache.matrix(), in, g.lanes, range, lane_out);
         for (int j = 0; j < g.lanes; ++j) out[g.ids[j] * blocks + b] = lane_out[j];
       }
     }

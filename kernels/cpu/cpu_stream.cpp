@@ -13,7 +13,9 @@
 //           the back), because combine is associative but has no inverse (drawdown);
 //   tail  : the running tail Summary.
 // Positions never change once emitted (SPEC §2), so this equals a from-scratch sweep: the
-// same trades, wins and bar counts, sums equal up to rounding (SPEC §6, §9).
+// same trades, wins and bar counts, sums equal up to rounding (SPEC §6, §9). A combo whose
+// stops act (SPEC §5b) carries its stop state (src/stop_rules.hpp) beside each stored
+// state: a chunk replayed from its start state then takes every stop decision it took.
 // Memory is bounded by the window, not by the bars advanced through: the ring's oldest
 // chunk start is the horizon() a combo can be replayed from, and the bars (StreamBars) and
 // indicator values (RollingIndicators) older than it, or than the indicators' look-back,
@@ -80,11 +82,13 @@ StreamMemory CpuStream::memory(const StreamSpec& spec) {
   grid.validate();
   const Layout l = layout_of(spec);
   const ComboCount count = count_combos(grid);
-  const double groups = std::ceil(static_cast<double>(count.valid) / kLanes) + kKindCount;
+  // A partly filled group per kind, and per kind with stops (LaneGrouper).
+  const double groups = std::ceil(static_cast<double>(count.valid) / kLanes) + 2 * kKindCount;
   const double lanes = groups * kLanes;
-  const double per_lane = sizeof(LaneState) * static_cast<double>(1 + l.ring + l.subs) +
-                          sizeof(Summary) * static_cast<double>(2 + l.ring + l.subs) +
-                          sizeof(LaneInput);
+  const double states = static_cast<double>(1 + l.ring + l.subs);
+  const double per_lane =
+      sizeof(LaneState) * states + (grid.has_stops() ? sizeof(StopState) * states : 0.0) +
+      sizeof(Summary) * static_cast<double>(2 + l.ring + l.subs) + sizeof(LaneInput);
   const RollingIndicators rows(grid);
   const double most = static_cast<double>(2 * l.most_bars(rows.lookback()));
   const double row_states =
@@ -121,6 +125,11 @@ CpuStream::CpuStream(const StreamSpec& spec, const HistoryView& history)
   chunk_start_.assign(combos * ring_, LaneState{});  // chunk 0 starts flat (p_{-1} = p_0 = 0)
   head_suffix_.assign(combos * subs_, Summary{});
   head_start_.assign(combos * subs_, LaneState{});
+  if (stops_) {
+    stop_state_.assign(combos, StopState{});
+    chunk_stop_.assign(combos * ring_, StopState{});
+    head_stop_.assign(combos * subs_, StopState{});
+  }
   reserve_memory();
   for (size_t from = 0; from < history.size(); from += slice_) {
     bars_.append(history, from, std::min(history.size(), from + slice_));
@@ -147,7 +156,8 @@ StreamStats CpuStream::stats() const {
   s.chunk = chunk_;
   s.footprint_bytes = sizeof(*this) + bytes(state_) + bytes(tail_) + bytes(back_) +
                       bytes(chunk_sum_) + bytes(chunk_start_) + bytes(head_suffix_) +
-                      bytes(head_start_) + bytes(groups_) + bytes(index_of_) + bytes(inputs_) +
+                      bytes(head_start_) + bytes(stop_state_) + bytes(chunk_stop_) +
+                      bytes(head_stop_) + bytes(groups_) + bytes(index_of_) + bytes(inputs_) +
                       rows_.footprint_bytes() + bars_.footprint_bytes();
   s.open_seconds = open_seconds_;
   return s;
@@ -171,7 +181,10 @@ void CpuStream::reserve_memory() {
 void CpuStream::make_groups() {
   const Grid& grid = spec_.strategy.grid;
   groups_ = group_valid_combos(grid);
-  for (const Group& g : groups_) evaluated_ += static_cast<uint64_t>(g.lanes);
+  for (const Group& g : groups_) {
+    evaluated_ += static_cast<uint64_t>(g.lanes);
+    stops_ = stops_ || g.stops;
+  }
   skipped_ = grid.size() - evaluated_;
   if (groups_.size() * kLanes > UINT32_MAX)
     throw std::invalid_argument("a stream holds at most 2^32 combos");
@@ -235,10 +248,11 @@ void CpuStream::roll_group(const BarTables& tables, size_t g, size_t end) {
   const Group& grp = groups_[g];
   const size_t base = g * kLanes;
   Summary part[kLanes];
+  StopState* stops = stop_at(stop_state_, base);
   for (size_t t = rolled_; t < end;) {
     const size_t stop = std::min(end, (t / chunk_ + 1) * chunk_);
-    const LaneRange range{t, t, stop, &state_[base], &state_[base]};
-    run_lanes(grp.kind, tables, rows_.matrix(), &inputs_[base], grp.lanes, range, part);
+    const LaneRange range{t, t, stop, &state_[base], &state_[base], stops, stops};
+    run_lanes(grp.kind, grp.stops, tables, rows_.matrix(), &inputs_[base], grp.lanes, range, part);
     const size_t chunk = t / chunk_, from = std::max<size_t>(chunk * chunk_, 1);
     if (stop % chunk_ == 0 && t != from)
       whole_chunk(tables, g, chunk, part);  // the tail's combine is replaced by the one pass
@@ -250,6 +264,7 @@ void CpuStream::roll_group(const BarTables& tables, size_t g, size_t end) {
         back_[c] = combine(back_[c], tail_[c]);
         tail_[c] = Summary{};
         chunk_start_[slot(c, chunk + 1)] = state_[c];
+        if (stops_) chunk_stop_[slot(c, chunk + 1)] = stop_state_[c];
       }
     }
     t = stop;
@@ -262,10 +277,14 @@ void CpuStream::whole_chunk(const BarTables& tables, size_t g, size_t chunk, Sum
   const Group& grp = groups_[g];
   const size_t base = g * kLanes;
   LaneState start[kLanes];
-  for (int j = 0; j < grp.lanes; ++j) start[j] = chunk_start_[slot(base + size_t(j), chunk)];
+  StopState stops[kLanes];
+  for (int j = 0; j < grp.lanes; ++j) {
+    start[j] = chunk_start_[slot(base + size_t(j), chunk)];
+    if (stops_) stops[j] = chunk_stop_[slot(base + size_t(j), chunk)];
+  }
   const size_t from = std::max<size_t>(chunk * chunk_, 1);
-  run_lanes(grp.kind, tables, rows_.matrix(), &inputs_[base], grp.lanes,
-            LaneRange{from, from, (chunk + 1) * chunk_, start, nullptr}, out);
+  run_lanes(grp.kind, grp.stops, tables, rows_.matrix(), &inputs_[base], grp.lanes,
+            LaneRange{from, from, (chunk + 1) * chunk_, start, nullptr, stops, nullptr}, out);
 }
 
 // Front stack exhausted: the chunks [from, to) become suffix combines, the back empties.
@@ -287,14 +306,21 @@ void CpuStream::cache_head(const BarTables& tables, size_t head) {
     const Group& grp = groups_[g];
     const size_t base = g * kLanes;
     LaneState state[kLanes];
-    for (int j = 0; j < grp.lanes; ++j) state[j] = chunk_start_[slot(base + size_t(j), head)];
+    StopState stops[kLanes];
+    for (int j = 0; j < grp.lanes; ++j) {
+      state[j] = chunk_start_[slot(base + size_t(j), head)];
+      if (stops_) stops[j] = chunk_stop_[slot(base + size_t(j), head)];
+    }
     Summary part[kLanes];
     for (size_t i = 0; i < subs_; ++i) {
       const size_t a = head * chunk_ + i * sub_, b = std::min(a + sub_, (head + 1) * chunk_);
-      for (int j = 0; j < grp.lanes; ++j) head_start_[(base + size_t(j)) * subs_ + i] = state[j];
+      for (int j = 0; j < grp.lanes; ++j) {
+        head_start_[(base + size_t(j)) * subs_ + i] = state[j];
+        if (stops_) head_stop_[(base + size_t(j)) * subs_ + i] = stops[j];
+      }
       const size_t from = std::max<size_t>(a, 1);
-      run_lanes(grp.kind, tables, rows_.matrix(), &inputs_[base], grp.lanes,
-                LaneRange{from, from, b, state, state}, part);
+      run_lanes(grp.kind, grp.stops, tables, rows_.matrix(), &inputs_[base], grp.lanes,
+                LaneRange{from, from, b, state, state, stops, stops}, part);
       for (int j = 0; j < grp.lanes; ++j) head_suffix_[(base + size_t(j)) * subs_ + i] = part[j];
     }
     for (int j = 0; j < grp.lanes; ++j) {
@@ -318,13 +344,18 @@ SweepResult CpuStream::optimise() {
     const Group& grp = groups_[g];
     const size_t base = g * kLanes;
     LaneState start[kLanes];
+    StopState stops[kLanes];
     for (int j = 0; j < grp.lanes; ++j) {
       const size_t c = base + static_cast<size_t>(j);
-      start[j] = p.in_one_chunk ? chunk_start_[slot(c, head)] : head_start_[c * subs_ + sub];
+      const size_t at = p.in_one_chunk ? slot(c, head) : c * subs_ + sub;
+      start[j] = p.in_one_chunk ? chunk_start_[at] : head_start_[at];
+      if (stops_) stops[j] = p.in_one_chunk ? chunk_stop_[at] : head_stop_[at];
     }
-    const LaneRange range{std::max<size_t>(p.sub_start, 1), first, p.sub_end, start, nullptr};
+    const LaneRange range{
+        std::max<size_t>(p.sub_start, 1), first, p.sub_end, start, nullptr, stops, nullptr};
     Summary window[kLanes];
-    run_lanes(grp.kind, tables, rows_.matrix(), &inputs_[base], grp.lanes, range, window);
+    run_lanes(grp.kind, grp.stops, tables, rows_.matrix(), &inputs_[base], grp.lanes, range,
+              window);
     for (int j = 0; j < grp.lanes; ++j) {
       const size_t c = base + static_cast<size_t>(j);
       if (p.has_suffix) window[j] = combine(window[j], head_suffix_[c * subs_ + sub + 1]);
@@ -355,13 +386,19 @@ SweepResult CpuStream::optimise() {
   return result;
 }
 
-std::pair<size_t, std::vector<int8_t>> CpuStream::replay(size_t c, size_t first, size_t end) const {
-  const size_t chunk = first / chunk_, s = chunk * chunk_;
+ComboState CpuStream::chunk_state(size_t c, size_t chunk) const {
   const LaneState st = chunk_start_[slot(c, chunk)];
-  std::vector<int8_t> p{st.p2, st.p1};
-  const BarTables tables = bars_.tables(0);
-  replay_positions(inputs_[c], kind_of_combo(c), rows_.matrix(), tables.close, tables.base, st.p1,
-                   s, std::max(end, s), p);
+  return {st.p2, st.p1, stops_ ? chunk_stop_[slot(c, chunk)] : StopState{}};
+}
+
+std::pair<size_t, std::vector<int8_t>> CpuStream::replay(size_t c, size_t first, size_t end,
+                                                         ComboState* end_state) const {
+  const size_t chunk = first / chunk_, s = chunk * chunk_;
+  ComboState state = chunk_state(c, chunk);
+  std::vector<int8_t> p{state.p2, state.p1};
+  replay_positions(inputs_[c], kind_of_combo(c), rows_.matrix(), bars_.tables(0), s,
+                   std::max(end, s), state, p);
+  if (end_state) *end_state = state;
   return {s, std::move(p)};
 }
 

@@ -7,9 +7,12 @@
 //   u64 bars, i64 last ts, u64 window, chunk, ring, sub-chunks, combo slots, rows, look-back,
 //   u64 schedule split, cached head,
 //   bar tail (StreamBars::save), indicator rows (RollingIndicators::save),
-//   per combo slot: state, tail Summary, back Summary,
+//   per combo slot: state, [its stop state,] tail Summary, back Summary,
 //   per combo slot: the start states of the kept chunks [horizon / C, rolled / C],
+//   [per combo slot: the stop states of those chunks,]
 //   u64 checksum of all the bytes before it (blob_checksum).
+// The [stop states] are there when some combo's stops act (SPEC §5b; the spec text names the
+// stop axes): r_{t-1}, the stopped side, the trade's entry price and extreme (18 bytes).
 // Version 3 leaves out the ring's chunk Summaries and the head chunk's sub-chunk cache (~60
 // of the ~62 Summaries a combo held at W = 20,000: 9.5 kB a combo, 1.3 GB for 138K combos,
 // which a stop wrote and synced; issue 43 item 6). A completed chunk's Summary is its
@@ -17,12 +20,14 @@
 // the window's chunks and the head chunk from their stored start states and the kept bars,
 // rebuilds the two-stack aggregate's suffix combines as the flip made them, and gets every
 // value to the bit: a restore costs about one pass over the window (W + C bars per combo).
-// Older versions are refused (the daemon then replays from the bar log).
+// Version 4 adds the stop states. Other versions are refused (the daemon then replays from the
+// bar log).
 // Restore builds the stream from the spec, then reads the blob over it, checking every size
 // against the spec and every value that could steer a later read.
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <iterator>
@@ -41,8 +46,8 @@ namespace {
 
 constexpr char kMagic[8] = {'W', 'F', 'O', 'D', 'S', 'T', 'R', 'M'};
 // 2: Summary carries head_abs, tail_abs (SPEC v1.2 §6). 3: chunk start states instead of
-// chunk Summaries and the head cache (recomputed on restore).
-constexpr uint32_t kVersion = 3;
+// chunk Summaries and the head cache (recomputed on restore). 4: the stop states (SPEC §5b).
+constexpr uint32_t kVersion = 4;
 constexpr uint32_t kByteOrder = 0x01020304;
 constexpr size_t kMaxText = size_t{1} << 24;      // the spec text of any grid that fits in memory
 constexpr uint64_t kMaxBars = uint64_t{1} << 48;  // far beyond any history, far from overflow
@@ -95,6 +100,12 @@ std::string spec_text(const StreamSpec& spec, size_t chunk) {
     append_list(t, "style", g.style, named);
     append_list(t, "lo", g.lo, reals);
     append_list(t, "hi", g.hi, reals);
+  }
+  // SPEC §5b's stop axes, only for a grid that gives them.
+  if (g.has_stops()) {
+    append_list(t, "stop_loss", g.stop_loss, reals);
+    append_list(t, "take_profit", g.take_profit, reals);
+    append_list(t, "trailing_stop", g.trailing_stop, reals);
   }
   append_list(t, "vol_short", g.vol_short, ints);
   append_list(t, "vol_long", g.vol_long, ints);
@@ -184,7 +195,58 @@ void get_states(detail::BlobReader& r, std::vector<LaneState>& v, const char* wh
   }
 }
 
+// Stop states as 18-byte records: r_{t-1}, the stopped side, then the entry price and the
+// extreme by their bits.
+constexpr size_t kStopStateBytes = 2 + 2 * sizeof(double);
+
+void put_stop_states(detail::BlobWriter& w, const std::vector<StopState>& v) {
+  std::vector<uint8_t> buf(v.size() * kStopStateBytes);
+  for (size_t i = 0; i < v.size(); ++i) {
+    uint8_t* out = buf.data() + i * kStopStateBytes;
+    out[0] = static_cast<uint8_t>(v[i].r1);
+    out[1] = static_cast<uint8_t>(v[i].stopped);
+    std::memcpy(out + 2, &v[i].entry, sizeof(double));
+    std::memcpy(out + 2 + sizeof(double), &v[i].extreme, sizeof(double));
+  }
+  w.put_array(std::span<const uint8_t>(buf));
+}
+
+void get_stop_states(detail::BlobReader& r, std::vector<StopState>& v, const char* what) {
+  const std::span<const uint8_t> in = r.get_bytes(v.size() * kStopStateBytes, what);
+  for (size_t i = 0; i < v.size(); ++i) {
+    const uint8_t* at = in.data() + i * kStopStateBytes;
+    StopState st;
+    st.r1 = static_cast<int8_t>(at[0]);
+    st.stopped = static_cast<int8_t>(at[1]);
+    std::memcpy(&st.entry, at + 2, sizeof(double));
+    std::memcpy(&st.extreme, at + 2 + sizeof(double), sizeof(double));
+    v[i] = st;
+  }
+}
+
+// Whether a stop state fits the lane state beside it (SPEC §5b): r_{t-1} and the stopped side
+// are positions, a stop holds p_{t-1} = 0 with r_{t-1} on the stopped side, and otherwise
+// p_{t-1} = r_{t-1}; the prices are finite. A lane whose stops do not act (or no combo's)
+// holds the zero state.
+bool stop_state_fits(const StopState& st, const LaneState& ls, bool stop_lane) {
+  if (!stop_lane) {
+    const StopState zero;
+    return std::memcmp(&st.entry, &zero.entry, sizeof(double)) == 0 &&
+           std::memcmp(&st.extreme, &zero.extreme, sizeof(double)) == 0 && st.r1 == 0 &&
+           st.stopped == 0;
+  }
+  if (!is_position(st.r1) || !is_position(st.stopped)) return false;
+  if (!std::isfinite(st.entry) || !std::isfinite(st.extreme)) return false;
+  return st.stopped != 0 ? st.r1 == st.stopped && ls.p1 == 0 : ls.p1 == st.r1;
+}
+
 }  // namespace
+
+// Whether combo slot c holds a combo whose stops act (a lane of a stop group, not padding).
+bool CpuStream::stop_lane(size_t c) const {
+  const Group& g = groups_[c / kLanes];
+  return g.stops && static_cast<int>(c % kLanes) < g.lanes;
+}
 
 // The kept chunks [horizon / C, rolled / C]: the ring's, whose start states are valid.
 std::pair<size_t, size_t> CpuStream::kept_chunks() const {
@@ -197,7 +259,8 @@ std::vector<uint8_t> CpuStream::checkpoint() const {
   const auto [first, end] = kept_chunks();
   w.reserve(256 + (bars_.end() - bars_.kept_from()) * 56 +
             (rows_.bars() - rows_kept_from() + 64) * rows_.row_count() * 8 +
-            slots * (2 * kSummaryBytes + 2 * (end - first) + 2));
+            slots * (2 * kSummaryBytes + 2 * (end - first) + 2) +
+            (stops_ ? slots * (end - first + 1) * kStopStateBytes : 0));
   w.put_array(std::span<const char>(kMagic, sizeof kMagic));
   w.put(kVersion);
   w.put(kByteOrder);
@@ -214,6 +277,7 @@ std::vector<uint8_t> CpuStream::checkpoint() const {
   bars_.save(w);
   rows_.save(w, rows_kept_from());
   put_states(w, state_);
+  if (stops_) put_stop_states(w, stop_state_);
   put_summaries(w, tail_);
   put_summaries(w, back_);
   std::vector<LaneState> starts;
@@ -221,6 +285,13 @@ std::vector<uint8_t> CpuStream::checkpoint() const {
   for (size_t c = 0; c < slots; ++c)
     for (size_t j = first; j < end; ++j) starts.push_back(chunk_start_[slot(c, j)]);
   put_states(w, starts);
+  if (stops_) {
+    std::vector<StopState> stops;
+    stops.reserve(slots * (end - first));
+    for (size_t c = 0; c < slots; ++c)
+      for (size_t j = first; j < end; ++j) stops.push_back(chunk_stop_[slot(c, j)]);
+    put_stop_states(w, stops);
+  }
   w.put(detail::blob_checksum(w.bytes()));
   return std::move(w.bytes());
 }
@@ -316,6 +387,12 @@ void CpuStream::load(std::span<const uint8_t> blob) {
   reserve_memory();  // load() replaced the bar columns
   refresh_inputs();
   get_states(r, state_, "combo states");
+  if (stops_) {
+    get_stop_states(r, stop_state_, "combo stop states");
+    for (size_t c = 0; c < combos(); ++c)
+      if (!stop_state_fits(stop_state_[c], state_[c], stop_lane(c)))
+        r.fail("combo slot " + std::to_string(c) + "'s stop state does not fit its positions");
+  }
   get_summaries(r, tail_, "tail summaries");
   get_summaries(r, back_, "back summaries");
   const auto [first, end] = kept_chunks();
@@ -323,6 +400,18 @@ void CpuStream::load(std::span<const uint8_t> blob) {
   get_states(r, starts, "chunk start states");
   for (size_t c = 0, k = 0; c < combos(); ++c)
     for (size_t j = first; j < end; ++j) chunk_start_[slot(c, j)] = starts[k++];
+  if (stops_) {
+    std::vector<StopState> stops(combos() * (end - first));
+    get_stop_states(r, stops, "chunk stop states");
+    for (size_t c = 0, k = 0; c < combos(); ++c) {
+      for (size_t j = first; j < end; ++j, ++k) {
+        if (!stop_state_fits(stops[k], starts[k], stop_lane(c)))
+          r.fail("combo slot " + std::to_string(c) + "'s stop state entering chunk " +
+                 std::to_string(j) + " does not fit its positions");
+        chunk_stop_[slot(c, j)] = stops[k];
+      }
+    }
+  }
   if (r.left() != 8)
     r.fail(std::to_string(r.left() - 8) + " bytes left over after the last section");
   rebuild();

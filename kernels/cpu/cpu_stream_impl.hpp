@@ -83,11 +83,22 @@ class CpuStream final : public Stream {
   std::pair<size_t, size_t> kept_chunks() const;
   // After load(): the chunk Summaries and head cache a checkpoint leaves out, recomputed.
   void rebuild();
+  // Whether combo slot c holds a combo whose stops act (not a padding lane).
+  bool stop_lane(size_t c) const;
 
   // p_t of combo `c` for t in [s - 2, end), from the stored state entering s, the first bar
   // of the ring chunk holding `first` (first >= horizon()): returns s and those positions
-  // (index i is p_{s-2+i}).
-  std::pair<size_t, std::vector<int8_t>> replay(size_t c, size_t first, size_t end) const;
+  // (index i is p_{s-2+i}); `end_state`, when given, receives the state entering max(end, s).
+  std::pair<size_t, std::vector<int8_t>> replay(size_t c, size_t first, size_t end,
+                                                ComboState* end_state = nullptr) const;
+  // Combo c's state entering the first bar of ring chunk `chunk` (its stops' with it).
+  ComboState chunk_state(size_t c, size_t chunk) const;
+  // Entry i of a stop-state array, or nullptr where the stream keeps none (no group's stops
+  // act): what LaneRange takes.
+  template <typename T>
+  static auto stop_at(T& states, size_t i) -> decltype(&states[i]) {
+    return states.empty() ? nullptr : &states[i];
+  }
   // Metrics of combo `c` over [first, end) with the literal drawdown (SPEC §6), from
   // replayed positions: for windows whose equity reaches zero.
   Metrics sequential(size_t c, size_t first, size_t end) const;
@@ -108,8 +119,12 @@ class CpuStream final : public Stream {
   size_t rolled_ = 1;  // every combo's state is the one entering this bar (bar 0 is flat)
   // Per combo (group * kLanes + lane):
   std::vector<LaneState> state_;  // entering bar rolled_
-  std::vector<Summary> tail_;     // bars [max(1, floor(rolled_/C) C), rolled_)
-  std::vector<Summary> back_;     // chunks [split, floor(rolled_/C)) (split: schedule_)
+  // The stop states (SPEC §5b) beside state_, chunk_start_ and head_start_, kept only when
+  // some group's stops act (stops_; empty otherwise): the same layout, one per combo slot.
+  bool stops_ = false;
+  std::vector<StopState> stop_state_, chunk_stop_, head_stop_;
+  std::vector<Summary> tail_;  // bars [max(1, floor(rolled_/C) C), rolled_)
+  std::vector<Summary> back_;  // chunks [split, floor(rolled_/C)) (split: schedule_)
   // Per combo and ring slot (chunk j at slot j mod ring_): the chunk's Summary (raw, or the
   // suffix combine up to the schedule's split below it) and the state entering its first bar.
   std::vector<Summary> chunk_sum_;

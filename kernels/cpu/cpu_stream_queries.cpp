@@ -1,9 +1,9 @@
 // The CPU stream's queries (Stream::positions, returns, tracker, evaluate, block_summaries):
 // every answer replays the combo's decisions from the state stored at the start of the ring
-// chunk holding the first bar asked for, so none needs the history before horizon(). The
-// window's Summaries come from the lane kernel over the very ranges the backend's
-// evaluate and block_summaries use, entered with the very states (the backend finds them by
-// scanning back from the anchor), so they are bit-identical.
+// chunk holding the first bar asked for (its stops' state with it), so none needs the history
+// before horizon(). The window's Summaries come from the lane kernel over the very ranges the
+// backend's evaluate and block_summaries use, entered with the very states (the backend finds
+// them by scanning back from the anchor), so they are bit-identical.
 #include <stdexcept>
 #include <string>
 
@@ -21,7 +21,9 @@ bool same_point(const Combo& a, const Combo& b) {
          a.entry == b.entry && a.n == b.n && a.source == b.source && a.k == b.k &&
          a.style == b.style && a.lo == b.lo && a.hi == b.hi && a.side == b.side &&
          a.has_vol == b.has_vol && a.vol_short == b.vol_short && a.vol_long == b.vol_long &&
-         a.vol_threshold == b.vol_threshold;
+         a.vol_threshold == b.vol_threshold && a.has_stops == b.has_stops &&
+         a.stop_loss == b.stop_loss && a.take_profit == b.take_profit &&
+         a.trailing_stop == b.trailing_stop;
 }
 
 }  // namespace
@@ -75,12 +77,16 @@ std::vector<double> CpuStream::returns(const Combo& combo, size_t first, size_t 
 }
 
 PositionTracker CpuStream::tracker(const Combo& combo, size_t keep) const {
-  combo_index(combo);  // validates
-  // At least the newest position: the tracker's next decision starts from it.
+  const size_t c = combo_index(combo);
+  // At least the newest position, and the state its next decision starts from.
   const size_t end = bars_.end(), kept = std::max<size_t>(keep, 1);
   const size_t first = std::max(horizon(), end > kept ? end - kept : 0);
-  return TrackerSeed::make(spec_.strategy, combo, rows_, bars_, first, positions(combo, first, end),
-                           keep);
+  ComboState state;
+  const auto [s, p] = replay(c, first, end, &state);
+  std::vector<int8_t> kept_positions(p.begin() + static_cast<ptrdiff_t>(first + 2 - s),
+                                     p.begin() + static_cast<ptrdiff_t>(end + 2 - s));
+  return TrackerSeed::make(spec_.strategy, combo, rows_, bars_, first, std::move(kept_positions),
+                           state, keep);
 }
 
 WindowSpec CpuStream::current_window() const {
@@ -103,17 +109,20 @@ std::vector<Metrics> CpuStream::evaluate(std::span<const uint64_t> ids) const {
     size_t index[kLanes];
     LaneInput in[kLanes];
     LaneState state[kLanes];
+    StopState stops[kLanes];
     for (int j = 0; j < grp.lanes; ++j) {
       index[j] = index_of_[grp.ids[j]];
       in[j] = inputs_[index[j]];
-      state[j] = chunk_start_[slot(index[j], head)];
+      const ComboState st = chunk_state(index[j], head);
+      state[j] = {st.p2, st.p1};
+      stops[j] = st.stop;
     }
     Summary joined[kLanes], part[kLanes];
     for (size_t ci = 0; ci < chunks; ++ci) {
       const size_t lo = w.first() + w.bars * ci / chunks;
       const size_t hi = w.first() + w.bars * (ci + 1) / chunks;
-      const LaneRange range{ci == 0 ? replay_from : lo, lo, hi, state, state};
-      run_lanes(grp.kind, tables, rows_.matrix(), in, grp.lanes, range, part);
+      const LaneRange range{ci == 0 ? replay_from : lo, lo, hi, state, state, stops, stops};
+      run_lanes(grp.kind, grp.stops, tables, rows_.matrix(), in, grp.lanes, range, part);
       for (int j = 0; j < grp.lanes; ++j) joined[j] = combine(joined[j], part[j]);
     }
     for (int j = 0; j < grp.lanes; ++j) {
@@ -137,12 +146,18 @@ std::vector<Summary> CpuStream::block_summaries(std::span<const size_t> cuts) co
     const Group& grp = groups_[g];
     const size_t base = g * kLanes;
     LaneState state[kLanes];
-    for (int j = 0; j < grp.lanes; ++j) state[j] = chunk_start_[slot(base + size_t(j), head)];
+    StopState stops[kLanes];
+    for (int j = 0; j < grp.lanes; ++j) {
+      const ComboState st = chunk_state(base + size_t(j), head);
+      state[j] = {st.p2, st.p1};
+      stops[j] = st.stop;
+    }
     Summary part[kLanes];
     for (size_t b = 0; b < blocks; ++b) {
       const size_t lo = edge(b), hi = edge(b + 1);
-      const LaneRange range{b == 0 ? replay_from : lo, lo, hi, state, state};
-      run_lanes(grp.kind, tables, rows_.matrix(), &inputs_[base], grp.lanes, range, part);
+      const LaneRange range{b == 0 ? replay_from : lo, lo, hi, state, state, stops, stops};
+      run_lanes(grp.kind, grp.stops, tables, rows_.matrix(), &inputs_[base], grp.lanes, range,
+                part);
       for (int j = 0; j < grp.lanes; ++j) out[grp.ids[j] * blocks + b] = part[j];
     }
   });

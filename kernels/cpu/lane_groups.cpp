@@ -9,11 +9,11 @@
 
 namespace wfod::cpu {
 
-void LaneGrouper::emit(int kind) {
-  Group& g = open_[kind];
+void LaneGrouper::emit(int key) {
+  Group& g = open_[key];
   out_.groups.push_back(g);
   if (track_slots_) {
-    std::vector<size_t>& slots = open_slots_[kind];
+    std::vector<size_t>& slots = open_slots_[key];
     out_.slot_of.insert(out_.slot_of.end(), slots.begin(), slots.end());
     slots.clear();
   }
@@ -21,7 +21,7 @@ void LaneGrouper::emit(int kind) {
 }
 
 LaneGroups LaneGrouper::finish() {
-  for (int k = 0; k < kKindCount; ++k)
+  for (int k = 0; k < 2 * kKindCount; ++k)
     if (open_[k].lanes) emit(k);
   if (track_slots_) {
     out_.group_base.assign(out_.groups.size() + 1, 0);
@@ -35,7 +35,7 @@ std::vector<Group> group_valid_combos(const Grid& grid) {
   LaneGrouper grouper;
   for (uint64_t id = 0; id < grid.size(); ++id) {
     const Combo c = grid.decode(id);
-    if (c.valid()) grouper.add(id, kind_of(c));
+    if (c.valid()) grouper.add(id, c);
   }
   return grouper.finish().groups;
 }
@@ -48,7 +48,7 @@ LaneGroups group_ids(const Grid& grid, std::span<const uint64_t> ids) {
     const Combo c = grid.decode(ids[i]);
     if (!c.valid())
       throw std::invalid_argument("combo id " + std::to_string(ids[i]) + " is invalid");
-    grouper.add(ids[i], kind_of(c), i);
+    grouper.add(ids[i], c, i);
   }
   return grouper.finish();
 }

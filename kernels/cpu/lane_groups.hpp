@@ -12,11 +12,13 @@
 
 namespace wfod::cpu {
 
-// Combos sharing a kernel instantiation (their kind, lane_kinds.hpp) go in the same group.
+// Combos sharing a kernel instantiation (their kind, lane_kinds.hpp, and whether their stops
+// act, SPEC §5b) go in the same group.
 struct Group {
   uint64_t ids[kLanes];
   int lanes = 0;
   int kind = 0;
+  bool stops = false;  // Combo::stops_on() of every lane
 };
 
 // Lane groups and, when the grouper tracked slots, where each lane's combo came from:
@@ -28,30 +30,39 @@ struct LaneGroups {
 };
 
 // The one way combos are packed into lane groups: each combo joins the open group of its
-// kind, a group is emitted as soon as it holds kLanes combos, and the partly filled ones at
-// finish(), in kind order. The groups depend only on the order the combos are added in, so
-// sweeps, evaluate() lists, block summaries and streams lay out their lanes alike.
+// kind and stops, a group is emitted as soon as it holds kLanes combos, and the partly filled
+// ones at finish(), in kind order (without stops first). The groups depend only on the order
+// the combos are added in, so sweeps, evaluate() lists, block summaries and streams lay out
+// their lanes alike. A grid without stops groups as it did before SPEC §5b; in a grid with
+// them, the combos whose stops are all 0 keep the kernel without the stop state.
 class LaneGrouper {
  public:
   // With `track_slots`, add() records each combo's slot (say its position in the caller's
   // list of ids) and finish() fills slot_of and group_base.
   explicit LaneGrouper(bool track_slots = false) : track_slots_(track_slots) {}
 
-  void add(uint64_t id, int kind, size_t slot = 0) {
-    Group& g = open_[kind];
+  void add(uint64_t id, int kind, bool stops, size_t slot = 0) {
+    const int key = 2 * kind + (stops ? 1 : 0);
+    Group& g = open_[key];
     g.kind = kind;
+    g.stops = stops;
     g.ids[g.lanes++] = id;
-    if (track_slots_) open_slots_[kind].push_back(slot);
-    if (g.lanes == kLanes) emit(kind);
+    if (track_slots_) open_slots_[key].push_back(slot);
+    if (g.lanes == kLanes) emit(key);
+  }
+  // A combo by its kind and stops.
+  void add(uint64_t id, const Combo& c, size_t slot = 0) {
+    add(id, kind_of(c), c.stops_on(), slot);
   }
   // The groups of every combo added so far; the grouper starts over empty.
   LaneGroups finish();
 
  private:
-  void emit(int kind);  // moves the open group of `kind` (and its slots) to out_
+  void emit(int key);  // moves the open group of `key` (and its slots) to out_
 
-  Group open_[kKindCount];
-  std::vector<size_t> open_slots_[kKindCount];
+  // Open groups by key 2 * kind + stops.
+  Group open_[2 * kKindCount];
+  std::vector<size_t> open_slots_[2 * kKindCount];
   LaneGroups out_;
   bool track_slots_;
 };

@@ -5,10 +5,10 @@
 
 namespace wfod::cpu {
 
-#define WFOD_DECLARE_VARIANT(isa)                                                               \
-  namespace isa {                                                                               \
-  void run_lanes(int, const BarTables&, const double*, const LaneInput*, int, const LaneRange&, \
-                 Summary*);                                                                     \
+#define WFOD_DECLARE_VARIANT(isa)                                                   \
+  namespace isa {                                                                   \
+  void run_lanes(int, bool, const BarTables&, const double*, const LaneInput*, int, \
+                 const LaneRange&, Summary*);                                       \
   }
 WFOD_DECLARE_VARIANT(avx512)
 WFOD_DECLARE_VARIANT(avx2)
@@ -16,7 +16,7 @@ WFOD_DECLARE_VARIANT(generic)
 #undef WFOD_DECLARE_VARIANT
 
 namespace {
-using RunLanes = void (*)(int, const BarTables&, const double*, const LaneInput*, int,
+using RunLanes = void (*)(int, bool, const BarTables&, const double*, const LaneInput*, int,
                           const LaneRange&, Summary*);
 
 struct Variant {
@@ -42,9 +42,9 @@ const Variant& chosen() {
 }
 }  // namespace
 
-void run_lanes(int kind, const BarTables& bars, const double* matrix, const LaneInput* in,
-               int lanes, const LaneRange& range, Summary* out) {
-  chosen().run(kind, bars, matrix, in, lanes, range, out);
+void run_lanes(int kind, bool stops, const BarTables& bars, const double* matrix,
+               const LaneInput* in, int lanes, const LaneRange& range, Summary* out) {
+  chosen().run(kind, stops, bars, matrix, in, lanes, range, out);
 }
 
 const char* lane_kernel_variant() { return chosen().name; }

@@ -1,14 +1,15 @@
 // The CPU hot loop compiled for the avx2 instruction set (flags set in kernels/CMakeLists.txt).
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "lane_kernel.hpp"
 
 namespace wfod::cpu::avx2 {
 #include "lane_kernel_impl.hpp"
 
-void run_lanes(int kind, const BarTables& bars, const double* m, const LaneInput* in, int lanes,
-               const LaneRange& range, Summary* out) {
-  run_lanes_any(kind, bars, m, in, lanes, range, out);
+void run_lanes(int kind, bool stops, const BarTables& bars, const double* m, const LaneInput* in,
+               int lanes, const LaneRange& range, Summary* out) {
+  run_lanes_any(kind, stops, bars, m, in, lanes, range, out);
 }
 }  // namespace wfod::cpu::avx2

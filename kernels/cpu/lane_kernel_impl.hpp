@@ -2,8 +2,10 @@
 // include it inside their own namespace). kLanes combos advance together as one vector;
 // indicator values are gathered by row offset. The drawdown needs no division per bar
 // (cross-multiplied ratios, valid while equity stays positive; a lane whose 1 + s_t <= 0 is flagged
-// and the caller re-evaluates it sequentially). Expects: namespace wfod::cpu::<isa> open,
-// lane_kernel.hpp included.
+// and the caller re-evaluates it sequentially). With Stops, each lane carries its stops'
+// state (src/stop_rules.hpp: the family's r_{t-1}, the stopped side, the trade's entry and
+// extreme) and every decision goes through stop_step; without, the loop is the one without
+// SPEC §5b. Expects: namespace wfod::cpu::<isa> open, lane_kernel.hpp included.
 
 // kLanes doubles / int64 masks as one GCC/Clang vector: the compiler maps it onto the
 // target's registers (one zmm, two ymm, or four xmm) and every operation below is a lane-wise
@@ -18,15 +20,20 @@ inline vd vmax(vd a, vd b) { return a < b ? b : a; }
 inline vd vmin(vd a, vd b) { return b < a ? b : a; }
 inline vd splat(double x) { return vd{} + x; }
 
-template <int Kind>
+template <int Kind, bool Stops>
 void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneInput* in, int lanes,
                  const LaneRange& range, Summary* out) {
   constexpr Family F = family_of_kind(Kind);
   constexpr bool Cross = cross_of_kind(Kind), Vol = vol_of_kind(Kind);
+  if (Stops && range.start_state && !range.start_stop)
+    throw std::logic_error("run_lanes: a start state without its stop state for stop lanes");
   const size_t first = range.first, last = range.last;
   int64_t oa[kLanes], ob[kLanes], ovs[kLanes], ovl[kLanes];
   vd first_defined, signal_defined, short_value, threshold, p2, p1;
   vd band_k, level_lo, level_hi;  // bollinger's k, rsi_reversion's levels
+  // Stops: r_{t-1}, the stopped side, the trade's entry and extreme, and the level factors.
+  vd r1, stopped, entry, extreme;
+  StopLevels<vd, vm> stop_lv;
   for (int j = 0; j < kLanes; ++j) {
     const LaneInput& l = in[j < lanes ? j : 0];  // padding lanes repeat lane 0
     oa[j] = l.off_a;
@@ -40,7 +47,32 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
     band_k[j] = l.k;
     level_lo[j] = l.lo;
     level_hi[j] = l.hi;
-    if (range.start_state) {
+    if constexpr (Stops) {
+      const StopLevels<double, bool> s = stop_levels(l);
+      stop_lv.sl_on[j] = s.sl_on ? -1 : 0;
+      stop_lv.tp_long_on[j] = s.tp_long_on ? -1 : 0;
+      stop_lv.tp_short_on[j] = s.tp_short_on ? -1 : 0;
+      stop_lv.ts_on[j] = s.ts_on ? -1 : 0;
+      stop_lv.sl_long[j] = s.sl_long;
+      stop_lv.sl_short[j] = s.sl_short;
+      stop_lv.tp_long[j] = s.tp_long;
+      stop_lv.tp_short[j] = s.tp_short;
+      stop_lv.ts_long[j] = s.ts_long;
+      stop_lv.ts_short[j] = s.ts_short;
+      ComboState st;
+      if (range.start_state) {
+        const LaneState& ls = range.start_state[j < lanes ? j : 0];
+        st = {ls.p2, ls.p1, range.start_stop[j < lanes ? j : 0]};
+      } else {
+        st = stop_state_entering<Kind>(l, bars.close, bars.entry_open, first);
+      }
+      p2[j] = st.p2;
+      p1[j] = st.p1;
+      r1[j] = st.stop.r1;
+      stopped[j] = st.stop.stopped;
+      entry[j] = st.stop.entry;
+      extreme[j] = st.stop.extreme;
+    } else if (range.start_state) {
       const LaneState& st = range.start_state[j < lanes ? j : 0];
       p2[j] = st.p2;
       p1[j] = st.p1;
@@ -118,10 +150,31 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
     return splat(static_cast<double>(t)) < first_defined ? zero : next;
   };
 
+  // p_t: the family's decision, through the stops where they act (r1: r_{t-1}).
+  auto position_next = [&](size_t t, vd held, vd held_before) -> vd {
+    if constexpr (Stops) {
+      const vd r = decide_next(t, r1);
+      // A trade held at t - 1 began at t >= first >= 1: c_{t-1} is in the columns.
+      const double fresh_entry =
+          bars.entry_open ? bars.entry_open[t - bars.base] : bars.close[t - 1 - bars.base];
+      StopVars<vd> v{stopped, entry, extreme};
+      const vd next = stop_step<vd, vm>(r, held, held_before, splat(bars.close[t - bars.base]),
+                                        splat(fresh_entry), stop_lv, v, zero, greater);
+      stopped = v.stopped;
+      entry = v.entry;
+      extreme = v.extreme;
+      r1 = r;
+      return next;
+    } else {
+      (void)held_before;
+      return decide_next(t, held);
+    }
+  };
+
   // Replay decisions only, from the given state entering `start` to the state entering `first`.
   if (range.start_state) {
     for (size_t t = range.start; t < first; ++t) {
-      const vd next = decide_next(t, p1);
+      const vd next = position_next(t, p1, p2);
       p2 = p1;
       p1 = next;
     }
@@ -169,7 +222,7 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
     shorts += b < 0.0 ? one : zero;
     changes += changed ? one : zero;
 
-    const vd next = decide_next(t, b);
+    const vd next = position_next(t, b, a);
     p2 = b;
     p1 = next;
   }
@@ -177,6 +230,12 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
   if (range.end_state)
     for (int j = 0; j < lanes; ++j)
       range.end_state[j] = {static_cast<int8_t>(p2[j]), static_cast<int8_t>(p1[j])};
+  if constexpr (Stops) {
+    if (range.end_stop)
+      for (int j = 0; j < lanes; ++j)
+        range.end_stop[j] = {entry[j], extreme[j], static_cast<int8_t>(r1[j]),
+                             static_cast<int8_t>(stopped[j])};
+  }
   for (int j = 0; j < lanes; ++j) {
     Summary& r = out[j];
     r = Summary{};
@@ -207,7 +266,12 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
   }
 }
 
-inline void run_lanes_any(int kind, const BarTables& bars, const double* m, const LaneInput* in,
-                          int lanes, const LaneRange& range, Summary* out) {
-  with_kind(kind, [&](auto k) { run_lanes_t<decltype(k)::value>(bars, m, in, lanes, range, out); });
+inline void run_lanes_any(int kind, bool stops, const BarTables& bars, const double* m,
+                          const LaneInput* in, int lanes, const LaneRange& range, Summary* out) {
+  with_kind(kind, [&](auto k) {
+    if (stops)
+      run_lanes_t<decltype(k)::value, true>(bars, m, in, lanes, range, out);
+    else
+      run_lanes_t<decltype(k)::value, false>(bars, m, in, lanes, range, out);
+  });
 }

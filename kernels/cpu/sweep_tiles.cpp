@@ -33,6 +33,7 @@ size_t rows_of(const Grid& g, const std::vector<size_t>& b) {
       vol = 4;
       break;
   }
+  if (g.has_stops()) vol += 3;  // stop_loss, take_profit, trailing_stop: no rows
   if (g.has_vol_filter()) rows += b[vol] + b[vol + 1];
   return rows;
 }
@@ -141,6 +142,18 @@ Tile tile_at(const Grid& grid, const TilePlan& plan, size_t k) {
       s.side = take(g.side);
       break;
   }
+  if (g.has_stops()) {  // an axis not given is {0} (Grid::axes): size 1, left empty here too
+    auto take_stop = [&](const std::vector<double>& values) {
+      if (values.empty()) {
+        ++a;
+        return values;
+      }
+      return take(values);
+    };
+    s.stop_loss = take_stop(g.stop_loss);
+    s.take_profit = take_stop(g.take_profit);
+    s.trailing_stop = take_stop(g.trailing_stop);
+  }
   if (g.has_vol_filter()) {
     s.vol_short = take(g.vol_short);
     s.vol_long = take(g.vol_long);
@@ -161,6 +174,13 @@ bool may_hold_valid(const Tile& tile) {
     if (most(g.n) < 2 || !(*std::min_element(g.lo.begin(), g.lo.end()) < most(g.hi))) return false;
   }
   if (g.has_vol_filter() && !below(g.vol_short, g.vol_long)) return false;
+  // SPEC §5b: each stop axis needs a value in its range (an axis not given is {0}, in range).
+  auto some = [](const std::vector<double>& v, bool (*in_range)(double)) {
+    return v.empty() || std::any_of(v.begin(), v.end(), in_range);
+  };
+  if (!some(g.stop_loss, stop_loss_in_range) || !some(g.take_profit, take_profit_in_range) ||
+      !some(g.trailing_stop, trailing_stop_in_range))
+    return false;
   return true;
 }
 

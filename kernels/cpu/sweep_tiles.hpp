@@ -36,7 +36,8 @@ struct Tile {
 Tile tile_at(const Grid& grid, const TilePlan& plan, size_t k);
 
 // Whether some combo of the tile can be valid (SPEC §5: fast < slow, n >= 2 and k > 0,
-// n >= 2 and lo < hi, vol_short < vol_long); a tile with none needs no indicator rows.
+// n >= 2 and lo < hi, vol_short < vol_long; §5b: each stop in its range); a tile with none
+// needs no indicator rows.
 bool may_hold_valid(const Tile& tile);
 
 // Calls fn(id) with the full grid's id of every combo of the tile, in increasing order.

@@ -529,7 +529,8 @@ class CudaStream final : public Stream {
           const HistoryView& h = req.history;
           const detail::IndicatorCache cache(h, combo);
           const size_t first = req.window.first(), end = req.window.end;
-          const std::vector<int8_t> p = detail::forward_positions(cache, h, combo, end);
+          const std::vector<int8_t> p =
+              detail::forward_positions(cache, h, spec_.strategy.fill, combo, end);
           std::vector<double> out;
           out.reserve(end - first);
           for_each_segment(h, spec_.strategy.fill, spec_.strategy.costs.per_unit(), p, first, end,

@@ -19,7 +19,7 @@ class RoutingBackend final : public Backend, public selection::SelectionExtensio
 
   std::string_view name() const override { return device_->name(); }
   // Whatever either backend runs (what the device refuses, the host answers for: a grid with
-  // stops, SPEC §5b, is the host's refusal too).
+  // stops, SPEC §5b, runs on the host).
   Support supports(Work work, const StrategySpec& strategy) const override {
     return device_->supports(work, strategy).ok() ? Support::yes()
                                                   : host_->supports(work, strategy);
@@ -35,13 +35,16 @@ class RoutingBackend final : public Backend, public selection::SelectionExtensio
                                        std::span<const size_t> cuts) override {
     return on(Work::selection, req.strategy).block_summaries(req, cuts);
   }
-  // The device backend answers positions for every family (the cuda one on the host).
+  // Where the sweep of the strategy runs: the device backend (which answers positions for
+  // every family it sweeps; the cuda one on the host) unless it refuses the strategy (stops,
+  // SPEC §5b), whose positions the host backend then gives, as it gave the sweep.
   std::vector<int8_t> positions(const HistoryView& h, const StrategySpec& s,
                                 const Combo& c) override {
-    return device_->positions(h, s, c);
+    return on(Work::sweep, s).positions(h, s, c);
   }
-  // positions() always runs on the device backend; a sweep routed to the host backend (cpu,
-  // which keeps no state between calls) shares nothing with it either.
+  // positions() runs where the sweep runs: on the device backend (this is its answer) or on
+  // the host backend (cpu, which keeps no state between calls: its positions and sweeps
+  // share nothing).
   bool positions_overlap_sweep() const override { return device_->positions_overlap_sweep(); }
   std::unique_ptr<Stream> open_stream(const StreamSpec& spec, const HistoryView& h) override {
     return on(Work::stream, spec.strategy).open_stream(spec, h);
@@ -56,11 +59,13 @@ class RoutingBackend final : public Backend, public selection::SelectionExtensio
     return device_->supports(Work::stream, spec.strategy).ok() ? device_->stream_memory(spec)
                                                                : host_->stream_memory(spec);
   }
-  // The device backend's answer, its refusal included ("the cuda backend restores no
-  // streams"): the caller then opens and replays.
+  // Where open_stream opens it: a stream the device takes restores there (its refusal
+  // included, "the cuda backend restores no streams": the caller then opens and replays); one
+  // it refuses (a grid with stops, SPEC §5b) was opened, and checkpointed, on the host, which
+  // restores it.
   std::unique_ptr<Stream> restore_stream(const StreamSpec& spec,
                                          std::span<const uint8_t> blob) override {
-    return device_->restore_stream(spec, blob);
+    return on(Work::stream, spec.strategy).restore_stream(spec, blob);
   }
 
   selection::SelectionExtension* selection() override { return this; }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPEC §5b stops through wfo: --stop-loss/--take-profit/--trailing-stop axes run on the
-# cpu_ref backend (params in the JSON, positions that differ from the family's), out-of-range
-# and malformed values, and the clean refusal (exit 2, the message naming cpu_ref) of the
-# backends that do not run stops yet: cpu, and auto (which routes to cpu).
+# cpu_ref backend (params in the JSON, positions that differ from the family's), on cpu and
+# on auto (which runs them on cpu) with cpu_ref's results (ids, trades, metrics within SPEC
+# §9, positions to the bit), out-of-range and malformed values. (cuda's refusal, which needs
+# a device to reach, is unit-tested: tests/unit/stops_grid_test.cpp.)
 # usage: wfo_stops_test.sh WFO CSV
 set -euo pipefail
 WFO=${1:?usage: wfo_stops_test.sh WFO CSV}
@@ -12,7 +13,6 @@ source "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
 
 GRID=(--csv "$CSV" --family ma_cross --fast 5:20:5 --slow 30:60:10)
-REFUSAL="the cpu backend does not run stops yet (SPEC §5b); use --backend cpu_ref"
 
 # cpu_ref runs a stop axis: 4 x 4 x 5 combos, every one valid, each top entry's params name
 # the three stops (an absent axis is 0: off).
@@ -50,17 +50,75 @@ run_wfo walk "${GRID[@]}" --take-profit 0,0.1 --backend cpu_ref --is 500 --oos 2
   --no-selection --json
 expect_rc 0 "cpu_ref walk with --take-profit"
 
-# Refusals: exit 2 with the message, no crash, for cpu and auto; positions too.
+# cpu and auto give cpu_ref's sweep: every stop kind, both sides, next_open fills, a walk.
+STOPS=(--stop-loss 0,0.03 --take-profit 0,0.08 --trailing-stop 0,0.04 --side long_short,long_only
+  --fill next_open --cost-bps 2 --json --no-selection --top 40)
+run_wfo sweep "${GRID[@]}" "${STOPS[@]}" --backend cpu_ref
+expect_rc 0 "cpu_ref sweep with every stop"
+cp "$TMP/out" "$TMP/ref.json"
 for backend in cpu auto; do
-  run_wfo sweep "${GRID[@]}" --stop-loss 0.01:0.05:0.01 --backend "$backend"
+  run_wfo sweep "${GRID[@]}" "${STOPS[@]}" --backend "$backend"
   no_abort "--backend $backend"
-  expect_rc 2 "--backend $backend with stops"
-  expect_err "$REFUSAL" "--backend $backend with stops"
+  expect_rc 0 "--backend $backend with stops"
+  python3 - "$TMP/out" "$TMP/ref.json" <<'PY' || fail "--backend $backend: not cpu_ref's sweep"
+import json, sys
+got, want = (json.load(open(p)) for p in sys.argv[1:3])
+assert got["evaluated"] == want["evaluated"] == 256, (got["evaluated"], want["evaluated"])
+assert [e["id"] for e in got["top"]] == [e["id"] for e in want["top"]], "top ids differ"
+for g, w in zip(got["top"], want["top"]):
+    for k, a in w["metrics"].items():
+        b = g["metrics"][k]
+        if k in ("trades", "wins"):
+            assert a == b, (g["id"], k, a, b)
+        elif isinstance(a, (int, float)):
+            assert abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1e-300) or abs(a - b) <= 1e-12, (
+                g["id"], k, a, b)
+PY
 done
-run_wfo positions --csv "$CSV" --family ma_cross --fast 10 --slow 50 --stop-loss 0.02 --id 0 \
-  --backend cpu
-expect_rc 2 "positions --backend cpu with stops"
-expect_err "$REFUSAL" "positions --backend cpu with stops"
+# Robust selection (SPEC §10's defaults: DSR, PBO from block summaries) with stops: cpu's
+# decisions are cpu_ref's.
+SEL=(sweep "${GRID[@]}" --stop-loss 0,0.03 --trailing-stop 0,0.04 --side long_short,long_only
+  --json)
+for backend in cpu_ref cpu; do
+  run_wfo "${SEL[@]}" --backend "$backend"
+  expect_rc 0 "--backend $backend sweep with stops and selection"
+  cp "$TMP/out" "$TMP/sel_$backend.json"
+done
+python3 - "$TMP/sel_cpu.json" "$TMP/sel_cpu_ref.json" <<'PY' || fail "selection with stops: cpu is not cpu_ref"
+import json, sys
+got, want = (json.load(open(p))["selection"] for p in sys.argv[1:3])
+for k in ("raw", "winner", "published"):
+    assert got[k]["id"] == want[k]["id"], (k, got[k]["id"], want[k]["id"])
+for k in ("pbo", "dsr"):
+    a, b = got[k][k], want[k][k]
+    assert abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1e-300) or abs(a - b) <= 1e-12, (k, a, b)
+PY
+for backend in cpu cpu_ref; do
+  run_wfo positions --csv "$CSV" --family ma_cross --fast 10 --slow 50 --stop-loss 0.02 \
+    --trailing-stop 0.03 --fill next_open --id 0 --backend "$backend"
+  expect_rc 0 "positions --backend $backend with stops"
+  cp "$TMP/out" "$TMP/positions_$backend.csv"
+done
+cmp -s "$TMP/positions_cpu.csv" "$TMP/positions_cpu_ref.csv" ||
+  fail "positions with stops: cpu differs from cpu_ref"
+# A walk with stops on cpu: cpu_ref's fold winners and out-of-sample series (its positions
+# come from positions(), which carries the stops too).
+WALK=(walk "${GRID[@]}" --take-profit 0,0.1 --trailing-stop 0,0.05 --is 500 --oos 250
+  --no-selection --json)
+run_wfo "${WALK[@]}" --backend cpu_ref
+expect_rc 0 "cpu_ref walk with stops"
+cp "$TMP/out" "$TMP/walk_ref.json"
+run_wfo "${WALK[@]}" --backend cpu
+expect_rc 0 "cpu walk with stops"
+python3 - "$TMP/out" "$TMP/walk_ref.json" <<'PY' || fail "cpu walk with stops: not cpu_ref's"
+import json, sys
+got, want = (json.load(open(p)) for p in sys.argv[1:3])
+assert [f["id"] for f in got["folds"]] == [f["id"] for f in want["folds"]], "fold winners differ"
+for k in ("trades", "wins", "long_bars", "short_bars", "changes"):
+    assert got["oos"][k] == want["oos"][k], (k, got["oos"][k], want["oos"][k])
+a, b = got["oos"]["total_return"], want["oos"]["total_return"]
+assert abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1e-300) or abs(a - b) <= 1e-12, (a, b)
+PY
 
 # Values: out of range is a skipped combo; a grid of nothing else is an input error.
 run_wfo sweep "${GRID[@]}" --stop-loss 0.02,1 --backend cpu_ref --json --no-selection

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `wfod --check-config` checks what can be checked without starting (PROTOCOL §4): endpoint
 # syntax and port ranges, the http address, backfill files that exist and parse, a state_dir
-# that can be created; each error names file, line, column and key (exit 2), and
+# that can be created, stops on a backend that runs them; each error names file, line, column
+# and key (exit 2), and
 # `wfod --config` refuses the same files with exit 2 instead of running (a port of 99999 used
 # to bind 34463). The shipped example passes. Exit 0 pass, 1 fail, 77 skipped.
 #
@@ -69,6 +70,12 @@ bad backfill_missing 's|history/a.csv|history/btcusd.csv|' symbol\\[0\\].backfil
 bad backfill_bad 's|history/a.csv|history/bad.csv|' symbol\\[0\\].backfill "bad.csv:3"
 bad state_dir_under_file "s|^state_dir = .*|state_dir = \"$TMP/a_file/state\"|" daemon.state_dir \
   "$TMP/a_file exists and is not a directory"
+# Stops (SPEC §5b) run on the cpu backend (and auto): a cuda daemon refuses them at the key.
+sed 's|^slow = "30:60:10"|slow = "30:60:10"\ntrailing_stop = 0.02|' "$GOOD" >"$TMP/conf/stops.toml"
+"$WFOD" --check-config "$TMP/conf/stops.toml" >"$TMP/stops.out" 2>&1 ||
+  fail "stops on the cpu backend: $(cat "$TMP/stops.out")"
+bad stops_on_cuda 's|^backend = "cpu"|backend = "cuda"|; s|^slow = "30:60:10"|slow = "30:60:10"\ntrailing_stop = 0.02|' \
+  strategy\\[0\\].grid.trailing_stop "strategy 's' has stops (SPEC §5b), which the cuda backend does not run yet"
 # A wrong command line names what is wrong before the usage text (exit 2).
 usage_error() {
   local want=$1 out rc

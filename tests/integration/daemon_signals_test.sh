@@ -3,7 +3,9 @@
 # a daily equity file (GOOG) and an intraday one (6E futures, minute bars, symbol 6E.H4), each
 # with an ma_cross strategy (sma and ema, state and cross entries, the volatility filter) and
 # a channel_breakout one (close and high_low, both sides, the filter, next_open fills), a
-# bollinger one (both styles and sides, the filter) and an rsi_reversion one (next_open). One
+# bollinger one (both styles and sides, the filter) and an rsi_reversion one (next_open),
+# every combo with stops (SPEC §5b, run on the cpu backend: trailing, stop-loss and
+# take-profit levels tight enough to fire on minute bars too). One
 # subscriber records every publication and signal in arrival order; check_signals.py checks
 # each signal against `wfo positions --backend cpu_ref` of the combo of the newest
 # publication at or before its bar, that publication arriving first, one signal per bar, and
@@ -53,6 +55,7 @@ entry = ["state", "cross"]
 vol_short = 5
 vol_long = 20
 vol_threshold = [0.8, 1.1]
+trailing_stop = [0.0005, 0.02]
 
 [[strategy]]
 name = "breakout"
@@ -70,6 +73,8 @@ side = ["long_short", "long_only"]
 vol_short = 5
 vol_long = 20
 vol_threshold = 0.9
+stop_loss = [0.0003, 0.01]
+take_profit = [0, 0.05]
 
 [[strategy]]
 name = "bands"
@@ -87,6 +92,7 @@ side = ["long_short", "long_only"]
 vol_short = 5
 vol_long = 20
 vol_threshold = 0.8
+take_profit = [0.0004, 0.03]
 
 [[strategy]]
 name = "rsi"
@@ -102,6 +108,8 @@ n = [7, 14]
 lo = [25, 30]
 hi = [70, 75]
 side = "long_short"
+stop_loss = [0.0005, 0.02]
+trailing_stop = [0, 0.01]
 EOF
 }
 cat >"$CONFIG" <<EOF

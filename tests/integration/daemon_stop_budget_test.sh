@@ -5,7 +5,7 @@
 # the stop ends within 5 s however many chunks a window spans. Two streams of 6,400 combos at
 # W = 1,500 (C = 128: 15 kept chunks): each checkpoint must stay under 600 bytes a combo plus
 # 2 MB (bars and indicator rows); before, ~5.2 kB a combo (34 MB each). Then the restart
-# resumes both, and a checkpoint of the previous stream format (version 2, re-sealed) is
+# resumes both, and a checkpoint of an earlier stream format (version 2, re-sealed) is
 # refused with its reason and replayed from the bar log. Exit 0/1/77.
 #
 # usage: daemon_stop_budget_test.sh WFOD WFO_REPLAY WFO_SUB CSV
@@ -88,7 +88,7 @@ done
 kill -TERM "$DAEMON_PID"
 wait "$DAEMON_PID" || fail "wfod exited $? on the second SIGTERM"
 
-# A checkpoint of the previous stream format (version 2): refused with its reason, replayed.
+# A checkpoint of an earlier stream format (version 2): refused with its reason, replayed.
 # The stream blob's version is at byte 44 (the WFCK header is 36 bytes, the magic 8); the
 # WFCK CRC32 is re-sealed so the stream's own check is the one that refuses it.
 f="$TMP/state/checkpoints/$SYMBOL.big1.ckpt"
@@ -101,7 +101,7 @@ b[-4:] = struct.pack("<I", zlib.crc32(bytes(b[:-4])) & 0xFFFFFFFF)
 open(p, "wb").write(b)
 EOF
 start_daemon "$TMP/s.toml" "$SNAP_EP" daemon3
-grep -q "GOOG.big1.ckpt not used (stream checkpoint: format version 2, this build reads version 3): replaying $BARS bars" \
+grep -q "GOOG.big1.ckpt not used (stream checkpoint: format version 2, this build reads version 4): replaying $BARS bars" \
   "$TMP/daemon3.log" || fail "the version 2 checkpoint was not refused with its reason"
 grep -q "stream $SYMBOL.big2: resumed from checkpoint at bar " "$TMP/daemon3.log" ||
   fail "big2 did not resume from its checkpoint"

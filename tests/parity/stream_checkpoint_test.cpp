@@ -1,8 +1,9 @@
 // Stream checkpoints (Stream::checkpoint, Backend::restore_stream): a stream restored from a
 // checkpoint taken at any point advances and answers queries bit-identically to the stream
-// that was never interrupted, for every family, fill, side, entry, the vol filter and both
-// precisions; checkpoints that are truncated, corrupted, of another spec or another version
-// are refused with a reason, and no flipped byte makes a restore crash.
+// that was never interrupted, for every family, fill, side, entry, the vol filter, stops
+// (SPEC §5b: their state rides along) and both precisions; checkpoints that are truncated,
+// corrupted, of another spec or another version are refused with a reason, and no flipped
+// byte makes a restore crash.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -61,6 +62,11 @@ std::vector<Case> cases() {
                  test::spike_series(3000, 44, {1700}, 2.6)});
   out.push_back({"rsi_close", test::bounded_spec(test::small_rsi_grid(), 210, Fill::close, 1, 32),
                  test::random_walk(3000, 45)});
+  Grid stops = test::small_channel_grid();
+  stops.stop_loss = {0, 0.01};
+  stops.trailing_stop = {0.02};
+  out.push_back({"channel_stops_next_open", test::bounded_spec(stops, 190, Fill::next_open, 1, 16),
+                 test::spike_series(3000, 47, {2100}, 2.6)});
   Case fast{"ma_fast_precision_default_chunk",
             test::bounded_spec(test::small_ma_grid(), 300, Fill::close, 0),
             test::random_walk(3000, 43)};
@@ -183,7 +189,8 @@ TEST(StreamCheckpoint, HoldsTheStateNotTheChunkCache) {
   EXPECT_LE(per_combo, bound);
 }
 
-// A small stream, for the byte-by-byte tests.
+// A small stream, for the byte-by-byte tests: its combos' stops act (SPEC §5b), so the blob
+// holds stop states, of its lanes and of the group's padding lanes (which must be zero).
 struct Small {
   StreamSpec spec;
   Series series = test::random_walk(400, 44);
@@ -199,6 +206,7 @@ struct Small {
     g.vol_short = {4};
     g.vol_long = {9};
     g.vol_threshold = {1.0};
+    g.stop_loss = {0.01};
     spec = test::bounded_spec(g, 24, Fill::next_open, 1, 16);
     auto s = cpu->open_stream(spec, HistoryView::of(series).prefix(300));
     s->advance({});
@@ -258,6 +266,10 @@ TEST(StreamCheckpoint, RefusesTruncatedCorruptedAndForeignBlobs) {
   v2[8] = 1;  // the format version before SPEC v1.2's trade band (Summary without Σ|v|)
   reseal(v2);
   expect_refused(v2, s.spec, "format version 1");
+  std::vector<uint8_t> v3 = s.blob;
+  v3[8] = 3;  // the format before the stop states (SPEC §5b)
+  reseal(v3);
+  expect_refused(v3, s.spec, "format version 3, this build reads version 4");
   StreamSpec other = s.spec;
   other.window = 25;
   expect_refused(s.blob, other, "another stream spec");
@@ -272,6 +284,9 @@ TEST(StreamCheckpoint, RefusesTruncatedCorruptedAndForeignBlobs) {
   expect_refused(s.blob, other, "another stream spec");
   other = s.spec;
   other.chunk = 32;
+  expect_refused(s.blob, other, "another stream spec");
+  other = s.spec;
+  other.strategy.grid.stop_loss = {0.02};
   expect_refused(s.blob, other, "another stream spec");
   // What the state does not depend on may change (a reload's new K or constraints).
   other = s.spec;
@@ -297,7 +312,7 @@ TEST(StreamCheckpoint, RefusesTruncatedCorruptedAndForeignBlobs) {
 // none crashes or reads out of bounds (the ASan build runs this too).
 TEST(StreamCheckpoint, ResealedFlipsAreRefusedOrHarmless) {
   Small s;
-  size_t refused = 0, accepted = 0;
+  size_t refused = 0, accepted = 0, refused_stop_state = 0;
   for (size_t i = 0; i + 8 < s.blob.size(); i += flip_step(i, s.blob.size())) {
     {  // the lowest bit of even bytes, the highest of odd ones: both ends of every field
       std::vector<uint8_t> bad = s.blob;
@@ -306,8 +321,9 @@ TEST(StreamCheckpoint, ResealedFlipsAreRefusedOrHarmless) {
       std::unique_ptr<Stream> st;
       try {
         st = s.cpu->restore_stream(s.spec, bad);
-      } catch (const std::invalid_argument&) {
+      } catch (const std::invalid_argument& e) {
         ++refused;
+        refused_stop_state += std::string(e.what()).find("stop state") != std::string::npos;
         continue;
       }
       ++accepted;
@@ -321,9 +337,10 @@ TEST(StreamCheckpoint, ResealedFlipsAreRefusedOrHarmless) {
   }
   std::printf(
       "[ CKPT     ] %zu-byte blob, re-sealed single-bit flips: %zu refused, %zu accepted "
-      "(values that stay valid-looking)\n",
-      s.blob.size(), refused, accepted);
+      "(values that stay valid-looking), %zu of them for a stop state\n",
+      s.blob.size(), refused, accepted, refused_stop_state);
   EXPECT_GT(refused, 0u);
+  EXPECT_GT(refused_stop_state, 0u) << "no flip refused for a stop state that does not fit";
 }
 
 }  // namespace

@@ -214,11 +214,19 @@ TEST(RoutingBackend, SendsWhatTheDeviceRefusesToTheHost) {
   EXPECT_NE(r.backend->open_stream(spec, h), nullptr);
   EXPECT_EQ(r.picky->ran, 1);  // none of the refused family reached the device
 
-  // Positions and restoring streams stay with the device backend, its refusal included.
+  // Positions and restoring streams go where the sweep and the stream went: to the host for
+  // the family the device refuses (the stream it opened, it restores)...
   r.backend->positions(h, on_host.strategy, on_host.strategy.grid.decode(0));
+  EXPECT_EQ(r.picky->ran, 1);
+  const std::unique_ptr<Stream> hosted = r.backend->open_stream(spec, h);
+  EXPECT_EQ(r.backend->restore_stream(spec, hosted->checkpoint())->stats().bars, h.size());
+  // ... and to the device for the family it takes, its refusal included.
+  r.backend->positions(h, on_device.strategy, on_device.strategy.grid.decode(0));
   EXPECT_EQ(r.picky->ran, 2);
+  StreamSpec device_spec = spec;
+  device_spec.strategy = on_device.strategy;
   try {
-    r.backend->restore_stream(spec, {});
+    r.backend->restore_stream(device_spec, {});
     FAIL() << "restored";
   } catch (const Unsupported& e) {
     EXPECT_EQ(std::string(e.what()), "the picky backend restores no streams");

@@ -1,6 +1,7 @@
 // Lane groups (kernels/cpu/lane_groups.hpp), the one packing every cpu path uses: a combo
-// joins its kind's open group, full groups leave at once, partly filled ones at the end in
-// kind order, and each lane's slot follows its combo.
+// joins its kind's open group (apart from its kind's combos whose stops act), full groups
+// leave at once, partly filled ones at the end in kind order, and each lane's slot follows
+// its combo.
 #include "cpu/lane_groups.hpp"
 
 #include <gtest/gtest.h>
@@ -24,7 +25,7 @@ TEST(LaneGroups, FullGroupsLeaveAtOnceAndPartlyFilledOnesInKindOrder) {
   std::vector<int> kinds = {3, 3, 1};
   for (int i = 0; i < kLanes; ++i) kinds.push_back(1);
   kinds.push_back(3);
-  for (size_t i = 0; i < kinds.size(); ++i) grouper.add(100 + i, kinds[i], i);
+  for (size_t i = 0; i < kinds.size(); ++i) grouper.add(100 + i, kinds[i], /*stops=*/false, i);
   const LaneGroups out = grouper.finish();
 
   ASSERT_EQ(out.groups.size(), 3u);
@@ -47,7 +48,7 @@ TEST(LaneGroups, FullGroupsLeaveAtOnceAndPartlyFilledOnesInKindOrder) {
 
 TEST(LaneGroups, WithoutSlotsOnlyTheGroups) {
   LaneGrouper grouper;
-  for (uint64_t id = 0; id < 2 * kLanes + 1; ++id) grouper.add(id, 0);
+  for (uint64_t id = 0; id < 2 * kLanes + 1; ++id) grouper.add(id, 0, /*stops=*/false);
   const LaneGroups out = grouper.finish();
   ASSERT_EQ(out.groups.size(), 3u);
   EXPECT_EQ(out.groups[2].lanes, 1);
@@ -87,6 +88,35 @@ TEST(LaneGroups, ValidCombosOfAGridOnceEachInIdOrderPerKind) {
     }
   }
   EXPECT_EQ(seen.size(), count_combos(grid).valid);
+}
+
+// SPEC §5b: combos whose stops act and those whose stops are all 0 never share a group (each
+// runs its own kernel instantiation); a grid without stops groups exactly as before.
+TEST(LaneGroups, CombosWithStopsGroupApartFromThoseWithout) {
+  Grid grid = two_kind_grid();
+  const std::vector<Group> plain = group_valid_combos(grid);
+  grid.stop_loss = {0, 0.02, 0.05};  // a third of the combos with every stop 0
+  const std::vector<Group> groups = group_valid_combos(grid);
+  size_t with = 0, without = 0;
+  std::vector<Group> zero_stop_groups;
+  for (const Group& g : groups) {
+    for (int j = 0; j < g.lanes; ++j) {
+      const Combo c = grid.decode(g.ids[j]);
+      EXPECT_EQ(c.stops_on(), g.stops) << "id " << g.ids[j];
+      EXPECT_EQ(kind_of(c), g.kind);
+    }
+    (g.stops ? with : without) += static_cast<size_t>(g.lanes);
+    if (!g.stops) zero_stop_groups.push_back(g);
+  }
+  EXPECT_EQ(with + without, count_combos(grid).valid);
+  EXPECT_EQ(without * 3, with + without);
+  // The stop_loss = 0 combos of the stops grid are the plain grid's ids (stop_loss is the
+  // slowest axis and its first value), grouped the same way.
+  ASSERT_EQ(zero_stop_groups.size(), plain.size());
+  for (size_t i = 0; i < plain.size(); ++i) {
+    EXPECT_EQ(lane_ids(zero_stop_groups[i]), lane_ids(plain[i]));
+    EXPECT_EQ(zero_stop_groups[i].kind, plain[i].kind);
+  }
 }
 
 TEST(LaneGroups, GroupIdsRefusesIdsOutsideTheGridAndInvalidCombos) {

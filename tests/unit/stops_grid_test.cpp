@@ -1,6 +1,6 @@
 // Stops as grid axes (SPEC §5, §5b): where they sit in the mixed-radix id, their validity
-// ranges and counts, grids without stops unchanged (axes, ids, params), the TOML keys, the
-// daemon's refusal at the key, and the refusal of every backend but cpu_ref.
+// ranges and counts, grids without stops unchanged (axes, ids, params), the TOML keys, which
+// backends run them (cpu_ref, cpu, auto through cpu) and cuda's refusal, the daemon's too.
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "registry/routing_backend.hpp"
+#include "support/compare.hpp"
 #include "support/series.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/config/config.hpp"
@@ -206,27 +207,67 @@ TEST(StopsGrid, TomlKeysAndErrorsAtTheKey) {
             std::string::npos);
 }
 
-TEST(StopsGrid, TheDaemonRefusesStopsAtTheKey) {
-  const std::string text =
+// The daemon runs stops on the cpu backend (and on auto, which sends them to cpu); a cuda
+// daemon refuses a strategy with stops at its first stop key, naming the strategy.
+TEST(StopsGrid, TheDaemonRefusesStopsOnlyOnCuda) {
+  const std::string strategy =
       "[[symbol]]\nname = \"GOOG\"\n\n[[strategy]]\nname = \"s\"\nsymbols = [\"GOOG\"]\n"
       "family = \"ma_cross\"\nwindow = 200\n\n[strategy.grid]\nfast = \"5:20:5\"\n"
       "slow = \"30:60:10\"\ntake_profit = [0.05, 0.1]\n";
-  std::vector<std::string> errors;
-  for (const daemon::ConfigFinding& f :
-       daemon::check_daemon_config(config::parse_config(text, "wfod.toml"), {})) {
-    if (f.error) errors.push_back(f.text);
-  }
+  auto errors_of = [&](const std::string& backend) {
+    const std::string text =
+        (backend.empty() ? "" : "[daemon]\nbackend = \"" + backend + "\"\n\n") + strategy;
+    std::vector<std::string> errors;
+    for (const daemon::ConfigFinding& f :
+         daemon::check_daemon_config(config::parse_config(text, "wfod.toml"), {})) {
+      if (f.error) errors.push_back(f.text);
+    }
+    return errors;
+  };
+  for (const std::string backend : {"", "auto", "cpu", "cpu_ref"})
+    EXPECT_EQ(errors_of(backend), std::vector<std::string>{}) << "backend '" << backend << "'";
+  const std::vector<std::string> errors = errors_of("cuda");
   ASSERT_EQ(errors.size(), 1u);
-  EXPECT_EQ(errors[0].rfind("wfod.toml:13:15: key 'strategy[0].grid.take_profit': stops (SPEC §5b) "
-                            "are not run on the daemon's streams yet",
+  EXPECT_EQ(errors[0].rfind("wfod.toml:16:15: key 'strategy[0].grid.take_profit': strategy 's' "
+                            "has stops (SPEC §5b), which the cuda backend does not run yet; set "
+                            "[daemon] backend = \"cpu\" or \"auto\"",
                             0),
             0u)
       << errors[0];
 }
 
-// cpu and cuda refuse a grid with stops by name; "auto" sends the device's refusal to the
-// host, whose refusal (cpu's) is the answer; cpu_ref runs them.
-TEST(StopsGrid, BackendsOtherThanCpuRefRefuseStops) {
+// A device backend as cuda answers for stops: it refuses a grid with them (stops_support) and
+// runs everything else on an inner cpu backend; a call it refuses throws.
+class RefusesStops final : public Backend {
+ public:
+  std::string_view name() const override { return "cuda"; }
+  Support supports(Work, const StrategySpec& s) const override { return stops_support(name(), s); }
+  SweepResult sweep(const SweepRequest& r) override {
+    require(supports(Work::sweep, r.strategy));
+    return inner_->sweep(r);
+  }
+  std::vector<Metrics> evaluate(const SweepRequest& r, std::span<const uint64_t> ids) override {
+    require(supports(Work::sweep, r.strategy));
+    return inner_->evaluate(r, ids);
+  }
+  std::vector<Summary> block_summaries(const SweepRequest& r,
+                                       std::span<const size_t> cuts) override {
+    require(supports(Work::selection, r.strategy));
+    return inner_->block_summaries(r, cuts);
+  }
+  std::vector<int8_t> positions(const HistoryView& h, const StrategySpec& s,
+                                const Combo& c) override {
+    require(supports(Work::sweep, s));
+    return inner_->positions(h, s, c);
+  }
+
+ private:
+  std::unique_ptr<Backend> inner_ = make_backend("cpu");
+};
+
+// cpu runs stops for every kind of work; cuda refuses them by name (stops_support), and
+// "auto" sends every call of a grid with stops, positions() included, to the host (cpu).
+TEST(StopsGrid, CpuRunsStopsCudaRefusesThemAndAutoRoutesThemToCpu) {
   const Series series = test::random_walk(400, 5);
   const HistoryView h = HistoryView::of(series);
   SweepRequest req;
@@ -235,39 +276,43 @@ TEST(StopsGrid, BackendsOtherThanCpuRefRefuseStops) {
   req.strategy.grid.n = {10, 20};
   req.strategy.grid.stop_loss = {0.02};
   req.window = WindowSpec{h.size(), 200, default_warmup(req.strategy.grid)};
-  const std::string refusal =
-      "the cpu backend does not run stops yet (SPEC §5b); use --backend cpu_ref";
   auto cpu = make_backend("cpu");
   for (Work w : {Work::sweep, Work::selection, Work::stream}) {
-    EXPECT_EQ(cpu->supports(w, req.strategy).refusal, refusal);
+    EXPECT_TRUE(cpu->supports(w, req.strategy).ok());
     EXPECT_TRUE(make_backend("cpu_ref")->supports(w, req.strategy).ok());
   }
-  try {
-    cpu->sweep(req);
-    FAIL() << "cpu ran stops";
-  } catch (const Unsupported& e) {
-    EXPECT_EQ(std::string(e.what()), refusal);
-  }
-  const std::vector<uint64_t> ids{0};
-  EXPECT_THROW(cpu->evaluate(req, ids), Unsupported);
+  EXPECT_EQ(stops_support("cuda", req.strategy).refusal,
+            "the cuda backend does not run stops yet (SPEC §5b); use backend cpu (or auto, which "
+            "runs them on cpu)");
+  const SweepResult swept = cpu->sweep(req);
+  EXPECT_EQ(swept.evaluated, 2u);
+  const std::vector<uint64_t> ids{0, 1};
+  EXPECT_EQ(cpu->evaluate(req, ids).size(), 2u);
   const std::vector<size_t> cuts{req.window.first() + 50};
-  EXPECT_THROW(cpu->block_summaries(req, cuts), Unsupported);
-  EXPECT_THROW(cpu->positions(h, req.strategy, req.strategy.grid.decode(0)), Unsupported);
+  EXPECT_EQ(cpu->block_summaries(req, cuts).size(), 4u);
+  const Combo combo = req.strategy.grid.decode(0);
+  const std::vector<int8_t> p = cpu->positions(h, req.strategy, combo);
   StreamSpec spec;
   spec.strategy = req.strategy;
   spec.window = 200;
   spec.warmup = req.window.warmup;
-  EXPECT_THROW(cpu->open_stream(spec, h), Unsupported);
+  EXPECT_TRUE(cpu->open_stream(spec, h)->bounded());
 
-  // Routing with two cpu backends: the host's refusal is the routing backend's answer.
-  auto routed = detail::make_routing_backend(make_backend("cpu"), make_backend("cpu"));
-  EXPECT_EQ(routed->supports(Work::sweep, req.strategy).refusal, refusal);
-  EXPECT_THROW(routed->sweep(req), Unsupported);
-
-  // Without stops nothing changes: cpu runs it.
-  req.strategy.grid.stop_loss.clear();
-  EXPECT_TRUE(cpu->supports(Work::sweep, req.strategy).ok());
+  // Routing: the device's refusal sends each call to the host, whose answers are cpu's.
+  auto routed = detail::make_routing_backend(std::make_unique<RefusesStops>(), make_backend("cpu"));
   EXPECT_TRUE(routed->supports(Work::sweep, req.strategy).ok());
+  EXPECT_EQ(test::ids_of(routed->sweep(req).top), test::ids_of(swept.top));
+  EXPECT_EQ(routed->positions(h, req.strategy, combo), p);
+  EXPECT_EQ(routed->evaluate(req, ids).size(), 2u);
+  const std::unique_ptr<Stream> stream = routed->open_stream(spec, h);
+  EXPECT_TRUE(stream->bounded());
+  // Its checkpoint restores on the host too (the device restores no streams).
+  EXPECT_EQ(routed->restore_stream(spec, stream->checkpoint())->stats().bars, h.size());
+  // Without stops the device runs it.
+  req.strategy.grid.stop_loss.clear();
+  EXPECT_TRUE(routed->supports(Work::sweep, req.strategy).ok());
+  EXPECT_TRUE(stops_support("cuda", req.strategy).ok());
+  EXPECT_NO_THROW(routed->positions(h, req.strategy, req.strategy.grid.decode(0)));
 }
 
 }  // namespace

@@ -47,6 +47,14 @@ std::vector<Case> cases() {
   vol.vol_long = {10, 25};
   vol.vol_threshold = {0.8, 1.2};
   out.push_back({"ma_cross_vol", vol});
+  // SPEC §5b's stop axes sit between the family's and the filter's: tiles cut them too (a
+  // stop_loss of 1 makes a third of the combos invalid; trailing_stop not given is {0}).
+  Grid stops = vol;
+  stops.fast = parse_int_axis("2:40:12");
+  stops.slow = parse_int_axis("5:120:24");
+  stops.stop_loss = {0, 0.02, 1.0};
+  stops.take_profit = {0.05};
+  out.push_back({"ma_cross_vol_stops", stops});
   Grid ch;
   ch.family = Family::channel_breakout;
   ch.n = parse_int_axis("3:90:8");
@@ -164,11 +172,25 @@ TEST(SweepBudget, TilesCoverEveryIdOnce) {
           ++seen[id];
           // The tile's grid holds the combo's values.
           const Combo combo = c.grid.decode(id);
+          auto holds = [](const auto& values, auto v) {
+            return std::find(values.begin(), values.end(), v) != values.end();
+          };
           if (combo.family == Family::ma_cross) {
-            const auto& f = t.grid.fast;
-            const auto& sl = t.grid.slow;
-            EXPECT_NE(std::find(f.begin(), f.end(), combo.fast), f.end());
-            EXPECT_NE(std::find(sl.begin(), sl.end(), combo.slow), sl.end());
+            EXPECT_TRUE(holds(t.grid.fast, combo.fast));
+            EXPECT_TRUE(holds(t.grid.slow, combo.slow));
+          }
+          if (combo.has_vol) {
+            EXPECT_TRUE(holds(t.grid.vol_short, combo.vol_short));
+            EXPECT_TRUE(holds(t.grid.vol_threshold, combo.vol_threshold));
+          }
+          if (combo.has_stops) {  // an axis not given stays empty: {0}
+            EXPECT_TRUE(t.grid.has_stops());
+            auto stop_holds = [&](const std::vector<double>& v, double x) {
+              return v.empty() ? x == 0 : holds(v, x);
+            };
+            EXPECT_TRUE(stop_holds(t.grid.stop_loss, combo.stop_loss));
+            EXPECT_TRUE(stop_holds(t.grid.take_profit, combo.take_profit));
+            EXPECT_TRUE(stop_holds(t.grid.trailing_stop, combo.trailing_stop));
           }
         });
       }

@@ -1,7 +1,7 @@
 // What every host evaluation path (the cpu backend's sweeps and streams, position trackers,
 // the cuda backend's host side) shares: a combo's LaneInput from whichever indicator store
-// holds its rows, its positions run forward or replayed from a stored state, and the exact
-// sequential fallback for combos whose equity reaches zero.
+// holds its rows, its positions (its stops' included) run forward or replayed from a stored
+// state, and the exact sequential fallback for combos whose equity reaches zero.
 #pragma once
 
 #include <algorithm>
@@ -13,6 +13,7 @@
 #include "src/indicator_cache.hpp"
 #include "src/lane_kinds.hpp"
 #include "src/position_rules.hpp"
+#include "src/stop_rules.hpp"
 #include "wfod/bar.hpp"
 #include "wfod/grid.hpp"
 #include "wfod/metrics.hpp"
@@ -64,23 +65,27 @@ LaneInput lane_input(const Rows& rows, const Combo& c) {
     in.first_defined = std::max({in.first_defined, vs.first_defined, vl.first_defined});
   }
   in.short_value = c.side == Side::long_short ? -1.0 : 0.0;
+  in.stop_loss = c.stop_loss;
+  in.take_profit = c.take_profit;
+  in.trailing_stop = c.trailing_stop;
   return in;
 }
 
-// Appends p_t for t in [p.size(), bars) of one combo (kind_of), continuing from p.back():
-// its decisions run forward from the anchor. `in` must read bar-0-based rows.
-void extend_positions(const LaneInput& in, int kind, const double* close, size_t bars,
-                      std::vector<int8_t>& p);
-// p_t for t in [start, end) of one combo, appended to `out`, by running its decisions from
-// p_{start-1} = `before` (ignored when start is 0): what a stream replays from a stored
-// state instead of from the anchor. `in` reads its rows from `matrix` by offset (a
-// RollingIndicators tail: no bar-0 pointers needed); closes are close[t - close_base]. Both
-// must hold bars from start - 1 on.
-void replay_positions(const LaneInput& in, int kind, const double* matrix, const double* close,
-                      size_t close_base, int8_t before, size_t start, size_t end,
-                      std::vector<int8_t>& out);
-// p_t for every bar [0, bars) of one combo, by running its decisions forward from the anchor.
-std::vector<int8_t> forward_positions(const IndicatorCache& cache, const HistoryView& h,
+// Appends p_t for t in [start, end) of one combo (kind_of) to `out`, running its decisions
+// (and its stops, where in.stops_on(): src/stop_rules.hpp) from `state`, which enters bar
+// `start` and is left entering `end`. `in`'s rows, `close` and `entry_open` (BarTables:
+// fill next_open's opens, else nullptr) are bar-indexed, from start - 1 on.
+void run_positions(const LaneInput& in, int kind, const double* close, const double* entry_open,
+                   size_t start, size_t end, ComboState& state, std::vector<int8_t>& out);
+// The same from a stored state instead of from the anchor (what a stream or a tracker
+// replays): `in` reads its rows from `matrix` by offset (a RollingIndicators tail: no bar-0
+// pointers needed); the bar columns are `bars`' (close, entry_open, from bar bars.base on).
+// Rows and bars must hold bars from start - 1 on.
+void replay_positions(const LaneInput& in, int kind, const double* matrix, const BarTables& bars,
+                      size_t start, size_t end, ComboState& state, std::vector<int8_t>& out);
+// p_t for every bar [0, bars) of one combo, by running its decisions forward from the anchor
+// (`fill` gives its stops' entry price).
+std::vector<int8_t> forward_positions(const IndicatorCache& cache, const HistoryView& h, Fill fill,
                                       const Combo& c, size_t bars);
 
 // Metrics of one combo over [first, end) with a literal drawdown (SPEC §6), valid for any

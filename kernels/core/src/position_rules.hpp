@@ -16,14 +16,18 @@
 namespace wfod::detail {
 
 // Per-bar quantities shared by every combo: the exit gap and body return of bar t, as
-// fractions of c_{t-1} (SPEC §2), and the close (for channel breakouts).
-// The three columns may hold only a tail of the history: bar t is at [t - base].
+// fractions of c_{t-1} (SPEC §2), the close (for channel breakouts and stops) and, with fill
+// next_open, the open (a trade's entry price for its stops, SPEC §5b).
+// The columns may hold only a tail of the history: bar t is at [t - base].
 struct BarTables {
   const double* gap;   // (x_t - c_{t-1}) / c_{t-1}; 0 for fill = close
   const double* body;  // (c_t - x_t) / c_{t-1}
   const double* close;
   double cost;      // per unit of position change
   size_t base = 0;  // the bar at index 0 of the columns
+  // o_t with fill = next_open: a trade begun at t0 enters at o_{t0+1}, read at bar t0 + 1;
+  // nullptr with fill = close (the entry is c_{t0}, read from `close`).
+  const double* entry_open = nullptr;
 };
 
 // What one lane (combo) reads. ma_cross: a = fast MA, b = slow MA. channel_breakout:
@@ -44,6 +48,9 @@ struct LaneInput {
   double short_value = -1;    // -1 long_short, 0 long_only
   size_t first_defined = 0;   // p_t = 0 before this bar (any indicator undefined)
   size_t signal_defined = 0;  // first bar where a and b are both defined
+  // SPEC §5b's stops, fractions (0: that stop off); src/stop_rules.hpp runs them.
+  double stop_loss = 0, take_profit = 0, trailing_stop = 0;
+  bool stops_on() const { return stop_loss != 0 || take_profit != 0 || trailing_stop != 0; }
 };
 
 // The decision at the close of bar t: set the position to `value`, or hold (set = false).

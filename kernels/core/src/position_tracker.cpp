@@ -1,7 +1,7 @@
 // PositionTracker: the combo's own indicator rows (RollingIndicators over a one-combo grid,
 // the states every path shares), a tail of its input bars, and its decisions replayed from
-// the last position (lane_setup's replay_positions); started at the anchor or seeded from a
-// stream (TrackerSeed).
+// its decision state (the last positions and its stops', lane_setup's replay_positions);
+// started at the anchor or seeded from a stream (TrackerSeed).
 #include "wfod/position_tracker.hpp"
 
 #include <algorithm>
@@ -61,6 +61,7 @@ struct PositionTracker::State {
   detail::RollingIndicators rows;
   detail::StreamBars bars;
   std::vector<int8_t> positions;  // p_t for t in [first, bars.end())
+  detail::ComboState state;       // entering bar bars.end(): p_{t-2}, p_{t-1}, the stops'
   size_t first = 0;
   size_t keep = kKeepAll;
   bool dropped = false;  // some position before `first` was known and dropped
@@ -73,10 +74,8 @@ struct PositionTracker::State {
     if (end <= from) return;
     rows.append(bars.view(), bars.kept_from());
     const detail::LaneInput in = detail::lane_input(rows, combo);
-    const detail::BarTables cols = bars.tables(0);
-    const int8_t before = positions.empty() ? 0 : positions.back();
-    detail::replay_positions(in, detail::kind_of(combo), rows.matrix(), cols.close, cols.base,
-                             before, from, end, positions);
+    detail::replay_positions(in, detail::kind_of(combo), rows.matrix(), bars.tables(0), from, end,
+                             state, positions);
     // The next decision reads the rows at the newest bar (cross entries) and the states
     // read back lookback() input bars.
     rows.release_before(end - 1);
@@ -144,7 +143,7 @@ PositionTracker PositionTracker::fork(size_t keep) const {
   const size_t end = s.bars.end(), kept = std::max<size_t>(keep, 1);
   const size_t first = std::max(s.first, end > kept ? end - kept : 0);
   return detail::TrackerSeed::make(spec, s.combo, s.rows, s.bars, first, positions(first, end),
-                                   keep);
+                                   s.state, keep);
 }
 
 std::vector<int8_t> PositionTracker::positions(size_t first, size_t end) const {
@@ -161,7 +160,8 @@ namespace detail {
 
 PositionTracker TrackerSeed::make(const StrategySpec& spec, const Combo& combo,
                                   const RollingIndicators& rows, const StreamBars& bars,
-                                  size_t first, std::vector<int8_t> positions, size_t keep) {
+                                  size_t first, std::vector<int8_t> positions,
+                                  const ComboState& state, size_t keep) {
   auto s = std::make_unique<PositionTracker::State>(spec, combo);
   const size_t end = bars.end();
   s->rows.seed_from(rows, end ? end - 1 : 0);
@@ -169,6 +169,7 @@ PositionTracker TrackerSeed::make(const StrategySpec& spec, const Combo& combo,
   s->bars.start_at(from);
   s->bars.append(bars.view(), from - bars.kept_from(), end - bars.kept_from());
   s->positions = std::move(positions);
+  s->state = state;
   s->first = first;
   s->dropped = first > 0;
   s->keep = std::max<size_t>(keep, 1);

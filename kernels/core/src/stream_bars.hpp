@@ -44,9 +44,11 @@ class StreamBars {
 
   // Bars [kept_from(), end()) as a view (index i is bar kept_from() + i).
   HistoryView view() const;
-  // The lane kernel's columns, bar t at index t - base.
+  // The lane kernel's columns, bar t at index t - base (the opens with fill next_open: a
+  // trade's entry price for its stops).
   BarTables tables(double cost) const {
-    return {gap_.data(), body_.data(), close_.data(), cost, base_};
+    return {gap_.data(), body_.data(), close_.data(),
+            cost,        base_,        fill_ == Fill::next_open ? open_.data() : nullptr};
   }
   size_t footprint_bytes() const;
 

@@ -2,7 +2,7 @@
 // stream's own state, trackers, checkpoints, restoring one): wfod::Unsupported saying so,
 // which callers answer by going through the backend and the history instead (or by
 // replaying, for a checkpoint); the capability query's default, which refuses nothing; and
-// the refusal of stops shared by the backends that do not run them yet.
+// the refusal of stops by the backends that do not run them yet (cuda).
 #include <string>
 
 #include "src/rolling_indicators.hpp"
@@ -42,7 +42,8 @@ Support Backend::supports(Work, const StrategySpec&) const { return Support::yes
 Support stops_support(std::string_view backend, const StrategySpec& strategy) {
   if (!strategy.grid.has_stops()) return Support::yes();
   return Support::no("the " + std::string(backend) +
-                     " backend does not run stops yet (SPEC §5b); use --backend cpu_ref");
+                     " backend does not run stops yet (SPEC §5b); use backend cpu (or auto, "
+                     "which runs them on cpu)");
 }
 
 // open_sweep_stream's own memory: one window's bars and indicator values per distinct series

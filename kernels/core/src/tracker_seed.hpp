@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "src/rolling_indicators.hpp"
+#include "src/stop_rules.hpp"
 #include "src/stream_bars.hpp"
 #include "wfod/position_tracker.hpp"
 
@@ -14,10 +15,11 @@ namespace wfod::detail {
 struct TrackerSeed {
   // A tracker of `combo` at bar rows.bars() == bars.end(): its indicator states and their
   // values at the newest bar copied from the stream's `rows`, its input bars (the indicators'
-  // look-back) from `bars`, and p_t for t in [first, bars.end()) in `positions`.
+  // look-back) from `bars`, p_t for t in [first, bars.end()) in `positions`, and its decision
+  // state entering the next bar (`state`: p_{t-2}, p_{t-1} and its stops').
   static PositionTracker make(const StrategySpec& spec, const Combo& combo,
                               const RollingIndicators& rows, const StreamBars& bars, size_t first,
-                              std::vector<int8_t> positions, size_t keep);
+                              std::vector<int8_t> positions, const ComboState& state, size_t keep);
 };
 
 }  // namespace wfod::detail

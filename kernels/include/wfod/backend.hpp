@@ -271,9 +271,9 @@ class Backend {
   virtual selection::SelectionExtension* selection() { return nullptr; }
 };
 
-// The capability answer of a backend that does not run SPEC §5b's stops yet (cpu, cuda): a
-// refusal naming the backend, the feature and the one that runs it (cpu_ref) for a grid with
-// stop axes; yes otherwise.
+// The capability answer of a backend that does not run SPEC §5b's stops yet (cuda): a
+// refusal naming the backend, the feature and the ones that run it (cpu, and auto through
+// it; cpu_ref too) for a grid with stop axes; yes otherwise.
 Support stops_support(std::string_view backend, const StrategySpec& strategy);
 
 // "auto" picks cuda when built and a device this build can run on is present, else cpu;
