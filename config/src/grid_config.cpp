@@ -160,6 +160,8 @@ std::span<const std::string_view> family_keys(Family family) {
       return kBollingerKeys;
     case Family::rsi_reversion:
       return kRsiKeys;
+    case Family::rules:  // its params: no config reads a rules strategy yet
+      return {};
   }
   return kMaCrossKeys;
 }

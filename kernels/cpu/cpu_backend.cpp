@@ -90,6 +90,8 @@ int row_keys(const Combo& c, uint64_t out[4]) {
     case Family::rsi_reversion:
       out[n++] = key(3, 0, c.n);
       break;
+    case Family::rules:  // refused by supports() before any evaluation
+      throw Unsupported("the cpu backend does not run rules strategies (SPEC §5a)");
   }
   if (c.has_vol) {
     out[n++] = key(2, 0, c.vol_short);
@@ -103,8 +105,10 @@ class CpuBackend final : public Backend {
  public:
   std::string_view name() const override { return "cpu"; }
 
-  // The lanes compute the families' r_t only: SPEC §5b's stops run on cpu_ref for now.
+  // The lanes compute the built-in families' r_t only: SPEC §5a's rules and §5b's stops run
+  // on cpu_ref for now.
   Support supports(Work, const StrategySpec& strategy) const override {
+    if (Support rules = rules_support(name(), strategy); !rules.ok()) return rules;
     return stops_support(name(), strategy);
   }
 

@@ -32,6 +32,8 @@ size_t rows_of(const Grid& g, const std::vector<size_t>& b) {
       rows = b[0];
       vol = 4;
       break;
+    case Family::rules:  // refused by CpuBackend::supports before any plan
+      throw Unsupported("the cpu backend does not run rules strategies (SPEC §5a)");
   }
   if (g.has_vol_filter()) rows += b[vol] + b[vol + 1];
   return rows;
@@ -140,6 +142,8 @@ Tile tile_at(const Grid& grid, const TilePlan& plan, size_t k) {
       s.hi = take(g.hi);
       s.side = take(g.side);
       break;
+    case Family::rules:
+      throw Unsupported("the cpu backend does not run rules strategies (SPEC §5a)");
   }
   if (g.has_vol_filter()) {
     s.vol_short = take(g.vol_short);
