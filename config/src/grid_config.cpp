@@ -1,6 +1,6 @@
 // [strategy.grid] axes. Each key is a scalar, an array, or a string ("start:stop:step" or
 // "a,b,c") handed to the engine's own axis parsers, so the config file and the `wfo` command
-// line mean exactly the same grid.
+// line mean exactly the same grid. A rules strategy's axes are its params (SPEC §5a).
 #include "grid_config.hpp"
 
 #include <algorithm>
@@ -10,6 +10,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 
 namespace wfod::config::detail {
 namespace {
@@ -160,6 +161,8 @@ std::span<const std::string_view> family_keys(Family family) {
       return kBollingerKeys;
     case Family::rsi_reversion:
       return kRsiKeys;
+    case Family::rules:  // its params (read_rules_axes)
+      return {};
   }
   return kMaCrossKeys;
 }
@@ -180,11 +183,73 @@ void reject_other_family(const toml::table& table, const std::string& path, std:
   }
 }
 
+std::string joined_params(const std::vector<std::string>& params) {
+  std::string out;
+  for (const std::string& p : params) out += (out.empty() ? "" : ", ") + p;
+  return out.empty() ? "none" : out;
+}
+
+// A rules grid's keys (SPEC §5a): one axis per param and the axes of every family; anything
+// else is named, at the first such key the file writes, as not one of the strategy's params
+// (a built-in family's key is a likely slip, said so).
+void reject_non_params(const toml::table& table, const std::string& path, std::string_view source,
+                       const rules::Program& program) {
+  const toml::key* first = nullptr;
+  for (auto&& [key, node] : table) {
+    const std::string_view name = key.str();
+    if (std::find(program.params.begin(), program.params.end(), name) != program.params.end() ||
+        contains(kStopKeys, name) || contains(kVolKeys, name))
+      continue;
+    const auto& at = key.source().begin;
+    if (!first || std::tie(at.line, at.column) <
+                      std::tie(first->source().begin.line, first->source().begin.column))
+      first = &key;
+  }
+  if (!first) return;
+  const std::string_view name = first->str();
+  std::string why = "not in rules.params (" + joined_params(program.params) +
+                    "): a rules grid takes one axis per param, the stops and the vol filter";
+  for (const Family other : kFamilies) {
+    if (contains(family_keys(other), name)) {
+      why += " ('" + std::string(name) + "' is a parameter of the built-in families)";
+      break;
+    }
+  }
+  fail_at(source, first->source().begin, path + "." + std::string(name), why);
+}
+
+// The params' axes, numbers only (scalar, list or "start:stop:step", decimal-exact like k),
+// each required, in the order of params.
+void read_rules_axes(const TableReader& grid, const toml::table& table, Grid& g) {
+  for (const std::string& name : g.program->params) {
+    const toml::node* node = grid.find(name);
+    if (!node) {
+      fail_at(grid.source(), table.source().begin, grid.key_path(name),
+              "rules.params lists '" + name +
+                  "' but the grid gives it no axis (a number, a list or \"start:stop:step\")");
+    }
+    g.rule_axes.push_back(read_real_axis(grid, name, *node));
+  }
+  // A value no indicator can take as its period or width: the grid is an error (SPEC §5a).
+  if (auto e = rules_argument_error(g)) {
+    grid.fail(g.program->params[e->axis],
+              std::string(e->error.what()) +
+                  " (SPEC §5a: every value of an axis must be a period or width its indicators "
+                  "can take)");
+  }
+}
+
 }  // namespace
 
-Grid read_grid(const toml::table& table, std::string path, std::string_view source, Family family) {
-  reject_other_family(table, path, source, family);
+Grid read_grid(const toml::table& table, std::string path, std::string_view source, Family family,
+               std::shared_ptr<const rules::Program> program) {
+  if (family == Family::rules) {
+    reject_non_params(table, path, source, *program);
+  } else {
+    reject_other_family(table, path, source, family);
+  }
   std::vector<std::string_view> allowed(family_keys(family).begin(), family_keys(family).end());
+  if (program) allowed.insert(allowed.end(), program->params.begin(), program->params.end());
   allowed.insert(allowed.end(), kStopKeys.begin(), kStopKeys.end());
   allowed.insert(allowed.end(), kVolKeys.begin(), kVolKeys.end());
   TableReader grid(table, std::move(path), source, std::move(allowed));
@@ -195,7 +260,10 @@ Grid read_grid(const toml::table& table, std::string path, std::string_view sour
     if (!node) grid.fail_missing(key);
     return *node;
   };
-  if (family == Family::ma_cross) {
+  if (family == Family::rules) {
+    g.program = std::move(program);
+    read_rules_axes(grid, table, g);
+  } else if (family == Family::ma_cross) {
     g.fast = read_int_axis(grid, "fast", required("fast"));
     g.slow = read_int_axis(grid, "slow", required("slow"));
     if (const toml::node* node = grid.find("ma"))
@@ -203,7 +271,7 @@ Grid read_grid(const toml::table& table, std::string path, std::string_view sour
     if (const toml::node* node = grid.find("entry")) {
       g.entry = read_enum_axis(grid, "entry", *node, parse_entry);
     }
-  } else {
+  } else if (family != Family::rules) {
     g.n = read_int_axis(grid, "n", required("n"));
   }
   if (family == Family::channel_breakout) {
@@ -221,7 +289,7 @@ Grid read_grid(const toml::table& table, std::string path, std::string_view sour
     g.lo = read_real_axis(grid, "lo", required("lo"));
     g.hi = read_real_axis(grid, "hi", required("hi"));
   }
-  if (const toml::node* node = grid.find("side")) {
+  if (const toml::node* node = family != Family::rules ? grid.find("side") : nullptr) {
     g.side = read_enum_axis(grid, "side", *node, parse_side);
   }
 

@@ -21,7 +21,8 @@ std::vector<TableInfo> key_tables() {
           info("[[feed]]", feed_keys()),
           info("[[symbol]]", symbol_keys()),
           info("[[strategy]]", strategy_keys()),
-          info("[strategy.selection]", selection_keys())};
+          info("[strategy.selection]", selection_keys()),
+          info("[strategy.rules]", rules_keys())};
 }
 
 }  // namespace wfod::config

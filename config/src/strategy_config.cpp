@@ -8,6 +8,7 @@
 
 #include "grid_config.hpp"
 #include "key_rows.hpp"
+#include "rules_config.hpp"
 #include "selection_config.hpp"
 #include "toml_reader.hpp"
 #include "wfod/ranking.hpp"
@@ -105,12 +106,30 @@ const KeyTable<StrategyConfig>& strategy_keys() {
           [](double v) { return v >= 0; }, "must be >= 0"),
       parsed_key<S>(
           "fill", stream, [](auto& s) -> auto& { return s.spec.fill; }, parse_fill),
+      // A rules strategy's text (SPEC §5a; rules_config.cpp), compiled before the grid, whose
+      // axes its params name.
+      custom_key<S>("rules", stream,
+                    [](TableReader& t, S& s, const ReadContext&) {
+                      if (s.spec.grid.family != Family::rules) {
+                        t.fail("rules",
+                               "[strategy.rules] is the text of a family = \"rules\" "
+                               "strategy; this one's family is " +
+                                   std::string(to_string(s.spec.grid.family)));
+                      }
+                      s.spec.grid.program = detail::read_rules(
+                          *t.get_table("rules"), t.key_path("rules"), t.source(), s.name);
+                    }),
       // The family's axes (grid_config.cpp): not in a key table, since they depend on it.
       custom_key<S>(
           "grid", stream,
           [](TableReader& t, S& s, const ReadContext&) {
+            if (s.spec.grid.family == Family::rules && !s.spec.grid.program) {
+              t.fail("rules",
+                     "family = \"rules\" needs a [strategy.rules] table: its params, "
+                     "indicators and conditions (SPEC §5a)");
+            }
             s.spec.grid = detail::read_grid(*t.get_table("grid"), t.key_path("grid"), t.source(),
-                                            s.spec.grid.family);
+                                            s.spec.grid.family, s.spec.grid.program);
           },
           /*required=*/true),
       // Robust selection (docs/spec-10-selection.md); absent = the defaults (raw arg-max, PBO on).

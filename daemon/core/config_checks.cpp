@@ -128,8 +128,20 @@ void check_stops(Findings& f, const config::StrategyConfig& s, const std::string
   }
 }
 
+// SPEC §5a's rules strategies run on the cpu_ref backend only (wfo sweep/walk/positions); no
+// stream evaluates them yet, so one is refused at its family key, naming it.
+void check_rules(Findings& f, const config::StrategyConfig& s, const std::string& at) {
+  if (s.spec.grid.family != Family::rules) return;
+  f.error(at + ".family",
+          "strategy \"" + s.name +
+              "\": rules strategies (SPEC §5a) do not run on the daemon's streams yet; run it "
+              "offline for now: wfo sweep|walk|positions --config FILE --strategy " +
+              s.name + " --backend cpu_ref");
+}
+
 void check_grid(Findings& f, const config::StrategyConfig& s, const std::string& at) {
   const Grid& g = s.spec.grid;
+  check_rules(f, s, at);
   check_stops(f, s, at);
   const ComboCount c = count_combos(g);
   if (c.valid == 0) {

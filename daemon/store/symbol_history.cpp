@@ -27,11 +27,8 @@ HistoryView HistoryBlock::view(size_t from, size_t end) const {
                             ") outside the bars held [" + std::to_string(base_) + ", " +
                             std::to_string(base_ + written()) + ")");
   const size_t i = from - base_, n = end - from;
-  return {{ts_ns_.get() + i, n},
-          {open_.get() + i, n},
-          {high_.get() + i, n},
-          {low_.get() + i, n},
-          {close_.get() + i, n}};
+  return {{ts_ns_.get() + i, n}, {open_.get() + i, n},  {high_.get() + i, n},
+          {low_.get() + i, n},   {close_.get() + i, n}, {volume_.get() + i, n}};
 }
 
 Bar HistoryBlock::bar(size_t t) const {

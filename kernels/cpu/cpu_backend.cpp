@@ -102,6 +102,8 @@ int row_keys(const Combo& c, uint64_t out[4]) {
     case Family::rsi_reversion:
       out[n++] = key(3, 0, c.n);
       break;
+    case Family::rules:  // refused by supports() before any evaluation
+      throw Unsupported("the cpu backend does not run rules strategies (SPEC §5a)");
   }
   if (c.has_vol) {
     out[n++] = key(2, 0, c.vol_short);
@@ -115,11 +117,15 @@ class CpuBackend final : public Backend {
  public:
   std::string_view name() const override { return "cpu"; }
 
-  // No supports() of its own (Backend's: yes to everything): every family, its filter and its
-  // stops (SPEC §5b: a group of combos whose stops act runs the lane kernel with their
-  // state), for every kind of work.
+  // Every built-in family, its filter and its stops (SPEC §5b: a group of combos whose stops
+  // act runs the lane kernel with their state), for every kind of work; the lanes compute
+  // no SPEC §5a rules yet (cpu_ref runs them).
+  Support supports(Work, const StrategySpec& strategy) const override {
+    return rules_support(name(), strategy);
+  }
 
   SweepResult sweep(const SweepRequest& req) override {
+    require(supports(Work::sweep, req.strategy));
     const auto start = std::chrono::steady_clock::now();
     check_window(req);
     const Grid& grid = req.strategy.grid;
@@ -193,6 +199,7 @@ class CpuBackend final : public Backend {
   }
 
   std::vector<Metrics> evaluate(const SweepRequest& req, std::span<const uint64_t> ids) override {
+    require(supports(Work::sweep, req.strategy));
     check_window(req);
     const Grid& grid = req.strategy.grid;
     const HistoryView& h = req.history;
@@ -269,21 +276,25 @@ class CpuBackend final : public Backend {
 
   std::vector<Summary> block_summaries(const SweepRequest& req,
                                        std::span<const size_t> cuts) override {
+    require(supports(Work::selection, req.strategy));
     return cpu::block_summaries(req, cuts);  // cpu_blocks.cpp
   }
 
   std::vector<int8_t> positions(const HistoryView& h, const StrategySpec& spec,
                                 const Combo& c) override {
+    require(supports(Work::sweep, spec));
     IndicatorCache cache(h, c);
     return forward_positions(cache, h, spec.fill, c, h.size());
   }
 
   std::unique_ptr<Stream> open_stream(const StreamSpec& spec, const HistoryView& h) override {
+    require(supports(Work::stream, spec.strategy));
     return make_cpu_stream(spec, h);
   }
 
   std::unique_ptr<Stream> restore_stream(const StreamSpec& spec,
                                          std::span<const uint8_t> blob) override {
+    require(supports(Work::stream, spec.strategy));
     return restore_cpu_stream(spec, blob);
   }
 

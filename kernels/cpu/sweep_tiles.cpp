@@ -32,6 +32,8 @@ size_t rows_of(const Grid& g, const std::vector<size_t>& b) {
       rows = b[0];
       vol = 4;
       break;
+    case Family::rules:  // refused by CpuBackend::supports before any plan
+      throw Unsupported("the cpu backend does not run rules strategies (SPEC §5a)");
   }
   if (g.has_stops()) vol += 3;  // stop_loss, take_profit, trailing_stop: no rows
   if (g.has_vol_filter()) rows += b[vol] + b[vol + 1];
@@ -141,6 +143,8 @@ Tile tile_at(const Grid& grid, const TilePlan& plan, size_t k) {
       s.hi = take(g.hi);
       s.side = take(g.side);
       break;
+    case Family::rules:
+      throw Unsupported("the cpu backend does not run rules strategies (SPEC §5a)");
   }
   if (g.has_stops()) {  // an axis not given is {0} (Grid::axes): size 1, left empty here too
     auto take_stop = [&](const std::vector<double>& values) {

@@ -26,12 +26,27 @@ Metrics evaluate_combo(ref::IndicatorCache& cache, const SweepRequest& req, cons
   return ref::window_metrics(segments, req.strategy.bars_per_year);
 }
 
+// Indicator series one combo of `grid` reads at most: two for a built-in family; a rules
+// strategy's used indicators, a band counting its SMA and STD (and the band it forms).
+size_t series_per_combo(const Grid& grid) {
+  size_t series = 2;
+  if (grid.family == Family::rules && grid.program) {
+    series = 0;
+    for (const rules::Indicator& ind : grid.program->indicators) {
+      if (!ind.used) continue;
+      const bool band = ind.kind == rules::Kind::bb_upper || ind.kind == rules::Kind::bb_lower;
+      series += band ? 3 : 1;
+    }
+  }
+  return series + (grid.has_vol_filter() ? 2 : 0);
+}
+
 // The bytes of indicator series the cache keeps between combos: the request's budget. One
 // combo's own series must fit it (the contract every backend keeps).
 size_t cache_capacity(const SweepRequest& req) {
   const size_t budget = req.memory_budget ? req.memory_budget : kDefaultMemoryBudget;
   const Grid& grid = req.strategy.grid;
-  const size_t series = 2 + (grid.has_vol_filter() ? 2 : 0);
+  const size_t series = series_per_combo(grid);
   const size_t one_combo = series * req.window.end * sizeof(double);
   if (one_combo > budget) {
     throw std::invalid_argument("memory budget of " + std::to_string(budget) +

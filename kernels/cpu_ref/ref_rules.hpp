@@ -18,10 +18,11 @@ struct RulesVolFilter {
 };
 
 // p_t in {-1, 0, +1} for every bar of cache.history(), `values` in program.params order.
-// `volume` is the bars' volume column (HistoryView carries no volume); required, one value a
-// bar, only when the program reads `volume`. Throws RuleError where an indicator's period or
-// width is out of range for these values (rules::check_arguments), std::invalid_argument for
-// a missing volume column. `valid` is the caller's (rules::combo_valid): it is not read here.
+// `volume` is the bars' volume column (ref::strategy_positions passes the history's
+// HistoryView::volume); required, one value a bar, only when the program reads `volume`. Throws
+// RuleError where an indicator's period or width is out of range for these values
+// (rules::check_arguments), std::invalid_argument for a missing volume column. `valid` is the
+// caller's (rules::combo_valid): it is not read here.
 std::vector<int8_t> rules_positions(IndicatorCache& cache, const rules::Program& program,
                                     const std::vector<double>& values,
                                     const RulesVolFilter* vol = nullptr,

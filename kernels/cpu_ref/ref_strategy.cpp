@@ -1,6 +1,7 @@
 // cpu_ref strategy state machines (SPEC §5): ma_cross (state and cross entries),
 // channel_breakout, bollinger, rsi_reversion and the vol_filter, run bar by bar from the
-// anchor exactly as written (on purpose not through the fast backends' shared rule).
+// anchor exactly as written (on purpose not through the fast backends' shared rule); a rules
+// strategy (SPEC §5a) through the literal evaluator of ref_rules.cpp.
 #include "ref_strategy.hpp"
 
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <stdexcept>
 
 #include "ref_numeric.hpp"
+#include "ref_rules.hpp"
 #include "ref_stops.hpp"
 #include "ref_vol_filter.hpp"
 
@@ -166,6 +168,13 @@ std::vector<int8_t> strategy_positions(IndicatorCache& cache, const Combo& combo
       return bollinger_positions(cache, combo);
     case Family::rsi_reversion:
       return rsi_positions(cache, combo);
+    case Family::rules: {
+      if (!combo.program) throw std::invalid_argument("cpu_ref: a rules combo without its program");
+      // The filter as every family's (SPEC §5a); volume from the bars (HistoryView::volume).
+      const RulesVolFilter vol{combo.vol_short, combo.vol_long, combo.vol_threshold};
+      return rules_positions(cache, *combo.program, combo.rule_values,
+                             combo.has_vol ? &vol : nullptr, cache.history().volume);
+    }
   }
   throw std::invalid_argument("cpu_ref: unknown strategy family");
 }

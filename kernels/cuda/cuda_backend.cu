@@ -79,6 +79,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   // What the device does not compute for a family (cuda::supports) is refused by name; the
   // registry's "auto" then runs it on cpu (registry/routing_backend.cpp).
   Support supports(Work work, const StrategySpec& strategy) const override {
+    if (Support rules = rules_support(name(), strategy); !rules.ok()) return rules;
     if (Support stops = stops_support(name(), strategy); !stops.ok()) return stops;
     const Family family = strategy.grid.family;
     if (cuda::supports(family, work)) return Support::yes();
@@ -986,6 +987,7 @@ bool device_available(std::string* why) {
 }
 
 bool supports(Family family, Work work) {
+  if (family == Family::rules) return false;  // SPEC §5a: cpu_ref only, for now
   // The level families' streams read their rows from the stream's rolling indicators.
   return family == Family::ma_cross || family == Family::channel_breakout || work != Work::stream ||
          streams_run_level_families();

@@ -2,6 +2,7 @@
 #include <stdexcept>
 
 #include "grid_tables.cuh"
+#include "wfod/support.hpp"
 
 namespace wfod::cuda {
 
@@ -47,6 +48,8 @@ void build_tables(const Grid& g, const DeviceIndicators& ind, DeviceGridTables& 
     case Family::rsi_reversion:
       v.family = kRsi;
       break;
+    case Family::rules:  // refused by the backend's supports() before any table is built
+      throw Unsupported("the cuda backend does not run rules strategies (SPEC §5a)");
   }
   v.has_vol = g.has_vol_filter() ? 1 : 0;
   const auto axes = g.axes();

@@ -76,6 +76,24 @@ sed 's|^slow = "30:60:10"|slow = "30:60:10"\ntrailing_stop = 0.02|' "$GOOD" >"$T
   fail "stops on the cpu backend: $(cat "$TMP/stops.out")"
 bad stops_on_cuda 's|^backend = "cpu"|backend = "cuda"|; s|^slow = "30:60:10"|slow = "30:60:10"\ntrailing_stop = 0.02|' \
   strategy\\[0\\].grid.trailing_stop "strategy 's' has stops (SPEC §5b), which the cuda backend does not run yet"
+# A rules strategy (SPEC §5a): no daemon backend runs one yet, so a valid one is refused at its
+# family key, saying where it runs; a bad rule is refused where the text is wrong.
+RULES='s|^family = "ma_cross"|family = "rules"|;s|^\[strategy.grid\]|[strategy.rules]\nparams = ["fast", "slow"]\nvalid = "$fast < $slow"\nindicators = { f = "sma($fast)", s = "sma($slow)" }\nlong_entry = "f > s"\n[strategy.grid]|'
+bad rules_strategy "$RULES" strategy\\[0\\].family \
+  "strategy \"s\": rules strategies (SPEC §5a) do not run on the daemon's streams yet; run it offline for now: wfo sweep|walk|positions --config FILE --strategy s --backend cpu_ref"
+sed "$RULES" "$GOOD" | sed 's|^long_entry = "f > s"|long_entry = "f > > s"|' >"$TMP/conf/bad_rule.toml"
+line=$(grep -n '^long_entry' "$TMP/conf/bad_rule.toml" | cut -d: -f1)
+"$WFOD" --check-config "$TMP/conf/bad_rule.toml" >"$TMP/bad_rule.check" 2>&1
+rc=$?
+[[ "$rc" == 2 ]] || fail "bad_rule: check-config exit $rc, expected 2: $(cat "$TMP/bad_rule.check")"
+want="wfod: $TMP/conf/bad_rule.toml:$line:19: strategy \"s\": rules.long_entry:5: expected a number, a name, a \$parameter or '(' after '>', found '>'"
+[[ "$(cat "$TMP/bad_rule.check")" == "$want" ]] ||
+  fail "bad_rule: '$(cat "$TMP/bad_rule.check")', expected '$want'"
+timeout 10 "$WFOD" --config "$TMP/conf/bad_rule.toml" >"$TMP/bad_rule.run" 2>&1
+rc=$?
+[[ "$rc" == 2 ]] || fail "bad_rule: wfod --config exit $rc, expected 2"
+echo "bad_rule: exit 2 both ways: $(cat "$TMP/bad_rule.check")"
+
 # A wrong command line names what is wrong before the usage text (exit 2).
 usage_error() {
   local want=$1 out rc

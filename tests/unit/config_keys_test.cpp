@@ -188,6 +188,7 @@ TEST(ConfigKeys, EveryRowReadsAndEveryNonStrategyRowCompares) {
   check(symbol_keys(), true);
   check(strategy_keys(), false);
   check(selection_keys(), false);
+  check(rules_keys(), false);
 }
 
 }  // namespace

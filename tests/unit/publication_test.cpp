@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -146,6 +147,28 @@ TEST(Publication, LiveOosAndVolParams) {
   EXPECT_EQ(publication_json(in)["position"], Json({{"value", -1}, {"ts", in.last_ts}}));
 }
 
+// A rules strategy's params (PROTOCOL v1.2): by name in its params' order, then the stops;
+// integral values as integers.
+TEST(Publication, RulesParamsByName) {
+  rules::RulesText text;
+  text.params = {"fast", "slow", "lvl"};
+  text.indicators = {{"f", "ema($fast)"}, {"s", "sma($slow)"}, {"r", "rsi(14)"}};
+  text.long_entry = "f > s and r < $lvl";
+  Grid g;
+  g.family = Family::rules;
+  g.program = std::make_shared<const rules::Program>(rules::compile(text));
+  g.rule_axes = {{5, 10}, {20}, {30, 32.5}};
+  g.stop_loss = {0.01};
+  SweepResult r = result_of(g);
+  r.top[0].combo = g.decode(3);  // fast 10, lvl 32.5
+  const Json j = publication_json(input_of(g, r));
+  EXPECT_EQ(j["params"].dump(),
+            "{\"fast\":10,\"slow\":20,\"lvl\":32.5,\"stop_loss\":0.01,\"take_profit\":0.0,"
+            "\"trailing_stop\":0.0}");
+  EXPECT_EQ(j["id"], 3);
+  EXPECT_EQ(j["top"][1]["params"]["lvl"], 30);
+}
+
 TEST(Publication, NoWinnerIsAnError) {
   const Grid g = small_grid();
   SweepResult r;
@@ -237,8 +260,8 @@ TEST(LiveOos, TailFormEqualsAnchoredForm) {
     const int8_t before2 = first >= 2 ? before[first - 2] : 0;
     const HistoryView tail{
         h.ts_ns.subspan(first - 1, end - first + 1), h.open.subspan(first - 1, end - first + 1),
-        h.high.subspan(first - 1, end - first + 1), h.low.subspan(first - 1, end - first + 1),
-        h.close.subspan(first - 1, end - first + 1)};
+        h.high.subspan(first - 1, end - first + 1),  h.low.subspan(first - 1, end - first + 1),
+        h.close.subspan(first - 1, end - first + 1), {}};
     const Metrics got = live_oos_metrics_tail(tail, fill, 0.0007, 252, tail_pos, before2);
     ASSERT_EQ(got.trades, want.trades);
     ASSERT_EQ(got.changes, want.changes);

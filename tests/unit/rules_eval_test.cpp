@@ -144,7 +144,7 @@ TEST(RulesEval, VolumeIsABarField) {
   r.long_exit = "volume < 1";
   const std::vector<double> volume{5, 20, 3, 0};
   EXPECT_EQ(run(r, bars({1, 1, 1, 1}), {}, volume), (P{0, 1, 1, 0}));
-  // HistoryView carries no volume: a program that reads it needs the column.
+  // A program that reads volume needs the column (none given here).
   EXPECT_THROW(run(r, bars({1, 1, 1, 1})), std::invalid_argument);
 }
 

@@ -614,14 +614,27 @@ std::string equivalent_command(const RunInputs& in, const WalkSpec* walk,
                                const WindowSpec* window) {
   const StrategySetup& s = in.setup;
   const Grid& g = s.spec.grid;
-  std::vector<std::string> w{"wfo",      in.command, "--csv",
-                             s.csv_path, "--family", std::string(to_string(g.family))};
+  std::vector<std::string> w{"wfo", in.command, "--csv", s.csv_path};
   auto flag = [&w](std::string name, std::string value) {
     w.push_back("--" + std::move(name));
     w.push_back(std::move(value));
   };
+  // A rules strategy (SPEC §5a) exists only in its config, whose params' axes no flag writes:
+  // they come from the file, the stops' and the filter's as flags below.
+  size_t file_axes = 0;
+  if (g.family == Family::rules) {
+    flag("config", s.config_path);
+    flag("strategy", s.strategy_name);
+    file_axes = g.program ? g.program->params.size() : 0;
+  } else {
+    flag("family", std::string(to_string(g.family)));
+  }
   // Every axis as its flag (vol_short -> --vol-short), values joined by commas.
   for (const AxisValues& axis : axis_values(g)) {
+    if (file_axes > 0) {
+      --file_axes;
+      continue;
+    }
     std::string name(axis.name);
     std::replace(name.begin(), name.end(), '_', '-');
     if (axis.kind == ParamKind::integer) {  // an arithmetic run prints as start:stop:step

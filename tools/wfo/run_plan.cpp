@@ -48,8 +48,8 @@ struct TimeCoefficients {
   double start = 0;                // s per run
   double load_bar = 0;             // s per CSV bar
   double per_window = 0;           // s per sweep or fold (copies, top-K, the fold's OOS replay)
-  double combo_bar[4] = {};        // s per combo-bar of the sweep, by Family
-  double series_value[4] = {};     // s per indicator value (rows of the grid's series), by Family
+  double combo_bar[5] = {};        // s per combo-bar of the sweep, by Family
+  double series_value[5] = {};     // s per indicator value (rows of the grid's series), by Family
   double blocks_pass = 1;          // the block summaries' pass, in sweeps (same combo-bars)
   double scores_pass = 1;          // the scores pass without PBO, in sweeps
   double split = 0;                // s per CSCV split (S = 16)
@@ -74,6 +74,10 @@ struct TimeCoefficients {
 // 7.34 -> 4.74 s at 2 threads, load 0.6; its sweep alone 3.63 -> 2.23 s; with the other core
 // busy, load 3.5+, 2 threads gained 0-20%). cpu_ref: 40-100-combo grids of each family.
 // The check: `bench/plan_estimate_bench` (bench/RESULTS.md "Plan estimates (issue 42)").
+// cpu_ref rules (SPEC §5a): config/examples/rules.toml's pullback and rsi_dip on
+// btcperp_ftx_m1, --window 44000: 3.2e-7 and 4.0e-7 s per combo-bar at load 5.6, where ma_cross
+// (with stops) took 2.5e-7 in the same minute: rules ~1.3-1.6x ma_cross, taken as 1.5e-7 against
+// ma_cross's 8e-8 (a rule's cost grows with its conditions' nodes); series_value as sma's.
 //
 // cuda: not measurable on this VM; from the committed H200 runs in bench/RESULTS.md:
 // combo_bar ma_cross 2.1e-12 (selection_bench -v12a plain sweep 3.88 ms for 181,472 x 10,000),
@@ -92,8 +96,8 @@ constexpr TimeCoefficients kCpuRefTime = {
     .start = 0.01,
     .load_bar = 1e-6,
     .per_window = 1e-3,
-    .combo_bar = {8e-8, 8e-8, 1.3e-7, 6e-8},
-    .series_value = {5e-8, 6e-8, 5e-8, 5.7e-8},
+    .combo_bar = {8e-8, 8e-8, 1.3e-7, 6e-8, 1.5e-7},
+    .series_value = {5e-8, 6e-8, 5e-8, 5.7e-8, 5e-8},
     .blocks_pass = 1.1,
     .scores_pass = 1.0,
     .split = 1.5e-6,
@@ -105,8 +109,8 @@ constexpr TimeCoefficients kCpuTime = {
     .start = 0.01,
     .load_bar = 1e-6,
     .per_window = 1e-3,
-    .combo_bar = {4.5e-9, 4.5e-9, 6.0e-9, 3.6e-9},
-    .series_value = {5e-8, 6e-8, 5e-8, 5.7e-8},
+    .combo_bar = {4.5e-9, 4.5e-9, 6.0e-9, 3.6e-9, 0},  // rules: refused (cpu_ref only)
+    .series_value = {5e-8, 6e-8, 5e-8, 5.7e-8, 0},
     .blocks_pass = 1.0,
     .scores_pass = 1.0,
     .split = 1.5e-6,
@@ -118,8 +122,8 @@ constexpr TimeCoefficients kCudaTime = {
     .start = 0.3,
     .load_bar = 1e-6,
     .per_window = 5.5e-4,
-    .combo_bar = {2.1e-12, 2.1e-12, 6.9e-12, 8.4e-12},
-    .series_value = {6e-12, 6e-12, 6e-12, 6e-12},
+    .combo_bar = {2.1e-12, 2.1e-12, 6.9e-12, 8.4e-12, 0},  // rules: refused (cpu_ref only)
+    .series_value = {6e-12, 6e-12, 6e-12, 6e-12, 0},
     .blocks_pass = 3.8,
     .scores_pass = 2.8,
     .split = 0,
@@ -143,6 +147,7 @@ std::string family_rule_detail(const Grid& g) {
     case Family::rsi_reversion:
       return rule + " (n " + axis_range(g.n) + ")";
     case Family::channel_breakout:
+    case Family::rules:  // its `valid` text is the user's own, in the config
       break;
   }
   return rule;
@@ -156,6 +161,8 @@ std::string_view family_rule_need(Family f) {
       return "n >= 2 and k > 0";
     case Family::rsi_reversion:
       return "n >= 2 and lo < hi";
+    case Family::rules:
+      return "rules.valid true for some combo";
     case Family::channel_breakout:
       break;
   }

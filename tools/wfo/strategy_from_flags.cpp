@@ -136,6 +136,7 @@ void apply_config(const ParsedArgs& args, StrategySetup& s) {
   config::Config cfg = config::load_config(path);
   const config::StrategyConfig& sc = pick_strategy(cfg, args.text("strategy"));
   s.strategy_name = sc.name;
+  s.config_path = path;
   s.spec = sc.spec;
   s.rank = sc.rank;
   if (sc.window > 0) s.window = sc.window;
@@ -159,19 +160,20 @@ void apply_config(const ParsedArgs& args, StrategySetup& s) {
 // belong to every family.
 struct FamilyFlag {
   std::string_view flag;
-  std::array<bool, 4> of;  // ma_cross, channel_breakout, bollinger, rsi_reversion
+  std::array<bool, 5> of;  // ma_cross, channel_breakout, bollinger, rsi_reversion, rules
 };
 constexpr FamilyFlag kFamilyFlags[] = {
-    {"fast", {true, false, false, false}}, {"slow", {true, false, false, false}},
-    {"ma", {true, false, false, false}},   {"entry", {true, false, false, false}},
-    {"n", {false, true, true, true}},      {"source", {false, true, false, false}},
-    {"k", {false, false, true, false}},    {"style", {false, false, true, false}},
-    {"lo", {false, false, false, true}},   {"hi", {false, false, false, true}},
+    {"fast", {true, false, false, false, false}}, {"slow", {true, false, false, false, false}},
+    {"ma", {true, false, false, false, false}},   {"entry", {true, false, false, false, false}},
+    {"n", {false, true, true, true, false}},      {"source", {false, true, false, false, false}},
+    {"k", {false, false, true, false, false}},    {"style", {false, false, true, false, false}},
+    {"lo", {false, false, false, true, false}},   {"hi", {false, false, false, true, false}},
+    {"side", {true, true, true, true, false}},
 };
 
 void check_family_flags(const ParsedArgs& args, Family family) {
   constexpr Family kAll[] = {Family::ma_cross, Family::channel_breakout, Family::bollinger,
-                             Family::rsi_reversion};
+                             Family::rsi_reversion, Family::rules};
   for (const FamilyFlag& f : kFamilyFlags) {
     if (!args.has(f.flag) || f.of[static_cast<size_t>(family)]) continue;
     std::string message = "--";
@@ -184,6 +186,11 @@ void check_family_flags(const ParsedArgs& args, Family family) {
       first = false;
     }
     message.append(" parameter, but the family is ").append(to_string(family));
+    if (family == Family::rules) {  // SPEC §5a: its axes are its own params
+      message.append(
+          " (a rules strategy's axes are its params, given in the config's [strategy.grid]; "
+          "its conditions say which sides it trades)");
+    }
     throw UsageError(message);
   }
 }
@@ -253,6 +260,15 @@ StrategySetup strategy_from_flags(const ParsedArgs& args) {
     } catch (const std::invalid_argument& e) {
       throw UsageError(std::string("--family: ") + e.what());
     }
+    // A rules strategy is text in a config (SPEC §5a): no flag writes one.
+    if (f == Family::rules && s.spec.grid.family != Family::rules) {
+      throw UsageError(
+          "--family rules: a rules strategy is written in a config's [strategy.rules]; run it "
+          "with --config FILE --strategy NAME --backend cpu_ref" +
+          std::string(args.has("config") ? " (this one's family is " +
+                                               std::string(to_string(s.spec.grid.family)) + ")"
+                                         : ""));
+    }
     if (!args.has("config") || f != s.spec.grid.family) {
       s.spec.grid = Grid{};
       s.spec.grid.family = f;
@@ -260,7 +276,7 @@ StrategySetup strategy_from_flags(const ParsedArgs& args) {
   } else if (!args.has("config")) {
     throw UsageError(
         "--family is required (ma_cross | channel_breakout | bollinger | rsi_reversion), or "
-        "--config FILE");
+        "--config FILE (which may also hold a rules strategy)");
   }
   check_family_flags(args, s.spec.grid.family);
   apply_grid_flags(args, s.spec.grid);
@@ -323,6 +339,10 @@ const char* const kStrategyFlagsHelp =
 enum axes take lists too, e.g. --ma sma,ema; a value listed twice on one axis is an error;
 a grid in which no combo is valid, e.g. fast >= slow everywhere, is an error, exit 2):
   --family ma_cross|channel_breakout|bollinger|rsi_reversion   required unless --config
+  rules (SPEC §5a):  a strategy written in a config's [strategy.rules]: --config FILE
+                     --strategy NAME --backend cpu_ref (cpu, cuda and auto refuse it for
+                     now); its axes are the config's [strategy.grid] (the stop flags below
+                     replace a stop axis; no family flag applies, --side neither)
   ma_cross:          --fast AXIS  --slow AXIS  (both required)
                      --ma sma|ema|wma|hma (sma)  --entry state|cross (state)
   channel_breakout:  --n AXIS (required)  --source close|high_low (close)

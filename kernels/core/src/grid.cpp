@@ -1,13 +1,16 @@
 // Parameter grids: enum names, axis text parsing (decimal-exact ranges), mixed-radix combo
-// ids with the first axis varying fastest (SPEC §5).
+// ids with the first axis varying fastest (SPEC §5), the rules family's axes (SPEC §5a).
 #include "wfod/grid.hpp"
 
 #include <algorithm>
 #include <charconv>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <string>
+#include <tuple>
 #include <type_traits>
 
 namespace wfod {
@@ -29,7 +32,8 @@ constexpr std::pair<std::string_view, Family> kFamilies[] = {
     {"ma_cross", Family::ma_cross},
     {"channel_breakout", Family::channel_breakout},
     {"bollinger", Family::bollinger},
-    {"rsi_reversion", Family::rsi_reversion}};
+    {"rsi_reversion", Family::rsi_reversion},
+    {"rules", Family::rules}};
 constexpr std::pair<std::string_view, Style> kStyles[] = {{"reversion", Style::reversion},
                                                           {"breakout", Style::breakout}};
 constexpr std::pair<std::string_view, MaType> kMas[] = {
@@ -264,6 +268,75 @@ size_t distinct_periods(std::vector<int> a, const std::vector<int>& b) {
   std::sort(a.begin(), a.end());
   return static_cast<size_t>(std::unique(a.begin(), a.end()) - a.begin());
 }
+
+// A rules grid's first value on every axis (a combo the checks below start from).
+std::vector<double> first_values(const Grid& g) {
+  std::vector<double> v(g.rule_axes.size(), 0.0);
+  for (size_t i = 0; i < v.size(); ++i)
+    if (!g.rule_axes[i].empty()) v[i] = g.rule_axes[i].front();
+  return v;
+}
+
+// The combinations of the axes a rules program's `valid` reads, and how many it accepts:
+// the axes it does not read multiply both alike, so `valid` runs once per combination of
+// its own axes, not once per combo of the grid.
+std::pair<uint64_t, uint64_t> rules_valid_pairs(const Grid& g) {
+  const rules::Program& program = *g.program;
+  if (!program.valid.present()) return {1, 1};
+  std::vector<uint32_t> read;
+  for (const rules::Node& n : program.valid.nodes)
+    if (n.op == rules::Op::param && std::find(read.begin(), read.end(), n.index) == read.end())
+      read.push_back(n.index);
+  uint64_t total = 1;
+  for (uint32_t a : read) total *= g.rule_axes[a].size();
+  std::vector<double> values = first_values(g);
+  std::vector<size_t> digit(read.size(), 0);
+  uint64_t accepted = 0;
+  for (uint64_t i = 0; i < total; ++i) {
+    if (i > 0) {  // the next combination, first read axis fastest
+      for (size_t k = 0; k < read.size(); ++k) {
+        const std::vector<double>& axis = g.rule_axes[read[k]];
+        if (++digit[k] < axis.size()) {
+          values[read[k]] = axis[digit[k]];
+          break;
+        }
+        digit[k] = 0;
+        values[read[k]] = axis.front();
+      }
+    }
+    accepted += rules::combo_valid(program, values) ? 1 : 0;
+  }
+  return {total, accepted};
+}
+
+// The values a rules indicator argument takes over the grid: its literal, or its axis.
+std::vector<double> argument_values(const Grid& g, const rules::Arg& a) {
+  if (!a.is_param) return {a.value};
+  return g.rule_axes.at(a.param);
+}
+
+// A period as the engine holds it; values no indicator can take (the grid's error) as 0.
+int period_of(double v) {
+  return v >= 1 && v <= INT_MAX && v == std::floor(v) ? static_cast<int>(v) : 0;
+}
+
+// Distinct indicator series a rules grid's used indicators read: (kind, period, high_low),
+// the bands counting their SMA and STD (SPEC §4).
+uint64_t rules_series(const Grid& g) {
+  using rules::Kind;
+  std::set<std::tuple<int, int, bool>> rows;
+  for (const rules::Indicator& ind : g.program->indicators) {
+    if (!ind.used) continue;
+    for (double v : argument_values(g, ind.period)) {
+      const int n = period_of(v);
+      const bool band = ind.kind == Kind::bb_upper || ind.kind == Kind::bb_lower;
+      const Kind kind = band || ind.kind == Kind::bb_mid ? Kind::sma : ind.kind;
+      rows.insert({static_cast<int>(kind), n, ind.high_low});
+      if (band) rows.insert({static_cast<int>(Kind::std), n, false});
+    }
+  }
+  return rows.size();
+}
 }  // namespace
 
 ComboCount count_combos(const Grid& g) {
@@ -293,6 +366,10 @@ ComboCount count_combos(const Grid& g) {
       valid_pairs = at_least_2(g.n) * ordered_pairs(g.lo, g.hi);
       break;
     }
+    case Family::rules:  // a program and an axis per param (validate())
+      if (g.program && g.rule_axes.size() == g.program->params.size())
+        std::tie(pairs, valid_pairs) = rules_valid_pairs(g);
+      break;
   }
   uint64_t vol_pairs = 1, valid_vol_pairs = 1;
   if (g.has_vol_filter()) {
@@ -328,6 +405,8 @@ std::string_view family_rule_text(Family f) {
       return "n < 2 or k <= 0";
     case Family::rsi_reversion:
       return "n < 2 or lo >= hi";
+    case Family::rules:
+      return "rules.valid false";
   }
   return "";
 }
@@ -355,6 +434,9 @@ uint64_t indicator_series(const Grid& g) {
     case Family::rsi_reversion:
       rows = distinct_periods(g.n, {});
       break;
+    case Family::rules:
+      rows = g.program ? rules_series(g) : 0;
+      break;
   }
   return rows + distinct_periods(g.vol_short, g.vol_long);
 }
@@ -369,6 +451,8 @@ bool Combo::family_valid() const {
       return n >= 2 && k > 0;
     case Family::rsi_reversion:
       return n >= 2 && lo < hi;
+    case Family::rules:
+      return program && rules::combo_valid(*program, rule_values);
   }
   return false;
 }
@@ -425,6 +509,10 @@ std::optional<RepeatedValue> Grid::repeated_value() const {
       check(hi, "hi");
       check(side, "side");
       break;
+    case Family::rules:
+      for (size_t i = 0; program && i < rule_axes.size() && i < program->params.size(); ++i)
+        check(rule_axes[i], program->params[i].c_str());
+      break;
   }
   check(stop_loss, "stop_loss");
   check(take_profit, "take_profit");
@@ -453,6 +541,10 @@ std::vector<AxisInfo> Grid::axes() const {
       break;
     case Family::rsi_reversion:
       a = {{"n", n.size()}, {"lo", lo.size()}, {"hi", hi.size()}, {"side", side.size()}};
+      break;
+    case Family::rules:  // one axis per param, in the program's order (SPEC §5a)
+      for (size_t i = 0; program && i < program->params.size(); ++i)
+        a.push_back({program->params[i], i < rule_axes.size() ? rule_axes[i].size() : 0});
       break;
   }
   if (has_stops()) {  // an axis not given is {0}: size 1
@@ -514,6 +606,12 @@ Combo Grid::decode(uint64_t id) const {
       c.hi = hi[take(hi.size())];
       c.side = side[take(side.size())];
       break;
+    case Family::rules:
+      c.program = program;
+      c.rule_values.reserve(rule_axes.size());
+      for (const std::vector<double>& axis : rule_axes)
+        c.rule_values.push_back(axis[take(axis.size())]);
+      break;
   }
   if (has_stops()) {
     c.has_stops = true;
@@ -541,12 +639,55 @@ int Grid::max_period() const {
   if (family == Family::ma_cross) {
     upd(fast);
     upd(slow);
+  } else if (family == Family::rules) {
+    // The indicators the four conditions name (SPEC §5a: only those are ever computed).
+    for (size_t i = 0; program && i < program->indicators.size(); ++i) {
+      const rules::Indicator& ind = program->indicators[i];
+      if (!ind.used || (ind.period.is_param && ind.period.param >= rule_axes.size())) continue;
+      for (double v : argument_values(*this, ind.period)) m = std::max(m, period_of(v));
+    }
   } else {
     upd(n);  // RSI(n) reads n + 1 closes; the warm-up's 3 x n covers them
   }
   upd(vol_short);
   upd(vol_long);
   return m;
+}
+
+namespace {
+// validate()'s rules part (SPEC §5a): a program, an axis of finite numbers per param, and
+// every value a period or width its indicators can take.
+void validate_rules(const Grid& g) {
+  if (!g.program) throw std::invalid_argument("rules grid has no compiled program");
+  const std::vector<std::string>& params = g.program->params;
+  if (g.rule_axes.size() != params.size())
+    throw std::invalid_argument("rules grid has " + std::to_string(g.rule_axes.size()) +
+                                " axes for " + std::to_string(params.size()) + " params");
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (g.rule_axes[i].empty())
+      throw std::invalid_argument("rules grid needs '" + params[i] + "' values");
+    for (double v : g.rule_axes[i])
+      if (!std::isfinite(v))
+        throw std::invalid_argument("rules grid axis '" + params[i] + "' must be finite");
+  }
+  if (auto e = rules_argument_error(g))
+    throw std::invalid_argument("grid axis '" + params[e->axis] + "': " + e->error.what());
+}
+}  // namespace
+
+std::optional<RulesArgumentError> rules_argument_error(const Grid& g) {
+  if (g.family != Family::rules || !g.program) return std::nullopt;
+  const size_t axes = std::min(g.rule_axes.size(), g.program->params.size());
+  for (size_t a = 0; a < axes; ++a) {
+    for (double v : g.rule_axes[a]) {
+      try {
+        rules::check_parameter_value(*g.program, static_cast<uint32_t>(a), v);
+      } catch (const rules::RuleError& e) {
+        return RulesArgumentError{a, e};
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 void Grid::validate() const {
@@ -568,8 +709,13 @@ void Grid::validate() const {
     return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
   };
   const bool ma_family = family == Family::ma_cross;
+  const bool rules_family = family == Family::rules;
+  not_here(rules_family || (!program && rule_axes.empty()), "rules");
+  const char* builtin_axis = !fast.empty() ? "fast" : !slow.empty() ? "slow" : "n";
+  not_here(!rules_family || (fast.empty() && slow.empty() && n.empty()), builtin_axis);
   not_here(!ma_family || n.empty(), "n");
-  not_here(ma_family || (fast.empty() && slow.empty()), fast.empty() ? "slow" : "fast");
+  not_here(ma_family || rules_family || (fast.empty() && slow.empty()),
+           fast.empty() ? "slow" : "fast");
   not_here(family == Family::bollinger || k.empty(), "k");
   not_here(family == Family::rsi_reversion || (lo.empty() && hi.empty()), lo.empty() ? "hi" : "lo");
   switch (family) {
@@ -601,6 +747,9 @@ void Grid::validate() const {
         for (double v : *levels)
           need(std::isfinite(v) && v > 0 && v < 100,
                "RSI levels 'lo' and 'hi' must lie strictly between 0 and 100 (SPEC §5)");
+      break;
+    case Family::rules:
+      validate_rules(*this);
       break;
   }
   need(!side.empty(), "grid needs 'side' values");

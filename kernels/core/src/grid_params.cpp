@@ -1,7 +1,10 @@
 // Axes and combo parameters by name (SPEC §5 canonical order), for printers and reports.
+// A rules strategy's (SPEC §5a) are named by its params, viewing the program's names.
 #include "wfod/grid_params.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 
 namespace wfod {
 namespace {
@@ -29,6 +32,10 @@ ParamValue named(std::string_view name, E v) {
   return {name, ParamKind::name, 0, to_string(v)};
 }
 
+// A rules parameter is a number (SPEC §5a); one with an integral value (a period, a level of
+// 30) is written as an integer, like the built-in families' periods.
+bool integral(double v) { return std::abs(v) <= 2147483647.0 && v == std::floor(v); }
+
 }  // namespace
 
 std::vector<AxisValues> axis_values(const Grid& g) {
@@ -50,6 +57,14 @@ std::vector<AxisValues> axis_values(const Grid& g) {
     case Family::rsi_reversion:
       out = {numbers("n", ParamKind::integer, g.n), numbers("lo", ParamKind::real, g.lo),
              numbers("hi", ParamKind::real, g.hi), names("side", g.side)};
+      break;
+    case Family::rules:  // an integer axis where every value is integral
+      for (size_t i = 0; g.program && i < g.rule_axes.size(); ++i) {
+        const std::vector<double>& v = g.rule_axes[i];
+        const bool ints = std::all_of(v.begin(), v.end(), integral);
+        out.push_back(
+            numbers(g.program->params.at(i), ints ? ParamKind::integer : ParamKind::real, v));
+      }
       break;
   }
   if (g.has_stops()) {  // all three, an axis not given as {0} (Grid::axes)
@@ -83,6 +98,13 @@ std::vector<ParamValue> combo_params(const Combo& c) {
       break;
     case Family::rsi_reversion:
       out = {integer("n", c.n), real("lo", c.lo), real("hi", c.hi), named("side", c.side)};
+      break;
+    case Family::rules:
+      for (size_t i = 0; c.program && i < c.rule_values.size(); ++i) {
+        const double v = c.rule_values[i];
+        const std::string_view name = c.program->params.at(i);
+        out.push_back(integral(v) ? integer(name, static_cast<int>(v)) : real(name, v));
+      }
       break;
   }
   if (c.has_stops) {

@@ -10,6 +10,7 @@
 #include "src/worker_pool.hpp"
 #include "thread_count.hpp"
 #include "wfod/indicators.hpp"
+#include "wfod/support.hpp"
 
 namespace wfod::detail {
 namespace {
@@ -54,6 +55,8 @@ IndicatorCache::IndicatorCache(const HistoryView& history, const Grid& grid, int
     case Family::rsi_reversion:
       for (int p : grid.n) rsis_[p];
       break;
+    case Family::rules:  // the lanes' rows; cpu_ref reads its own (ref_indicators.hpp)
+      throw Unsupported("the lanes' indicator rows do not cover rules strategies (SPEC §5a)");
   }
   for (int p : grid.vol_short) vols_[p];
   for (int p : grid.vol_long) vols_[p];
@@ -88,6 +91,8 @@ void IndicatorCache::add_rows(const Combo& c) {
     case Family::rsi_reversion:
       rsis_[c.n];
       break;
+    case Family::rules:
+      throw Unsupported("the lanes' indicator rows do not cover rules strategies (SPEC §5a)");
   }
   if (c.has_vol) {
     vols_[c.vol_short];

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "wfod/grid.hpp"
+#include "wfod/support.hpp"
 
 namespace wfod::detail {
 
@@ -25,6 +26,8 @@ inline constexpr int kind_of(const Combo& c) {
       return (c.style == Style::reversion ? 6 : 8) + vol;
     case Family::rsi_reversion:
       return 10 + vol;
+    case Family::rules:  // the backends with lanes refuse rules first (Backend::supports)
+      throw Unsupported("the lanes do not run rules strategies (SPEC §5a); cpu_ref runs them");
   }
   return vol;
 }

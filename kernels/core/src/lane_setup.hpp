@@ -48,6 +48,8 @@ LaneInput lane_input(const Rows& rows, const Combo& c) {
       in.lo = c.lo;
       in.hi = c.hi;
       break;
+    case Family::rules:  // refused first by the backends' supports()
+      throw Unsupported("lane inputs of a rules strategy (SPEC §5a): cpu_ref runs rules");
   }
   in.off_a = rows.offset(*a);
   in.off_b = rows.offset(*b);

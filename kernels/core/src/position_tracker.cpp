@@ -12,6 +12,7 @@
 #include "src/rolling_indicators.hpp"
 #include "src/stream_bars.hpp"
 #include "src/tracker_seed.hpp"
+#include "wfod/support.hpp"
 
 namespace wfod {
 namespace {
@@ -44,6 +45,8 @@ Grid grid_of(const Combo& c) {
       one.lo = {c.lo};
       one.hi = {c.hi};
       break;
+    case Family::rules:  // trackers run the lanes' rules, which rules strategies are not
+      throw Unsupported("position trackers do not run rules strategies (SPEC §5a)");
   }
   one.side = {c.side};
   if (c.has_vol) {

@@ -6,6 +6,7 @@
 
 #include "src/worker_pool.hpp"
 #include "wfod/indicators.hpp"
+#include "wfod/support.hpp"
 
 namespace wfod::detail {
 namespace {
@@ -88,6 +89,8 @@ RollingIndicators::RollingIndicators(const Grid& grid) {
       for (int p : grid.n)
         rsis_.try_emplace(p, RollingRow{detail::RsiState(p), static_cast<size_t>(p), 0});
       break;
+    case Family::rules:  // no stream runs rules strategies yet (SPEC §5a: cpu_ref only)
+      throw Unsupported("streams do not run rules strategies (SPEC §5a) yet");
   }
   for (int p : grid.vol_short) vols_.try_emplace(p, vol_row(p));
   for (int p : grid.vol_long) vols_.try_emplace(p, vol_row(p));

@@ -74,7 +74,8 @@ HistoryView StreamBars::view() const {
           {open_.data() + skip, n},
           {high_.data() + skip, n},
           {low_.data() + skip, n},
-          {close_.data() + skip, n}};
+          {close_.data() + skip, n},
+          {}};  // no volumes: no stream runs a rules strategy (SPEC §5a), the one reader
 }
 
 size_t StreamBars::footprint_bytes() const {

@@ -275,6 +275,9 @@ class Backend {
 // refusal naming the backend, the feature and the ones that run it (cpu, and auto through
 // it; cpu_ref too) for a grid with stop axes; yes otherwise.
 Support stops_support(std::string_view backend, const StrategySpec& strategy);
+// Likewise for SPEC §5a's rules strategies (family rules), which only cpu_ref evaluates yet:
+// a refusal naming the backend and telling the user to pass --backend cpu_ref.
+Support rules_support(std::string_view backend, const StrategySpec& strategy);
 
 // "auto" picks cuda when built and a device this build can run on is present, else cpu;
 // under "auto" what the cuda backend refuses (Backend::supports) runs on cpu, where "cuda"

@@ -43,12 +43,18 @@ struct Series {
 struct HistoryView {
   std::span<const int64_t> ts_ns;
   std::span<const double> open, high, low, close;
+  // One value a bar, or empty where the holder keeps no volumes: only a rules strategy that
+  // reads `volume` (SPEC §5a) needs them, and refuses a view without them.
+  std::span<const double> volume;
 
   size_t size() const { return close.size(); }
-  static HistoryView of(const Series& s) { return {s.ts_ns, s.open, s.high, s.low, s.close}; }
+  static HistoryView of(const Series& s) {
+    return {s.ts_ns, s.open, s.high, s.low, s.close, s.volume};
+  }
   // The first n bars: what the engine would have seen when bar n-1 closed.
   HistoryView prefix(size_t n) const {
-    return {ts_ns.first(n), open.first(n), high.first(n), low.first(n), close.first(n)};
+    return {ts_ns.first(n), open.first(n),  high.first(n),
+            low.first(n),   close.first(n), volume.empty() ? volume : volume.first(n)};
   }
 };
 

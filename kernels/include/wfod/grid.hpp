@@ -1,17 +1,21 @@
-// Strategy families, parameter grids and mixed-radix combo ids (SPEC §5).
+// Strategy families, parameter grids and mixed-radix combo ids (SPEC §5, §5a).
 // A Grid lists every axis's values; combo id i decodes with the first axis varying fastest.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "wfod/rules/rules.hpp"
+
 namespace wfod {
 
-enum class Family { ma_cross, channel_breakout, bollinger, rsi_reversion };
+// rules: a strategy written by the user (SPEC §5a), its axes named by its own params.
+enum class Family { ma_cross, channel_breakout, bollinger, rsi_reversion, rules };
 enum class MaType { sma, ema, wma, hma };
 enum class Side { long_short, long_only };
 enum class Entry { state, cross };
@@ -64,10 +68,15 @@ struct Combo {
   bool has_vol = false;
   int vol_short = 0, vol_long = 0;
   double vol_threshold = 0;
+  // rules (SPEC §5a): the compiled program, shared with the grid the combo came from (never
+  // modified), and the combo's value of each of program->params, in that order. Empty for the
+  // built-in families, so copying their combos costs what it did.
+  std::shared_ptr<const rules::Program> program;
+  std::vector<double> rule_values;
 
   // SPEC §5 validity: fast < slow (ma_cross), n >= 2 and k > 0 (bollinger), n >= 2 and
-  // lo < hi (rsi_reversion), vol_short < vol_long (filter), periods >= 1; and §5b's: each stop
-  // in its range (stops_valid).
+  // lo < hi (rsi_reversion), the program's `valid` (rules, SPEC §5a), vol_short < vol_long
+  // (filter), periods >= 1; and §5b's: each stop in its range (stops_valid).
   bool valid() const;
   // Whether the family's own rule holds (the filter's and the stops' aside).
   bool family_valid() const;
@@ -115,6 +124,12 @@ struct Grid {
   std::vector<double> stop_loss, take_profit, trailing_stop;
   std::vector<int> vol_short, vol_long;
   std::vector<double> vol_threshold;
+  // rules (SPEC §5a): the compiled program, shared by the grid's copies and its combos (never
+  // modified), and one axis of numbers per program->params name, in that order: the family's
+  // axes (ids mixed-radix over them, then the stops', then the filter's). The built-in
+  // families' axes above stay empty (ma, side, ... keep their unused defaults).
+  std::shared_ptr<const rules::Program> program;
+  std::vector<std::vector<double>> rule_axes;
 
   bool has_vol_filter() const {
     return !vol_short.empty() || !vol_long.empty() || !vol_threshold.empty();
@@ -129,34 +144,52 @@ struct Grid {
   uint64_t size() const;
   // Mixed-radix decode, first axis fastest. Requires id < size().
   Combo decode(uint64_t id) const;
-  // Largest indicator period any combo uses (for the default warm-up, SPEC §3).
+  // Largest indicator period any combo uses (for the default warm-up, SPEC §3); for rules,
+  // the largest any indicator the four conditions name can have.
   int max_period() const;
   // The first repeated value, axes in canonical order; nullopt when every value is listed
   // once. A repeat would be evaluated twice and count twice among the DSR's trials.
   std::optional<RepeatedValue> repeated_value() const;
   // Throws std::invalid_argument if an axis needed by the family is empty, a period < 1,
-  // an axis lists a value twice, or the filter is only partly given.
+  // an axis lists a value twice, or the filter is only partly given; for rules, also when the
+  // program is missing, the axes do not match its params, or a value is not a period or width
+  // its indicators can take (rules_argument_error).
   void validate() const;
 };
+
+// SPEC §5a "a period argument must be an integer >= 1 (a band width > 0) for every combo of
+// the grid, else the grid is an error": the first value, axes in order, that a declared
+// indicator cannot take; `axis` indexes Grid::rule_axes, `error` is the compiler's (key
+// "rules.indicators.NAME", the argument's column). Checked per axis value
+// (rules::check_parameter_value), so a grid of 10^7 combos checks in the time of its axes.
+// nullopt when every value fits, or the grid is not a rules grid.
+struct RulesArgumentError {
+  size_t axis = 0;
+  rules::RuleError error;
+};
+std::optional<RulesArgumentError> rules_argument_error(const Grid&);
 
 // A grid's combos by validity (SPEC §5), counted from the axes without decoding every id.
 // Invalid combos by reason; one combo may fail both. Assumes every period >= 1 (validate()).
 struct ComboCount {
   uint64_t total = 0, valid = 0;
-  uint64_t family_rule = 0;               // combos failing the family's rule (family_rule_text)
+  // combos failing the family's rule (family_rule_text); for rules, its `valid`, which is
+  // evaluated once per combination of the axes it reads (not per combo of the grid).
+  uint64_t family_rule = 0;
   uint64_t vol_short_not_below_long = 0;  // filter combos with vol_short >= vol_long
   uint64_t stop_out_of_range = 0;         // combos with a stop outside its range (SPEC §5b)
   uint64_t invalid() const { return total - valid; }
 };
 ComboCount count_combos(const Grid&);
-// The family's validity rule as an invalid combo breaks it ("fast >= slow"); empty for
-// channel_breakout, whose combos are all valid.
+// The family's validity rule as an invalid combo breaks it ("fast >= slow"; rules: "rules.valid
+// false"); empty for channel_breakout, whose combos are all valid.
 std::string_view family_rule_text(Family);
 
 // Distinct indicator series (SPEC §4) the grid's combos read over the history: one per
 // (ma, period) of ma_cross, two (upper, lower) per (source, n) of channel_breakout, an SMA
-// and a STD per n of bollinger, one RSI per n of rsi_reversion, one per vol period. What a sweep
-// that held every row at once would hold.
+// and a STD per n of bollinger, one RSI per n of rsi_reversion, one per (kind, period, source)
+// the rules' used indicators can take (a band: an SMA and a STD), one per vol period. What a
+// sweep that held every row at once would hold.
 uint64_t indicator_series(const Grid&);
 
 // Axis text: a scalar "12", a list "5,10,20" or an inclusive range "start:stop:step".

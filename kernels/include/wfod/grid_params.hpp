@@ -33,9 +33,12 @@ struct ParamValue {
 };
 
 // The grid's axes in canonical order (the family's, then the stops' and the filter's when
-// present).
+// present). A rules grid's (SPEC §5a) are its params by name, each an integer axis where every
+// value is integral, else a real one; their names view the grid's program.
 std::vector<AxisValues> axis_values(const Grid&);
-// The combo's parameters in the same order (its grid's axes).
+// The combo's parameters in the same order (its grid's axes); a rules parameter is an integer
+// where its value is integral. A rules combo's names view its program (shared with its grid),
+// so they live as long as the combo or the grid does.
 std::vector<ParamValue> combo_params(const Combo&);
 // A parameter's value as text: "12", "1.5", "sma" (reals: shortest round-trip text).
 std::string param_value_text(const ParamValue&);

@@ -50,6 +50,7 @@ const KeyTable<FeedConfig>& feed_keys();                     // [[feed]]
 const KeyTable<SymbolConfig>& symbol_keys();                 // [[symbol]]
 const KeyTable<StrategyConfig>& strategy_keys();             // [[strategy]]
 const KeyTable<selection::SelectionSpec>& selection_keys();  // [strategy.selection]
+const KeyTable<rules::RulesText>& rules_keys();              // [strategy.rules] (SPEC §5a)
 
 // One table's keys without their types, for checks of the example and the docs.
 struct KeyInfo {

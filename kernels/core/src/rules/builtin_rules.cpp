@@ -3,6 +3,7 @@
 // exit) it is used verbatim; the rest follows from the same transitions (docs/spec-notes.md).
 #include "wfod/rules/builtin_rules.hpp"
 
+#include <stdexcept>
 #include <string>
 
 namespace wfod::rules {
@@ -97,8 +98,10 @@ RulesText builtin_rules(const Combo& combo) {
       return bollinger_rules(combo);
     case Family::rsi_reversion:
       return rsi_rules(combo);
+    case Family::rules:
+      break;
   }
-  return {};
+  throw std::invalid_argument("builtin_rules: a rules combo is not a built-in family");
 }
 
 std::vector<double> builtin_values(const Combo& c) {
@@ -111,6 +114,8 @@ std::vector<double> builtin_values(const Combo& c) {
       return {static_cast<double>(c.n), c.k};
     case Family::rsi_reversion:
       return {static_cast<double>(c.n), c.lo, c.hi};
+    case Family::rules:
+      return c.rule_values;
   }
   return {};
 }

@@ -588,24 +588,43 @@ std::string shortest(double v) {
 }
 }  // namespace
 
+namespace {
+// One indicator's period and width for these values (SPEC §5a), by check_arguments and
+// check_parameter_value alike, so both say the same thing about the same value.
+void check_indicator(const Program& program, const Indicator& ind, double n,
+                     std::optional<double> k) {
+  const std::string key = "rules.indicators." + ind.name;
+  if (!valid_period(n))
+    throw RuleError(key, ind.period.column,
+                    "a period must be an integer >= 1, but $" + program.params[ind.period.param] +
+                        " is " + shortest(n));
+  if (k && (!(*k > 0) || !std::isfinite(*k)))
+    throw RuleError(key, ind.width->column,
+                    "a band width must be > 0, but $" + program.params[ind.width->param] + " is " +
+                        shortest(*k));
+}
+}  // namespace
+
 void check_arguments(const Program& program, const std::vector<double>& values) {
   if (values.size() != program.params.size())
     throw std::invalid_argument("rules: " + std::to_string(values.size()) + " values for " +
                                 std::to_string(program.params.size()) + " parameters");
   for (const Indicator& ind : program.indicators) {
-    const std::string key = "rules.indicators." + ind.name;
-    const double n = arg_value(ind.period, values);
-    if (!valid_period(n))
-      throw RuleError(key, ind.period.column,
-                      "a period must be an integer >= 1, but $" + program.params[ind.period.param] +
-                          " is " + shortest(n));
-    if (ind.width) {
-      const double k = arg_value(*ind.width, values);
-      if (!(k > 0) || !std::isfinite(k))
-        throw RuleError(key, ind.width->column,
-                        "a band width must be > 0, but $" + program.params[ind.width->param] +
-                            " is " + shortest(k));
-    }
+    std::optional<double> k;
+    if (ind.width) k = arg_value(*ind.width, values);
+    check_indicator(program, ind, arg_value(ind.period, values), k);
+  }
+}
+
+void check_parameter_value(const Program& program, uint32_t param, double value) {
+  for (const Indicator& ind : program.indicators) {
+    const bool period = ind.period.is_param && ind.period.param == param;
+    const bool width = ind.width && ind.width->is_param && ind.width->param == param;
+    if (!period && !width) continue;
+    // The other argument is a literal (already checked) or another parameter (checked on its
+    // own axis): 1 stands for it, a valid period and width.
+    check_indicator(program, ind, period ? value : 1.0,
+                    ind.width ? std::optional<double>(width ? value : 1.0) : std::nullopt);
   }
 }
 

@@ -37,8 +37,10 @@ double quantile(double* v, size_t m, double q) {
 std::vector<int> plateau_radii(const Grid& grid, const SelectionSpec& spec) {
   const std::vector<AxisInfo> axes = grid.axes();
   std::vector<int> r(axes.size());
+  // A rules strategy's params are numbers, whatever their names (SPEC §5a).
+  const bool named_choices = grid.family != Family::rules;
   for (size_t a = 0; a < axes.size(); ++a)
-    r[a] = categorical(axes[a].name) ? 0 : spec.plateau_radius;
+    r[a] = named_choices && categorical(axes[a].name) ? 0 : spec.plateau_radius;
   for (const auto& [name, radius] : spec.plateau_radius_axes) {
     auto it =
         std::find_if(axes.begin(), axes.end(), [&](const AxisInfo& x) { return x.name == name; });

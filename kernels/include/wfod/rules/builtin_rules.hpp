@@ -11,9 +11,10 @@
 namespace wfod::rules {
 
 // The rules text of `combo`'s family at its categorical values (ma, side, entry, style,
-// source); the numeric parameters become `params`.
+// source); the numeric parameters become `params`. std::invalid_argument for a rules combo.
 RulesText builtin_rules(const Combo& combo);
-// The values of builtin_rules(combo).params for `combo`, in that order.
+// The values of builtin_rules(combo).params for `combo`, in that order (a rules combo: its
+// own values).
 std::vector<double> builtin_values(const Combo& combo);
 
 }  // namespace wfod::rules

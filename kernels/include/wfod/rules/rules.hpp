@@ -139,6 +139,11 @@ bool combo_valid(const Program&, const std::vector<double>& values);
 // throws RuleError (key "rules.indicators.NAME", the argument's column) otherwise. SPEC §5a
 // makes such a grid an error, whether or not `valid` accepts the combo.
 void check_arguments(const Program&, const std::vector<double>& values);
+// check_arguments for one parameter's value alone: every declared indicator's period or width
+// written `$param` (an index into params) must accept `value`. An argument is one literal
+// (checked when compiled) or one parameter, so checking every value of every axis this way
+// checks every combo of a grid, in the time of its axes' values rather than of its combos.
+void check_parameter_value(const Program&, uint32_t param, double value);
 // An argument's value for a combo.
 double arg_value(const Arg&, const std::vector<double>& values);
 
