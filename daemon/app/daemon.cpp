@@ -182,7 +182,7 @@ void Daemon::restore_live_state(const PublicationKey& key, SymbolStrategy& strea
   if (st.before) stream.before = grid.decode(*st.before);
   stream.last_seq = st.seq;
   stream.last_end = st.end;
-  stream.last_params = params_json(grid, *stream.winner);
+  stream.last_params = params_json(*stream.winner);
   stream.sched.resume(bars - st.end);
   spdlog::info("stream {}.{}: resumed after publication seq={} at history_bars={} ({} bars since)",
                key.first, key.second, st.seq, st.end, bars - st.end);

@@ -36,7 +36,7 @@ void PublicationStep::publish(const PublicationKey& key, SymbolStrategy& stream,
   // The payload, once the rules let it go with its sequence number (Publisher::publish).
   auto build = [&](uint64_t seq) {
     best = r.selection ? &*r.selection->publish : &r.sweep.top.front();
-    params = params_json(stream.spec.grid, best->combo);
+    params = params_json(best->combo);
     in.symbol = key.first;
     in.strategy = key.second;
     in.seq = seq;

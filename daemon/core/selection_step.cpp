@@ -7,14 +7,14 @@
 namespace wfod::daemon {
 namespace {
 
-Json real(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+Json real(double v) { return finite_or_null(v); }
 
 Json id_or_null(const std::optional<Ranked>& r) { return r ? Json(r->combo.id) : Json(nullptr); }
 
 }  // namespace
 
 Json selection_publication_json(const selection::SelectionReport& rep,
-                                const selection::SelectionSpec& spec, const Grid& grid) {
+                                const selection::SelectionSpec& spec) {
   Json j = Json::object();
   j["reason"] = std::string(selection::to_string(rep.decision.reason));
   j["changed"] = rep.decision.changed;
@@ -22,7 +22,7 @@ Json selection_publication_json(const selection::SelectionReport& rep,
   j["winner_id"] = id_or_null(rep.winner);
   if (rep.plateau && rep.winner) {
     j["plateau"] = {{"id", rep.plateau->id},
-                    {"params", params_json(grid, rep.winner->combo)},
+                    {"params", params_json(rep.winner->combo)},
                     {"score", real(rep.plateau->score)},
                     {"stat", selection::to_string(spec.plateau_stat)},
                     {"neighbours", rep.plateau->neighbours}};
@@ -83,7 +83,7 @@ SelectionOutcome selection_step(selection::WindowSource& window, const SweepResu
   if (out.report.current && out.report.current->valid)
     out.current_objective = out.report.current->objective;
   if (out.report.dsr) out.dsr = out.report.dsr->dsr;
-  out.json = selection_publication_json(out.report, spec, window.strategy().grid);
+  out.json = selection_publication_json(out.report, spec);
   return out;
 }
 

@@ -16,38 +16,9 @@ namespace wfod::daemon {
 
 namespace {
 
-// JSON has no infinity or NaN: such values are published as null.
-Json real(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+Json real(double v) { return finite_or_null(v); }
 
 }  // namespace
-
-Json metrics_json(const Metrics& m) {
-  Json j = Json::object();
-  for (std::string_view name : kMetricNames) {
-    const double v = metric_value(m, name);
-    if (is_integer_metric(name)) {
-      j[std::string(name)] = static_cast<int64_t>(v);
-    } else {
-      j[std::string(name)] = real(v);
-    }
-  }
-  return j;
-}
-
-Json params_json(const Grid& grid, const Combo& c) {
-  Json j = Json::object();
-  (void)grid;  // the combo knows its family and filter
-  for (const ParamValue& p : combo_params(c)) {
-    const std::string key(p.name);
-    if (p.kind == ParamKind::integer)
-      j[key] = static_cast<int64_t>(p.number);
-    else if (p.kind == ParamKind::real)
-      j[key] = real(p.number);
-    else
-      j[key] = std::string(p.text);
-  }
-  return j;
-}
 
 Json publication_json(const PublicationInput& in) {
   if (in.grid == nullptr || in.result == nullptr || in.result->top.empty()) {
@@ -61,14 +32,14 @@ Json publication_json(const PublicationInput& in) {
   j["seq"] = in.seq;
   j["published_ns"] = in.published_ns;
   j["window"] = {{"bars", in.window_bars}, {"first_ts", in.first_ts}, {"last_ts", in.last_ts}};
-  j["params"] = params_json(*in.grid, best.combo);
+  j["params"] = params_json(best.combo);
   j["id"] = best.combo.id;
   j["metrics"] = metrics_json(best.metrics);
   j["changed"] = in.changed;
   Json top = Json::array();
   for (const Ranked& r : in.result->top) {
     top.push_back({{"id", r.combo.id},
-                   {"params", params_json(*in.grid, r.combo)},
+                   {"params", params_json(r.combo)},
                    {"metrics", metrics_json(r.metrics)}});
   }
   j["top"] = std::move(top);

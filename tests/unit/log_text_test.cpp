@@ -16,7 +16,7 @@ TEST(LogText, ParamsOfEachFamily) {
   c.fast = 10;
   c.slow = 50;
   c.ma = MaType::sma;
-  EXPECT_EQ(params_log_text(params_json(g, c)),
+  EXPECT_EQ(params_log_text(params_json(c)),
             "{fast=10,slow=50,ma=sma,side=long_short,entry=state}");
 
   Grid ch;
@@ -33,7 +33,7 @@ TEST(LogText, ParamsOfEachFamily) {
   b.vol_short = 5;
   b.vol_long = 30;
   b.vol_threshold = 0.8;
-  const std::string text = params_log_text(params_json(ch, b));
+  const std::string text = params_log_text(params_json(b));
   EXPECT_EQ(text,
             "{n=20,source=high_low,side=long_only,vol_short=5,vol_long=30,vol_threshold=0.8}");
   EXPECT_EQ(text.find(' '), std::string::npos);

@@ -15,7 +15,7 @@ namespace wfod::cli {
 
 namespace {
 
-Json real(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+Json real(double v) { return finite_or_null(v); }
 
 // {"first", "last", "first_ts", "last_ts"} of bars [first, last], plus metrics when given.
 Json span_json(const HistoryView& h, size_t first, size_t last) {
@@ -53,36 +53,6 @@ Json gaps_json(const DataFacts& f) {
   j["hole_over_seconds"] = kHoleMinNs / 1'000'000'000;
   j["holes"] = f.holes();
   j["list"] = std::move(list);
-  return j;
-}
-
-namespace {}  // namespace
-
-Json metrics_json(const Metrics& m) {
-  Json j = Json::object();
-  for (std::string_view name : kMetricNames) {
-    double v = metric_value(m, name);
-    if (is_integer_metric(name)) {
-      j[std::string(name)] = static_cast<int64_t>(v);
-    } else {
-      j[std::string(name)] = real(v);
-    }
-  }
-  return j;
-}
-
-Json params_json(const Grid& g, const Combo& c) {
-  Json j = Json::object();
-  (void)g;  // the combo knows its family and filter
-  for (const ParamValue& p : combo_params(c)) {
-    const std::string key(p.name);
-    if (p.kind == ParamKind::integer)
-      j[key] = static_cast<int64_t>(p.number);
-    else if (p.kind == ParamKind::real)
-      j[key] = real(p.number);
-    else
-      j[key] = std::string(p.text);  // enums, by their SPEC names
-  }
   return j;
 }
 
@@ -126,7 +96,7 @@ Json sweep_json(const SweepReport& r) {
   for (const Ranked& k : r.result.top) {
     Json e = Json::object();
     e["id"] = k.combo.id;
-    e["params"] = params_json(r.spec.grid, k.combo);
+    e["params"] = params_json(k.combo);
     e["metrics"] = metrics_json(k.metrics);
     top.push_back(std::move(e));
   }
@@ -148,7 +118,7 @@ Json walk_json(const WalkReport& r) {
     e["oos"] = std::move(oos);
     if (f.winner) {
       e["id"] = f.winner->combo.id;
-      e["params"] = params_json(r.spec.grid, f.winner->combo);
+      e["params"] = params_json(f.winner->combo);
     } else {
       e["id"] = nullptr;
       e["params"] = nullptr;

@@ -5,13 +5,13 @@
 #include <nlohmann/json.hpp>
 
 #include "report.hpp"
+#include "wfod/net/result_json.hpp"
 
 namespace wfod::cli {
 
 using Json = nlohmann::ordered_json;
 
-Json metrics_json(const Metrics&);
-Json params_json(const Grid&, const Combo&);
+// metrics_json and params_json: wfod/net/result_json.hpp (shared with the daemon's publications).
 Json sweep_json(const SweepReport&);
 Json walk_json(const WalkReport&);
 // {"median_interval_seconds", "listed_over_median_x", "hole_over_seconds", "holes",

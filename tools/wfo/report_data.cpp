@@ -23,7 +23,7 @@ namespace wfod::cli {
 
 namespace {
 
-Json real(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+Json real(double v) { return finite_or_null(v); }
 
 // v to `digits` significant digits (the heatmap's cells: display only; objective.csv and
 // the histogram keep full precision).
@@ -186,7 +186,7 @@ Json landscape_json(const Grid& grid, const RankSpec& rank, const HistoryView& h
   if (winner) {
     Json w = Json::object();
     w["id"] = *winner;
-    w["params"] = params_json(grid, grid.decode(*winner));
+    w["params"] = params_json(grid.decode(*winner));
     auto it = std::lower_bound(last.ids.begin(), last.ids.end(), *winner);
     w["objective"] = it != last.ids.end() && *it == *winner
                          ? real(last.objective[static_cast<size_t>(it - last.ids.begin())])

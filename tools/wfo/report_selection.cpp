@@ -9,7 +9,7 @@ namespace wfod::cli {
 
 namespace {
 
-Json real(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+Json real(double v) { return finite_or_null(v); }
 
 }  // namespace
 

@@ -9,13 +9,12 @@
 namespace wfod::cli {
 namespace {
 
-Json real(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+Json real(double v) { return finite_or_null(v); }
 
-Json combo_json(const Grid& grid, const std::optional<Ranked>& r) {
+Json combo_json(const std::optional<Ranked>& r) {
   if (!r) return nullptr;
-  return {{"id", r->combo.id},
-          {"params", params_json(grid, r->combo)},
-          {"objective", real(r->objective)}};
+  return {
+      {"id", r->combo.id}, {"params", params_json(r->combo)}, {"objective", real(r->objective)}};
 }
 
 Json dsr_json(const selection::SelectionReport& rep, const selection::SelectionSpec& spec) {
@@ -66,12 +65,12 @@ Json pbo_json(const selection::SelectionReport& rep) {
 }  // namespace
 
 Json selection_json(const selection::SelectionReport& rep, const selection::SelectionSpec& spec,
-                    const Grid& grid, Objective objective) {
+                    Objective objective) {
   Json j = Json::object();
   j["objective"] = std::string(to_string(objective));
-  j["raw"] = combo_json(grid, rep.raw);
+  j["raw"] = combo_json(rep.raw);
   if (rep.plateau) {
-    j["plateau"] = combo_json(grid, rep.winner);
+    j["plateau"] = combo_json(rep.winner);
     j["plateau"]["score"] = real(rep.plateau->score);
     j["plateau"]["stat"] = selection::to_string(spec.plateau_stat);
     j["plateau"]["neighbours"] = rep.plateau->neighbours;
@@ -79,7 +78,7 @@ Json selection_json(const selection::SelectionReport& rep, const selection::Sele
   } else {
     j["plateau"] = nullptr;
   }
-  j["winner"] = combo_json(grid, rep.winner);
+  j["winner"] = combo_json(rep.winner);
   if (rep.current) {
     j["current"] = {{"id", rep.current->id},
                     {"in_grid", rep.current->in_grid},
@@ -89,7 +88,7 @@ Json selection_json(const selection::SelectionReport& rep, const selection::Sele
   } else {
     j["current"] = nullptr;
   }
-  j["published"] = combo_json(grid, rep.published);
+  j["published"] = combo_json(rep.published);
   if (rep.published) j["published"]["metrics"] = metrics_json(rep.published->metrics);
   j["changed"] = rep.decision.changed;
   j["reason"] = std::string(selection::to_string(rep.decision.reason));

@@ -9,8 +9,7 @@
 
 namespace wfod::cli {
 
-Json selection_json(const selection::SelectionReport&, const selection::SelectionSpec&, const Grid&,
-                    Objective);
+Json selection_json(const selection::SelectionReport&, const selection::SelectionSpec&, Objective);
 std::string selection_text(const selection::SelectionReport&, const selection::SelectionSpec&,
                            const Grid&);
 

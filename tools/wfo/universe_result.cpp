@@ -20,7 +20,7 @@ namespace {
 
 using Align = TextTable::Align;
 
-Json real(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+Json real(double v) { return finite_or_null(v); }
 
 // A symbol's row of the table, read from its walk document and series, so that a merged run
 // and a one-host run derive it from the same numbers.

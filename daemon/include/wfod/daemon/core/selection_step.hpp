@@ -34,7 +34,6 @@ SelectionOutcome selection_step(selection::WindowSource& window, const SweepResu
                                 const selection::SelectionSpec& spec);
 
 // The publication's "selection" object (PROTOCOL §2 extension, additive).
-Json selection_publication_json(const selection::SelectionReport&, const selection::SelectionSpec&,
-                                const Grid&);
+Json selection_publication_json(const selection::SelectionReport&, const selection::SelectionSpec&);
 
 }  // namespace wfod::daemon

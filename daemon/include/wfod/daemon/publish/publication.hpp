@@ -13,16 +13,13 @@
 
 #include "wfod/backend.hpp"
 #include "wfod/bar.hpp"
+#include "wfod/net/result_json.hpp"
 
 namespace wfod::daemon {
 
 using Json = nlohmann::ordered_json;
 
-// Every SPEC §6 metric by name (kMetricNames order); integers as integers, non-finite as null.
-Json metrics_json(const Metrics& m);
-// The combo's parameters by SPEC name (family's, then the vol filter's when the grid has it);
-// enums by their SPEC names.
-Json params_json(const Grid& grid, const Combo& combo);
+// metrics_json and params_json: wfod/net/result_json.hpp (shared with wfo's --json).
 
 struct LiveOos {
   uint64_t seq = 0;   // the previous publication's seq
