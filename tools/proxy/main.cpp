@@ -30,6 +30,7 @@
 #include "proxy_options.hpp"
 #include "proxy_status.hpp"
 #include "wfo/args.hpp"
+#include "wfo/tool_main.hpp"
 #include "wfod/config/endpoint.hpp"
 #include "wfod/version.hpp"
 
@@ -325,21 +326,10 @@ int run(const wfod::proxy::Options& o, int signal_fd) {
 
 int main(int argc, char** argv) {
   std::vector<std::string_view> args(argv + 1, argv + argc);
-  if (wfod::cli::wants_help(args)) {
-    std::fputs(kUsage.data(), stdout);
-    return 0;
-  }
-  if (wfod::cli::wants_version(args)) {
-    std::printf("%s %s\n", "wfo-proxy", wfod::kVersionText);
-    return 0;
-  }
-  wfod::proxy::Options options;
-  try {
-    options = wfod::proxy::parse_options(args);
-  } catch (const wfod::cli::UsageError& e) {
-    std::fprintf(stderr, "wfo-proxy: %s (see --help)\n", e.what());
-    return 2;
-  }
+  if (auto done = wfod::cli::answer_help_or_version(args, "wfo-proxy", kUsage)) return *done;
+  const auto parsed = wfod::cli::parse_tool_options(args, "wfo-proxy", wfod::proxy::parse_options);
+  if (!parsed) return wfod::cli::kExitUsageError;
+  const wfod::proxy::Options& options = *parsed;
   // SIGTERM / SIGINT go to the supervisor's signalfd: blocked in every thread from here on.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);

@@ -15,6 +15,7 @@
 #include <zmq.hpp>
 
 #include "wfo/args.hpp"
+#include "wfo/tool_main.hpp"
 #include "wfod/feeds/bar_codec.hpp"
 #include "wfod/feeds/csv_reader.hpp"
 #include "wfod/net/curve_keys.hpp"
@@ -196,23 +197,11 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
   std::vector<std::string_view> args(argv + 1, argv + argc);
-  if (wfod::cli::wants_help(args)) {
-    std::fputs(kUsage.data(), stdout);
-    return 0;
-  }
-  if (wfod::cli::wants_version(args)) {
-    std::printf("%s %s\n", "wfo-replay", wfod::kVersionText);
-    return 0;
-  }
-  Options options;
+  if (auto done = wfod::cli::answer_help_or_version(args, "wfo-replay", kUsage)) return *done;
+  const auto options = wfod::cli::parse_tool_options(args, "wfo-replay", parse_options);
+  if (!options) return wfod::cli::kExitUsageError;
   try {
-    options = parse_options(args);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "wfo-replay: %s (see --help)\n", e.what());
-    return 2;
-  }
-  try {
-    return run(options);
+    return run(*options);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "wfo-replay: %s\n", e.what());
     return 1;

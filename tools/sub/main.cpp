@@ -18,6 +18,7 @@
 #include <zmq_addon.hpp>
 
 #include "wfo/args.hpp"
+#include "wfo/tool_main.hpp"
 #include "wfod/feeds/bar_codec.hpp"
 #include "wfod/feeds/csv_reader.hpp"
 #include "wfod/net/curve_keys.hpp"
@@ -337,21 +338,10 @@ int main(int argc, char** argv) {
   // Line-buffered even into a file or pipe: scripts read updates as they arrive.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   std::vector<std::string_view> args(argv + 1, argv + argc);
-  if (wfod::cli::wants_help(args)) {
-    std::fputs(kUsage.data(), stdout);
-    return 0;
-  }
-  if (wfod::cli::wants_version(args)) {
-    std::printf("%s %s\n", "wfo-sub", wfod::kVersionText);
-    return 0;
-  }
-  Options options;
-  try {
-    options = parse_options(args);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "wfo-sub: %s (see --help)\n", e.what());
-    return kExitUsage;
-  }
+  if (auto done = wfod::cli::answer_help_or_version(args, "wfo-sub", kUsage)) return *done;
+  const auto parsed = wfod::cli::parse_tool_options(args, "wfo-sub", parse_options);
+  if (!parsed) return kExitUsage;
+  const Options& options = *parsed;
   try {
     return options.request.empty() ? run_stream(options) : run_request(options);
   } catch (const zmq::error_t& e) {

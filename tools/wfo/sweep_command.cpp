@@ -14,6 +14,7 @@
 #include "load_estimate.hpp"
 #include "memory_limits.hpp"
 #include "output.hpp"
+#include "plan_step.hpp"
 #include "progress_bar.hpp"
 #include "report.hpp"
 #include "report_writer.hpp"
@@ -143,24 +144,13 @@ int run_sweep(Args args) {
   if (!choice.detail.empty()) std::fprintf(stderr, "wfo: %s\n", choice.detail.c_str());
   auto backend = std::move(choice.backend);
   PlanInputs plan_in;
-  plan_in.grid = setup.spec.grid;
   plan_in.history_bars = n;
   plan_in.window_bars = window;
   plan_in.warmup_bars = warmup;
   plan_in.selection = !parsed.has("no-selection");
-  plan_in.selection_spec = setup.selection;
-  plan_in.objective = setup.rank.objective;
   plan_in.report = report_dir.has_value();
-  plan_in.backend = std::string(backend->name());
-  plan_in.threads = setup.threads > 0 ? setup.threads : hardware_threads();
   plan_in.budget = budget;
-  const RunPlan plan = plan_run(plan_in);
-  std::fprintf(stderr, "%s; %s\n", plan_text(plan, plan_in).c_str(),
-               bars_per_year_text(setup.data).c_str());
-  check_plan(plan, plan_in);
-  timing.estimate = plan.seconds;
-  timing.estimate_selection = plan.selection_seconds;
-  timing.selection_path = std::string(to_string(plan.selection_path));
+  const RunPlan plan = plan_checked_run(plan_in, setup, backend->name(), timing);
   request.memory_budget = plan.chunk_budget;
   // Selection without PBO scores every combo of the window: the sweep may share that pass.
   request.scores_follow =
@@ -191,8 +181,7 @@ int run_sweep(Args args) {
   report.data = &setup.data;
   if (json) {
     Json j = sweep_json(report);
-    if (sel)
-      j["selection"] = selection_json(*sel, setup.selection, setup.spec.grid, setup.rank.objective);
+    if (sel) j["selection"] = selection_json(*sel, setup.selection, setup.rank.objective);
     j["timing"] = timing_json(timing);
     print(j.dump(2) + "\n");
   } else {
@@ -203,8 +192,7 @@ int run_sweep(Args args) {
   if (report_dir) {
     if (std::fflush(stdout) != 0) throw WriteError("standard output", errno);
     Json sel_json;
-    if (sel)
-      sel_json = selection_json(*sel, setup.selection, setup.spec.grid, setup.rank.objective);
+    if (sel) sel_json = selection_json(*sel, setup.selection, setup.rank.objective);
     const std::string path = write_sweep_report(*report_dir, *backend, report, request,
                                                 make_run_inputs("sweep", args, setup, *report_dir),
                                                 sel ? &sel_json : nullptr);

@@ -15,6 +15,7 @@
 #include "selection_output.hpp"
 #include "strategy_from_flags.hpp"
 #include "trade_list.hpp"
+#include "walk_run.hpp"
 #include "wfod/walk_forward.hpp"
 
 namespace wfod::cli {
@@ -97,27 +98,7 @@ int run_trades(Args args) {
   std::vector<Trade> trades;
 
   if (walk_mode) {
-    WalkSpec walk;
-    if (auto v = parsed.count("is", 1))
-      walk.is_bars = *v;
-    else if (setup.window)
-      walk.is_bars = *setup.window;
-    else
-      throw UsageError("--walk needs --is W");
-    if (auto v = parsed.count("oos", 1))
-      walk.oos_bars = *v;
-    else if (setup.every)
-      walk.oos_bars = *setup.every;
-    else
-      throw UsageError("--walk needs --oos K");
-    if (auto mode = parsed.text("mode")) {
-      try {
-        walk.mode = parse_walk_mode(*mode);
-      } catch (const std::invalid_argument& e) {
-        throw UsageError(std::string("--mode: ") + e.what());
-      }
-    }
-    walk.warmup = setup.warmup.value_or(default_warmup(grid));
+    const WalkSpec walk = walk_spec_from_flags(parsed, setup);
     if (count_folds(history.size(), walk) == 0)
       throw InputError(setup.csv_path + " has " + std::to_string(history.size()) +
                        " bars: no whole fold fits");

@@ -187,8 +187,7 @@ int run_walk(Args args) {
     if (std::fflush(stdout) != 0) throw WriteError("standard output", errno);
     Json sel_json = Json::array();
     for (const auto& fs : fold_selection)
-      sel_json.push_back(
-          selection_json(fs, setup.selection, setup.spec.grid, setup.rank.objective));
+      sel_json.push_back(selection_json(fs, setup.selection, setup.rank.objective));
     const std::string path = write_walk_report(
         *report_dir, *backend, report, make_run_inputs("walk", args, setup, *report_dir),
         setup.precision, setup.threads, fold_selection.empty() ? nullptr : &sel_json);

@@ -9,6 +9,7 @@
 
 #include "bar_range.hpp"
 #include "history.hpp"
+#include "plan_step.hpp"
 #include "progress_bar.hpp"
 #include "run_plan.hpp"
 #include "selection_output.hpp"
@@ -77,7 +78,6 @@ WalkRun run_loaded_walk(StrategySetup& setup, LoadedWalk loaded, Backend& backen
   WalkSpec walk = loaded.walk;
   const size_t folds = count_folds(history.size(), walk);
   PlanInputs plan_in;
-  plan_in.grid = setup.spec.grid;
   plan_in.history_bars = history.size();
   // Anchored folds grow by K bars each: their mean in-sample length.
   plan_in.window_bars = walk.mode == WalkMode::anchored
@@ -86,19 +86,9 @@ WalkRun run_loaded_walk(StrategySetup& setup, LoadedWalk loaded, Backend& backen
   plan_in.windows = folds;
   plan_in.warmup_bars = walk.warmup;
   plan_in.selection = options.selection;
-  plan_in.selection_spec = setup.selection;
-  plan_in.objective = setup.rank.objective;
   plan_in.report = options.report;
-  plan_in.backend = std::string(backend.name());
-  plan_in.threads = setup.threads > 0 ? setup.threads : hardware_threads();
   plan_in.budget = options.budget;
-  const RunPlan plan = plan_run(plan_in);
-  std::fprintf(stderr, "%s; %s\n", plan_text(plan, plan_in).c_str(),
-               bars_per_year_text(setup.data).c_str());
-  check_plan(plan, plan_in);
-  timing.estimate = plan.seconds;
-  timing.estimate_selection = plan.selection_seconds;
-  timing.selection_path = std::string(to_string(plan.selection_path));
+  const RunPlan plan = plan_checked_run(plan_in, setup, backend.name(), timing);
   walk.memory_budget = plan.chunk_budget;
   // Selection without PBO on every fold (so on the longest window) scores each fold's whole
   // grid: the folds' sweeps may share that pass.
@@ -146,8 +136,8 @@ WalkRun run_loaded_walk(StrategySetup& setup, LoadedWalk loaded, Backend& backen
 Json walk_run_json(const WalkRun& run, const StrategySetup& setup) {
   Json j = walk_json(run.report);
   for (size_t f = 0; f < run.fold_selection.size() && f < j["folds"].size(); ++f) {
-    j["folds"][f]["selection"] = selection_json(run.fold_selection[f], setup.selection,
-                                                setup.spec.grid, setup.rank.objective);
+    j["folds"][f]["selection"] =
+        selection_json(run.fold_selection[f], setup.selection, setup.rank.objective);
   }
   return j;
 }
