@@ -98,41 +98,15 @@ __global__ void vol_kernel(const double* __restrict__ x, long long bars, const i
   }
 }
 
-// Wilder's average a + (x - a) / n carried in double-double (hi + lo), 1/n itself in
-// double-double, as ExactEma carries the EMA: the rounded value is the exactly rounded
-// average (SPEC §4 asks 1e-13 relative) after any number of steps.
-class WilderAverage {
- public:
-  __device__ WilderAverage(long long n, double sum) {
-    const double p = static_cast<double>(n);
-    hi_ = sum / p;
-    lo_ = fma(-hi_, p, sum) / p;  // the seed's residual: sum - hi * p is exact
-    a_hi_ = 1.0 / p;
-    a_lo_ = fma(-a_hi_, p, 1.0) / p;
-  }
-  __device__ double step(double x) {
-    double d_hi, d_lo;  // d = x - a as a pair
-    two_sum(x, -hi_, d_hi, d_lo);
-    d_lo -= lo_;
-    const double m_hi = a_hi_ * d_hi;
-    const double m_lo = fma(a_hi_, d_hi, -m_hi) + a_hi_ * d_lo + a_lo_ * d_hi;
-    double s, s_err;
-    two_sum(hi_, m_hi, s, s_err);
-    const double tail = s_err + lo_ + m_lo;
-    hi_ = s + tail;
-    lo_ = tail - (hi_ - s);
-    return hi_;
-  }
-  __device__ double value() const { return hi_; }
-
- private:
-  __device__ static void two_sum(double a, double b, double& s, double& err) {
-    s = a + b;
-    const double bb = s - a;
-    err = (a - (s - bb)) + (b - bb);
-  }
-  double hi_, lo_, a_hi_, a_lo_;
-};
+// Wilder's average a + (x - a) / n seeded with sum / n: ExactEma's double-double recursion
+// (kernels/core/src/compensated.hpp, the host's own), seeded with the mean as a pair, so the
+// rounded value is the exactly rounded average (SPEC §4 asks 1e-13 relative) after any
+// number of steps.
+__device__ inline detail::ExactEma wilder_average(long long n, double sum) {
+  const double p = static_cast<double>(n);
+  const double mean = sum / p;
+  return detail::ExactEma::wilder(static_cast<int>(n), mean, fma(-mean, p, sum) / p);
+}
 
 // RSI = 100 G / (G + L), 50 where G + L is exactly 0 (SPEC §4; both are >= 0).
 __device__ inline double rsi_of(double gain, double loss) {
@@ -154,7 +128,7 @@ __global__ void rsi_kernel(const double* __restrict__ x, long long bars, const i
     gains.add(d > 0 ? d : 0.0);
     losses.add(d < 0 ? -d : 0.0);
   }
-  WilderAverage g(p, gains.value()), l(p, losses.value());
+  detail::ExactEma g = wilder_average(p, gains.value()), l = wilder_average(p, losses.value());
   double* dst = out.base + row_offset[j];
   dst[p * out.t_stride] = rsi_of(g.value(), l.value());
   for (long long t = p + 1; t < bars; ++t) {
