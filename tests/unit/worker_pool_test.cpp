@@ -1,7 +1,7 @@
 // The engine's thread pool (kernels/core/src/worker_pool.hpp): every index runs once; an
-// exception in a worker reaches the caller after every thread joined (never
-// std::terminate); a thread the system refuses leaves its index to the caller, and the
-// shortfall handler hears of it.
+// exception in a worker reaches the caller after every index finished (never
+// std::terminate); parked threads are reused; a thread the system refuses leaves its index to the
+// caller, and the shortfall handler hears of it.
 #include "src/worker_pool.hpp"
 
 #include <gtest/gtest.h>
@@ -48,6 +48,22 @@ TEST(WorkerPool, AWorkersExceptionReachesTheCallerAfterTheOthersFinish) {
   EXPECT_THROW(detail::run_workers(
                    2, [](int) {}, [] { throw std::runtime_error("progress failed"); }),
                std::runtime_error);
+}
+
+// Threads are parked between calls: repeated calls of the same width start no new thread
+// (a cpu stream advance makes two or more calls per bar), and nested calls still finish.
+TEST(WorkerPool, RepeatedCallsReuseParkedThreads) {
+  std::atomic<int> runs{0};
+  detail::run_workers(4, [&](int) { ++runs; });
+  const size_t started = worker_threads_started();
+  for (int call = 0; call < 200; ++call) detail::run_workers(4, [&](int) { ++runs; });
+  EXPECT_EQ(runs.load(), 201 * 4);
+  EXPECT_EQ(worker_threads_started(), started);
+  // A worker's job may call run_workers itself: the inner call takes free threads or starts
+  // new ones, never waiting for the outer call's.
+  std::atomic<int> inner{0};
+  detail::run_workers(3, [&](int) { detail::run_workers(3, [&](int) { ++inner; }); });
+  EXPECT_EQ(inner.load(), 9);
 }
 
 int shortfall_wanted = 0, shortfall_started = -1;
