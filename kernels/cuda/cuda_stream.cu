@@ -167,10 +167,11 @@ SweepResult CudaStream::advance(std::span<const Bar> bars) {
   const size_t end = bars_.end() + bars.size();
   const WindowSpec w{end, spec_.window, spec_.warmup};
   if (bars.size() == 1 && end == rolled_ + 1 && end >= spec_.window + spec_.warmup + 1) {
-    check_window(w, end, spec_.strategy);
-    check_tally_window(w.bars);
+    // Kept even when the window is refused (Stream::advance): the next advance rolls it.
     bars_.append(bars);
     rows_.append(bars_.view(), bars_.kept_from());
+    check_window(w, end, spec_.strategy);
+    check_tally_window(w.bars);
     stage_bars(rolled_, rolled_ + 1);
     plan_run(end);
     const StreamStep& st = host_step_[0];

@@ -115,10 +115,12 @@ std::vector<std::pair<std::string, StreamSpec>> specs() {
   return out;
 }
 
-// Every query against cpu_ref over the whole history ending at `end` (the advance itself is
-// held to the cuda backend's fresh sweep, as tests/parity/stream_parity_test.cpp does).
-void check_queries(Backend& ref, const Stream& stream, const StreamSpec& spec, const Series& s,
-                   size_t end) {
+// Every query over the whole history ending at `end`: positions, returns and trackers exactly
+// as the cuda backend's positions (and cpu_ref's), evaluate and block_summaries as cpu_ref's
+// to SPEC §9's tolerance. The advance itself is held to the cuda backend's fresh sweep, as
+// tests/parity/stream_parity_test.cpp does.
+void check_queries(Backend& cuda, Backend& ref, const Stream& stream, const StreamSpec& spec,
+                   const Series& s, size_t end) {
   const Grid& grid = spec.strategy.grid;
   const HistoryView h = HistoryView::of(s).prefix(end);
   const SweepRequest req = request_of(spec, s, end);
@@ -133,9 +135,13 @@ void check_queries(Backend& ref, const Stream& stream, const StreamSpec& spec, c
   for (size_t k = 0; k < ids.size(); k += std::max<size_t>(1, ids.size() / 7)) {
     const Combo combo = grid.decode(ids[k]);
     SCOPED_TRACE("combo " + std::to_string(combo.id));
-    const std::vector<int8_t> want = ref.positions(h, spec.strategy, combo);
-    ASSERT_EQ(stream.positions(combo, horizon, end),
-              std::vector<int8_t>(want.begin() + static_cast<ptrdiff_t>(horizon), want.end()));
+    // Exactly Backend::positions over the whole history (the stream's contract), and cpu_ref's.
+    const std::vector<int8_t> want = cuda.positions(h, spec.strategy, combo);
+    const std::vector<int8_t> got = stream.positions(combo, horizon, end);
+    ASSERT_EQ(got, std::vector<int8_t>(want.begin() + static_cast<ptrdiff_t>(horizon), want.end()));
+    const std::vector<int8_t> oracle = ref.positions(h, spec.strategy, combo);
+    EXPECT_EQ(got,
+              std::vector<int8_t>(oracle.begin() + static_cast<ptrdiff_t>(horizon), oracle.end()));
     const size_t first = std::max<size_t>(horizon, 1);
     std::vector<double> want_returns;
     for_each_segment(h, spec.strategy.fill, spec.strategy.costs.per_unit(), want, first, end,
@@ -152,7 +158,7 @@ void check_queries(Backend& ref, const Stream& stream, const StreamSpec& spec, c
     if (end + 20 <= s.size()) {
       t.append(test::bars_of(s, end, end + 20));
       const std::vector<int8_t> later =
-          ref.positions(HistoryView::of(s).prefix(end + 20), spec.strategy, combo);
+          cuda.positions(HistoryView::of(s).prefix(end + 20), spec.strategy, combo);
       EXPECT_EQ(t.positions(end, end + 20),
                 std::vector<int8_t>(later.begin() + static_cast<ptrdiff_t>(end), later.end()));
     }
@@ -193,7 +199,7 @@ TEST(CudaStreamBounded, QueriesEqualCpuRefOnRealDataAfterManyWindows) {
         if (end >= next_check) {
           SCOPED_TRACE("end=" + std::to_string(end));
           test::expect_same_result(r, cuda->sweep(request_of(spec, s, end)));
-          check_queries(*ref, *stream, spec, s, end);
+          check_queries(*cuda, *ref, *stream, spec, s, end);
           if (::testing::Test::HasFatalFailure()) return;
           next_check = end + spec.window + 97;
         }
