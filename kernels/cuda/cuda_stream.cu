@@ -167,11 +167,17 @@ SweepResult CudaStream::advance(std::span<const Bar> bars) {
   const size_t end = bars_.end() + bars.size();
   const WindowSpec w{end, spec_.window, spec_.warmup};
   if (bars.size() == 1 && end == rolled_ + 1 && end >= spec_.window + spec_.warmup + 1) {
-    // Kept even when the window is refused (Stream::advance): the next advance rolls it.
+    // Kept and rolled even when the window is refused (Stream::advance), so that the caches
+    // always end at the newest bar (what a checkpoint assumes).
     bars_.append(bars);
     rows_.append(bars_.view(), bars_.kept_from());
-    check_window(w, end, spec_.strategy);
-    check_tally_window(w.bars);
+    try {
+      check_window(w, end, spec_.strategy);
+      check_tally_window(w.bars);
+    } catch (...) {
+      extend();
+      throw;
+    }
     stage_bars(rolled_, rolled_ + 1);
     plan_run(end);
     const StreamStep& st = host_step_[0];
