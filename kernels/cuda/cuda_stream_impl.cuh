@@ -8,11 +8,12 @@
 //   - bars_ (StreamBars): bars from min(horizon() - 1, newest - lookback) on, and
 //   - rows_ (RollingIndicators, matrix mode): indicator values from horizon() - 1 on,
 // where horizon() = the first bar of the oldest chunk whose start state the device ring
-// (chunk_start_, ring_slots chunks) still holds, at most (W/C + 4) C bars behind the newest.
-// That is what every query (a replay from a chunk start state) and the next run's host work
-// (the fallback of windows whose equity reaches zero, the winners' exact growth) read, and what
-// the indicator states read back. So host memory is O((W + 3C + batch) x (rows + 7)) doubles
-// whatever the uptime; long histories go through in batches of at most `batch` bars.
+// (chunk_start_, R = ceil(W/C) + 3 chunk slots) still holds, fewer than R C bars behind the
+// newest. That is what every query (a replay from a chunk start state) and the next run's host
+// work (the fallback of windows whose equity reaches zero, the winners' exact growth) read, and
+// what the indicator states read back. So the host holds at most (R + 1) C + batch + look-back
+// bars x (rows + 7) doubles (StreamLayout::most_host_bars, reserved twice over at open) whatever
+// the uptime; long histories go through in batches of at most `batch` (2,048) bars.
 #pragma once
 
 #include <algorithm>
