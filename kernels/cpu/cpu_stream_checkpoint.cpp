@@ -38,6 +38,7 @@
 #include "cpu_stream.hpp"
 #include "cpu_stream_impl.hpp"
 #include "src/blob_io.hpp"
+#include "src/stream_spec_text.hpp"
 #include "src/thread_count.hpp"
 #include "wfod/detail/summary_fields.hpp"
 
@@ -51,70 +52,6 @@ constexpr uint32_t kVersion = 4;
 constexpr uint32_t kByteOrder = 0x01020304;
 constexpr size_t kMaxText = size_t{1} << 24;      // the spec text of any grid that fits in memory
 constexpr uint64_t kMaxBars = uint64_t{1} << 48;  // far beyond any history, far from overflow
-
-// Doubles by their bits: the text is exact and compares as a string.
-void append_bits(std::string& out, double v) {
-  uint64_t b;
-  std::memcpy(&b, &v, sizeof b);
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%016" PRIx64, b);
-  out += buf;
-}
-
-template <typename T, typename F>
-void append_list(std::string& out, const char* name, const std::vector<T>& v, F each) {
-  out += name;
-  out += '=';
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (i) out += ',';
-    each(v[i]);
-  }
-  out += ';';
-}
-
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
-
-// What a stream's state depends on: the grid, fill, costs, window and chunk. Not the rank
-// spec, warmup, bars_per_year, precision or threads: a stream restored under other values
-// of those computes with them from its next advance on, as a reopened stream would.
-std::string spec_text(const StreamSpec& spec, size_t chunk) {
-  const Grid& g = spec.strategy.grid;
-  std::string t = "family=" + std::string(to_string(g.family)) + ";";
-  auto ints = [&t](int v) { t += std::to_string(v); };
-  auto reals = [&t](double v) { append_bits(t, v); };
-  auto named = [&t](auto v) { t += to_string(v); };
-  append_list(t, "fast", g.fast, ints);
-  append_list(t, "slow", g.slow, ints);
-  append_list(t, "ma", g.ma, named);
-  append_list(t, "side", g.side, named);
-  append_list(t, "entry", g.entry, named);
-  append_list(t, "n", g.n, ints);
-  append_list(t, "source", g.source, named);
-  // The SPEC v1.1 families' axes, only for them: older checkpoints keep their text.
-  if (g.family == Family::bollinger || g.family == Family::rsi_reversion) {
-    append_list(t, "k", g.k, reals);
-    append_list(t, "style", g.style, named);
-    append_list(t, "lo", g.lo, reals);
-    append_list(t, "hi", g.hi, reals);
-  }
-  // SPEC §5b's stop axes, only for a grid that gives them.
-  if (g.has_stops()) {
-    append_list(t, "stop_loss", g.stop_loss, reals);
-    append_list(t, "take_profit", g.take_profit, reals);
-    append_list(t, "trailing_stop", g.trailing_stop, reals);
-  }
-  append_list(t, "vol_short", g.vol_short, ints);
-  append_list(t, "vol_long", g.vol_long, ints);
-  append_list(t, "vol_threshold", g.vol_threshold, reals);
-  t += "fill=" + std::string(to_string(spec.strategy.fill)) + ";cost=";
-  append_bits(t, spec.strategy.costs.per_unit());
-  t += ";window=" + std::to_string(spec.window) + ";chunk=" + std::to_string(chunk);
-  return t;
-}
 
 // Summaries as fixed records in the order of summary_fields.hpp: the counts, the reals, then
 // the flags a byte each (no padding bytes; booleans and positions checked on load).
@@ -265,8 +202,8 @@ std::vector<uint8_t> CpuStream::checkpoint() const {
   w.put(kVersion);
   w.put(kByteOrder);
   w.put_string("cpu");
-  const std::string text = spec_text(spec_, chunk_);
-  w.put(fnv1a(text));
+  const std::string text = detail::stream_spec_text(spec_, chunk_);
+  w.put(detail::spec_fingerprint(text));
   w.put_string(text);
   w.put(static_cast<uint64_t>(bars_.end()));
   w.put(bars_.last_ts());
@@ -350,10 +287,10 @@ void CpuStream::load(std::span<const uint8_t> blob) {
   std::memcpy(&sealed, blob.data() + body, sizeof sealed);
   if (sealed != detail::blob_checksum(blob.first(body)))
     r.fail("checksum mismatch: the blob is corrupted or truncated");
-  const std::string text = spec_text(spec_, chunk_);
+  const std::string text = detail::stream_spec_text(spec_, chunk_);
   const uint64_t fingerprint = r.get<uint64_t>("spec fingerprint");
   const std::string theirs = r.get_string(kMaxText, "spec text");
-  if (fingerprint != fnv1a(text) || theirs != text)
+  if (fingerprint != detail::spec_fingerprint(text) || theirs != text)
     r.fail("written for another stream spec (grid, fill, costs, window or chunk): it has '" +
            theirs + "', this stream's is '" + text + "'");
   const uint64_t bars = r.get<uint64_t>("bar count");

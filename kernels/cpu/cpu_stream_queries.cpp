@@ -8,25 +8,14 @@
 #include <string>
 
 #include "cpu_stream_impl.hpp"
+#include "src/same_point.hpp"
 #include "src/thread_count.hpp"
 #include "src/tracker_seed.hpp"
 #include "wfod/segments.hpp"
 #include "wfod/selection/blocks.hpp"
 
 namespace wfod::cpu {
-namespace {
-
-bool same_point(const Combo& a, const Combo& b) {
-  return a.family == b.family && a.fast == b.fast && a.slow == b.slow && a.ma == b.ma &&
-         a.entry == b.entry && a.n == b.n && a.source == b.source && a.k == b.k &&
-         a.style == b.style && a.lo == b.lo && a.hi == b.hi && a.side == b.side &&
-         a.has_vol == b.has_vol && a.vol_short == b.vol_short && a.vol_long == b.vol_long &&
-         a.vol_threshold == b.vol_threshold && a.has_stops == b.has_stops &&
-         a.stop_loss == b.stop_loss && a.take_profit == b.take_profit &&
-         a.trailing_stop == b.trailing_stop;
-}
-
-}  // namespace
+using detail::same_point;
 
 size_t CpuStream::combo_index(const Combo& combo) const {
   const Grid& grid = spec_.strategy.grid;

@@ -301,6 +301,14 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     require(supports(Work::stream, spec.strategy));
     return make_cuda_stream(spec, h);
   }
+  std::unique_ptr<Stream> restore_stream(const StreamSpec& spec,
+                                         std::span<const uint8_t> blob) override {
+    require(supports(Work::stream, spec.strategy));
+    return restore_cuda_stream(spec, blob);
+  }
+  // Its streams keep a host tail bounded by the window (cuda_stream_impl.cuh) and answer every
+  // query from it: the daemon keeps only the history's tail in memory for them.
+  bool streams_bounded() const override { return true; }
   bool runs_on_device() const override { return true; }
   StreamMemory stream_memory(const StreamSpec& spec) const override {
     if (!supports(Work::stream, spec.strategy).ok()) return Backend::stream_memory(spec);

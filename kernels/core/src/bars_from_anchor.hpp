@@ -1,5 +1,5 @@
 // BarsFromAnchor: a stream's own copy of every bar from the anchor, appended in time order
-// (the re-sweeping stream and the cuda stream keep one; the cpu stream keeps a bounded tail,
+// (the re-sweeping stream keeps one; the cpu and cuda streams keep a bounded tail,
 // StreamBars). Shared so that every Stream implementation accepts and rejects bars the same way.
 #pragma once
 
