@@ -60,6 +60,55 @@ TEST(EngineSlot, RunsEqualFreshSweepsAsTheHistoryGrows) {
   EXPECT_TRUE(slot.fallback_reason().empty());
 }
 
+// The cpu backend as if it ran on a device: its streams are bounded, runs_on_device() is true.
+class DeviceLike final : public Backend {
+ public:
+  std::string_view name() const override { return "device-like"; }
+  SweepResult sweep(const SweepRequest& r) override { return cpu_->sweep(r); }
+  std::vector<Metrics> evaluate(const SweepRequest& r, std::span<const uint64_t> ids) override {
+    return cpu_->evaluate(r, ids);
+  }
+  std::vector<Summary> block_summaries(const SweepRequest& r,
+                                       std::span<const size_t> cuts) override {
+    return cpu_->block_summaries(r, cuts);
+  }
+  std::vector<int8_t> positions(const HistoryView& h, const StrategySpec& s,
+                                const Combo& c) override {
+    return cpu_->positions(h, s, c);
+  }
+  std::unique_ptr<Stream> open_stream(const StreamSpec& spec, const HistoryView& h) override {
+    return cpu_->open_stream(spec, h);
+  }
+  bool streams_bounded() const override { return true; }
+  bool runs_on_device() const override { return true; }
+
+ private:
+  std::unique_ptr<Backend> cpu_ = make_backend("cpu");
+};
+
+// Robust selection on a device keeps the history from the anchor: a bounded device stream
+// would answer the selection's block summaries by replaying every combo on the host.
+TEST(EngineSlot, RobustSelectionOnADeviceKeepsTheHistory) {
+  const Series s = test::random_walk(600, 23);
+  DeviceLike device;
+  auto cpu = make_backend("cpu");
+  for (const bool selection : {false, true}) {
+    EngineSlot slot;
+    slot.set_robust_selection(selection);
+    SymbolHistory h;
+    slot.run(device, request_for(s, 500), grow_to(h, s, 500), "");
+    EXPECT_EQ(slot.bounded(), !selection);
+    EXPECT_EQ(slot.window_source() == nullptr, selection);  // the backend's selection instead
+    EXPECT_EQ(slot.checkpoint().has_value(), !selection);
+    // On a host backend a bounded stream answers selection itself.
+    EngineSlot host;
+    host.set_robust_selection(selection);
+    SymbolHistory hh;
+    host.run(*cpu, request_for(s, 500), grow_to(hh, s, 500), "");
+    EXPECT_TRUE(host.bounded());
+  }
+}
+
 TEST(EngineSlot, ABackendChangeReopensTheStream) {
   const Series s = test::random_walk(600, 22);
   auto cpu = make_backend("cpu");
