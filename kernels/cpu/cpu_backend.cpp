@@ -20,10 +20,10 @@
 #include "lane_groups.hpp"
 #include "lane_kernel.hpp"
 #include "rules_lanes.hpp"
+#include "rules_stream.hpp"
 #include "src/growth_refine.hpp"
 #include "src/indicator_cache.hpp"
 #include "src/lane_setup.hpp"
-#include "src/rules_support.hpp"
 #include "src/thread_count.hpp"
 #include "src/worker_pool.hpp"
 #include "sweep_tiles.hpp"
@@ -120,12 +120,9 @@ class CpuBackend final : public Backend {
   std::string_view name() const override { return "cpu"; }
 
   // Every built-in family, its filter and its stops (SPEC §5b: a group of combos whose stops
-  // act runs the lane kernel with their state), for every kind of work; SPEC §5a's rules in
-  // sweeps, evaluations, block summaries and positions (rules_lanes.hpp), not yet in streams.
-  Support supports(Work work, const StrategySpec& strategy) const override {
-    if (work == Work::stream) return rules_stream_support(name(), strategy);
-    return Support::yes();
-  }
+  // act runs the lane kernel with their state), for every kind of work; SPEC §5a's rules too
+  // (rules_lanes.hpp; their streams re-sweep the window, rules_stream.hpp).
+  Support supports(Work, const StrategySpec&) const override { return Support::yes(); }
 
   SweepResult sweep(const SweepRequest& req) override {
     require(supports(Work::sweep, req.strategy));
@@ -296,18 +293,23 @@ class CpuBackend final : public Backend {
 
   std::unique_ptr<Stream> open_stream(const StreamSpec& spec, const HistoryView& h) override {
     require(supports(Work::stream, spec.strategy));
+    if (spec.strategy.grid.family == Family::rules) return make_rules_stream(*this, spec, h);
     return make_cpu_stream(spec, h);
   }
 
   std::unique_ptr<Stream> restore_stream(const StreamSpec& spec,
                                          std::span<const uint8_t> blob) override {
     require(supports(Work::stream, spec.strategy));
+    if (spec.strategy.grid.family == Family::rules) return restore_rules_stream(*this, spec, blob);
     return restore_cpu_stream(spec, blob);
   }
 
   StreamMemory stream_memory(const StreamSpec& spec) const override {
+    if (spec.strategy.grid.family == Family::rules) return rules_stream_memory(spec);
     return cpu_stream_memory(spec);
   }
+  // The built-in families' streams; a rules stream keeps its bars from the anchor and says so
+  // through Stream::bounded() (false). No daemon opens one (it refuses rules at check-config).
   bool streams_bounded() const override { return true; }
   bool streams_open_concurrently() const override { return true; }
 

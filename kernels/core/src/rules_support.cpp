@@ -1,8 +1,6 @@
-// The refusals of rules strategies (SPEC §5a) shared by the backends that do not evaluate them
-// yet (cuda; the cpu backend's streams), next to theirs of stops: one message, so `wfo` and
-// the routing backend behind "auto" tell the user the same thing, whichever backend refused.
-#include "src/rules_support.hpp"
-
+// The refusal of rules strategies (SPEC §5a) shared by the backends that do not evaluate them
+// yet (cuda), next to theirs of stops: one message, so `wfo` and the routing backend behind
+// "auto" tell the user the same thing, whichever backend refused.
 #include <string>
 
 #include "wfod/backend.hpp"
@@ -14,13 +12,6 @@ Support rules_support(std::string_view backend, const StrategySpec& strategy) {
   return Support::no("the " + std::string(backend) +
                      " backend does not run rules strategies yet (SPEC §5a); use --backend cpu "
                      "(or auto, which runs them on cpu)");
-}
-
-Support rules_stream_support(std::string_view backend, const StrategySpec& strategy) {
-  if (strategy.grid.family != Family::rules) return Support::yes();
-  return Support::no("the " + std::string(backend) +
-                     " backend's streams do not run rules strategies yet (SPEC §5a); sweep, "
-                     "walk or evaluate them offline (backend cpu or cpu_ref)");
 }
 
 }  // namespace wfod
