@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "rules_columns.hpp"
 #include "wfod/indicators.hpp"
 
 namespace wfod::cpu {
@@ -59,42 +60,6 @@ void depths(const rules::Condition& c, size_t& numbers, size_t& truths) {
 }
 
 inline double mag(const double* m, const double* v, size_t k) { return m ? m[k] : std::abs(v[k]); }
-
-inline bool finite(double x) { return std::abs(x) <= std::numeric_limits<double>::max(); }
-
-// out[k] = x ≻ y at column index k + shift (SPEC §5a; cpu_ref's `above`): false with a
-// non-finite operand; exact comparisons without the dead band. Branch-free per element, and a
-// leaf's magnitude |v| formed in place (AM, BM: the operand has a magnitude column), so the
-// loops vectorise.
-template <bool AM, bool BM>
-void above_loop(const double* av, const double* am, const double* bv, const double* bm,
-                size_t shift, size_t n, uint8_t* out) {
-  for (size_t k = 0; k < n; ++k) {
-    const size_t i = k + shift;
-    const double a = av[i], b = bv[i];
-    const double ma = AM ? am[i] : std::abs(a), mb = BM ? bm[i] : std::abs(b);
-    out[k] =
-        static_cast<uint8_t>(finite(a) & finite(b) & (a - b > kDeadBand * (ma < mb ? mb : ma)));
-  }
-}
-
-void above_cols(const double* av, const double* am, const double* bv, const double* bm,
-                size_t shift, size_t n, bool exact, uint8_t* out) {
-  if (exact) {
-    for (size_t k = 0; k < n; ++k) {
-      const double a = av[k + shift], b = bv[k + shift];
-      out[k] = static_cast<uint8_t>(finite(a) & finite(b) & (a > b));
-    }
-  } else if (am && bm) {
-    above_loop<true, true>(av, am, bv, bm, shift, n, out);
-  } else if (am) {
-    above_loop<true, false>(av, am, bv, bm, shift, n, out);
-  } else if (bm) {
-    above_loop<false, true>(av, am, bv, bm, shift, n, out);
-  } else {
-    above_loop<false, false>(av, am, bv, bm, shift, n, out);
-  }
-}
 
 }  // namespace
 
@@ -218,7 +183,7 @@ void RulesEvaluator::condition(const rules::Condition& cond, size_t lo, size_t n
         const Col b = cols_[--ns], a = cols_[--ns];
         const Col& x = node.op == Op::greater ? a : b;
         const Col& y = node.op == Op::greater ? b : a;
-        above_cols(x.v, x.m, y.v, y.m, 1, n, node.exact, truth_[ts++].data());
+        above_columns(x.v, x.m, y.v, y.m, 1, n, node.exact, truth_[ts++].data());
         break;
       }
       case Op::crosses_above:
@@ -229,8 +194,8 @@ void RulesEvaluator::condition(const rules::Condition& cond, size_t lo, size_t n
         const Col& y = node.op == Op::crosses_above ? b : a;
         uint8_t* out = truth_[ts++].data();
         uint8_t* before = cross_.data();
-        above_cols(y.v, y.m, x.v, x.m, 0, n, node.exact, before);  // x ≺ y at t - 1
-        above_cols(x.v, x.m, y.v, y.m, 1, n, node.exact, out);     // x ≻ y at t
+        above_columns(y.v, y.m, x.v, x.m, 0, n, node.exact, before);  // x ≺ y at t - 1
+        above_columns(x.v, x.m, y.v, y.m, 1, n, node.exact, out);     // x ≻ y at t
         for (size_t k = 0; k < n; ++k) out[k] &= before[k];
         if (lo == 0) out[0] = 0;  // never at the anchor
         break;
