@@ -80,8 +80,8 @@ struct TimeCoefficients {
 // ma_cross's 8e-8 (a rule's cost grows with its conditions' nodes); series_value as sma's.
 // cpu rules (issue 45): bench/rules_bench (bench/RESULTS.md "Rules on the cpu backend"), this
 // VM, 2026-12-07, 10,000-bar window, 1 thread, per CPU second: ma_cross written as rules
-// 1.3-1.6x the built-in kernel's time per combo-bar, the issue's three-comparison rule with
-// stops 1.9-2.2x: taken as 1.8x ma_cross's 4.5e-9, 8e-9 (a rule's cost grows with its
+// 1.25-1.56x the built-in kernel's time per combo-bar, the issue's three-comparison rule with
+// stops 1.9-2.4x: taken as 1.8x ma_cross's 4.5e-9, 8e-9 (a rule's cost grows with its
 // conditions' nodes); series_value as sma's (its rows are the engine's indicators).
 //
 // cuda: not measurable on this VM; from the committed H200 runs in bench/RESULTS.md:
