@@ -128,15 +128,16 @@ void check_stops(Findings& f, const config::StrategyConfig& s, const std::string
   }
 }
 
-// SPEC §5a's rules strategies run on the cpu_ref backend only (wfo sweep/walk/positions); no
-// stream evaluates them yet, so one is refused at its family key, naming it.
+// SPEC §5a's rules strategies run offline on the cpu and cpu_ref backends (wfo
+// sweep/walk/positions); the daemon's streams do not run them yet, so one is refused at its
+// family key, naming it.
 void check_rules(Findings& f, const config::StrategyConfig& s, const std::string& at) {
   if (s.spec.grid.family != Family::rules) return;
   f.error(at + ".family",
           "strategy \"" + s.name +
               "\": rules strategies (SPEC §5a) do not run on the daemon's streams yet; run it "
               "offline for now: wfo sweep|walk|positions --config FILE --strategy " +
-              s.name + " --backend cpu_ref");
+              s.name + " --backend cpu|cpu_ref");
 }
 
 void check_grid(Findings& f, const config::StrategyConfig& s, const std::string& at) {

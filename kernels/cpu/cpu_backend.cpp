@@ -19,6 +19,8 @@
 #include "cpu_stream.hpp"
 #include "lane_groups.hpp"
 #include "lane_kernel.hpp"
+#include "rules_lanes.hpp"
+#include "rules_stream.hpp"
 #include "src/growth_refine.hpp"
 #include "src/indicator_cache.hpp"
 #include "src/lane_setup.hpp"
@@ -102,8 +104,8 @@ int row_keys(const Combo& c, uint64_t out[4]) {
     case Family::rsi_reversion:
       out[n++] = key(3, 0, c.n);
       break;
-    case Family::rules:  // refused by supports() before any evaluation
-      throw Unsupported("the cpu backend does not run rules strategies (SPEC §5a)");
+    case Family::rules:  // rules grids run through rules_lanes.hpp, never here
+      throw Unsupported("the cpu backend's built-in rows do not cover rules strategies");
   }
   if (c.has_vol) {
     out[n++] = key(2, 0, c.vol_short);
@@ -118,14 +120,13 @@ class CpuBackend final : public Backend {
   std::string_view name() const override { return "cpu"; }
 
   // Every built-in family, its filter and its stops (SPEC §5b: a group of combos whose stops
-  // act runs the lane kernel with their state), for every kind of work; the lanes compute
-  // no SPEC §5a rules yet (cpu_ref runs them).
-  Support supports(Work, const StrategySpec& strategy) const override {
-    return rules_support(name(), strategy);
-  }
+  // act runs the lane kernel with their state), for every kind of work; SPEC §5a's rules too
+  // (rules_lanes.hpp; their streams re-sweep the window, rules_stream.hpp).
+  Support supports(Work, const StrategySpec&) const override { return Support::yes(); }
 
   SweepResult sweep(const SweepRequest& req) override {
     require(supports(Work::sweep, req.strategy));
+    if (req.strategy.grid.family == Family::rules) return rules_sweep(*this, req);
     const auto start = std::chrono::steady_clock::now();
     check_window(req);
     const Grid& grid = req.strategy.grid;
@@ -200,6 +201,7 @@ class CpuBackend final : public Backend {
 
   std::vector<Metrics> evaluate(const SweepRequest& req, std::span<const uint64_t> ids) override {
     require(supports(Work::sweep, req.strategy));
+    if (req.strategy.grid.family == Family::rules) return rules_evaluate(req, ids);
     check_window(req);
     const Grid& grid = req.strategy.grid;
     const HistoryView& h = req.history;
@@ -277,30 +279,37 @@ class CpuBackend final : public Backend {
   std::vector<Summary> block_summaries(const SweepRequest& req,
                                        std::span<const size_t> cuts) override {
     require(supports(Work::selection, req.strategy));
+    if (req.strategy.grid.family == Family::rules) return rules_block_summaries(req, cuts);
     return cpu::block_summaries(req, cuts);  // cpu_blocks.cpp
   }
 
   std::vector<int8_t> positions(const HistoryView& h, const StrategySpec& spec,
                                 const Combo& c) override {
     require(supports(Work::sweep, spec));
+    if (c.family == Family::rules) return rules_positions(h, spec, c);
     IndicatorCache cache(h, c);
     return forward_positions(cache, h, spec.fill, c, h.size());
   }
 
   std::unique_ptr<Stream> open_stream(const StreamSpec& spec, const HistoryView& h) override {
     require(supports(Work::stream, spec.strategy));
+    if (spec.strategy.grid.family == Family::rules) return make_rules_stream(*this, spec, h);
     return make_cpu_stream(spec, h);
   }
 
   std::unique_ptr<Stream> restore_stream(const StreamSpec& spec,
                                          std::span<const uint8_t> blob) override {
     require(supports(Work::stream, spec.strategy));
+    if (spec.strategy.grid.family == Family::rules) return restore_rules_stream(*this, spec, blob);
     return restore_cpu_stream(spec, blob);
   }
 
   StreamMemory stream_memory(const StreamSpec& spec) const override {
+    if (spec.strategy.grid.family == Family::rules) return rules_stream_memory(spec);
     return cpu_stream_memory(spec);
   }
+  // The built-in families' streams; a rules stream keeps its bars from the anchor and says so
+  // through Stream::bounded() (false). No daemon opens one (it refuses rules at check-config).
   bool streams_bounded() const override { return true; }
   bool streams_open_concurrently() const override { return true; }
 

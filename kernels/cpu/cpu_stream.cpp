@@ -83,7 +83,7 @@ StreamMemory CpuStream::memory(const StreamSpec& spec) {
   const Layout l = layout_of(spec);
   const ComboCount count = count_combos(grid);
   // A partly filled group per kind, and per kind with stops (LaneGrouper).
-  const double groups = std::ceil(static_cast<double>(count.valid) / kLanes) + 2 * kKindCount;
+  const double groups = std::ceil(static_cast<double>(count.valid) / kLanes) + 2 * kFamilyKindCount;
   const double lanes = groups * kLanes;
   const double states = static_cast<double>(1 + l.ring + l.subs);
   const double per_lane =

@@ -104,7 +104,10 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
   auto decide_next = [&](size_t t, vd held) -> vd {
     const int64_t ti = static_cast<int64_t>(t);
     vd next;
-    if constexpr (level_kind(Kind)) {
+    if constexpr (Kind == kGivenKind) {  // r_t evaluated beforehand (cpu/rules_lanes.hpp)
+      (void)held;
+      next = gather(oa, ti);
+    } else if constexpr (level_kind(Kind)) {
       vd x, upper, lower, middle;
       if constexpr (F == Family::bollinger) {
         x = splat(bars.close[t - bars.base]);

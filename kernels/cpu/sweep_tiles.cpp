@@ -44,7 +44,7 @@ size_t rows_of(const Grid& g, const std::vector<size_t>& b) {
 double bytes_of(const Grid& g, const std::vector<size_t>& b, size_t bars) {
   double combos = 1;
   for (size_t v : b) combos *= static_cast<double>(v);
-  const double groups = combos / kLanes + kKindCount;  // + one partial group per kind
+  const double groups = combos / kLanes + kFamilyKindCount;  // + one partial group per kind
   return static_cast<double>(rows_of(g, b)) * static_cast<double>(row_bytes(bars)) +
          groups * sizeof(Group);
 }

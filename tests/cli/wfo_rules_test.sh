@@ -3,8 +3,8 @@
 # config/examples/rules.toml swept on cpu_ref (combos counted from the axes, top-K ordered,
 # params by name, ids mixed-radix over the params then the stops), walked, positions; a rules
 # text of ma_cross giving the built-in family's ids, metrics and positions bar for bar; stop
-# flags on a rules grid; and the errors: the default backend's refusal naming cpu_ref, a bad
-# rule located in the file, family flags.
+# flags on a rules grid; the cpu (and default) backend giving cpu_ref's results; and the
+# errors: a bad rule located in the file, family flags.
 # usage: wfo_rules_test.sh WFO SOURCE_DIR SHARED_DATA_DIR
 set -euo pipefail
 WFO=${1:?usage: wfo_rules_test.sh WFO SOURCE_DIR SHARED_DATA_DIR}
@@ -109,15 +109,51 @@ for id in 0 7 23; do
   [[ $(grep -c ',1$' "$TMP/out") -gt 100 ]] || fail "id $id is hardly ever long"
 done
 
-# Refusals: the default backend (auto: cpu here) and cpu say to use cpu_ref; exit 2.
-REFUSAL="does not run rules strategies yet (SPEC §5a); use --backend cpu_ref"
-run_wfo sweep --config "$EXAMPLE" --strategy pullback --csv "$CSV"
+# The cpu backend (and the default, auto: cpu here) runs rules too (issue 45): the same
+# counts and ids as cpu_ref, metrics within SPEC §9, positions bar for bar, a walk.
+run_wfo sweep --config "$EXAMPLE" --strategy pullback --backend cpu_ref --csv "$CSV" --json \
+  --no-selection --top 30 --min-trades 0
+expect_rc 0 "pullback sweep on cpu_ref"
+cp "$TMP/out" "$TMP/ref.json"
+run_wfo sweep --config "$EXAMPLE" --strategy pullback --csv "$CSV" --json --no-selection \
+  --top 30 --min-trades 0
 no_abort "default backend"
-expect_rc 2 "default backend"
-expect_err "$REFUSAL" "default backend"
-run_wfo positions --config "$EXAMPLE" --strategy pullback --csv "$CSV" --id 0 --backend cpu
-expect_rc 2 "positions --backend cpu"
-expect_err "the cpu backend $REFUSAL" "positions --backend cpu"
+expect_rc 0 "pullback sweep on the default backend"
+python3 - "$TMP/ref.json" "$TMP/out" <<'PY' || fail "pullback on the default backend differs from cpu_ref"
+import json, math, sys
+r, c = (json.load(open(p)) for p in sys.argv[1:])
+for k in ("evaluated", "skipped", "ranked"):
+    assert r[k] == c[k], (k, r[k], c[k])
+assert [e["id"] for e in r["top"]] == [e["id"] for e in c["top"]]
+for a, b in zip(r["top"], c["top"]):
+    for k, v in a["metrics"].items():
+        w = b["metrics"][k]
+        assert v == w or math.isclose(v, w, rel_tol=1e-9, abs_tol=1e-12), (a["id"], k, v, w)
+PY
+for id in 0 13 50; do
+  run_wfo positions --config "$EXAMPLE" --strategy pullback --csv "$CSV" --id "$id" --backend cpu
+  expect_rc 0 "positions $id --backend cpu"
+  cp "$TMP/out" "$TMP/cpu_pos.csv"
+  run_wfo positions --config "$EXAMPLE" --strategy pullback --csv "$CSV" --id "$id" \
+    --backend cpu_ref
+  expect_rc 0 "positions $id --backend cpu_ref"
+  cmp -s "$TMP/out" "$TMP/cpu_pos.csv" || fail "positions of id $id differ between cpu and cpu_ref"
+done
+run_wfo walk --config "$EXAMPLE" --strategy rsi_dip --backend cpu --csv "$CSV" --is 1000 \
+  --oos 500 --json
+expect_rc 0 "rsi_dip walk on cpu"
+cp "$TMP/out" "$TMP/walk_cpu.json"
+run_wfo walk --config "$EXAMPLE" --strategy rsi_dip --backend cpu_ref --csv "$CSV" --is 1000 \
+  --oos 500 --json
+expect_rc 0 "rsi_dip walk on cpu_ref"
+python3 - "$TMP/walk_cpu.json" "$TMP/out" <<'PY' || fail "rsi_dip walk on cpu differs from cpu_ref"
+import json, sys
+c, r = (json.load(open(p)) for p in sys.argv[1:])
+assert len(c["folds"]) == len(r["folds"]) >= 4
+assert [f["id"] for f in c["folds"]] == [f["id"] for f in r["folds"]], "fold winners differ"
+for k in ("trades", "wins", "long_bars", "short_bars", "changes"):
+    assert c["oos"][k] == r["oos"][k], (k, c["oos"][k], r["oos"][k])
+PY
 
 # A bad rule: exit 2, located in the file (line 10, column 14 + the rule's 23: the closing
 # quote, just past the 22 bytes of text).

@@ -80,7 +80,7 @@ bad stops_on_cuda 's|^backend = "cpu"|backend = "cuda"|; s|^slow = "30:60:10"|sl
 # family key, saying where it runs; a bad rule is refused where the text is wrong.
 RULES='s|^family = "ma_cross"|family = "rules"|;s|^\[strategy.grid\]|[strategy.rules]\nparams = ["fast", "slow"]\nvalid = "$fast < $slow"\nindicators = { f = "sma($fast)", s = "sma($slow)" }\nlong_entry = "f > s"\n[strategy.grid]|'
 bad rules_strategy "$RULES" strategy\\[0\\].family \
-  "strategy \"s\": rules strategies (SPEC §5a) do not run on the daemon's streams yet; run it offline for now: wfo sweep|walk|positions --config FILE --strategy s --backend cpu_ref"
+  "strategy \"s\": rules strategies (SPEC §5a) do not run on the daemon's streams yet; run it offline for now: wfo sweep|walk|positions --config FILE --strategy s --backend cpu|cpu_ref"
 sed "$RULES" "$GOOD" | sed 's|^long_entry = "f > s"|long_entry = "f > > s"|' >"$TMP/conf/bad_rule.toml"
 line=$(grep -n '^long_entry' "$TMP/conf/bad_rule.toml" | cut -d: -f1)
 "$WFOD" --check-config "$TMP/conf/bad_rule.toml" >"$TMP/bad_rule.check" 2>&1

@@ -210,7 +210,7 @@ TEST(RulesConfig, TheDaemonRefusesARulesStrategy) {
   EXPECT_EQ(errors[0],
             "wfod.toml:7:10: key 'strategy[0].family': strategy \"pullback\": rules strategies "
             "(SPEC §5a) do not run on the daemon's streams yet; run it offline for now: wfo "
-            "sweep|walk|positions --config FILE --strategy pullback --backend cpu_ref");
+            "sweep|walk|positions --config FILE --strategy pullback --backend cpu|cpu_ref");
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // The rules family as a grid (SPEC §5a): one axis per param in listed order, then the stops
 // (§5b) and the vol filter in the mixed-radix id; params by name; `valid` skipping combos and
 // counted without decoding every id; periods and widths checked per axis value; the warm-up's
-// period from the used indicators; validate()'s errors; and the refusal of cpu, cuda and auto.
+// period from the used indicators; validate()'s errors; and which backends run it.
+// refuses its streams).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "registry/routing_backend.hpp"
+#include "support/compare.hpp"
 #include "support/series.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/grid.hpp"
@@ -252,46 +254,44 @@ TEST(RulesGrid, ParamsAreNumericAxesForThePlateau) {
             (std::vector<int>{1, 1, 1}));
 }
 
-// cpu and cuda refuse a rules grid by name, for every kind of work; auto answers with the
-// host's refusal; cpu_ref runs it.
-TEST(RulesGrid, BackendsOtherThanCpuRefRefuseRules) {
+// cpu runs a rules grid for every kind of work (issue 45; the parity against cpu_ref is
+// tests/parity/rules_parity_test.cpp and rules_stream_test.cpp); auto (the routing backend)
+// runs it on the host; cuda's refusal names cpu.
+TEST(RulesGrid, CpuRunsRulesAndCudaRefusalNamesCpu) {
   const Series series = test::random_walk(400, 7);
   const HistoryView h = HistoryView::of(series);
   SweepRequest req;
   req.history = h;
   req.strategy.grid = rules_grid(pullback(), {{5, 10}, {20, 30}, {40}});
+  req.strategy.grid.stop_loss = {0, 0.02};
   req.window = WindowSpec{h.size(), 200, default_warmup(req.strategy.grid)};
-  const std::string refusal =
-      "the cpu backend does not run rules strategies yet (SPEC §5a); use --backend cpu_ref";
   auto cpu = make_backend("cpu");
-  for (Work w : {Work::sweep, Work::selection, Work::stream}) {
-    EXPECT_EQ(cpu->supports(w, req.strategy).refusal, refusal);
-    EXPECT_TRUE(make_backend("cpu_ref")->supports(w, req.strategy).ok());
-  }
-  req.strategy.grid.stop_loss = {0.02};  // rules is named first, stops or not
-  EXPECT_EQ(cpu->supports(Work::sweep, req.strategy).refusal, refusal);
-  EXPECT_THROW(cpu->sweep(req), Unsupported);
-  const std::vector<uint64_t> ids{0};
-  EXPECT_THROW(cpu->evaluate(req, ids), Unsupported);
-  const std::vector<size_t> cuts{req.window.first() + 50};
-  EXPECT_THROW(cpu->block_summaries(req, cuts), Unsupported);
-  EXPECT_THROW(cpu->positions(h, req.strategy, req.strategy.grid.decode(0)), Unsupported);
+  auto ref = make_backend("cpu_ref");
+  for (Work w : {Work::sweep, Work::selection, Work::stream})
+    EXPECT_TRUE(cpu->supports(w, req.strategy).ok());
   StreamSpec spec;
   spec.strategy = req.strategy;
   spec.window = 200;
   spec.warmup = req.window.warmup;
-  EXPECT_THROW(cpu->open_stream(spec, h), Unsupported);
+  EXPECT_FALSE(cpu->open_stream(spec, h)->bounded());
+
+  const SweepResult got = cpu->sweep(req), want = ref->sweep(req);
+  EXPECT_EQ(got.evaluated + got.skipped, req.strategy.grid.size());
+  EXPECT_EQ(got.evaluated, want.evaluated);
+  EXPECT_EQ(test::ids_of(got.top), test::ids_of(want.top));
+  const std::vector<uint64_t> ids{0};
+  EXPECT_EQ(cpu->evaluate(req, ids).size(), 1u);
+  const std::vector<size_t> cuts{req.window.first() + 50};
+  EXPECT_EQ(cpu->block_summaries(req, cuts).size(), 2 * req.strategy.grid.size());
+  const Combo c = req.strategy.grid.decode(0);
+  EXPECT_EQ(cpu->positions(h, req.strategy, c), ref->positions(h, req.strategy, c));
 
   auto routed = detail::make_routing_backend(make_backend("cpu"), make_backend("cpu"));
-  EXPECT_EQ(routed->supports(Work::sweep, req.strategy).refusal, refusal);
-  try {
-    routed->sweep(req);
-    FAIL() << "auto ran a rules grid";
-  } catch (const Unsupported& e) {
-    EXPECT_EQ(std::string(e.what()), refusal);
-  }
-  const SweepResult ran = make_backend("cpu_ref")->sweep(req);
-  EXPECT_EQ(ran.evaluated + ran.skipped, req.strategy.grid.size());
+  EXPECT_TRUE(routed->supports(Work::sweep, req.strategy).ok());
+  EXPECT_EQ(test::ids_of(routed->sweep(req).top), test::ids_of(want.top));
+  EXPECT_EQ(rules_support("cuda", req.strategy).refusal,
+            "the cuda backend does not run rules strategies yet (SPEC §5a); use --backend cpu "
+            "(or auto, which runs them on cpu)");
 }
 
 }  // namespace

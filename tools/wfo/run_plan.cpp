@@ -78,6 +78,11 @@ struct TimeCoefficients {
 // btcperp_ftx_m1, --window 44000: 3.2e-7 and 4.0e-7 s per combo-bar at load 5.6, where ma_cross
 // (with stops) took 2.5e-7 in the same minute: rules ~1.3-1.6x ma_cross, taken as 1.5e-7 against
 // ma_cross's 8e-8 (a rule's cost grows with its conditions' nodes); series_value as sma's.
+// cpu rules (issue 45): bench/rules_bench (bench/RESULTS.md "Rules on the cpu backend"), this
+// VM, 2026-12-07, 10,000-bar window, 1 thread, per CPU second: ma_cross written as rules
+// 1.25-1.56x the built-in kernel's time per combo-bar, the issue's three-comparison rule with
+// stops 1.9-2.4x: taken as 1.8x ma_cross's 4.5e-9, 8e-9 (a rule's cost grows with its
+// conditions' nodes); series_value as sma's (its rows are the engine's indicators).
 //
 // cuda: not measurable on this VM; from the committed H200 runs in bench/RESULTS.md:
 // combo_bar ma_cross 2.1e-12 (selection_bench -v12a plain sweep 3.88 ms for 181,472 x 10,000),
@@ -109,8 +114,8 @@ constexpr TimeCoefficients kCpuTime = {
     .start = 0.01,
     .load_bar = 1e-6,
     .per_window = 1e-3,
-    .combo_bar = {4.5e-9, 4.5e-9, 6.0e-9, 3.6e-9, 0},  // rules: refused (cpu_ref only)
-    .series_value = {5e-8, 6e-8, 5e-8, 5.7e-8, 0},
+    .combo_bar = {4.5e-9, 4.5e-9, 6.0e-9, 3.6e-9, 8e-9},
+    .series_value = {5e-8, 6e-8, 5e-8, 5.7e-8, 5e-8},
     .blocks_pass = 1.0,
     .scores_pass = 1.0,
     .split = 1.5e-6,
@@ -122,7 +127,7 @@ constexpr TimeCoefficients kCudaTime = {
     .start = 0.3,
     .load_bar = 1e-6,
     .per_window = 5.5e-4,
-    .combo_bar = {2.1e-12, 2.1e-12, 6.9e-12, 8.4e-12, 0},  // rules: refused (cpu_ref only)
+    .combo_bar = {2.1e-12, 2.1e-12, 6.9e-12, 8.4e-12, 0},  // rules: refused (cpu, cpu_ref run them)
     .series_value = {6e-12, 6e-12, 6e-12, 6e-12, 0},
     .blocks_pass = 3.8,
     .scores_pass = 2.8,

@@ -115,7 +115,11 @@ inline bool vol_open(const LaneInput& in, size_t t) {
 template <int Kind>
 inline double next_position(const LaneInput& in, const double* close, size_t t, double held) {
   constexpr Family F = family_of_kind(Kind);
-  if constexpr (level_kind(Kind)) {
+  if constexpr (Kind == kGivenKind) {  // r_t evaluated beforehand (a rules strategy)
+    (void)close;
+    (void)held;
+    return in.a[t];
+  } else if constexpr (level_kind(Kind)) {
     if (t < in.first_defined) return 0.0;
     if constexpr (vol_of_kind(Kind))
       if (!vol_open(in, t)) return held;
@@ -135,7 +139,10 @@ inline double next_position(const LaneInput& in, const double* close, size_t t, 
 // it is flat either way).
 template <int Kind>
 inline double position_at(const LaneInput& in, const double* close, ptrdiff_t t) {
-  if constexpr (!level_kind(Kind)) {
+  if constexpr (Kind == kGivenKind) {
+    (void)close;
+    return t < 0 ? 0.0 : in.a[t];
+  } else if constexpr (!level_kind(Kind)) {
     constexpr Family F = family_of_kind(Kind);
     for (; t >= 0; --t) {
       const Decision d =

@@ -1,6 +1,6 @@
 // The refusal of rules strategies (SPEC §5a) shared by the backends that do not evaluate them
-// yet (cpu, cuda), next to theirs of stops: one message, so `wfo` and the routing backend
-// behind "auto" tell the user the same thing, whichever backend refused.
+// yet (cuda), next to theirs of stops: one message, so `wfo` and the routing backend behind
+// "auto" tell the user the same thing, whichever backend refused.
 #include <string>
 
 #include "wfod/backend.hpp"
@@ -10,8 +10,8 @@ namespace wfod {
 Support rules_support(std::string_view backend, const StrategySpec& strategy) {
   if (strategy.grid.family != Family::rules) return Support::yes();
   return Support::no("the " + std::string(backend) +
-                     " backend does not run rules strategies yet (SPEC §5a); use --backend "
-                     "cpu_ref");
+                     " backend does not run rules strategies yet (SPEC §5a); use --backend cpu "
+                     "(or auto, which runs them on cpu)");
 }
 
 }  // namespace wfod

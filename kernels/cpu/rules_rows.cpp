@@ -1,0 +1,138 @@
+// RulesRows: the distinct indicator rows of a rules grid or combo list, computed in parallel
+// once per (kind, period, width, source), each by the engine's own SPEC §4 indicators.
+#include "rules_rows.hpp"
+
+#include <atomic>
+#include <cmath>
+
+#include "src/indicator_state.hpp"
+#include "src/worker_pool.hpp"
+#include "wfod/indicators.hpp"
+
+namespace wfod::cpu {
+namespace {
+
+using rules::Kind;
+
+bool is_band(Kind k) { return k == Kind::bb_upper || k == Kind::bb_lower; }
+
+// An argument's values over a grid: its one literal, or its parameter's axis.
+std::vector<double> arg_values(const Grid& grid, const rules::Arg& a) {
+  if (a.is_param) return grid.rule_axes.at(a.param);
+  return {a.value};
+}
+
+// STD(n) with SPEC §4's zero rule: the lanes' vol row (indicator_cache.cpp), same state.
+std::vector<double> vol_row(std::span<const double> close, int n) {
+  detail::VolState state(n, kDeadBand);
+  std::vector<double> out(close.size());
+  for (size_t t = 0; t < close.size(); ++t) out[t] = state.next(close.first(t + 1));
+  return out;
+}
+
+std::vector<double> compute(const HistoryView& h, int kind, int n, double width, bool high_low) {
+  switch (static_cast<Kind>(kind)) {
+    case Kind::sma:
+    case Kind::bb_mid:
+      return sma(h.close, n);
+    case Kind::ema:
+      return ema(h.close, n);
+    case Kind::wma:
+      return wma(h.close, n);
+    case Kind::hma:
+      return hma(h.close, n);
+    case Kind::std:  // raw STD (SPEC §5a: "counts as 0" is the bands' and the filter's only)
+      return stdev(h.close, n);
+    case Kind::rsi:
+      return rsi(h.close, n);
+    case Kind::hh:
+      return rolling_max_prev(high_low ? h.high : h.close, n);
+    case Kind::ll:
+      return rolling_min_prev(high_low ? h.low : h.close, n);
+    case Kind::bb_upper:
+      return bollinger_bands(h.close, n, width).upper;
+    case Kind::bb_lower:
+      return bollinger_bands(h.close, n, width).lower;
+  }
+  return {};
+}
+
+std::unique_ptr<RulesRow> finish_row(std::vector<double> v) {
+  auto row = std::make_unique<RulesRow>();
+  size_t t = 0;
+  while (t < v.size() && std::isnan(v[t])) ++t;
+  row->first_defined = t;
+  for (; t < v.size(); ++t)
+    if (std::isnan(v[t])) row->gaps = true;
+  row->values = std::move(v);
+  return row;
+}
+
+}  // namespace
+
+RulesRows::Key RulesRows::key_of(const rules::Indicator& ind, double period, double width) {
+  const Kind k = ind.kind == Kind::bb_mid ? Kind::sma : ind.kind;
+  const bool channel = k == Kind::hh || k == Kind::ll;
+  return {static_cast<int>(k), static_cast<int>(period), is_band(k) ? width : 0.0,
+          channel && ind.high_low};
+}
+
+void RulesRows::add_indicator(const rules::Indicator& ind, double period, double width) {
+  const Key key = key_of(ind, period, width);
+  if (keys_.emplace(key, key_list_.size()).second) key_list_.push_back(key);
+}
+
+RulesRows::RulesRows(const HistoryView& h, const Grid& grid, int threads) {
+  for (const rules::Indicator& ind : grid.program->indicators) {
+    if (!ind.used) continue;
+    const std::vector<double> widths =
+        ind.width ? arg_values(grid, *ind.width) : std::vector<double>{0.0};
+    for (double p : arg_values(grid, ind.period))
+      for (double w : widths) add_indicator(ind, p, w);
+  }
+  for (int p : grid.vol_short) vols_[p];
+  for (int p : grid.vol_long) vols_[p];
+  build(h, threads);
+}
+
+RulesRows::RulesRows(const HistoryView& h, std::span<const Combo> combos, int threads) {
+  for (const Combo& c : combos) {
+    for (const rules::Indicator& ind : c.program->indicators) {
+      if (!ind.used) continue;
+      add_indicator(ind, rules::arg_value(ind.period, c.rule_values),
+                    ind.width ? rules::arg_value(*ind.width, c.rule_values) : 0.0);
+    }
+    if (c.has_vol) {
+      vols_[c.vol_short];
+      vols_[c.vol_long];
+    }
+  }
+  build(h, threads);
+}
+
+void RulesRows::build(const HistoryView& h, int threads) {
+  for (auto& [period, index] : vols_) {
+    index = key_list_.size() + vol_list_.size();
+    vol_list_.push_back(period);
+  }
+  rows_.resize(key_list_.size() + vol_list_.size());
+  std::atomic<size_t> next{0};
+  detail::run_workers(threads, [&](int) {
+    for (size_t i; (i = next.fetch_add(1)) < rows_.size();) {
+      if (i < key_list_.size()) {
+        const auto& [kind, n, width, high_low] = key_list_[i];
+        rows_[i] = finish_row(compute(h, kind, n, width, high_low));
+      } else {
+        rows_[i] = finish_row(vol_row(h.close, vol_list_[i - key_list_.size()]));
+      }
+    }
+  });
+}
+
+const RulesRow& RulesRows::indicator(const rules::Indicator& ind,
+                                     const std::vector<double>& values) const {
+  const double width = ind.width ? rules::arg_value(*ind.width, values) : 0.0;
+  return *rows_[keys_.at(key_of(ind, rules::arg_value(ind.period, values), width))];
+}
+
+}  // namespace wfod::cpu

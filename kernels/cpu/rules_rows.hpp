@@ -1,0 +1,54 @@
+// The indicator rows a rules strategy's combos read on the cpu backend (SPEC §5a): one row per
+// distinct (kind, period, width, source) any used indicator takes over the combos, computed
+// once by the engine's indicators (the values every built-in family's lanes read) and shared
+// by all combos, plus the vol filter's STD rows with SPEC §4's zero rule. The cpu analogue of
+// the built-in families' IndicatorCache, keyed by what a rule can name.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <span>
+#include <tuple>
+#include <vector>
+
+#include "wfod/bar.hpp"
+#include "wfod/grid.hpp"
+#include "wfod/rules/rules.hpp"
+
+namespace wfod::cpu {
+
+// One series over every bar of the history (NaN where undefined).
+struct RulesRow {
+  std::vector<double> values;
+  size_t first_defined = 0;  // first non-NaN bar (bars if none)
+  bool gaps = false;         // a NaN after first_defined (then read bar by bar)
+};
+
+class RulesRows {
+ public:
+  // Rows of every value the grid's axes give the used indicators and the filter.
+  RulesRows(const HistoryView& h, const Grid& grid, int threads);
+  // Rows of these combos only (evaluate() lists, positions()).
+  RulesRows(const HistoryView& h, std::span<const Combo> combos, int threads);
+
+  // The row of a used indicator for a combo's values.
+  const RulesRow& indicator(const rules::Indicator& ind, const std::vector<double>& values) const;
+  // The vol filter's STD(n) row, zero rule applied (SPEC §4, §5).
+  const RulesRow& vol(int period) const { return *rows_[vols_.at(period)]; }
+
+ private:
+  // kind (bb_mid as sma), period, width (bands only, else 0), high_low.
+  using Key = std::tuple<int, int, double, bool>;
+  static Key key_of(const rules::Indicator& ind, double period, double width);
+  void add_indicator(const rules::Indicator& ind, double period, double width);
+  void build(const HistoryView& h, int threads);
+
+  std::map<Key, size_t> keys_;
+  std::map<int, size_t> vols_;
+  std::vector<Key> key_list_;  // rows_[i] for i < key_list_.size(); vol rows after them
+  std::vector<int> vol_list_;
+  std::vector<std::unique_ptr<RulesRow>> rows_;
+};
+
+}  // namespace wfod::cpu
