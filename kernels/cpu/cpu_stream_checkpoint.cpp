@@ -38,6 +38,7 @@
 #include "cpu_stream.hpp"
 #include "cpu_stream_impl.hpp"
 #include "src/blob_io.hpp"
+#include "src/stream_blob.hpp"
 #include "src/stream_spec_text.hpp"
 #include "src/thread_count.hpp"
 #include "wfod/detail/summary_fields.hpp"
@@ -45,12 +46,10 @@
 namespace wfod::cpu {
 namespace {
 
-constexpr char kMagic[8] = {'W', 'F', 'O', 'D', 'S', 'T', 'R', 'M'};
-// 2: Summary carries head_abs, tail_abs (SPEC v1.2 §6). 3: chunk start states instead of
-// chunk Summaries and the head cache (recomputed on restore). 4: the stop states (SPEC §5b).
-constexpr uint32_t kVersion = 4;
-constexpr uint32_t kByteOrder = 0x01020304;
-constexpr size_t kMaxText = size_t{1} << 24;      // the spec text of any grid that fits in memory
+// Version 2: Summary carries head_abs, tail_abs (SPEC v1.2 §6). 3: chunk start states instead
+// of chunk Summaries and the head cache (recomputed on restore). 4: the stop states (§5b).
+constexpr detail::StreamBlobFormat kFormat{"WFODSTRM", 4, "cpu",
+                                           "grid, fill, costs, window or chunk"};
 constexpr uint64_t kMaxBars = uint64_t{1} << 48;  // far beyond any history, far from overflow
 
 // Summaries as fixed records in the order of summary_fields.hpp: the counts, the reals, then
@@ -198,13 +197,8 @@ std::vector<uint8_t> CpuStream::checkpoint() const {
             (rows_.bars() - rows_kept_from() + 64) * rows_.row_count() * 8 +
             slots * (2 * kSummaryBytes + 2 * (end - first) + 2) +
             (stops_ ? slots * (end - first + 1) * kStopStateBytes : 0));
-  w.put_array(std::span<const char>(kMagic, sizeof kMagic));
-  w.put(kVersion);
-  w.put(kByteOrder);
-  w.put_string("cpu");
   const std::string text = detail::stream_spec_text(spec_, chunk_);
-  w.put(detail::spec_fingerprint(text));
-  w.put_string(text);
+  detail::put_stream_blob_header(w, kFormat, text);
   w.put(static_cast<uint64_t>(bars_.end()));
   w.put(bars_.last_ts());
   for (size_t v : {spec_.window, chunk_, ring_, subs_, slots, rows_.row_count(), rows_.lookback()})
@@ -270,29 +264,7 @@ void CpuStream::rebuild() {
 
 void CpuStream::load(std::span<const uint8_t> blob) {
   detail::BlobReader r(blob);
-  if (blob.size() < sizeof kMagic || std::memcmp(blob.data(), kMagic, sizeof kMagic) != 0)
-    r.fail("not a stream checkpoint (no WFODSTRM magic)");
-  r.get_bytes(sizeof kMagic, "magic");
-  const uint32_t version = r.get<uint32_t>("format version");
-  if (version != kVersion)
-    r.fail("format version " + std::to_string(version) + ", this build reads version " +
-           std::to_string(kVersion));
-  if (r.get<uint32_t>("byte order") != kByteOrder)
-    r.fail("written on a machine of another byte order");
-  const std::string backend = r.get_string(64, "backend name");
-  if (backend != "cpu") r.fail("written by the " + backend + " backend's stream, not cpu's");
-  if (blob.size() < r.offset() + 8) r.fail("truncated before its checksum");
-  const size_t body = blob.size() - 8;
-  uint64_t sealed;
-  std::memcpy(&sealed, blob.data() + body, sizeof sealed);
-  if (sealed != detail::blob_checksum(blob.first(body)))
-    r.fail("checksum mismatch: the blob is corrupted or truncated");
-  const std::string text = detail::stream_spec_text(spec_, chunk_);
-  const uint64_t fingerprint = r.get<uint64_t>("spec fingerprint");
-  const std::string theirs = r.get_string(kMaxText, "spec text");
-  if (fingerprint != detail::spec_fingerprint(text) || theirs != text)
-    r.fail("written for another stream spec (grid, fill, costs, window or chunk): it has '" +
-           theirs + "', this stream's is '" + text + "'");
+  detail::check_stream_blob_header(r, blob, kFormat, detail::stream_spec_text(spec_, chunk_));
   const uint64_t bars = r.get<uint64_t>("bar count");
   const int64_t last_ts = r.get<int64_t>("last ts");
   const size_t want[] = {spec_.window,      chunk_,          ring_, subs_, combos(),

@@ -18,15 +18,14 @@
 
 #include "rules_lanes.hpp"
 #include "src/blob_io.hpp"
+#include "src/stream_blob.hpp"
 #include "wfod/combo_returns.hpp"
 
 namespace wfod::cpu {
 namespace {
 
-constexpr char kMagic[8] = {'W', 'F', 'O', 'D', 'R', 'U', 'L', 'E'};
-constexpr uint32_t kVersion = 1;
-constexpr uint32_t kByteOrder = 0x01020304;
-constexpr size_t kMaxText = size_t{1} << 24;
+constexpr detail::StreamBlobFormat kFormat{"WFODRULE", 1, "cpu",
+                                           "program, grid, fill, costs or window"};
 constexpr uint64_t kMaxBars = uint64_t{1} << 40;
 
 void bits(std::string& out, double v) {
@@ -108,15 +107,6 @@ std::string spec_text(const StreamSpec& spec) {
   return out;
 }
 
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 class RulesStream final : public Stream {
  public:
   RulesStream(Backend& backend, const StreamSpec& spec) : backend_(backend), spec_(spec) {}
@@ -175,12 +165,7 @@ class RulesStream final : public Stream {
     detail::BlobWriter w;
     const std::string text = spec_text(spec_);
     w.reserve(text.size() + bars_.size() * 48 + 128);
-    w.put_array(std::span<const char>(kMagic, sizeof kMagic));
-    w.put(kVersion);
-    w.put(kByteOrder);
-    w.put_string("cpu");
-    w.put(fnv1a(text));
-    w.put_string(text);
+    detail::put_stream_blob_header(w, kFormat, text);
     w.put(static_cast<uint64_t>(bars_.size()));
     w.put_array(std::span<const int64_t>(bars_.ts_ns));
     for (const std::vector<double>* c :
@@ -192,28 +177,7 @@ class RulesStream final : public Stream {
 
   void load(std::span<const uint8_t> blob) {
     detail::BlobReader r(blob);
-    if (blob.size() < sizeof kMagic || std::memcmp(blob.data(), kMagic, sizeof kMagic) != 0)
-      r.fail("not a rules stream checkpoint (no WFODRULE magic)");
-    r.get_bytes(sizeof kMagic, "magic");
-    const uint32_t version = r.get<uint32_t>("format version");
-    if (version != kVersion)
-      r.fail("format version " + std::to_string(version) + ", this build reads version " +
-             std::to_string(kVersion));
-    if (r.get<uint32_t>("byte order") != kByteOrder)
-      r.fail("written on a machine of another byte order");
-    const std::string backend = r.get_string(64, "backend name");
-    if (backend != "cpu") r.fail("written by the " + backend + " backend's stream, not cpu's");
-    if (blob.size() < r.offset() + 8) r.fail("truncated before its checksum");
-    const size_t body = blob.size() - 8;
-    uint64_t sealed;
-    std::memcpy(&sealed, blob.data() + body, sizeof sealed);
-    if (sealed != detail::blob_checksum(blob.first(body)))
-      r.fail("checksum mismatch: the blob is corrupted or truncated");
-    const std::string text = spec_text(spec_);
-    const uint64_t fingerprint = r.get<uint64_t>("spec fingerprint");
-    const std::string theirs = r.get_string(kMaxText, "spec text");
-    if (fingerprint != fnv1a(text) || theirs != text)
-      r.fail("written for another rules stream spec (program, grid, fill, costs or window)");
+    detail::check_stream_blob_header(r, blob, kFormat, spec_text(spec_));
     const uint64_t n = r.get<uint64_t>("bar count");
     if (n > kMaxBars) r.fail("bar count " + std::to_string(n) + " is absurd");
     const size_t bars = static_cast<size_t>(n);

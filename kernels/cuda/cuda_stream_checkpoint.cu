@@ -22,15 +22,15 @@
 
 #include "cuda_stream_impl.cuh"
 #include "src/blob_io.hpp"
+#include "src/stream_blob.hpp"
 #include "src/stream_spec_text.hpp"
 
 namespace wfod::cuda {
 namespace {
 
-constexpr char kMagic[8] = {'W', 'F', 'O', 'D', 'S', 'T', 'R', 'M'};
-constexpr uint32_t kVersion = 1;  // the cuda stream's own numbering (backend "cuda")
-constexpr uint32_t kByteOrder = 0x01020304;
-constexpr size_t kMaxText = size_t{1} << 24;
+// Version 1: the cuda stream's own numbering (backend "cuda").
+constexpr detail::StreamBlobFormat kFormat{"WFODSTRM", 1, "cuda",
+                                           "grid, fill, costs, window or chunk"};
 constexpr uint64_t kMaxBars = uint64_t{1} << 48;
 
 template <typename T>
@@ -78,13 +78,8 @@ std::vector<uint8_t> CudaStream::checkpoint() const {
             (rows_.bars() - rows_kept_from() + 64) * rows_.row_count() * 8 +
             n * (2 * (1 + R + S) + 8 * W * (2 + R + S)) +
             ((ring_len_ + 1) * static_cast<size_t>(rows_count_) + 3 * ring_len_) * 8);
-  w.put_array(std::span<const char>(kMagic, sizeof kMagic));
-  w.put(kVersion);
-  w.put(kByteOrder);
-  w.put_string("cuda");
   const std::string text = detail::stream_spec_text(spec_, chunk_);
-  w.put(detail::spec_fingerprint(text));
-  w.put_string(text);
+  detail::put_stream_blob_header(w, kFormat, text);
   w.put(static_cast<uint64_t>(bars_.end()));
   w.put(bars_.last_ts());
   for (size_t v : {spec_.window, chunk_, R, S, n, rows_.row_count(), rows_.lookback(), ring_len_})
@@ -108,29 +103,7 @@ std::vector<uint8_t> CudaStream::checkpoint() const {
 
 void CudaStream::load(std::span<const uint8_t> blob) {
   detail::BlobReader r(blob);
-  if (blob.size() < sizeof kMagic || std::memcmp(blob.data(), kMagic, sizeof kMagic) != 0)
-    r.fail("not a stream checkpoint (no WFODSTRM magic)");
-  r.get_bytes(sizeof kMagic, "magic");
-  const uint32_t version = r.get<uint32_t>("format version");
-  if (r.get<uint32_t>("byte order") != kByteOrder)
-    r.fail("written on a machine of another byte order");
-  const std::string backend = r.get_string(64, "backend name");
-  if (backend != "cuda") r.fail("written by the " + backend + " backend's stream, not cuda's");
-  if (version != kVersion)
-    r.fail("cuda format version " + std::to_string(version) + ", this build reads version " +
-           std::to_string(kVersion));
-  if (blob.size() < r.offset() + 8) r.fail("truncated before its checksum");
-  const size_t body = blob.size() - 8;
-  uint64_t sealed;
-  std::memcpy(&sealed, blob.data() + body, sizeof sealed);
-  if (sealed != detail::blob_checksum(blob.first(body)))
-    r.fail("checksum mismatch: the blob is corrupted or truncated");
-  const std::string text = detail::stream_spec_text(spec_, chunk_);
-  const uint64_t fingerprint = r.get<uint64_t>("spec fingerprint");
-  const std::string theirs = r.get_string(kMaxText, "spec text");
-  if (fingerprint != detail::spec_fingerprint(text) || theirs != text)
-    r.fail("written for another stream spec (grid, fill, costs, window or chunk): it has '" +
-           theirs + "', this stream's is '" + text + "'");
+  detail::check_stream_blob_header(r, blob, kFormat, detail::stream_spec_text(spec_, chunk_));
   const uint64_t bars = r.get<uint64_t>("bar count");
   const int64_t last_ts = r.get<int64_t>("last ts");
   constexpr size_t W = SummaryColumns::kWords;
