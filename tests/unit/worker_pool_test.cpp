@@ -54,11 +54,14 @@ TEST(WorkerPool, AWorkersExceptionReachesTheCallerAfterTheOthersFinish) {
 // (a cpu stream advance makes two or more calls per bar), and nested calls still finish.
 TEST(WorkerPool, RepeatedCallsReuseParkedThreads) {
   std::atomic<int> runs{0};
-  detail::run_workers(4, [&](int) { ++runs; });
-  const size_t started = worker_threads_started();
+  const size_t before = worker_threads_started();
   for (int call = 0; call < 200; ++call) detail::run_workers(4, [&](int) { ++runs; });
-  EXPECT_EQ(runs.load(), 201 * 4);
-  EXPECT_EQ(worker_threads_started(), started);
+  // Three indices at a time go to threads: never more than three were needed at once.
+  const size_t warm = worker_threads_started();
+  EXPECT_LE(warm - before, 3u);
+  for (int call = 0; call < 200; ++call) detail::run_workers(4, [&](int) { ++runs; });
+  EXPECT_EQ(runs.load(), 400 * 4);
+  EXPECT_EQ(worker_threads_started(), warm) << "a warm pool starts no thread";
   // A worker's job may call run_workers itself: the inner call takes free threads or starts
   // new ones, never waiting for the outer call's.
   std::atomic<int> inner{0};

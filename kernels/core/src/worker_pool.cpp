@@ -64,16 +64,19 @@ class ParkedThreads {
     return pool;
   }
 
-  // Runs `task` on a free parked thread, or on a new one. Throws what std::thread throws
+  // Runs `work` on a free parked thread, or on a new one, then `done` once that thread is
+  // parked again (so a caller that waits for every `done` finds all its threads free for its
+  // next call: repeated calls of one width start no thread). Throws what std::thread throws
   // when the system refuses a thread (std::system_error) or memory runs out.
-  void run(std::function<void()> task) {
+  void run(std::function<void()> work, std::function<void()> done) {
     std::lock_guard lock(mu_);
     if (idle_.empty()) {
       slots_.reserve(slots_.size() + 1);
       threads_.reserve(threads_.size() + 1);
       auto slot = std::make_unique<Slot>();
       Slot* s = slot.get();
-      s->task = std::move(task);
+      s->work = std::move(work);
+      s->done = std::move(done);
       threads_.emplace_back([this, s] { serve(s); });  // may throw: nothing changed yet
       slots_.push_back(std::move(slot));
       threads_started.fetch_add(1, std::memory_order_relaxed);
@@ -81,28 +84,34 @@ class ParkedThreads {
     }
     Slot* s = idle_.back();
     idle_.pop_back();
-    s->task = std::move(task);
+    s->work = std::move(work);
+    s->done = std::move(done);
     s->wake.notify_one();
   }
 
  private:
   struct Slot {
-    std::function<void()> task;
+    std::function<void()> work, done;
     std::condition_variable wake;
   };
 
   void serve(Slot* s) {
     std::unique_lock lock(mu_);
     for (;;) {
-      s->wake.wait(lock, [&] { return s->task || stopping_; });
-      if (!s->task) return;  // stopping, nothing left to run
-      std::function<void()> task = std::move(s->task);
-      s->task = nullptr;
+      s->wake.wait(lock, [&] { return s->work || stopping_; });
+      if (!s->work) return;  // stopping, nothing left to run
+      std::function<void()> work = std::move(s->work), done = std::move(s->done);
+      s->work = nullptr;
+      s->done = nullptr;
       lock.unlock();
-      task();  // never throws: run_workers' tasks keep their exceptions
-      task = nullptr;
+      work();  // never throws: run_workers' work keeps its exceptions
+      work = nullptr;
       lock.lock();
-      idle_.push_back(s);
+      idle_.push_back(s);  // parked before the caller hears: its next call finds it free
+      lock.unlock();
+      done();  // may hand this slot new work meanwhile: the wait above sees it
+      done = nullptr;
+      lock.lock();
     }
   }
 
@@ -148,8 +157,10 @@ void run_workers(int threads, const std::function<void(int)>& work,
     } catch (...) {
       keep_first_error();
     }
-    // The last touch of this call's state: the caller returns (and its locals die) only
-    // once it has seen `finished` reach `threads` under this mutex.
+  };
+  // The last touch of this call's state: the caller returns (and its locals die) only once
+  // it has seen `finished` reach `threads` under this mutex.
+  auto finish = [&]() noexcept {
     std::lock_guard lock(finished_mu);
     ++finished;
     finished_cv.notify_all();
@@ -161,7 +172,7 @@ void run_workers(int threads, const std::function<void(int)>& work,
   char reason[160] = "";       // no allocation: memory may be what ran out
   for (int i = first_threaded; i < threads; ++i) {
     try {
-      pool.run([&guarded, i] { guarded(i); });
+      pool.run([&guarded, i] { guarded(i); }, finish);
     } catch (const std::exception& e) {  // std::system_error (EAGAIN), std::bad_alloc
       refused_from = i;
       std::snprintf(reason, sizeof reason, "%s", e.what());
@@ -178,8 +189,14 @@ void run_workers(int threads, const std::function<void(int)>& work,
     }
   }
 
-  if (!poll) guarded(0);
-  for (int i = refused_from; i < threads; ++i) guarded(i);
+  if (!poll) {
+    guarded(0);
+    finish();
+  }
+  for (int i = refused_from; i < threads; ++i) {
+    guarded(i);
+    finish();
+  }
   // Wait until every index has finished; with a poll, call it about every 100 ms meanwhile.
   std::unique_lock lock(finished_mu);
   for (bool polling = static_cast<bool>(poll); polling;) {
