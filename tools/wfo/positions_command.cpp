@@ -11,6 +11,7 @@
 #include "history.hpp"
 #include "output.hpp"
 #include "params.hpp"
+#include "strategy_command.hpp"
 #include "strategy_from_flags.hpp"
 
 namespace wfod::cli {
@@ -50,12 +51,10 @@ std::vector<FlagSpec> positions_flags() {
 }  // namespace
 
 int run_positions(Args args) {
-  if (wants_help(args)) {
-    print(std::string(kUsage) + kBarRangeHelp + kStrategyFlagsHelp);
-    return 0;
-  }
   const auto flags = positions_flags();
-  ParsedArgs parsed = parse_args(args, flags);
+  std::optional<ParsedArgs> parsed_args = parse_strategy_command(args, kUsage, flags);
+  if (!parsed_args) return 0;
+  ParsedArgs& parsed = *parsed_args;
   const auto id = parsed.count("id");
   if (!id) throw UsageError("--id N is required (the combo's id in the grid)");
   StrategySetup setup = strategy_from_flags(parsed);

@@ -25,6 +25,16 @@ namespace {
 
 Json real(double v) { return finite_or_null(v); }
 
+// The report's "params" object: the grid's parameter names and which of them vary.
+Json params_doc(const Grid& grid) {
+  Json params = Json::object();
+  Json names = Json::array();
+  for (auto n : param_names(grid)) names.push_back(std::string(n));
+  params["names"] = std::move(names);
+  params["varying"] = varying_axes(grid);
+  return params;
+}
+
 // v to `digits` significant digits (the heatmap's cells: display only; objective.csv and
 // the histogram keep full precision).
 double round_sig(double v, int digits) {
@@ -734,11 +744,7 @@ Json walk_report_json(const WalkReport& r, const RunInputs& in,
         span_ms(r.history, res.folds.front().oos_first, res.folds.back().oos_last);
   }
   doc["summary"] = std::move(summary);
-  Json params = Json::object();
-  Json names = Json::array();
-  for (auto n : param_names(r.spec.grid)) names.push_back(std::string(n));
-  params["names"] = std::move(names);
-  params["varying"] = varying_axes(r.spec.grid);
+  Json params = params_doc(r.spec.grid);
   Json axis_values = Json::object();
   for (const AxisInfo& a : r.spec.grid.axes()) {
     axis_values[a.name] = axis_value_texts(r.spec.grid, a.name);
@@ -782,11 +788,7 @@ Json sweep_report_json(const SweepReport& r, const RunInputs& in,
           ? real(curve.buy_hold.back() - 1)
           : real(r.history.close[r.window.end - 1] / r.history.close[r.window.first() - 1] - 1);
   doc["summary"] = std::move(summary);
-  Json params = Json::object();
-  Json names = Json::array();
-  for (auto n : param_names(r.spec.grid)) names.push_back(std::string(n));
-  params["names"] = std::move(names);
-  params["varying"] = varying_axes(r.spec.grid);
+  Json params = params_doc(r.spec.grid);
   doc["params"] = std::move(params);
   Json top = sweep_json(r)["top"];
   for (size_t i = 0; i < res.top.size(); ++i) top[i]["objective"] = real(res.top[i].objective);

@@ -21,6 +21,7 @@
 #include "run_plan.hpp"
 #include "run_timing.hpp"
 #include "selection_output.hpp"
+#include "strategy_command.hpp"
 #include "strategy_from_flags.hpp"
 #include "table_output.hpp"
 
@@ -82,12 +83,10 @@ std::vector<FlagSpec> sweep_flags() {
 
 int run_sweep(Args args) {
   const Stopwatch run_time;
-  if (wants_help(args)) {
-    print(std::string(kUsage) + kBarRangeHelp + kStrategyFlagsHelp + kJsonShape);
-    return 0;
-  }
   const auto flags = sweep_flags();
-  ParsedArgs parsed = parse_args(args, flags);
+  std::optional<ParsedArgs> parsed_args = parse_strategy_command(args, kUsage, flags, kJsonShape);
+  if (!parsed_args) return 0;
+  ParsedArgs& parsed = *parsed_args;
   StrategySetup setup = strategy_from_flags(parsed);
   for (const auto& w : setup.warnings) std::fprintf(stderr, "wfo: warning: %s\n", w.c_str());
   // The budget that binds (--memory-budget, RLIMIT_AS, cgroup memory.max), and the CSV's

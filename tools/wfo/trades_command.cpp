@@ -13,6 +13,7 @@
 #include "output.hpp"
 #include "params.hpp"
 #include "selection_output.hpp"
+#include "strategy_command.hpp"
 #include "strategy_from_flags.hpp"
 #include "trade_list.hpp"
 #include "walk_run.hpp"
@@ -71,12 +72,10 @@ std::string summary(const std::vector<Trade>& trades) {
 }  // namespace
 
 int run_trades(Args args) {
-  if (wants_help(args)) {
-    print(std::string(kUsage) + kBarRangeHelp + kStrategyFlagsHelp);
-    return 0;
-  }
   const auto flags = trades_flags();
-  ParsedArgs parsed = parse_args(args, flags);
+  std::optional<ParsedArgs> parsed_args = parse_strategy_command(args, kUsage, flags);
+  if (!parsed_args) return 0;
+  ParsedArgs& parsed = *parsed_args;
   if (parsed.has("report"))
     throw UsageError("--report is wfo sweep's and walk's (they write trades.csv)");
   if (parsed.has("json")) throw UsageError("wfo trades prints CSV; --json is not one of its flags");
@@ -103,17 +102,8 @@ int run_trades(Args args) {
       throw InputError(setup.csv_path + " has " + std::to_string(history.size()) +
                        " bars: no whole fold fits");
     FoldSelector select;
-    if (!parsed.has("no-selection")) {
-      // As wfo walk: each fold publishes per robust selection, the previous winner current.
-      select = [&](const SweepRequest& req, const SweepResult& sweep,
-                   const std::optional<Ranked>& previous) -> std::optional<Ranked> {
-        SweepRequest quiet = req;
-        quiet.progress = nullptr;
-        std::optional<uint64_t> current;
-        if (previous) current = previous->combo.id;
-        return selection::select(*backend, quiet, sweep, current, setup.selection).published;
-      };
-    }
+    // As wfo walk: each fold publishes per robust selection, the previous winner current.
+    if (!parsed.has("no-selection")) select = fold_selector(*backend, setup.selection);
     const WalkResult r = walk_forward(*backend, history, setup.spec, setup.rank, walk,
                                       setup.precision, setup.threads, {}, select);
     trades = walk_trades(*backend, history, setup.spec, r);

@@ -19,6 +19,7 @@
 #include "run_plan.hpp"
 #include "run_timing.hpp"
 #include "selection_output.hpp"
+#include "strategy_command.hpp"
 #include "strategy_from_flags.hpp"
 #include "table_output.hpp"
 #include "walk_run.hpp"
@@ -125,12 +126,10 @@ std::vector<FlagSpec> walk_flags() {
 
 int run_walk(Args args) {
   const Stopwatch run_time;
-  if (wants_help(args)) {
-    print(std::string(kUsage) + kBarRangeHelp + kStrategyFlagsHelp + kJsonShape);
-    return 0;
-  }
   const auto flags = walk_flags();
-  ParsedArgs parsed = parse_args(args, flags);
+  std::optional<ParsedArgs> parsed_args = parse_strategy_command(args, kUsage, flags, kJsonShape);
+  if (!parsed_args) return 0;
+  ParsedArgs& parsed = *parsed_args;
   if (parsed.has("window")) {
     throw UsageError("--window is not used by walk; --is gives the in-sample length");
   }

@@ -16,6 +16,22 @@
 
 namespace wfod::cli {
 
+FoldSelector fold_selector(Backend& backend, const selection::SelectionSpec& spec,
+                           std::function<void(selection::SelectionReport&&)> on_report) {
+  return [&backend, spec, on_report = std::move(on_report)](
+             const SweepRequest& req, const SweepResult& sweep,
+             const std::optional<Ranked>& previous) -> std::optional<Ranked> {
+    SweepRequest quiet = req;
+    quiet.progress = nullptr;
+    std::optional<uint64_t> current;
+    if (previous) current = previous->combo.id;
+    selection::SelectionReport report = selection::select(backend, quiet, sweep, current, spec);
+    std::optional<Ranked> published = report.published;
+    if (on_report) on_report(std::move(report));
+    return published;
+  };
+}
+
 WalkSpec walk_spec_from_flags(const ParsedArgs& parsed, const StrategySetup& setup) {
   WalkSpec walk;
   if (auto v = parsed.count("is", 1)) {
@@ -110,16 +126,10 @@ WalkRun run_loaded_walk(StrategySetup& setup, LoadedWalk loaded, Backend& backen
   FoldSelector select;
   if (options.selection) {
     timing.selection.emplace();
-    select = [&](const SweepRequest& req, const SweepResult& sweep,
-                 const std::optional<Ranked>& previous) -> std::optional<Ranked> {
-      SweepRequest quiet = req;
-      quiet.progress = nullptr;
-      std::optional<uint64_t> current;
-      if (previous) current = previous->combo.id;
-      fold_selection.push_back(selection::select(backend, quiet, sweep, current, setup.selection));
-      timing.selection->add(fold_selection.back().timing);
-      return fold_selection.back().published;
-    };
+    select = fold_selector(backend, setup.selection, [&](selection::SelectionReport&& report) {
+      timing.selection->add(report.timing);
+      fold_selection.push_back(std::move(report));
+    });
   }
   WalkResult result = walk_forward(backend, history, setup.spec, setup.rank, walk, setup.precision,
                                    setup.threads, progress.callback(), select);

@@ -4,6 +4,7 @@
 // universe's symbol gets the single-symbol walk's result bit for bit (issue 47 item 1).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -22,6 +23,11 @@ namespace wfod::cli {
 // --is, --oos and --mode (or the config's window and every), the warm-up from the setup.
 // Throws UsageError.
 WalkSpec walk_spec_from_flags(const ParsedArgs&, const StrategySetup&);
+
+// Robust selection per fold, on its in-sample window, as wfo walk runs it: the previous
+// fold's published winner is "current"; each fold's report goes to `on_report` when given.
+FoldSelector fold_selector(Backend& backend, const selection::SelectionSpec& spec,
+                           std::function<void(selection::SelectionReport&&)> on_report = {});
 
 // A symbol's bars, loaded and checked, before any backend work.
 struct LoadedWalk {
