@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "daemon_impl.hpp"
+#include "wfod/daemon/core/backend_fit.hpp"
 #include "wfod/daemon/core/config_checks.hpp"
 #include "wfod/daemon/store/bar_log_reader.hpp"
 
@@ -48,7 +49,19 @@ void Daemon::reload() {
     next = config::load_config(config_path_);
     // The checks of --check-config and start-up: a file with nothing to run (emptied,
     // truncated) or that could not run is refused whole, never applied in part.
-    for (const std::string& warning : enforce_daemon_config(next, system_check_environment())) {
+    // Asked of the running backend: reload does not change it (a file that names another
+    // one is told so, the check not being about the backend it names).
+    CheckEnvironment env = system_check_environment();
+    const bool backend_named_changes = next.daemon.backend != cfg_.daemon.backend;
+    env.backend_refusal = [&backend = dispatcher_.backend(), backend_named_changes](
+                              const StrategySpec& spec, bool selection) {
+      std::string why = stream_refusal(backend, spec, selection);
+      if (!why.empty() && backend_named_changes)
+        why += "; asked of the running " + std::string(backend.name()) +
+               " backend: a [daemon] backend change applies at the next start";
+      return why;
+    };
+    for (const std::string& warning : enforce_daemon_config(next, env)) {
       spdlog::warn("reload: {}", warning);
     }
   } catch (const std::exception& e) {

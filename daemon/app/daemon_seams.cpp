@@ -15,7 +15,7 @@ void WorkerHandOff::post(JobTicket ticket) {
     const std::optional<Combo> next = next_live_winner(out);
     // Before the post: the publication carries the combo's position, and the loop follows
     // it for signals from the window's last bar on.
-    if (next) follow_winner(t.input, out, *next);
+    if (next) follow_winner(*t.backend, t.input, out, *next);
     asio::post(io_, [this, key = t.key, generation = t.generation, history,
                      out = std::move(out)]() mutable {
       results->on_result(key, generation, history, std::move(out));

@@ -19,6 +19,7 @@
 
 #include "wfod/backend.hpp"
 #include "wfod/config/endpoint.hpp"
+#include "wfod/daemon/core/backend_fit.hpp"
 #include "wfod/grid.hpp"
 
 namespace wfod::daemon {
@@ -128,22 +129,25 @@ void check_stops(Findings& f, const config::StrategyConfig& s, const std::string
   }
 }
 
-// SPEC §5a's rules strategies run offline on the cpu and cpu_ref backends (wfo
-// sweep/walk/positions); the daemon's streams do not run them yet, so one is refused at its
-// family key, naming it.
-void check_rules(Findings& f, const config::StrategyConfig& s, const std::string& at) {
-  if (s.spec.grid.family != Family::rules) return;
-  f.error(at + ".family",
-          "strategy \"" + s.name +
-              "\": rules strategies (SPEC §5a) do not run on the daemon's streams yet; run it "
-              "offline for now: wfo sweep|walk|positions --config FILE --strategy " +
-              s.name + " --backend cpu|cpu_ref");
+// Whether the configured backend runs the strategy's streams, asked through the seam
+// (backend_fit.hpp): a rules strategy (SPEC §5a) runs on a backend that sweeps it and gives
+// its positions (cpu_ref today); cpu, cuda and auto refuse it in their own words. At the
+// family key: the kind of strategy is what the backend refuses. True when it reported.
+bool check_backend_runs(Findings& f, const config::StrategyConfig& s, const std::string& at,
+                        const CheckEnvironment& env) {
+  if (!env.backend_refusal) return false;
+  const std::string why = env.backend_refusal(s.spec, s.has_selection);
+  if (why.empty()) return false;
+  f.error(at + ".family", "strategy \"" + s.name + "\": [daemon] backend = \"" +
+                              f.config.daemon.backend + "\" cannot run its streams: " + why +
+                              " (set [daemon] backend to one that runs it)");
+  return true;
 }
 
-void check_grid(Findings& f, const config::StrategyConfig& s, const std::string& at) {
+void check_grid(Findings& f, const config::StrategyConfig& s, const std::string& at,
+                const CheckEnvironment& env) {
   const Grid& g = s.spec.grid;
-  check_rules(f, s, at);
-  check_stops(f, s, at);
+  if (!check_backend_runs(f, s, at, env)) check_stops(f, s, at);
   const ComboCount c = count_combos(g);
   if (c.valid == 0) {
     std::string why;
@@ -374,7 +378,7 @@ std::vector<ConfigFinding> check_daemon_config(const Config& config, const Check
   for (size_t i = 0; i < config.strategies.size(); ++i) {
     const std::string at = "strategy[" + std::to_string(i) + "]";
     check_window(f, config.strategies[i], at, env);
-    check_grid(f, config.strategies[i], at);
+    check_grid(f, config.strategies[i], at, env);
   }
   check_endpoints(f, env);
   if (f.errors.empty()) check_memory_plan(f, env);
@@ -383,7 +387,7 @@ std::vector<ConfigFinding> check_daemon_config(const Config& config, const Check
   return out;
 }
 
-CheckEnvironment system_check_environment() {
+CheckEnvironment system_check_environment(const std::string& backend) {
   CheckEnvironment env;
   const long pages = ::sysconf(_SC_PHYS_PAGES);
   const long page = ::sysconf(_SC_PAGE_SIZE);
@@ -401,8 +405,14 @@ CheckEnvironment system_check_environment() {
   // The cpu backend's size query whatever [daemon] backend says: a cuda daemon whose device
   // fails runs every stream on the cpu backend (docs/operations.md "Backend fallback"), so
   // the host must hold them; a cuda stream's device memory is checked when it opens.
-  env.stream_memory = [cpu = std::shared_ptr<Backend>(make_backend("cpu"))](
-                          const StreamSpec& spec) { return cpu->stream_memory(spec); };
+  // A strategy the cpu backend's streams do not run (rules, SPEC §5a) runs as a re-sweeping
+  // stream (EngineSlot::open): the seam's default size query is that stream's.
+  env.stream_memory = [cpu =
+                           std::shared_ptr<Backend>(make_backend("cpu"))](const StreamSpec& spec) {
+    return cpu->supports(Work::stream, spec.strategy).ok() ? cpu->stream_memory(spec)
+                                                           : cpu->Backend::stream_memory(spec);
+  };
+  if (!backend.empty()) env.backend_refusal = lazy_stream_refusal(backend);
   return env;
 }
 

@@ -16,10 +16,13 @@ namespace {
 // Bars a replay from the bar log reads and advances at a time: bounds its transient memory.
 constexpr size_t kReplayBatch = 1 << 16;
 
+// With their volumes where the view has them: a rules strategy may read them (SPEC §5a).
 std::vector<Bar> bars_of(const HistoryView& h) {
   std::vector<Bar> out(h.size());
   for (size_t i = 0; i < h.size(); ++i)
-    out[i] = Bar{h.ts_ns[i], h.open[i], h.high[i], h.low[i], h.close[i], 0, 0};
+    out[i] = Bar{h.ts_ns[i], h.open[i],  h.high[i],
+                 h.low[i],   h.close[i], h.volume.empty() ? 0.0 : h.volume[i],
+                 0};
   return out;
 }
 
@@ -185,7 +188,7 @@ PositionTracker& EngineSlot::tracker_for(const Combo& c, const HistorySnapshot& 
       // whole history), once; later runs extend it.
       if (snap.from() != 0)
         throw std::out_of_range("positions: the history from the anchor is not in memory");
-      PositionTracker t(spec_.strategy, c);
+      PositionTracker t = PositionTracker::make(*owner_, spec_.strategy, c);
       t.set_keep(tracker_keep_);
       t.append(bars_of(snap.block->view(0, bars_)));
       trackers_.push_front(std::move(t));

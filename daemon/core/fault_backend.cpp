@@ -68,6 +68,7 @@ class FaultBackend final : public Backend {
                                        std::span<const size_t> cuts) override {
     return inner_->block_summaries(r, cuts);
   }
+  PositionsOf positions_source() const override { return inner_->positions_source(); }
   selection::SelectionExtension* selection() override { return inner_->selection(); }
   std::unique_ptr<Stream> open_stream(const StreamSpec& spec, const HistoryView& h) override {
     return std::make_unique<FaultStream>(inner_->open_stream(spec, h), counter_);

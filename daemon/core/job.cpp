@@ -103,17 +103,19 @@ std::optional<Combo> next_live_winner(const JobResult& out) {
   return out.sweep.top.front().combo;
 }
 
-void follow_winner(JobInput& in, JobResult& out, const Combo& combo) {
+void follow_winner(const Backend& backend, JobInput& in, JobResult& out, const Combo& combo) {
   try {
     if (in.slot && in.slot->is_open() && in.slot->bars() == in.snap.end) {
       out.follow = in.slot->follow(combo, in.snap, kSignalTrackerKeep);
     } else if (in.snap.from() == 0) {
-      PositionTracker t(in.request.strategy, combo);
+      PositionTracker t = PositionTracker::make(backend, in.request.strategy, combo);
       t.set_keep(kSignalTrackerKeep);
       const HistoryView h = in.snap.view();
       std::vector<Bar> bars(h.size());
       for (size_t i = 0; i < h.size(); ++i)
-        bars[i] = Bar{h.ts_ns[i], h.open[i], h.high[i], h.low[i], h.close[i], 0, 0};
+        bars[i] = Bar{h.ts_ns[i], h.open[i],  h.high[i],
+                      h.low[i],   h.close[i], h.volume.empty() ? 0.0 : h.volume[i],
+                      0};
       t.append(bars);
       out.follow = std::move(t);
     } else {

@@ -114,7 +114,8 @@ config::Config load_checked_config(const std::string& path, StateDirUser user,
     }
   };
   config::Config config = config::load_config(path, checks);
-  for (std::string& warning : enforce_daemon_config(config, system_check_environment())) {
+  for (std::string& warning :
+       enforce_daemon_config(config, system_check_environment(config.daemon.backend))) {
     notes.push_back("warning: " + std::move(warning));
   }
   return config;

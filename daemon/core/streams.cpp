@@ -2,11 +2,53 @@
 #include "wfod/daemon/core/streams.hpp"
 
 #include <algorithm>
+#include <ostream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "wfod/daemon/store/crc32.hpp"
 
 namespace wfod::daemon {
+namespace {
+
+// A rules program's compiled identity (SPEC §5a): its params, its indicators and the nodes of
+// its conditions and `valid`, everything that decides a position or a combo's validity, and
+// nothing of how the text is laid out (columns, spaces, comments): editing a rule's meaning
+// changes it, re-indenting the file does not.
+void program_identity(std::ostream& o, const rules::Program& p) {
+  o << "rules{";
+  for (const std::string& name : p.params) o << name.size() << ':' << name << ',';
+  auto arg = [&o](const rules::Arg& a) {
+    if (a.is_param) {
+      o << '$' << a.param;
+    } else {
+      o << a.value;
+    }
+  };
+  o << '|';
+  for (const rules::Indicator& i : p.indicators) {
+    o << i.name.size() << ':' << i.name << '=' << rules::to_string(i.kind) << '(';
+    arg(i.period);
+    if (i.width) {
+      o << ';';
+      arg(*i.width);
+    }
+    o << ')' << (i.high_low ? "hl" : "") << (i.used ? "u" : "") << ',';
+  }
+  auto condition = [&o](const rules::Condition& c) {
+    o << '|';
+    for (const rules::Node& n : c.nodes) {
+      o << static_cast<int>(n.op) << (n.exact ? "e" : "") << ' ' << n.index << ' ' << n.lhs_begin
+        << ' ' << n.rhs_begin << ' ' << n.value << ';';
+    }
+  };
+  for (const rules::Condition& c : p.conditions) condition(c);
+  condition(p.valid);
+  o << '}';
+}
+
+}  // namespace
 
 std::string fingerprint(const config::StrategyConfig& s) {
   std::ostringstream o;
@@ -42,6 +84,18 @@ std::string fingerprint(const config::StrategyConfig& s) {
   if (g.family == Family::rsi_reversion) {
     list(g.lo);
     list(g.hi);
+  }
+  // Stops and rules (SPEC §5a, §5b), likewise only where present: a stop axis edited, or a
+  // rule's meaning, starts the stream over (its checkpoint and saved state no longer match).
+  if (g.has_stops()) {
+    o << "stops";
+    list(g.stop_loss);
+    list(g.take_profit);
+    list(g.trailing_stop);
+  }
+  if (g.family == Family::rules && g.program) {
+    program_identity(o, *g.program);
+    for (const std::vector<double>& axis : g.rule_axes) list(axis);
   }
   o << to_string(s.spec.fill) << ' ' << s.spec.costs.commission_bps << ' '
     << s.spec.costs.slippage_bps << ' ' << to_string(s.rank.objective) << ' ' << s.rank.min_trades

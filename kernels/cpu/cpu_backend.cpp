@@ -291,6 +291,15 @@ class CpuBackend final : public Backend {
     return forward_positions(cache, h, spec.fill, c, h.size());
   }
 
+  // Rules positions are a pure function of their arguments (rules_lanes.cpp: every row and
+  // target is built per call), so the daemon's loop thread may follow a rules winner with
+  // them while the worker sweeps. The built-in families' trackers decide bar by bar instead.
+  PositionsOf positions_source() const override {
+    return [](const HistoryView& h, const StrategySpec& spec, const Combo& c) {
+      return rules_positions(h, spec, c);
+    };
+  }
+
   std::unique_ptr<Stream> open_stream(const StreamSpec& spec, const HistoryView& h) override {
     require(supports(Work::stream, spec.strategy));
     if (spec.strategy.grid.family == Family::rules) return make_rules_stream(*this, spec, h);

@@ -164,6 +164,13 @@ class CpuRefBackend final : public Backend {
     ref::IndicatorCache cache(history);
     return ref::combo_positions(cache, combo, strategy.fill);
   }
+  // The oracle is a pure function of its arguments (its cache is local to each call).
+  PositionsOf positions_source() const override {
+    return [](const HistoryView& history, const StrategySpec& strategy, const Combo& combo) {
+      ref::IndicatorCache cache(history);
+      return ref::combo_positions(cache, combo, strategy.fill);
+    };
+  }
 };
 
 }  // namespace

@@ -67,7 +67,16 @@ TEST(ConfigExamples, DemoParses) {
   EXPECT_EQ(fs::canonical(c.symbols[0].backfill),
             fs::canonical(fs::path(WFOD_SOURCE_DIR) / "data" / "goog_d1_2004-2013.csv"));
 
-  ASSERT_EQ(c.strategies.size(), 2u);
+  // The demo runs a rules strategy with stops (SPEC §5a, §5b), on the backend that runs it.
+  EXPECT_EQ(c.daemon.backend, "cpu_ref");
+  ASSERT_EQ(c.strategies.size(), 3u);
+  const StrategyConfig* r = c.find_strategy("rulestop");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->spec.grid.family, Family::rules);
+  EXPECT_EQ(r->spec.grid.size(), 16u);
+  EXPECT_TRUE(r->spec.grid.has_stops());
+  // "demo" stays the last [[strategy]]: tests append a [strategy.selection] to it.
+  EXPECT_EQ(c.strategies.back().name, "demo");
   const StrategyConfig* m = c.find_strategy("meanrev");
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(m->spec.grid.family, Family::bollinger);

@@ -1,13 +1,14 @@
 // `family = "rules"` in a config (PROTOCOL §4, SPEC §5a): [strategy.rules] read and compiled,
 // [strategy.grid] axes named by its params; each error located: a compile error at the line
 // and column of the rule text it is about (rules_config.hpp's mapping), the others at their
-// key; and the daemon's refusal of a rules strategy at its family key.
+// key; and the daemon asking its backend whether it runs a rules strategy.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "wfod/config/config.hpp"
+#include "wfod/daemon/core/backend_fit.hpp"
 #include "wfod/daemon/core/config_checks.hpp"
 #include "wfod/grid.hpp"
 
@@ -199,18 +200,45 @@ TEST(RulesConfig, TheExampleFileParses) {
 
 // No daemon backend runs rules: check-config refuses the strategy at its family key, saying
 // where it runs.
-TEST(RulesConfig, TheDaemonRefusesARulesStrategy) {
-  const Config c =
-      parse_config("[[symbol]]\nname = \"X\"\n\n" + text_of(pullback_lines()), "wfod.toml");
+// The daemon asks its backend (daemon/core/backend_fit.hpp), never its name: cpu_ref runs a
+// rules strategy's streams (re-sweeps, a replaying tracker), cpu refuses it in its own words
+// at the strategy's family key (spec-notes item 85).
+std::vector<std::string> daemon_errors(const std::string& backend) {
+  const Config c = parse_config("[daemon]\nbackend = \"" + backend +
+                                    "\"\n[[symbol]]\nname = \"X\"\n\n" + text_of(pullback_lines()),
+                                "wfod.toml");
+  daemon::CheckEnvironment env;
+  env.backend_refusal = daemon::lazy_stream_refusal(backend);
   std::vector<std::string> errors;
-  for (const daemon::ConfigFinding& f : daemon::check_daemon_config(c, {}))
+  for (const daemon::ConfigFinding& f : daemon::check_daemon_config(c, env))
     if (f.error) errors.push_back(f.text);
-  // One error: its stop axis is no refusal since the daemon's cpu streams run stops (§5b).
+  return errors;
+}
+
+TEST(RulesConfig, TheDaemonRunsARulesStrategyOnABackendWhoseStreamsRunIt) {
+  EXPECT_TRUE(daemon_errors("cpu_ref").empty());
+  EXPECT_TRUE(daemon_errors("cpu").empty());  // cpu's rules positions follow the winner
+}
+
+TEST(RulesConfig, TheDaemonRefusesARulesStrategyWhereItsBackendDoesNot) {
+  // The refusal is the backend's own (cuda's; a machine without a GPU cannot make one, so a
+  // stand-in refusal here): at the family key, with the daemon's framing.
+  const Config c = parse_config("[daemon]\nbackend = \"cuda\"\n[[symbol]]\nname = \"X\"\n\n" +
+                                    text_of(pullback_lines()),
+                                "wfod.toml");
+  daemon::CheckEnvironment env;
+  env.backend_refusal = [](const StrategySpec& spec, bool) -> std::string {
+    return spec.grid.family == Family::rules ? "the cuda backend does not run rules strategies"
+                                             : "";
+  };
+  std::vector<std::string> errors;
+  for (const daemon::ConfigFinding& f : daemon::check_daemon_config(c, env))
+    if (f.error) errors.push_back(f.text);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0],
-            "wfod.toml:7:10: key 'strategy[0].family': strategy \"pullback\": rules strategies "
-            "(SPEC §5a) do not run on the daemon's streams yet; run it offline for now: wfo "
-            "sweep|walk|positions --config FILE --strategy pullback --backend cpu|cpu_ref");
+            "wfod.toml:9:10: key 'strategy[0].family': strategy \"pullback\": [daemon] backend = "
+            "\"cuda\" cannot run its streams: the cuda backend does not run rules strategies (set "
+            "[daemon] backend to one that runs it)");
 }
 
 }  // namespace

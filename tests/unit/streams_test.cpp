@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "wfod/config/config.hpp"
+
 namespace wfod::daemon {
 namespace {
 
@@ -34,6 +36,37 @@ TEST(Streams, TheFingerprintChangesWithWhatAStreamComputesOnly) {
   changed[4].spec.costs.commission_bps = 1;
   changed[5].rank.min_trades = 3;
   for (const config::StrategyConfig& c : changed) EXPECT_NE(fingerprint(c), fingerprint(a));
+}
+
+// A rules strategy (SPEC §5a) with a stop axis, its long_entry written as given.
+config::StrategyConfig rules_strategy(const std::string& long_entry,
+                                      const std::string& stop_loss = "[0, 0.02]") {
+  const config::Config c = config::parse_config(
+      "[[strategy]]\nname = \"r\"\nsymbols = [\"X\"]\nfamily = \"rules\"\nwindow = 100\n"
+      "[strategy.rules]\nparams = [\"fast\", \"slow\"]\n"
+      "indicators = { f = \"ema($fast)\", s = \"sma($slow)\" }\n"
+      "long_entry = " +
+          long_entry +
+          "\n"
+          "[strategy.grid]\nfast = [5, 10]\nslow = [20, 40]\nstop_loss = " +
+          stop_loss + "\n",
+      "wfod.toml");
+  return c.strategies.at(0);
+}
+
+TEST(Streams, TheFingerprintHoldsTheRulesMeaningAndTheStops) {
+  const std::string a = fingerprint(rules_strategy("\"f > s\""));
+  // Laid out otherwise, the same program: the same stream.
+  EXPECT_EQ(a, fingerprint(rules_strategy("'f  >   s'")));
+  EXPECT_EQ(a, fingerprint(rules_strategy("\"(f > s)\"")));
+  // Another meaning, another stop axis: another stream (its saved state no longer matches).
+  EXPECT_NE(a, fingerprint(rules_strategy("\"f < s\"")));
+  EXPECT_NE(a, fingerprint(rules_strategy("\"f > s and close > 1\"")));
+  EXPECT_NE(a, fingerprint(rules_strategy("\"f > s\"", "[0, 0.03]")));
+  // A built-in family's stops are in it too.
+  config::StrategyConfig with_stops = strategy("trend");
+  with_stops.spec.grid.trailing_stop = {0.01};
+  EXPECT_NE(fingerprint(with_stops), fingerprint(strategy("trend")));
 }
 
 TEST(Streams, ANewStreamRunsOnceItsWindowFillsAndSignalsOnlyNewBars) {

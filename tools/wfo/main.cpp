@@ -38,6 +38,10 @@ commands:
   trades       every trade of the top combo (or --walk: the stitched OOS series), as CSV
   merge        the result of a universe walk from its shards' partial files (--shard I/N)
 
+The strategy: family flags (--family ...), a [[strategy]] of a config (--config FILE
+--strategy NAME), or a rules strategy in a file of its own (--rules FILE, SPEC §5a;
+docs/rules-files.md); sweep, walk and positions take all three.
+
 wfo --version prints the version and the backends built in.
 
 exit codes: 0 ok; 2 usage or input error (bad flags, data or config, a grid in which no

@@ -21,6 +21,7 @@ namespace {
 constexpr const char* kUsage =
     R"(usage: wfo positions --csv FILE --family FAMILY AXIS FLAGS... --id N
        wfo positions --config FILE [--strategy NAME] [--csv FILE] --id N [overriding flags...]
+       wfo positions --rules FILE --csv FILE --id N [overriding flags...]
 
 Prints "bar,timestamp,ts_ns,position" for every bar of the CSV: p_t (SPEC §2) of combo N
 of the strategy's grid (the "id" of a publication or a signal, SPEC §5), decided from the

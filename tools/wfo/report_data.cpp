@@ -632,7 +632,10 @@ std::string equivalent_command(const RunInputs& in, const WalkSpec* walk,
   // A rules strategy (SPEC §5a) exists only in its config, whose params' axes no flag writes:
   // they come from the file, the stops' and the filter's as flags below.
   size_t file_axes = 0;
-  if (g.family == Family::rules) {
+  if (g.family == Family::rules && !s.rules_path.empty()) {
+    flag("rules", s.rules_path);
+    file_axes = g.program ? g.program->params.size() : 0;
+  } else if (g.family == Family::rules) {
     flag("config", s.config_path);
     flag("strategy", s.strategy_name);
     file_axes = g.program ? g.program->params.size() : 0;

@@ -1,5 +1,6 @@
 // Builds a StrategySetup from the command line: either flags alone, or a [[strategy]] of a
-// TOML config (PROTOCOL §4) whose values the flags given alongside it override.
+// TOML config (PROTOCOL §4), or a rules file (SPEC §5a), whose values the flags given
+// alongside it override.
 // Owns the family/axis flag rules (flags of the other family are errors).
 
 #include "strategy_from_flags.hpp"
@@ -21,6 +22,7 @@ constexpr std::array kStrategyFlags = {
     FlagSpec{"csv"},
     FlagSpec{"config"},
     FlagSpec{"strategy"},
+    FlagSpec{"rules"},
     FlagSpec{"family"},
     FlagSpec{"fast"},
     FlagSpec{"slow"},
@@ -156,6 +158,21 @@ void apply_config(const ParsedArgs& args, StrategySetup& s) {
   }
 }
 
+// A rules file (config::load_rules_file): the strategy, its window and ranking; no backend,
+// threads or bars_per_year (no [daemon] or [[symbol]] there): flags or their defaults.
+void apply_rules_file(const ParsedArgs& args, StrategySetup& s) {
+  const std::string path = *args.text("rules");
+  const config::StrategyConfig sc = config::load_rules_file(path);
+  s.strategy_name = sc.name;
+  s.rules_path = path;
+  s.spec = sc.spec;
+  s.rank = sc.rank;
+  if (sc.window > 0) s.window = sc.window;
+  s.warmup = sc.warmup;
+  s.every = sc.every;
+  s.selection = sc.selection;
+}
+
 // Each family-specific flag and the families it belongs to; --side and the vol filter's
 // belong to every family.
 struct FamilyFlag {
@@ -249,6 +266,17 @@ StrategySetup strategy_from_flags(const ParsedArgs& args) {
   if (args.has("strategy") && !args.has("config")) {
     throw UsageError("--strategy needs --config FILE");
   }
+  if (args.has("rules")) {
+    // One source of the strategy: the file is all of it (its family, its rule, its axes).
+    for (std::string_view other : {"config", "strategy", "family"}) {
+      if (args.has(other)) {
+        throw UsageError("--rules FILE and --" + std::string(other) +
+                         ": the rules file is the whole strategy (use one of --rules FILE or "
+                         "--config FILE --strategy NAME)");
+      }
+    }
+    apply_rules_file(args, s);
+  }
   if (args.has("config")) apply_config(args, s);
 
   // Family: from the flag, else the config's; a flag that changes the config's family
@@ -273,10 +301,10 @@ StrategySetup strategy_from_flags(const ParsedArgs& args) {
       s.spec.grid = Grid{};
       s.spec.grid.family = f;
     }
-  } else if (!args.has("config")) {
+  } else if (!args.has("config") && !args.has("rules")) {
     throw UsageError(
         "--family is required (ma_cross | channel_breakout | bollinger | rsi_reversion), or "
-        "--config FILE (which may also hold a rules strategy)");
+        "--config FILE (which may also hold a rules strategy), or --rules FILE");
   }
   check_family_flags(args, s.spec.grid.family);
   apply_grid_flags(args, s.spec.grid);
@@ -342,7 +370,8 @@ a grid in which no combo is valid, e.g. fast >= slow everywhere, is an error, ex
   rules (SPEC §5a):  a strategy written in a config's [strategy.rules]: --config FILE
                      --strategy NAME --backend cpu_ref (cpu, cuda and auto refuse it for
                      now); its axes are the config's [strategy.grid] (the stop flags below
-                     replace a stop axis; no family flag applies, --side neither)
+                     replace a stop axis; no family flag applies, --side neither); or in
+                     a rules file: --rules FILE --csv FILE --backend cpu_ref (below)
   ma_cross:          --fast AXIS  --slow AXIS  (both required)
                      --ma sma|ema|wma|hma (sma)  --entry state|cross (state)
   channel_breakout:  --n AXIS (required)  --source close|high_low (close)
@@ -406,6 +435,16 @@ Config file:
       --csv come from the first [[symbol]] it lists; backend, threads and precision from
       [daemon]. Any flag given alongside --config overrides the file's value; an axis flag
       replaces that axis; --family naming the other family starts a fresh grid.
+  --rules FILE
+      A rules strategy (SPEC §5a) in a file of its own: one [[strategy]]'s keys at the
+      top level, the rule as a [rules] table ([strategy.rules]'s keys: params,
+      indicators, long_entry, long_exit, short_entry, short_exit, valid) and its axes as
+      a [grid] table (one per param, the stops, the vol filter); optional window,
+      warmup, every, cost_bps, slippage_bps, fill, objective, top, ...; family defaults
+      to "rules", name to the file's name up to its first dot; no symbols (bars from --csv). Errors are
+      located FILE:LINE:COL (a rule's, also the column in the rule's text). Flags
+      override it as they do a config; not with --config, --strategy or --family.
+      Example: config/examples/pullback.rules.toml (docs/rules-files.md).
 )";
 
 }  // namespace wfod::cli

@@ -40,7 +40,8 @@ struct StrategySetup {
   bool bars_per_year_from_universe = false;
   DataFacts data;             // what the loaded file showed (settle_data_facts, after loading)
   std::string strategy_name;  // from --config, for headers; empty otherwise
-  std::string config_path;    // --config FILE (a rules strategy's only source); empty otherwise
+  std::string config_path;    // --config FILE (a rules strategy's source); empty otherwise
+  std::string rules_path;     // --rules FILE (the other one, SPEC §5a); empty otherwise
   selection::SelectionSpec selection;  // the config's [strategy.selection]; else defaults
   size_t memory_budget_mib = kDefaultMemoryBudgetMib;  // --memory-budget (run_plan.hpp)
   std::vector<std::string> warnings;  // for stderr ("--threads 500 is more than ...")

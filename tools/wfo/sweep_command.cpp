@@ -32,6 +32,7 @@ namespace {
 constexpr const char* kUsage =
     R"(usage: wfo sweep --csv FILE --family FAMILY AXIS FLAGS... [options]
        wfo sweep --config FILE [--strategy NAME] [overriding flags...]
+       wfo sweep --rules FILE --csv FILE [overriding flags...]
 
 Evaluates every combo of the grid over one window that ends at the last bar of the CSV
 (or at --end) and prints the best --top combos (SPEC §6 metrics, SPEC §7 ranking).

@@ -32,6 +32,7 @@ namespace {
 constexpr const char* kUsage =
     R"(usage: wfo walk --csv FILE --family FAMILY AXIS FLAGS... --is W --oos K [options]
        wfo walk --config FILE [--strategy NAME] [overriding flags...]
+       wfo walk --rules FILE --csv FILE [overriding flags...]
        wfo walk --universe FILE [--shard I/N --out PARTIAL.json] [--skip-bad-files] ...
 
 Walk-forward analysis (SPEC §8): fold f optimises on its in-sample window and its winner

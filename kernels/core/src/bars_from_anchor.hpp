@@ -15,8 +15,10 @@ class BarsFromAnchor {
  public:
   explicit BarsFromAnchor(const HistoryView& h) {
     series_.reserve(h.size());
+    // Volumes too where the view has them: a rules strategy may read them (SPEC §5a).
     for (size_t t = 0; t < h.size(); ++t)
-      series_.push_back(Bar{h.ts_ns[t], h.open[t], h.high[t], h.low[t], h.close[t], 0, 0});
+      series_.push_back(Bar{h.ts_ns[t], h.open[t], h.high[t], h.low[t], h.close[t],
+                            h.volume.empty() ? 0.0 : h.volume[t], 0});
   }
   // Appends all of `bars` or none: ts must increase strictly from the last bar (SPEC §1).
   void append(std::span<const Bar> bars) {

@@ -1,7 +1,8 @@
 // PositionTracker: the combo's own indicator rows (RollingIndicators over a one-combo grid,
 // the states every path shares), a tail of its input bars, and its decisions replayed from
 // its decision state (the last positions and its stops', lane_setup's replay_positions);
-// started at the anchor or seeded from a stream (TrackerSeed).
+// started at the anchor or seeded from a stream (TrackerSeed); or, for the strategies the
+// lanes do not decide, a replaying one (src/position_replay.hpp) each member hands over to.
 #include "wfod/position_tracker.hpp"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "src/lane_setup.hpp"
+#include "src/position_replay.hpp"
 #include "src/rolling_indicators.hpp"
 #include "src/stream_bars.hpp"
 #include "src/tracker_seed.hpp"
@@ -46,6 +48,7 @@ Grid grid_of(const Combo& c) {
       one.hi = {c.hi};
       break;
     case Family::rules:  // trackers run the lanes' rules, which rules strategies are not
+      // make() replays a rules combo through the backend instead (src/position_replay.hpp)
       throw Unsupported("position trackers do not run rules strategies (SPEC §5a)");
   }
   one.side = {c.side};
@@ -99,19 +102,51 @@ struct PositionTracker::State {
 PositionTracker::PositionTracker(const StrategySpec& spec, const Combo& combo)
     : state_(std::make_unique<State>(spec, combo)) {}
 PositionTracker::PositionTracker(std::unique_ptr<State> state) : state_(std::move(state)) {}
+PositionTracker::PositionTracker(std::unique_ptr<Replay> replay) : replay_(std::move(replay)) {}
+PositionTracker::PositionTracker(const StrategySpec& spec, const Combo& combo,
+                                 PositionsOf positions_of)
+    : replay_(std::make_unique<Replay>()) {
+  if (!positions_of) throw std::invalid_argument("a replaying tracker needs a positions source");
+  replay_->spec = spec;
+  replay_->combo = combo;
+  replay_->positions_of = std::move(positions_of);
+}
 PositionTracker::~PositionTracker() = default;
 PositionTracker::PositionTracker(PositionTracker&&) noexcept = default;
 PositionTracker& PositionTracker::operator=(PositionTracker&&) noexcept = default;
 
-const Combo& PositionTracker::combo() const { return state_->combo; }
-size_t PositionTracker::bars() const { return state_->bars.end(); }
-size_t PositionTracker::first_kept() const { return state_->first; }
-size_t PositionTracker::keep() const { return state_->keep; }
+Support PositionTracker::follows(const Backend& backend, const StrategySpec& spec) {
+  // The lanes decide every family but rules (grid_of); rules need the backend's source.
+  if (spec.grid.family != Family::rules || backend.positions_source()) return Support::yes();
+  return Support::no("the " + std::string(backend.name()) +
+                     " backend cannot follow a rules strategy's positions bar by bar (SPEC §5a: "
+                     "it offers no positions source)");
+}
+
+PositionTracker PositionTracker::make(const Backend& backend, const StrategySpec& spec,
+                                      const Combo& combo) {
+  if (spec.grid.family != Family::rules) return PositionTracker(spec, combo);
+  if (PositionsOf source = backend.positions_source())
+    return PositionTracker(spec, combo, std::move(source));
+  throw Unsupported(follows(backend, spec).refusal);
+}
+
+const Combo& PositionTracker::combo() const { return replay_ ? replay_->combo : state_->combo; }
+size_t PositionTracker::bars() const { return replay_ ? replay_->bars.size() : state_->bars.end(); }
+size_t PositionTracker::first_kept() const { return replay_ ? 0 : state_->first; }
+size_t PositionTracker::keep() const { return replay_ ? replay_->keep : state_->keep; }
 int8_t PositionTracker::last() const {
+  if (replay_) return replay_->bars.size() ? replay_->decided().back() : 0;
   return state_->positions.empty() ? 0 : state_->positions.back();
 }
 
 const std::vector<int8_t>& PositionTracker::extend(const HistoryView& h) {
+  if (replay_) {
+    for (size_t t = replay_->bars.size(); t < h.size(); ++t)
+      replay_->bars.push_back(Bar{h.ts_ns[t], h.open[t], h.high[t], h.low[t], h.close[t],
+                                  h.volume.empty() ? 0.0 : h.volume[t], 0});
+    return replay_->decided();
+  }
   State& s = *state_;
   if (s.first != 0 || s.dropped)
     throw std::logic_error("PositionTracker::extend needs every position from the anchor");
@@ -123,6 +158,10 @@ const std::vector<int8_t>& PositionTracker::extend(const HistoryView& h) {
 }
 
 void PositionTracker::append(std::span<const Bar> bars) {
+  if (replay_) {
+    replay_->append(bars);
+    return;
+  }
   State& s = *state_;
   s.bars.check_order(bars);
   // In slices: the tracker's bars and rows stay O(slice + look-back) however many arrive.
@@ -133,11 +172,20 @@ void PositionTracker::append(std::span<const Bar> bars) {
 }
 
 void PositionTracker::set_keep(size_t bars) {
+  if (replay_) {
+    replay_->keep = std::max<size_t>(bars, 1);  // reported only: a replay keeps every bar
+    return;
+  }
   state_->keep = std::max<size_t>(bars, 1);  // the newest position is the next one's start
   state_->trim();
 }
 
 PositionTracker PositionTracker::fork(size_t keep) const {
+  if (replay_) {
+    auto copy = std::make_unique<Replay>(*replay_);
+    copy->keep = std::max<size_t>(keep, 1);
+    return PositionTracker(std::move(copy));
+  }
   const State& s = *state_;
   // The seed reads the rows at the newest bar and the look-back's bars, which decide()
   // keeps (release_before), exactly what a stream hands over (TrackerSeed).
@@ -150,6 +198,14 @@ PositionTracker PositionTracker::fork(size_t keep) const {
 }
 
 std::vector<int8_t> PositionTracker::positions(size_t first, size_t end) const {
+  if (replay_) {
+    if (first > end || end > replay_->bars.size())
+      throw std::out_of_range("positions of bars [" + std::to_string(first) + ", " +
+                              std::to_string(end) + ") outside the tracker's [0, " +
+                              std::to_string(replay_->bars.size()) + ")");
+    const std::vector<int8_t>& p = replay_->decided();
+    return {p.begin() + static_cast<ptrdiff_t>(first), p.begin() + static_cast<ptrdiff_t>(end)};
+  }
   const State& s = *state_;
   if (first < s.first || first > end || end > s.bars.end())
     throw std::out_of_range("positions of bars [" + std::to_string(first) + ", " +

@@ -89,7 +89,7 @@ RollingIndicators::RollingIndicators(const Grid& grid) {
       for (int p : grid.n)
         rsis_.try_emplace(p, RollingRow{detail::RsiState(p), static_cast<size_t>(p), 0});
       break;
-    case Family::rules:  // no stream runs rules strategies yet (SPEC §5a: cpu_ref only)
+    case Family::rules:  // no incremental stream runs rules yet (cpu_ref re-sweeps them)
       throw Unsupported("streams do not run rules strategies (SPEC §5a) yet");
   }
   for (int p : grid.vol_short) vols_.try_emplace(p, vol_row(p));

@@ -75,7 +75,7 @@ HistoryView StreamBars::view() const {
           {high_.data() + skip, n},
           {low_.data() + skip, n},
           {close_.data() + skip, n},
-          {}};  // no volumes: no stream runs a rules strategy (SPEC §5a), the one reader
+          {}};  // no volumes: no incremental stream runs rules (SPEC §5a), their one reader
 }
 
 size_t StreamBars::footprint_bytes() const {

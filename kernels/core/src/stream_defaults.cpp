@@ -46,13 +46,31 @@ Support stops_support(std::string_view backend, const StrategySpec& strategy) {
                      "which runs them on cpu)");
 }
 
+// Distinct indicator series a sweep of `grid` computes: the rolling rows of a built-in family;
+// for a rules grid (which RollingIndicators does not build) each used indicator once per value
+// of its period's and width's axes, plus the vol filter's.
+namespace {
+double series_rows(const Grid& grid) {
+  if (grid.family != Family::rules || !grid.program)
+    return static_cast<double>(detail::RollingIndicators(grid).row_count());
+  auto values = [&grid](const rules::Arg& a) {
+    return a.is_param && a.param < grid.rule_axes.size()
+               ? static_cast<double>(grid.rule_axes[a.param].size())
+               : 1.0;
+  };
+  double rows = static_cast<double>(grid.vol_short.size() + grid.vol_long.size());
+  for (const rules::Indicator& i : grid.program->indicators)
+    if (i.used) rows += values(i.period) * (i.width ? values(*i.width) : 1.0);
+  return rows;
+}
+}  // namespace
+
 // open_sweep_stream's own memory: one window's bars and indicator values per distinct series
 // while a sweep runs, and its ranking (top-K); the bars from the anchor it keeps are the
 // caller's to count (they grow with uptime: the daemon keeps such a stream's history anyway).
 StreamMemory Backend::stream_memory(const StreamSpec& spec) const {
   const double bars = static_cast<double>(spec.window) + static_cast<double>(spec.warmup) + 1;
-  const double rows =
-      static_cast<double>(detail::RollingIndicators(spec.strategy.grid).row_count());
+  const double rows = series_rows(spec.strategy.grid);
   StreamMemory m;
   m.host_bytes = static_cast<uint64_t>(bars * (7 + rows) * sizeof(double) +
                                        static_cast<double>(spec.rank.top) * 512);

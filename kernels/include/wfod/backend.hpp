@@ -25,6 +25,11 @@ class SelectionExtension;  // wfod/selection/selection_extension.hpp
 }  // namespace selection
 
 class PositionTracker;  // wfod/position_tracker.hpp
+struct StrategySpec;
+
+// p_t (SPEC §2) of a combo over bars from the anchor: Backend::positions as a value.
+using PositionsOf =
+    std::function<std::vector<int8_t>(const HistoryView&, const StrategySpec&, const Combo&)>;
 
 enum class Precision { exact, fast };
 std::string_view to_string(Precision);
@@ -235,6 +240,12 @@ class Backend {
   // Default: no (cpu sweeps take every core anyway); cuda answers positions on the host while its
   // sweep waits for the device.
   virtual bool positions_overlap_sweep() const { return false; }
+  // positions() as a function that shares no mutable state with this backend, so that any
+  // thread may call it, several at once (the daemon's loop thread extends its signal tracker
+  // while the worker sweeps): what a replaying PositionTracker computes with for a strategy
+  // no tracker decides bar by bar (rules, SPEC §5a; PositionTracker::make). Empty where the
+  // backend offers none (the default); cpu_ref offers its oracle.
+  virtual PositionsOf positions_source() const { return {}; }
 
   // A stream over `history` (bars from the anchor; may be shorter than one window). The
   // default is open_sweep_stream; cpu and cuda override it with cached chunk summaries.

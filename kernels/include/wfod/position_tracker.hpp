@@ -21,8 +21,20 @@ struct TrackerSeed;  // builds trackers from a stream's state (Stream::tracker)
 
 class PositionTracker {
  public:
-  // A tracker at the anchor (no bar seen yet).
+  // A tracker at the anchor (no bar seen yet). wfod::Unsupported for a rules strategy
+  // (SPEC §5a), which the lanes' position rules do not decide: see make().
   PositionTracker(const StrategySpec& spec, const Combo& combo);
+  // A replaying tracker at the anchor: it keeps every bar from the anchor and asks
+  // `positions_of` (a backend's positions_source) for the combo's positions over them when
+  // positions are read after new bars, O(history) then, and keeps them all (first_kept() is
+  // 0). For the strategies no incremental tracker decides.
+  PositionTracker(const StrategySpec& spec, const Combo& combo, PositionsOf positions_of);
+  // The tracker for `combo` whichever way it can be made: incremental where the lanes' rules
+  // decide the strategy, else replaying through backend.positions_source(); the first's
+  // wfod::Unsupported where the backend offers no positions source.
+  static PositionTracker make(const Backend& backend, const StrategySpec& spec, const Combo& combo);
+  // Whether make() can follow `spec`'s combos on `backend` (its refusal where not).
+  static Support follows(const Backend& backend, const StrategySpec& spec);
   ~PositionTracker();
   PositionTracker(PositionTracker&&) noexcept;
   PositionTracker& operator=(PositionTracker&&) noexcept;
@@ -48,15 +60,19 @@ class PositionTracker {
   const Combo& combo() const;
 
   // An independent copy at the same bar: it holds the last min(keep, kept) positions and
-  // keeps `keep` from then on; both continue alike through append(). O(look-back), so the
+  // keeps `keep` from then on; both continue alike through append(). O(look-back) (a
+  // replaying tracker's copy: O(history)), so the
   // daemon's worker can hand the published combo's tracker to the loop thread (signals).
   PositionTracker fork(size_t keep) const;
 
  private:
   friend struct detail::TrackerSeed;
   struct State;
+  struct Replay;  // src/position_replay.hpp
   explicit PositionTracker(std::unique_ptr<State> state);
-  std::unique_ptr<State> state_;
+  explicit PositionTracker(std::unique_ptr<Replay> replay);
+  std::unique_ptr<State> state_;    // incremental, or
+  std::unique_ptr<Replay> replay_;  // replaying
 };
 
 }  // namespace wfod

@@ -168,4 +168,13 @@ Config parse_config(std::string_view toml_text, std::string_view source_name);
 // the file's folder; then `checks` run.
 Config load_config(const std::string& path, const FileChecks& checks = {});
 
+// A rules file (SPEC §5a, `wfo sweep|walk|positions --rules FILE`): one [[strategy]]'s keys
+// at the top level of their own file, the rule as a [rules] table ([strategy.rules]'s keys)
+// and its axes as a [grid] table; `family` defaults to "rules" and `name` to the file's name up to
+// its first dot; `symbols` is refused (the bars come from --csv). Throws ConfigError located as a
+// config's
+// ("FILE:LINE:COL: key 'grid.fast': ..."; a rule's compile error "FILE:LINE:COL: strategy
+// "NAME": rules.KEY:COLUMN: ...").
+StrategyConfig load_rules_file(const std::string& path);
+
 }  // namespace wfod::config

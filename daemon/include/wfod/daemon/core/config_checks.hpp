@@ -30,6 +30,9 @@ struct CheckEnvironment {
   // The size query of the backend a stream falls back to (the cpu backend's: what a stream
   // of the spec holds in host memory, Backend::stream_memory); empty = no memory plan.
   std::function<StreamMemory(const StreamSpec&)> stream_memory;
+  // Why the daemon's backend cannot run a strategy's streams, "" when it can (backend_fit.hpp:
+  // asked through the backend seam); `selection`: robust selection is on. Empty = not checked.
+  std::function<std::string(const StrategySpec&, bool selection)> backend_refusal;
 };
 
 // [daemon] memory_budget_mb = 0: this share of the memory wfod may use (cgroup memory.max,
@@ -62,8 +65,10 @@ std::string memory_plan_text(const MemoryPlan& plan);
 std::vector<ConfigFinding> check_daemon_config(const config::Config& config,
                                                const CheckEnvironment& env);
 
-// The running machine's answers (memory from the cgroup or /proc, stat(2) for folders).
-CheckEnvironment system_check_environment();
+// The running machine's answers (memory from the cgroup or /proc, stat(2) for folders), and
+// where `backend` is given, what the backend `[daemon] backend = backend` makes runs (made on
+// the first strategy asked about; a reload asks the running backend instead).
+CheckEnvironment system_check_environment(const std::string& backend = "");
 
 // check_daemon_config, then: any error throws config::ConfigError with every error, one
 // per line; otherwise the warnings' texts are returned.

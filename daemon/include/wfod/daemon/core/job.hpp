@@ -74,7 +74,7 @@ std::optional<Combo> next_live_winner(const JobResult& out);
 // Before the result is posted: sets out.follow to `combo`'s tracker at the window's end
 // (O(look-back) when the slot already tracks the combo, which it does for an unchanged
 // winner), or out.follow_missing to why it could not.
-void follow_winner(JobInput& in, JobResult& out, const Combo& combo);
+void follow_winner(const Backend& backend, JobInput& in, JobResult& out, const Combo& combo);
 // After the result is on its way: brings the slot's position tracker for `combo` up to the
 // job's bars, so the next job's live_oos does not build it from the anchor (O(history) when
 // the winner just changed) between a bar and its publication.
