@@ -4,7 +4,7 @@
 # strategy gives from a config (--config --strategy): sweep JSON, walk and positions; its name
 # is the file's up to the first dot; flags override it; and the errors, each located in the
 # file (FILE:LINE:COL): a rule's syntax (with the rule's key and column), a grid key not in
-# params (named 'grid.KEY'), symbols, --rules beside --config, no --csv, the default backend.
+# params (named 'grid.KEY'), symbols, --rules beside --config, no --csv; the default backend runs it.
 # usage: wfo_rules_file_test.sh WFO SOURCE_DIR CSV
 set -euo pipefail
 WFO=${1:?usage: wfo_rules_file_test.sh WFO SOURCE_DIR CSV}
@@ -89,9 +89,11 @@ expect_err "--rules FILE and --config" "--rules with --config"
 run_wfo sweep --rules "$RULES"
 expect_rc 2 "--rules without --csv"
 expect_err "--csv" "--rules without --csv"
-run_wfo sweep --rules "$RULES" --csv "$CSV"
-expect_rc 2 "the default backend"
-expect_err "does not run rules strategies yet" "the default backend"
+# The default backend (auto: cpu without a GPU) runs it too, with cpu_ref's winner.
+run_wfo sweep --rules "$RULES" --csv "$CSV" --json --no-selection --top 1
+expect_rc 0 "the default backend"
+got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["top"][0]["id"])' "$TMP/out")
+[[ "$got" == "$best" ]] || fail "the default backend's winner $got differs from cpu_ref's $best"
 run_wfo sweep --help
 grep -q -- "--rules FILE" "$TMP/out" || fail "wfo sweep --help lacks --rules"
 echo "PASS"

@@ -26,6 +26,27 @@ StrategySpec rules_spec() {
       .spec;
 }
 
+// A backend that refuses rules strategies for every kind of work (as cuda does).
+class RefusesRules final : public Backend {
+ public:
+  std::string_view name() const override { return "stand-in"; }
+  Support supports(Work, const StrategySpec& s) const override {
+    if (s.grid.family == Family::rules)
+      return Support::no("the stand-in backend does not run rules strategies");
+    return Support::yes();
+  }
+  SweepResult sweep(const SweepRequest&) override { return {}; }
+  std::vector<Metrics> evaluate(const SweepRequest&, std::span<const uint64_t>) override {
+    return {};
+  }
+  std::vector<Summary> block_summaries(const SweepRequest&, std::span<const size_t>) override {
+    return {};
+  }
+  std::vector<int8_t> positions(const HistoryView&, const StrategySpec&, const Combo&) override {
+    return {};
+  }
+};
+
 TEST(BackendFit, ARulesStrategyRunsWhereTheBackendSweepsAndFollowsIt) {
   const StrategySpec spec = rules_spec();
   auto ref = make_backend("cpu_ref");
@@ -33,10 +54,13 @@ TEST(BackendFit, ARulesStrategyRunsWhereTheBackendSweepsAndFollowsIt) {
   EXPECT_EQ(stream_refusal(*ref, spec, true), "");
   auto faulty = make_fault_backend(make_backend("cpu_ref"), 1000);
   EXPECT_EQ(stream_refusal(*faulty, spec, false), "");
-  const std::string cpu = stream_refusal(*make_backend("cpu"), spec, false);
-  EXPECT_NE(cpu.find("the cpu backend does not run rules strategies"), std::string::npos) << cpu;
-  EXPECT_NE(lazy_stream_refusal("cpu")(spec, false), "");
+  // cpu runs rules too, and follows a rules winner through its positions_source.
+  EXPECT_EQ(stream_refusal(*make_backend("cpu"), spec, false), "");
+  EXPECT_EQ(lazy_stream_refusal("cpu")(spec, true), "");
   EXPECT_EQ(lazy_stream_refusal("cpu_ref")(spec, false), "");
+  // A backend that refuses the strategy's work is refused in its own words.
+  const std::string refused = stream_refusal(RefusesRules(), spec, false);
+  EXPECT_EQ(refused, "the stand-in backend does not run rules strategies");
   // A name no backend has: nothing to ask (the config loader and the start say so).
   EXPECT_EQ(lazy_stream_refusal("nonesuch")(spec, false), "");
 }

@@ -68,7 +68,7 @@ TEST(ConfigExamples, DemoParses) {
             fs::canonical(fs::path(WFOD_SOURCE_DIR) / "data" / "goog_d1_2004-2013.csv"));
 
   // The demo runs a rules strategy with stops (SPEC §5a, §5b), on the backend that runs it.
-  EXPECT_EQ(c.daemon.backend, "cpu_ref");
+  EXPECT_EQ(c.daemon.backend, "cpu");
   ASSERT_EQ(c.strategies.size(), 3u);
   const StrategyConfig* r = c.find_strategy("rulestop");
   ASSERT_NE(r, nullptr);

@@ -79,13 +79,40 @@ TEST(ReplayTracker, ExtendEqualsBackendPositions) {
   EXPECT_EQ(t.extend(HistoryView::of(s)), ref->positions(HistoryView::of(s), spec, c));
 }
 
+// Runs everything but offers no positions_source (the Backend default).
+class NoPositionsSource final : public Backend {
+ public:
+  std::string_view name() const override { return "no-source"; }
+  SweepResult sweep(const SweepRequest&) override { return {}; }
+  std::vector<Metrics> evaluate(const SweepRequest&, std::span<const uint64_t>) override {
+    return {};
+  }
+  std::vector<Summary> block_summaries(const SweepRequest&, std::span<const size_t>) override {
+    return {};
+  }
+  std::vector<int8_t> positions(const HistoryView&, const StrategySpec&, const Combo&) override {
+    return {};
+  }
+};
+
 TEST(ReplayTracker, MakeFollowsTheBackendsAnswer) {
   const StrategySpec spec = rules_spec();
   auto cpu = make_backend("cpu");
   auto ref = make_backend("cpu_ref");
   EXPECT_TRUE(PositionTracker::follows(*ref, spec).ok());
-  EXPECT_FALSE(PositionTracker::follows(*cpu, spec).ok());
-  EXPECT_THROW((void)PositionTracker::make(*cpu, spec, spec.grid.decode(0)), Unsupported);
+  // cpu offers its rules positions: the replaying tracker follows with them, as cpu_ref's.
+  ASSERT_TRUE(PositionTracker::follows(*cpu, spec).ok());
+  {
+    const Series bars = test::random_walk(300, 5);
+    const Combo c = spec.grid.decode(1);
+    PositionTracker follower = PositionTracker::make(*cpu, spec, c);
+    EXPECT_EQ(follower.extend(HistoryView::of(bars)),
+              ref->positions(HistoryView::of(bars), spec, c));
+  }
+  // A backend with no positions_source cannot follow a rules combo.
+  NoPositionsSource none;
+  EXPECT_FALSE(PositionTracker::follows(none, spec).ok());
+  EXPECT_THROW((void)PositionTracker::make(none, spec, spec.grid.decode(0)), Unsupported);
   // A built-in family: the incremental tracker on any backend.
   StrategySpec ma;
   ma.grid.fast = {3};

@@ -223,9 +223,9 @@ TEST(RulesConfig, TheDaemonRunsARulesStrategyOnABackendWhoseStreamsRunIt) {
 TEST(RulesConfig, TheDaemonRefusesARulesStrategyWhereItsBackendDoesNot) {
   // The refusal is the backend's own (cuda's; a machine without a GPU cannot make one, so a
   // stand-in refusal here): at the family key, with the daemon's framing.
-  const Config c = parse_config("[daemon]\nbackend = \"cuda\"\n[[symbol]]\nname = \"X\"\n\n" +
-                                    text_of(pullback_lines()),
-                                "wfod.toml");
+  const Config c = parse_config(
+      "[daemon]\nbackend = \"cuda\"\n[[symbol]]\nname = \"X\"\n\n" + text_of(pullback_lines()),
+      "wfod.toml");
   daemon::CheckEnvironment env;
   env.backend_refusal = [](const StrategySpec& spec, bool) -> std::string {
     return spec.grid.family == Family::rules ? "the cuda backend does not run rules strategies"
