@@ -271,22 +271,7 @@ void CpuStream::load(std::span<const uint8_t> blob) {
                          rows_.row_count(), rows_.lookback()};
   const char* names[] = {"window",      "chunk", "ring",     "sub-chunks",
                          "combo slots", "rows",  "look-back"};
-  for (size_t i = 0; i < std::size(want); ++i) {
-    const uint64_t v = r.get<uint64_t>(names[i]);
-    if (v != want[i])
-      r.fail(std::string(names[i]) + " is " + std::to_string(v) + ", this spec makes it " +
-             std::to_string(want[i]));
-  }
-  if (bars > kMaxBars) r.fail("bar count " + std::to_string(bars) + " is absurd");
-  const uint64_t split = r.get<uint64_t>("schedule split");
-  const uint64_t cached_head = r.get<uint64_t>("schedule head");
-  const size_t tail_chunk = static_cast<size_t>(bars) / chunk_;
-  if (split > tail_chunk ||
-      (cached_head != detail::WindowSchedule::kNoHead && cached_head > tail_chunk))
-    r.fail("window schedule (split " + std::to_string(split) + ", head " +
-           std::to_string(cached_head) + ") is past the newest chunk " +
-           std::to_string(tail_chunk));
-  schedule_.restore(static_cast<size_t>(split), static_cast<size_t>(cached_head));
+  detail::read_stream_layout(r, want, names, bars, chunk_, schedule_);
 
   // The kept ranges are functions of the bar count: the bars a stream of that many bars holds.
   rolled_ = std::max<size_t>(static_cast<size_t>(bars), 1);

@@ -12,6 +12,7 @@
 
 #include "src/blob_io.hpp"
 #include "src/stream_spec_text.hpp"
+#include "src/window_schedule.hpp"
 
 namespace wfod::detail {
 
@@ -23,6 +24,7 @@ struct StreamBlobFormat {
 };
 
 inline constexpr uint32_t kBlobByteOrder = 0x01020304;
+inline constexpr uint64_t kBlobMaxBars = uint64_t{1} << 48;  // far beyond any history
 inline constexpr size_t kBlobMaxSpecText = size_t{1}
                                            << 24;  // the spec text of any grid that fits in memory
 
@@ -64,6 +66,29 @@ inline void check_stream_blob_header(BlobReader& r, std::span<const uint8_t> blo
   if (fingerprint != spec_fingerprint(spec_text) || theirs != spec_text)
     r.fail(std::string("written for another stream spec (") + f.spec_what + "): it has '" + theirs +
            "', this stream's is '" + spec_text + "'");
+}
+
+// After the header and the bar count: the sizes the stream derives from its spec (each
+// names[i] must read want[i]), the bar count's sanity, and the window schedule (split, cached
+// head), which must not be past the newest chunk of `bars` bars; the schedule is restored.
+inline void read_stream_layout(BlobReader& r, std::span<const size_t> want,
+                               std::span<const char* const> names, uint64_t bars, size_t chunk,
+                               WindowSchedule& schedule) {
+  for (size_t i = 0; i < want.size(); ++i) {
+    const uint64_t v = r.get<uint64_t>(names[i]);
+    if (v != want[i])
+      r.fail(std::string(names[i]) + " is " + std::to_string(v) + ", this spec makes it " +
+             std::to_string(want[i]));
+  }
+  if (bars > kBlobMaxBars) r.fail("bar count " + std::to_string(bars) + " is absurd");
+  const uint64_t split = r.get<uint64_t>("schedule split");
+  const uint64_t cached_head = r.get<uint64_t>("schedule head");
+  const size_t tail_chunk = static_cast<size_t>(bars) / chunk;
+  if (split > tail_chunk || (cached_head != WindowSchedule::kNoHead && cached_head > tail_chunk))
+    r.fail("window schedule (split " + std::to_string(split) + ", head " +
+           std::to_string(cached_head) + ") is past the newest chunk " +
+           std::to_string(tail_chunk));
+  schedule.restore(static_cast<size_t>(split), static_cast<size_t>(cached_head));
 }
 
 }  // namespace wfod::detail
