@@ -82,6 +82,20 @@ inline StreamSpec bounded_spec(const Grid& grid, size_t window, Fill fill, doubl
   return spec;
 }
 
+// The window ending at `end` of a small ma_cross grid (SMA and EMA, fast x slow), W = 150,
+// the grid's default warm-up, top 5: the request the EngineSlot tests run.
+inline SweepRequest engine_slot_request(const Series& s, size_t end) {
+  SweepRequest r;
+  r.history = HistoryView::of(s).prefix(end);
+  Grid& g = r.strategy.grid;
+  g.fast = {2, 4, 8};
+  g.slow = {10, 20, 40};
+  g.ma = {MaType::sma, MaType::ema};
+  r.window = {end, 150, default_warmup(g)};
+  r.rank.top = 5;
+  return r;
+}
+
 inline Bar bar_at(const Series& s, size_t t) {
   return Bar{s.ts_ns[t], s.open[t], s.high[t], s.low[t], s.close[t], s.volume[t], 0};
 }

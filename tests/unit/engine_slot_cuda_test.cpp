@@ -10,6 +10,7 @@
 
 #include "support/compare.hpp"
 #include "support/series.hpp"
+#include "support/stream_cases.hpp"
 #include "support/temp_dir.hpp"
 #include "wfod/daemon/core/engine_slot.hpp"
 #include "wfod/daemon/store/bar_store.hpp"
@@ -17,21 +18,8 @@
 namespace wfod::daemon {
 namespace {
 
-SweepRequest request_for(const Series& s, size_t end) {
-  SweepRequest r;
-  r.history = HistoryView::of(s).prefix(end);
-  Grid& g = r.strategy.grid;
-  g.fast = {2, 4, 8};
-  g.slow = {10, 20, 40};
-  g.ma = {MaType::sma, MaType::ema};
-  r.window = {end, 150, default_warmup(g)};
-  r.rank.top = 5;
-  return r;
-}
-
-Bar bar_of(const Series& s, size_t t) {
-  return Bar{s.ts_ns[t], s.open[t], s.high[t], s.low[t], s.close[t], s.volume[t], 0};
-}
+SweepRequest request_for(const Series& s, size_t end) { return test::engine_slot_request(s, end); }
+Bar bar_of(const Series& s, size_t t) { return test::bar_at(s, t); }
 
 std::unique_ptr<Backend> cuda_or_null(std::string* why) {
   try {
