@@ -46,6 +46,17 @@ class RoutingBackend final : public Backend, public selection::SelectionExtensio
   // the host backend (cpu, which keeps no state between calls: its positions and sweeps
   // share nothing).
   bool positions_overlap_sweep() const override { return device_->positions_overlap_sweep(); }
+  // Per strategy, like every call: the device's source where the device runs the strategy and
+  // has one, else the host's (cuda has none and refuses rules: auto follows a rules winner on
+  // the cpu backend's positions, as it sweeps it there).
+  PositionsOf positions_source() const override {
+    PositionsOf device = device_->positions_source(), host = host_->positions_source();
+    if (!device || !host) return device ? device : host;
+    const Backend* dev = device_.get();
+    return [dev, device, host](const HistoryView& h, const StrategySpec& s, const Combo& c) {
+      return dev->supports(Work::sweep, s).ok() ? device(h, s, c) : host(h, s, c);
+    };
+  }
   std::unique_ptr<Stream> open_stream(const StreamSpec& spec, const HistoryView& h) override {
     return on(Work::stream, spec.strategy).open_stream(spec, h);
   }

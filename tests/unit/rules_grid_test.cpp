@@ -289,6 +289,10 @@ TEST(RulesGrid, CpuRunsRulesAndCudaRefusalNamesCpu) {
   auto routed = detail::make_routing_backend(make_backend("cpu"), make_backend("cpu"));
   EXPECT_TRUE(routed->supports(Work::sweep, req.strategy).ok());
   EXPECT_EQ(test::ids_of(routed->sweep(req).top), test::ids_of(want.top));
+  // auto follows a rules winner (the daemon's replaying tracker) through the routed source.
+  const PositionsOf source = routed->positions_source();
+  ASSERT_TRUE(source);
+  EXPECT_EQ(source(h, req.strategy, c), ref->positions(h, req.strategy, c));
   EXPECT_EQ(rules_support("cuda", req.strategy).refusal,
             "the cuda backend does not run rules strategies yet (SPEC §5a); use --backend cpu "
             "(or auto, which runs them on cpu)");
