@@ -9,7 +9,7 @@
 //   over three more bars or refuses them with std::invalid_argument.
 // Seed: fuzz/corpus/stream_checkpoint/ holds checkpoints of stream_checkpoint_spec()'s stream at
 // a few bar counts (before any window, mid-chunk, after flips), written by
-// tests/unit/fuzz_seed_test.cpp (WFOD_WRITE_FUZZ_SEEDS=1).
+// tests/unit/kernels/core/fuzz_seed_test.cpp (WFOD_WRITE_FUZZ_SEEDS=1).
 #include <cstddef>
 #include <cstdint>
 #include <cstring>

@@ -1,6 +1,6 @@
 // The stream the checkpoint fuzzer restores (fuzz/stream_checkpoint_fuzz.cpp) and its seed
-// corpus is written for (tests/unit/fuzz_seed_test.cpp): one spec for both, so the seeds
-// always match what the fuzzer restores them with.
+// corpus is written for (tests/unit/kernels/core/fuzz_seed_test.cpp): one spec for both, so the
+// seeds always match what the fuzzer restores them with.
 #pragma once
 
 #include "wfod/backend.hpp"

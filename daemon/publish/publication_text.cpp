@@ -1,6 +1,7 @@
 // publication_text: a small append-only JSON writer and the payload written with it, field by
 // field in publication_json's order. Numbers go through nlohmann's own float formatter so the
-// text is byte-identical to dump() (tests/unit/publication_text_test.cpp checks that).
+// text is byte-identical to dump() (tests/unit/daemon/publish/publication_text_test.cpp checks
+// that).
 #include "wfod/daemon/publish/publication_text.hpp"
 
 #include <array>

@@ -3,7 +3,7 @@
 # cpu_ref backend (params in the JSON, positions that differ from the family's), on cpu and
 # on auto (which runs them on cpu) with cpu_ref's results (ids, trades, metrics within SPEC
 # §9, positions to the bit), out-of-range and malformed values. (cuda's refusal, which needs
-# a device to reach, is unit-tested: tests/unit/stops_grid_test.cpp.)
+# a device to reach, is unit-tested: tests/unit/kernels/registry/stops_grid_test.cpp.)
 # usage: wfo_stops_test.sh WFO CSV
 set -euo pipefail
 WFO=${1:?usage: wfo_stops_test.sh WFO CSV}

@@ -21,7 +21,7 @@ EXAMPLE="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../config" && pwd)/wfod.example
   fail "the shipped example fails check-config: $(cat "$TMP/example.out")"
 echo "shipped example: $(head -n 1 "$TMP/example.out")"
 
-# --help-config lists the key tables (tests/unit/key_help_test.cpp checks them in full).
+# --help-config lists the key tables (tests/unit/config/key_help_test.cpp checks them in full).
 "$WFOD" --help-config >"$TMP/help.out" 2>&1 || fail "--help-config exits non-zero"
 grep -qx '  state_dir  (SIGHUP: restart)' "$TMP/help.out" &&
   grep -qx '  endpoint  (SIGHUP: restart; required)' "$TMP/help.out" ||

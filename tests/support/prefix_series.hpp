@@ -1,4 +1,4 @@
-// Histories for the prefix-table tests (tests/unit/prefix_tables_test.cpp and
+// Histories for the prefix-table tests (tests/unit/kernels/core/prefix_tables_test.cpp and
 // tests/parity/prefix_tables_device_test.cpp): every real data file, and hostile series whose
 // returns reach what double prefix sums and log1p find hard.
 #pragma once

@@ -1,6 +1,6 @@
 // Flag parsing shared by every wfo command: "--flag value", "--flag=value" and switches,
 // checked against each command's table; typed getters name the flag in every error.
-// Header-only, so tests/unit/cli_args_test.cpp can use it without linking the tool.
+// Header-only, so tests/unit/tools/wfo/cli_args_test.cpp can use it without linking the tool.
 #pragma once
 
 #include <charconv>

@@ -1,7 +1,7 @@
 // `wfod --help-config`: every key of the key tables (config_keys.hpp), in their order, with
 // its table, whether it is required, what a SIGHUP does with it, and what it means. The
 // meaning is the comment config/wfod.example.toml writes for the key (the example documents
-// every key; tests/unit/config_keys_test.cpp checks that it names each one), so the listing
+// every key; tests/unit/config/config_keys_test.cpp checks that it names each one), so the listing
 // declares no key and no meaning of its own: names and reload classes come from the tables.
 #pragma once
 

@@ -3,7 +3,7 @@
 // tile sets p = +1 where its up bit is set, else p = short_value where its down bit is set,
 // else holds p_{t-1}. A forward fill (Kogge-Stone: five shift/and/or steps for 32 bars)
 // carries each set position to the next event. Written for the CUDA tile decider and tested
-// on the host against the per-bar rule (tests/unit/tile_positions_test.cpp).
+// on the host against the per-bar rule (tests/unit/kernels/core/tile_positions_test.cpp).
 #pragma once
 
 #include <cstdint>

@@ -14,7 +14,7 @@
 //
 // Loop thread only. Its log lines and its follow-ups are the owner's (BarKeeperEvents), its
 // two timers are the loop's (LoopTimer), the stores' file calls go through FileOps: the
-// unit tests (tests/unit/bar_keeper_test.cpp) drive every rule with fakes.
+// unit tests (tests/unit/daemon/core/bar_keeper_test.cpp) drive every rule with fakes.
 #pragma once
 
 #include <chrono>

@@ -4,7 +4,7 @@
 // at once, so /healthz is answered whatever idle connections hold); when every open one is
 // being answered, the new one is refused with 503 "too many connections". Either way at the
 // cap it counts as refused (wfod_http_connections_refused_total). The daemon's sockets
-// follow the decision (app/daemon_endpoints.cpp); tests/unit/connection_cap_test.cpp.
+// follow the decision (app/daemon_endpoints.cpp); tests/unit/daemon/core/connection_cap_test.cpp.
 #pragma once
 
 #include <cstddef>

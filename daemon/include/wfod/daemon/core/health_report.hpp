@@ -5,7 +5,7 @@
 // a bar log's own when one fails (it says more about the bars), else the state directory's
 // (the likely cause of the rest), else the first alarm raised. Per stream: its schedule, its
 // publications since start, the time of its newest publication (one from before a restart
-// too) and the bars since its window ended. tests/unit/health_report_test.cpp.
+// too) and the bars since its window ended. tests/unit/daemon/core/health_report_test.cpp.
 //
 // The endpoints' own counters (connections, CURVE denials, dropped replies, feed sessions),
 // the reloads' and the build's identity are the daemon's to add.

@@ -7,8 +7,8 @@
 // a crash in between leaves the previous state, never one for a publication unsent).
 //
 // Loop thread only. The RunDispatcher calls it (RunPublication); its log lines and the live
-// state's writer are seams: tests/unit/publication_step_test.cpp checks each field and rule
-// with the real Publisher on a recording socket.
+// state's writer are seams: tests/unit/daemon/core/publication_step_test.cpp checks each field and
+// rule with the real Publisher on a recording socket.
 #pragma once
 
 #include <cstdint>

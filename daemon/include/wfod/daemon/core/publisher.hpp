@@ -6,8 +6,8 @@
 // the next block of sequence numbers reserved after it; the last publication per stream
 // kept for snapshots. PublicationStep (publication_step.hpp) builds the payload and the daemon
 // writes the log lines (daemon/app/daemon_logs.cpp); the store, the sequence numbers, the
-// socket and the clock are seams, so tests/unit/publisher_test.cpp drives every rule with
-// fakes.
+// socket and the clock are seams, so tests/unit/daemon/core/publisher_test.cpp drives every rule
+// with fakes.
 #pragma once
 
 #include <chrono>

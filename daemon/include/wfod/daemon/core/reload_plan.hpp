@@ -2,7 +2,7 @@
 // cheap to apply in place (log level, the HTTP status listener) apply at once; the rest
 // (sockets, stores, the engine, security) are named as needing a restart. Which is which is
 // each key's row in wfod/config/config_keys.hpp; docs/operations.md "Signals and reload" is
-// checked against those rows (tests/unit/config_keys_test.cpp). A pure function.
+// checked against those rows (tests/unit/config/config_keys_test.cpp). A pure function.
 #pragma once
 
 #include <string>

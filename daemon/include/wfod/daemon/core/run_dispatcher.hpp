@@ -12,8 +12,8 @@
 // now, its signals released, and the follow-up started. After stop() results are dropped.
 //
 // Loop thread only. Its seams: the hand-off to the worker, the publication, the events (log
-// lines), the cpu backend's factory and the clock: tests/unit/run_dispatcher_test.cpp runs
-// every rule with fakes and no thread.
+// lines), the cpu backend's factory and the clock: tests/unit/daemon/core/run_dispatcher_test.cpp
+// runs every rule with fakes and no thread.
 #pragma once
 
 #include <chrono>

@@ -9,8 +9,9 @@
 //
 // Loop thread only. The daemon calls ready() after each batch's commit, ready_all() after
 // each sync pass, follow_published() after a publication, follow_at_start() once the streams
-// are open; its log lines are the owner's (SignalEvents). tests/unit/signal_gate_test.cpp
-// drives it over a BarKeeper on a disk that fails on demand and a recording socket.
+// are open; its log lines are the owner's (SignalEvents).
+// tests/unit/daemon/core/signal_gate_test.cpp drives it over a BarKeeper on a disk that fails on
+// demand and a recording socket.
 #pragma once
 
 #include <cstddef>

@@ -2,18 +2,18 @@
 // and the aggregate WFE by hand, the case the mean of fold ratios misreads (one fold at 8.0
 // makes a losing walk read near 1), flat folds, a wiped-out fold, and the same figures in
 // walk --json, the text table and the report's summary.
-#include "../../tools/wfo/walk_efficiency.hpp"
+#include "tools/wfo/walk_efficiency.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
 
-#include "../../tools/wfo/json_output.hpp"
-#include "../../tools/wfo/report_data.hpp"
-#include "../../tools/wfo/report_template.hpp"
-#include "../../tools/wfo/table_output.hpp"
 #include "support/series.hpp"
+#include "tools/wfo/json_output.hpp"
+#include "tools/wfo/report_data.hpp"
+#include "tools/wfo/report_template.hpp"
+#include "tools/wfo/table_output.hpp"
 
 namespace wfod::cli {
 namespace {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "../../config/src/sha256.hpp"
+#include "config/src/sha256.hpp"
 
 namespace wfod::config {
 namespace {

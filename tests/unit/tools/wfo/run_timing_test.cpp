@@ -2,7 +2,7 @@
 // itself and the host pipeline's parts; the text line and the "timing" JSON object give the
 // whole run and its parts, summed over a walk's folds, with the parts null where a backend
 // does not measure them.
-#include "../../tools/wfo/run_timing.hpp"
+#include "tools/wfo/run_timing.hpp"
 
 #include <gtest/gtest.h>
 

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "../../tools/wfo/args.hpp"
-#include "../../tools/wfo/strategy_from_flags.hpp"
+#include "tools/wfo/args.hpp"
+#include "tools/wfo/strategy_from_flags.hpp"
 
 namespace wfod::cli {
 namespace {

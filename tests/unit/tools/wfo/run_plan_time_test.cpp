@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "../../tools/wfo/run_plan.hpp"
+#include "tools/wfo/run_plan.hpp"
 
 namespace wfod::cli {
 namespace {

@@ -3,7 +3,7 @@
 // budget that binds among --memory-budget, RLIMIT_AS and memory.max, and the CSV load's
 // estimate from the file's size and its first lines.
 
-#include "../../tools/wfo/memory_limits.hpp"
+#include "tools/wfo/memory_limits.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,8 +11,8 @@
 #include <fstream>
 #include <string>
 
-#include "../../tools/wfo/args.hpp"
-#include "../../tools/wfo/load_estimate.hpp"
+#include "tools/wfo/args.hpp"
+#include "tools/wfo/load_estimate.hpp"
 
 namespace wfod::cli {
 namespace {

@@ -1,15 +1,15 @@
 // The report's findings in words (tools/wfo/report_findings): a winner on the edge of the
 // grid (lowest or highest value of a numeric axis, in any listed order; never for one-value
 // axes or named choices), out-of-sample losses, and the sentences reaching report.json.
-#include "../../tools/wfo/report_findings.hpp"
+#include "tools/wfo/report_findings.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "../../tools/wfo/report_data.hpp"
 #include "support/series.hpp"
+#include "tools/wfo/report_data.hpp"
 
 namespace wfod::cli {
 namespace {

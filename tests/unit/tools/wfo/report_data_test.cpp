@@ -3,7 +3,7 @@
 // downsampling, the equivalent command line, JSON made safe inside <script>, and robust
 // selection's place in the document (report_selection).
 
-#include "../../tools/wfo/report_data.hpp"
+#include "tools/wfo/report_data.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,10 +15,10 @@
 #include <string_view>
 #include <vector>
 
-#include "../../tools/wfo/args.hpp"
-#include "../../tools/wfo/report_selection.hpp"
-#include "../../tools/wfo/report_writer.hpp"
 #include "support/series.hpp"
+#include "tools/wfo/args.hpp"
+#include "tools/wfo/report_selection.hpp"
+#include "tools/wfo/report_writer.hpp"
 #include "wfod/walk_forward.hpp"
 
 namespace wfod::cli {

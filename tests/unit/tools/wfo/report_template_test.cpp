@@ -2,7 +2,7 @@
 // report.html with report.css (indented into <style>) and report.js inlined at their @inline
 // lines, whole and in order. (render_html() filling its slots: report_data_test.)
 
-#include "../../tools/wfo/report_template.hpp"
+#include "tools/wfo/report_template.hpp"
 
 #include <gtest/gtest.h>
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "../../fuzz/stream_checkpoint_spec.hpp"
+#include "fuzz/stream_checkpoint_spec.hpp"
 #include "support/series.hpp"
 #include "wfod/backend.hpp"
 
