@@ -118,33 +118,37 @@ Enum parse_enum_flag(const ParsedArgs& args, std::string_view flag, Enum fallbac
 // The config's [[strategy]]: the one named by --strategy, or the only one.
 const config::StrategyConfig& pick_strategy(const config::Config& cfg,
                                             const std::optional<std::string>& name) {
+  std::string known;  // the names, for the messages
+  for (const auto& s : cfg.strategies) known += (known.empty() ? "" : ", ") + s.name;
   if (name) {
     if (const auto* s = cfg.find_strategy(*name)) return *s;
-    std::string known;
-    for (const auto& s : cfg.strategies) known += (known.empty() ? "" : ", ") + s.name;
     throw UsageError("--strategy: " + cfg.source + " has no [[strategy]] named '" + *name +
                      "' (it has: " + (known.empty() ? "none" : known) + ")");
   }
   if (cfg.strategies.size() == 1) return cfg.strategies.front();
   if (cfg.strategies.empty()) throw UsageError(cfg.source + " defines no [[strategy]]");
-  std::string known;
-  for (const auto& s : cfg.strategies) known += (known.empty() ? "" : ", ") + s.name;
   throw UsageError(cfg.source + " defines several strategies (" + known +
                    "); pick one with --strategy NAME");
 }
 
-void apply_config(const ParsedArgs& args, StrategySetup& s) {
-  const std::string path = *args.text("config");
-  config::Config cfg = config::load_config(path);
-  const config::StrategyConfig& sc = pick_strategy(cfg, args.text("strategy"));
+// What a [[strategy]] table gives a run, from a config or a rules file alike: the strategy,
+// its window and its ranking.
+void apply_strategy_table(const config::StrategyConfig& sc, StrategySetup& s) {
   s.strategy_name = sc.name;
-  s.config_path = path;
   s.spec = sc.spec;
   s.rank = sc.rank;
   if (sc.window > 0) s.window = sc.window;
   s.warmup = sc.warmup;
   s.every = sc.every;
   s.selection = sc.selection;
+}
+
+void apply_config(const ParsedArgs& args, StrategySetup& s) {
+  const std::string path = *args.text("config");
+  config::Config cfg = config::load_config(path);
+  const config::StrategyConfig& sc = pick_strategy(cfg, args.text("strategy"));
+  apply_strategy_table(sc, s);
+  s.config_path = path;
   s.backend = cfg.daemon.backend;
   s.threads = cfg.daemon.threads;
   s.precision = cfg.daemon.precision;
@@ -162,15 +166,8 @@ void apply_config(const ParsedArgs& args, StrategySetup& s) {
 // threads or bars_per_year (no [daemon] or [[symbol]] there): flags or their defaults.
 void apply_rules_file(const ParsedArgs& args, StrategySetup& s) {
   const std::string path = *args.text("rules");
-  const config::StrategyConfig sc = config::load_rules_file(path);
-  s.strategy_name = sc.name;
+  apply_strategy_table(config::load_rules_file(path), s);
   s.rules_path = path;
-  s.spec = sc.spec;
-  s.rank = sc.rank;
-  if (sc.window > 0) s.window = sc.window;
-  s.warmup = sc.warmup;
-  s.every = sc.every;
-  s.selection = sc.selection;
 }
 
 // Each family-specific flag and the families it belongs to; --side and the vol filter's
