@@ -9,9 +9,11 @@
 #include <array>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "wfod/config/config.hpp"
+#include "wfod/detail/grid_axes.hpp"
 #include "wfod/grid.hpp"
 
 namespace wfod::cli {
@@ -102,6 +104,28 @@ template <typename Enum, typename Parse>
 void override_enum_axis(const ParsedArgs& args, std::string_view flag, std::vector<Enum>& axis,
                         Parse parse) {
   if (auto text = args.text(flag)) axis = parse_enum_axis<Enum>(*text, flag, parse);
+}
+
+// The engine's parser of one item of an enum axis.
+template <typename Enum>
+Enum parse_enum_item(std::string_view text) {
+  if constexpr (std::is_same_v<Enum, MaType>) return parse_ma(text);
+  if constexpr (std::is_same_v<Enum, Side>) return parse_side(text);
+  if constexpr (std::is_same_v<Enum, Entry>) return parse_entry(text);
+  if constexpr (std::is_same_v<Enum, Source>) return parse_source(text);
+  if constexpr (std::is_same_v<Enum, Style>) return parse_style(text);
+}
+
+// A grid axis from its flag, parsed as its values are: integers, reals or an enum's names.
+template <typename Value>
+void override_grid_axis(const ParsedArgs& args, std::string_view flag, std::vector<Value>& axis) {
+  if constexpr (std::is_same_v<Value, int>) {
+    override_axis(args, flag, axis, parse_int_axis);
+  } else if constexpr (std::is_same_v<Value, double>) {
+    override_axis(args, flag, axis, parse_real_axis);
+  } else {
+    override_enum_axis<Value>(args, flag, axis, parse_enum_item<Value>);
+  }
 }
 
 template <typename Enum, typename Parse>
@@ -210,23 +234,12 @@ void check_family_flags(const ParsedArgs& args, Family family) {
 }
 
 void apply_grid_flags(const ParsedArgs& args, Grid& g) {
-  override_axis(args, "fast", g.fast, parse_int_axis);
-  override_axis(args, "slow", g.slow, parse_int_axis);
-  override_enum_axis<MaType>(args, "ma", g.ma, parse_ma);
-  override_enum_axis<Side>(args, "side", g.side, parse_side);
-  override_enum_axis<Entry>(args, "entry", g.entry, parse_entry);
-  override_axis(args, "n", g.n, parse_int_axis);
-  override_enum_axis<Source>(args, "source", g.source, parse_source);
-  override_axis(args, "k", g.k, parse_real_axis);
-  override_enum_axis<Style>(args, "style", g.style, parse_style);
-  override_axis(args, "lo", g.lo, parse_real_axis);
-  override_axis(args, "hi", g.hi, parse_real_axis);
-  override_axis(args, "stop-loss", g.stop_loss, parse_real_axis);
-  override_axis(args, "take-profit", g.take_profit, parse_real_axis);
-  override_axis(args, "trailing-stop", g.trailing_stop, parse_real_axis);
-  override_axis(args, "vol-short", g.vol_short, parse_int_axis);
-  override_axis(args, "vol-long", g.vol_long, parse_int_axis);
-  override_axis(args, "vol-threshold", g.vol_threshold, parse_real_axis);
+  // Each axis's flag is its name with dashes ("--stop-loss" for stop_loss).
+  detail::for_each_grid_axis([&](const char* name, auto axis, detail::AxisGroup) {
+    std::string flag = name;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    override_grid_axis(args, flag, g.*axis);
+  });
 
   if (auto r = g.repeated_value()) {
     std::string flag = r->axis;
