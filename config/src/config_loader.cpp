@@ -10,11 +10,11 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <memory>
 
 #include "key_rows.hpp"
 #include "sha256.hpp"
 #include "strategy_config.hpp"
+#include "toml_file.hpp"
 #include "toml_reader.hpp"
 #include "wfod/config/config.hpp"
 #include "wfod/config/config_keys.hpp"
@@ -190,15 +190,7 @@ void check_state_dir(const toml::table& root, const Config& config, const FileCo
 }
 
 Config parse(std::string_view toml_text, std::string_view source_name, const FileContext* files) {
-  toml::table root;
-  try {
-    root = toml::parse(toml_text, source_name);
-  } catch (const toml::parse_error& e) {
-    const toml::source_position& where = e.source().begin;
-    throw ConfigError(std::string(source_name) + ":" + std::to_string(where.line) + ":" +
-                      std::to_string(where.column) +
-                      ": TOML syntax error: " + std::string(e.description()));
-  }
+  const toml::table root = detail::parse_toml(toml_text, source_name);
 
   Config config;
   config.source = std::string(source_name);
@@ -249,16 +241,7 @@ Config parse_config(std::string_view toml_text, std::string_view source_name) {
 }
 
 Config load_config(const std::string& path, const FileChecks& checks) {
-  struct Closer {
-    void operator()(std::FILE* f) const { std::fclose(f); }
-  };
-  const std::unique_ptr<std::FILE, Closer> file(std::fopen(path.c_str(), "rb"));
-  if (!file) throw ConfigError(path + ": cannot read: " + std::strerror(errno));
-  std::string text;
-  char buf[1 << 14];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, file.get())) > 0) text.append(buf, n);
-  if (std::ferror(file.get())) throw ConfigError(path + ": cannot read: " + std::strerror(errno));
+  const std::string text = detail::read_file_text(path);
 
   // Relative paths (backfill here, checked as they are read; the [curve] files below) mean
   // "next to this file", wherever wfod runs from; a relative [curve] file is first looked

@@ -4,14 +4,11 @@
 // daemon's tables around it.
 #include <toml++/toml.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <memory>
 #include <string>
 
 #include "strategy_config.hpp"
+#include "toml_file.hpp"
 #include "toml_reader.hpp"
 #include "wfod/config/config.hpp"
 
@@ -45,25 +42,9 @@ std::string without_prefix(std::string text) {
 }  // namespace
 
 StrategyConfig load_rules_file(const std::string& path) {
-  struct Closer {
-    void operator()(std::FILE* f) const { std::fclose(f); }
-  };
-  const std::unique_ptr<std::FILE, Closer> file(std::fopen(path.c_str(), "rb"));
-  if (!file) throw ConfigError(path + ": cannot read: " + std::strerror(errno));
-  std::string text;
-  char buf[1 << 14];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, file.get())) > 0) text.append(buf, n);
-  if (std::ferror(file.get())) throw ConfigError(path + ": cannot read: " + std::strerror(errno));
+  const std::string text = detail::read_file_text(path);
 
-  toml::table root;
-  try {
-    root = toml::parse(text, path);
-  } catch (const toml::parse_error& e) {
-    const toml::source_position& where = e.source().begin;
-    throw ConfigError(path + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) +
-                      ": TOML syntax error: " + std::string(e.description()));
-  }
+  toml::table root = detail::parse_toml(text, path);
   // Keys a daemon's strategy needs and a rules file does not: the symbols it runs on (the
   // bars come from --csv) and, by default, the family and the name. Added to the parsed
   // table itself so that every key the file writes keeps its line and column.

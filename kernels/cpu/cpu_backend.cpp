@@ -21,13 +21,12 @@
 #include "lane_kernel.hpp"
 #include "rules_lanes.hpp"
 #include "rules_stream.hpp"
-#include "src/growth_refine.hpp"
 #include "src/indicator_cache.hpp"
 #include "src/lane_setup.hpp"
 #include "src/thread_count.hpp"
 #include "src/worker_pool.hpp"
+#include "sweep_ranking.hpp"
 #include "sweep_tiles.hpp"
-#include "wfod/combo_returns.hpp"
 #include "wfod/segments.hpp"
 
 namespace wfod::cpu {
@@ -131,11 +130,7 @@ class CpuBackend final : public Backend {
     check_window(req);
     const Grid& grid = req.strategy.grid;
     const HistoryView& h = req.history;
-    SweepResult result;
-    result.backend = "cpu";
     const ComboCount count = count_combos(grid);
-    result.evaluated = count.valid;
-    result.skipped = count.invalid();
 
     const int threads = resolve_threads(req.threads);
     const size_t chunks = time_chunks(sweep_groups(grid, count.valid), threads, req.window.bars);
@@ -143,17 +138,9 @@ class CpuBackend final : public Backend {
     const BarReturns returns(h, req.strategy.fill);
     const BarTables tables = tables_of(returns, req);
 
-    std::vector<TopK> tops(static_cast<size_t>(threads), TopK(req.rank.top));
-    std::vector<uint64_t> ranked(static_cast<size_t>(threads), 0);
-    std::vector<ConstraintTally> unranked(static_cast<size_t>(threads));
-    const auto on_metrics = [&](int worker, const Combo& c, const Metrics& m) {
-      const auto w = static_cast<size_t>(worker);
-      if (!passes_constraints(m, req.rank)) {
-        unranked[w].count(m, req.rank);
-        return;
-      }
-      ++ranked[w];
-      tops[w].offer({c, m, objective_value(m, req.rank.objective)});
+    SweepRanking ranking(req, count, threads);
+    const auto on_metrics = [&ranking](int worker, const Combo& c, const Metrics& m) {
+      ranking.offer(worker, c, m);
     };
 
     uint64_t done = 0;  // valid combos of the tiles finished
@@ -182,21 +169,9 @@ class CpuBackend final : public Backend {
       done += tile_valid;
     }
     if (req.progress) req.progress(1.0);
-
-    TopK top(req.rank.top);
-    for (const auto& t : tops) top.merge(t);
-    for (auto r : ranked) result.ranked += r;
-    result.unranked_by.emplace();
-    for (const auto& u : unranked) result.unranked_by->merge(u);
-    result.top = top.sorted();
-    // The reported combos' growth metrics from exact total returns (src/growth_refine.hpp),
-    // each from its own positions (positions()): the tiles' caches are gone, and K are cheap.
-    detail::refine_growth(result.top, req.rank, req.strategy.bars_per_year, [&](const Combo& c) {
-      return combo_returns(*this, h, req.strategy, c, req.window.first(), req.window.end);
-    });
-    result.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return result;
+    // The reported combos' growth metrics from their own positions (positions()): the tiles'
+    // caches are gone, and K are cheap.
+    return ranking.result(*this, start);
   }
 
   std::vector<Metrics> evaluate(const SweepRequest& req, std::span<const uint64_t> ids) override {

@@ -276,15 +276,11 @@ void CpuStream::roll_group(const BarTables& tables, size_t g, size_t end) {
 void CpuStream::whole_chunk(const BarTables& tables, size_t g, size_t chunk, Summary* out) const {
   const Group& grp = groups_[g];
   const size_t base = g * kLanes;
-  LaneState start[kLanes];
-  StopState stops[kLanes];
-  for (int j = 0; j < grp.lanes; ++j) {
-    start[j] = chunk_start_[slot(base + size_t(j), chunk)];
-    if (stops_) stops[j] = chunk_stop_[slot(base + size_t(j), chunk)];
-  }
+  LaneStarts start = group_chunk_start(g, chunk);
   const size_t from = std::max<size_t>(chunk * chunk_, 1);
   run_lanes(grp.kind, grp.stops, tables, rows_.matrix(), &inputs_[base], grp.lanes,
-            LaneRange{from, from, (chunk + 1) * chunk_, start, nullptr, stops, nullptr}, out);
+            LaneRange{from, from, (chunk + 1) * chunk_, start.state, nullptr, start.stops, nullptr},
+            out);
 }
 
 // Front stack exhausted: the chunks [from, to) become suffix combines, the back empties.
@@ -305,22 +301,17 @@ void CpuStream::cache_head(const BarTables& tables, size_t head) {
   parallel_for(groups_.size(), threads_, [&](int, size_t g) {
     const Group& grp = groups_[g];
     const size_t base = g * kLanes;
-    LaneState state[kLanes];
-    StopState stops[kLanes];
-    for (int j = 0; j < grp.lanes; ++j) {
-      state[j] = chunk_start_[slot(base + size_t(j), head)];
-      if (stops_) stops[j] = chunk_stop_[slot(base + size_t(j), head)];
-    }
+    LaneStarts s = group_chunk_start(g, head);  // carried through the sub-chunks
     Summary part[kLanes];
     for (size_t i = 0; i < subs_; ++i) {
       const size_t a = head * chunk_ + i * sub_, b = std::min(a + sub_, (head + 1) * chunk_);
       for (int j = 0; j < grp.lanes; ++j) {
-        head_start_[(base + size_t(j)) * subs_ + i] = state[j];
-        if (stops_) head_stop_[(base + size_t(j)) * subs_ + i] = stops[j];
+        head_start_[(base + size_t(j)) * subs_ + i] = s.state[j];
+        if (stops_) head_stop_[(base + size_t(j)) * subs_ + i] = s.stops[j];
       }
       const size_t from = std::max<size_t>(a, 1);
       run_lanes(grp.kind, grp.stops, tables, rows_.matrix(), &inputs_[base], grp.lanes,
-                LaneRange{from, from, b, state, state, stops, stops}, part);
+                LaneRange{from, from, b, s.state, s.state, s.stops, s.stops}, part);
       for (int j = 0; j < grp.lanes; ++j) head_suffix_[(base + size_t(j)) * subs_ + i] = part[j];
     }
     for (int j = 0; j < grp.lanes; ++j) {
@@ -389,6 +380,16 @@ SweepResult CpuStream::optimise() {
 ComboState CpuStream::chunk_state(size_t c, size_t chunk) const {
   const LaneState st = chunk_start_[slot(c, chunk)];
   return {st.p2, st.p1, stops_ ? chunk_stop_[slot(c, chunk)] : StopState{}};
+}
+
+CpuStream::LaneStarts CpuStream::group_chunk_start(size_t g, size_t chunk) const {
+  LaneStarts s;
+  for (int j = 0; j < groups_[g].lanes; ++j) {
+    const ComboState st = chunk_state(g * kLanes + size_t(j), chunk);
+    s.state[j] = {st.p2, st.p1};
+    s.stops[j] = st.stop;
+  }
+  return s;
 }
 
 std::pair<size_t, std::vector<int8_t>> CpuStream::replay(size_t c, size_t first, size_t end,

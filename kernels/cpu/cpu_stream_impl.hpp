@@ -93,6 +93,14 @@ class CpuStream final : public Stream {
                                                 ComboState* end_state = nullptr) const;
   // Combo c's state entering the first bar of ring chunk `chunk` (its stops' with it).
   ComboState chunk_state(size_t c, size_t chunk) const;
+  // The state each lane of group g enters ring chunk `chunk` with (chunk_state's, lane by
+  // lane; a lane past the group's own is flat): what the lane kernel starts a replay of that
+  // chunk from, and carries on in place.
+  struct LaneStarts {
+    LaneState state[kLanes];
+    StopState stops[kLanes];
+  };
+  LaneStarts group_chunk_start(size_t g, size_t chunk) const;
   // Entry i of a stop-state array, or nullptr where the stream keeps none (no group's stops
   // act): what LaneRange takes.
   template <typename T>

@@ -134,17 +134,11 @@ std::vector<Summary> CpuStream::block_summaries(std::span<const size_t> cuts) co
   parallel_for(groups_.size(), threads_, [&](int, size_t g) {
     const Group& grp = groups_[g];
     const size_t base = g * kLanes;
-    LaneState state[kLanes];
-    StopState stops[kLanes];
-    for (int j = 0; j < grp.lanes; ++j) {
-      const ComboState st = chunk_state(base + size_t(j), head);
-      state[j] = {st.p2, st.p1};
-      stops[j] = st.stop;
-    }
+    LaneStarts s = group_chunk_start(g, head);  // carried from block to block
     Summary part[kLanes];
     for (size_t b = 0; b < blocks; ++b) {
       const size_t lo = edge(b), hi = edge(b + 1);
-      const LaneRange range{b == 0 ? replay_from : lo, lo, hi, state, state, stops, stops};
+      const LaneRange range{b == 0 ? replay_from : lo, lo, hi, s.state, s.state, s.stops, s.stops};
       run_lanes(grp.kind, grp.stops, tables, rows_.matrix(), &inputs_[base], grp.lanes, range,
                 part);
       for (int j = 0; j < grp.lanes; ++j) out[grp.ids[j] * blocks + b] = part[j];

@@ -12,12 +12,11 @@
 #include "lane_kernel.hpp"
 #include "rules_eval.hpp"
 #include "rules_rows.hpp"
-#include "src/growth_refine.hpp"
 #include "src/huge_pages.hpp"
 #include "src/lane_setup.hpp"
 #include "src/thread_count.hpp"
 #include "src/worker_pool.hpp"
-#include "wfod/combo_returns.hpp"
+#include "sweep_ranking.hpp"
 #include "wfod/segments.hpp"
 #include "wfod/selection/blocks.hpp"
 
@@ -149,41 +148,15 @@ SweepResult rules_sweep(Backend& self, const SweepRequest& req) {
   const auto start = std::chrono::steady_clock::now();
   check_window(req);
   const Grid& grid = req.strategy.grid;
-  const HistoryView& h = req.history;
-  SweepResult result;
-  result.backend = "cpu";
-  const ComboCount count = count_combos(grid);
-  result.evaluated = count.valid;
-  result.skipped = count.invalid();
   const int threads = resolve_threads(req.threads);
   const std::vector<Group> groups = group_valid_combos(grid);
-  const RulesRows rows(h, grid, threads);
-
-  std::vector<TopK> tops(static_cast<size_t>(threads), TopK(req.rank.top));
-  std::vector<uint64_t> ranked(static_cast<size_t>(threads), 0);
-  std::vector<ConstraintTally> unranked(static_cast<size_t>(threads));
+  const RulesRows rows(req.history, grid, threads);
+  SweepRanking ranking(req, count_combos(grid), threads);
   run_groups(req, rows, groups, threads,
-             [&](int worker, size_t, int, const Combo& c, const Metrics& m) {
-               const auto w = static_cast<size_t>(worker);
-               if (!passes_constraints(m, req.rank)) {
-                 unranked[w].count(m, req.rank);
-                 return;
-               }
-               ++ranked[w];
-               tops[w].offer({c, m, objective_value(m, req.rank.objective)});
+             [&ranking](int worker, size_t, int, const Combo& c, const Metrics& m) {
+               ranking.offer(worker, c, m);
              });
-
-  TopK top(req.rank.top);
-  for (const auto& t : tops) top.merge(t);
-  for (auto r : ranked) result.ranked += r;
-  result.unranked_by.emplace();
-  for (const auto& u : unranked) result.unranked_by->merge(u);
-  result.top = top.sorted();
-  detail::refine_growth(result.top, req.rank, req.strategy.bars_per_year, [&](const Combo& c) {
-    return combo_returns(self, h, req.strategy, c, req.window.first(), req.window.end);
-  });
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return result;
+  return ranking.result(self, start);
 }
 
 std::vector<Metrics> rules_evaluate(const SweepRequest& req, std::span<const uint64_t> ids) {

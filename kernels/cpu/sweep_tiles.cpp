@@ -8,6 +8,7 @@
 
 #include "lane_groups.hpp"
 #include "src/lane_setup.hpp"
+#include "wfod/detail/grid_axes.hpp"
 
 namespace wfod::cpu {
 namespace {
@@ -118,34 +119,10 @@ Tile tile_at(const Grid& grid, const TilePlan& plan, size_t k) {
     const size_t i = a++;
     return slice(values, t.first[i], count[i]);
   };
-  switch (g.family) {
-    case Family::ma_cross:
-      s.fast = take(g.fast);
-      s.slow = take(g.slow);
-      s.ma = take(g.ma);
-      s.side = take(g.side);
-      s.entry = take(g.entry);
-      break;
-    case Family::channel_breakout:
-      s.n = take(g.n);
-      s.source = take(g.source);
-      s.side = take(g.side);
-      break;
-    case Family::bollinger:
-      s.n = take(g.n);
-      s.k = take(g.k);
-      s.style = take(g.style);
-      s.side = take(g.side);
-      break;
-    case Family::rsi_reversion:
-      s.n = take(g.n);
-      s.lo = take(g.lo);
-      s.hi = take(g.hi);
-      s.side = take(g.side);
-      break;
-    case Family::rules:
-      throw Unsupported("the cpu backend does not run rules strategies (SPEC §5a)");
-  }
+  if (g.family == Family::rules)
+    throw Unsupported("the cpu backend does not run rules strategies (SPEC §5a)");
+  detail::for_each_family_axis(g.family,
+                               [&](const char*, auto axis, auto) { s.*axis = take(g.*axis); });
   if (g.has_stops()) {  // an axis not given is {0} (Grid::axes): size 1, left empty here too
     auto take_stop = [&](const std::vector<double>& values) {
       if (values.empty()) {

@@ -45,6 +45,21 @@ void require_period(int n) {
   if (n < 1) throw std::invalid_argument("cpu_ref: indicator period must be >= 1");
 }
 
+// The previous n bars' extreme at bar t (x[t-n .. t-1], bar t itself excluded), folded
+// oldest first by `keep` (max or min), every bar rescanned; undefined before bar n.
+template <typename Keep>
+std::vector<double> extreme_before(std::span<const double> x, int n, Keep keep) {
+  require_period(n);
+  const auto len = static_cast<size_t>(n);
+  std::vector<double> out(x.size(), kUndefined);
+  for (size_t t = len; t < x.size(); ++t) {
+    double m = x[t - len];
+    for (size_t u = t - len + 1; u < t; ++u) m = keep(m, x[u]);
+    out[t] = m;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<double> sma(std::span<const double> x, int n) {
@@ -128,27 +143,11 @@ std::vector<double> population_std(std::span<const double> x, int n) {
 }
 
 std::vector<double> highest_before(std::span<const double> x, int n) {
-  require_period(n);
-  const auto len = static_cast<size_t>(n);
-  std::vector<double> out(x.size(), kUndefined);
-  for (size_t t = len; t < x.size(); ++t) {
-    double m = x[t - len];
-    for (size_t u = t - len + 1; u < t; ++u) m = std::max(m, x[u]);
-    out[t] = m;
-  }
-  return out;
+  return extreme_before(x, n, [](double m, double v) { return std::max(m, v); });
 }
 
 std::vector<double> lowest_before(std::span<const double> x, int n) {
-  require_period(n);
-  const auto len = static_cast<size_t>(n);
-  std::vector<double> out(x.size(), kUndefined);
-  for (size_t t = len; t < x.size(); ++t) {
-    double m = x[t - len];
-    for (size_t u = t - len + 1; u < t; ++u) m = std::min(m, x[u]);
-    out[t] = m;
-  }
-  return out;
+  return extreme_before(x, n, [](double m, double v) { return std::min(m, v); });
 }
 
 std::vector<double> rsi(std::span<const double> x, int n) {

@@ -18,74 +18,58 @@ namespace {
 
 int8_t short_position(Side side) { return side == Side::long_only ? 0 : -1; }
 
-std::vector<int8_t> ma_cross_positions(IndicatorCache& cache, const Combo& combo) {
-  const auto& fast = cache.moving_average(combo.ma, combo.fast);
-  const auto& slow = cache.moving_average(combo.ma, combo.slow);
+// Runs a family bar by bar from the anchor: flat while its indicators are undefined
+// (decide(t, prev) returns nullopt) or the vol filter is; holding while the filter is closed,
+// whatever signal bar t carries; else the family's decision at t.
+template <typename Decide>
+std::vector<int8_t> positions_by_bar(IndicatorCache& cache, const Combo& combo, Decide decide) {
   const VolFilter filter(cache, combo);
-  const int8_t short_pos = short_position(combo.side);
   std::vector<int8_t> p(cache.history().size(), 0);
   for (size_t t = 0; t < p.size(); ++t) {
     const int8_t prev = t == 0 ? 0 : p[t - 1];
-    if (std::isnan(fast[t]) || std::isnan(slow[t])) {
-      p[t] = 0;
-      continue;
-    }
+    const std::optional<int8_t> decided = decide(t, prev);
     const FilterState fs = filter.at(t);
-    if (fs == FilterState::undefined) {
+    if (!decided || fs == FilterState::undefined) {
       p[t] = 0;
-      continue;
-    }
-    if (fs == FilterState::closed) {  // hold, and ignore whatever signal bar t carries
+    } else if (fs == FilterState::closed) {
       p[t] = prev;
-      continue;
+    } else {
+      p[t] = *decided;
     }
-    const Order now = dead_band_compare(fast[t], slow[t]);
-    if (combo.entry == Entry::state) {
-      p[t] = now == Order::greater ? int8_t{1} : now == Order::less ? short_pos : prev;
-      continue;
-    }
-    // Entry::cross: the comparison at t-1 must exist; an undefined one is "no cross".
-    p[t] = prev;
-    if (t == 0 || std::isnan(fast[t - 1]) || std::isnan(slow[t - 1])) continue;
-    const Order before = dead_band_compare(fast[t - 1], slow[t - 1]);
-    if (before == Order::less && now == Order::greater) p[t] = 1;
-    if (before == Order::greater && now == Order::less) p[t] = short_pos;
   }
   return p;
+}
+
+std::vector<int8_t> ma_cross_positions(IndicatorCache& cache, const Combo& combo) {
+  const auto& fast = cache.moving_average(combo.ma, combo.fast);
+  const auto& slow = cache.moving_average(combo.ma, combo.slow);
+  const int8_t short_pos = short_position(combo.side);
+  return positions_by_bar(cache, combo, [&](size_t t, int8_t prev) -> std::optional<int8_t> {
+    if (std::isnan(fast[t]) || std::isnan(slow[t])) return std::nullopt;
+    const Order now = dead_band_compare(fast[t], slow[t]);
+    if (combo.entry == Entry::state)
+      return now == Order::greater ? int8_t{1} : now == Order::less ? short_pos : prev;
+    // Entry::cross: the comparison at t-1 must exist; an undefined one is "no cross".
+    if (t == 0 || std::isnan(fast[t - 1]) || std::isnan(slow[t - 1])) return prev;
+    const Order before = dead_band_compare(fast[t - 1], slow[t - 1]);
+    if (before == Order::less && now == Order::greater) return int8_t{1};
+    if (before == Order::greater && now == Order::less) return short_pos;
+    return prev;
+  });
 }
 
 std::vector<int8_t> channel_breakout_positions(IndicatorCache& cache, const Combo& combo) {
   const auto& high = cache.get(IndicatorKind::channel_high, combo.n, combo.source);
   const auto& low = cache.get(IndicatorKind::channel_low, combo.n, combo.source);
   const auto close = cache.history().close;
-  const VolFilter filter(cache, combo);
   const int8_t short_pos = short_position(combo.side);
-  std::vector<int8_t> p(cache.history().size(), 0);
-  for (size_t t = 0; t < p.size(); ++t) {
-    const int8_t prev = t == 0 ? 0 : p[t - 1];
-    if (std::isnan(high[t]) || std::isnan(low[t])) {
-      p[t] = 0;
-      continue;
-    }
-    const FilterState fs = filter.at(t);
-    if (fs == FilterState::undefined) {
-      p[t] = 0;
-      continue;
-    }
-    if (fs == FilterState::closed) {
-      p[t] = prev;
-      continue;
-    }
+  return positions_by_bar(cache, combo, [&](size_t t, int8_t prev) -> std::optional<int8_t> {
+    if (std::isnan(high[t]) || std::isnan(low[t])) return std::nullopt;
     // Raw prices against the channel: exact comparisons, no dead band (SPEC §4).
-    if (close[t] > high[t]) {
-      p[t] = 1;
-    } else if (close[t] < low[t]) {
-      p[t] = short_pos;
-    } else {
-      p[t] = prev;
-    }
-  }
-  return p;
+    if (close[t] > high[t]) return int8_t{1};
+    if (close[t] < low[t]) return short_pos;
+    return prev;
+  });
 }
 
 // The level families (SPEC §5), written out rule by rule. x_t is compared with the levels
@@ -117,22 +101,12 @@ int8_t level_position(const Levels& v, bool reversion, int8_t prev, int8_t short
 template <typename LevelsAt>
 std::vector<int8_t> level_positions(IndicatorCache& cache, const Combo& combo, bool reversion,
                                     LevelsAt levels_at) {
-  const VolFilter filter(cache, combo);
   const int8_t short_pos = short_position(combo.side);
-  std::vector<int8_t> p(cache.history().size(), 0);
-  for (size_t t = 0; t < p.size(); ++t) {
-    const int8_t prev = t == 0 ? 0 : p[t - 1];
+  return positions_by_bar(cache, combo, [&](size_t t, int8_t prev) -> std::optional<int8_t> {
     const std::optional<Levels> levels = levels_at(t);
-    const FilterState fs = filter.at(t);
-    if (!levels || fs == FilterState::undefined) {
-      p[t] = 0;
-    } else if (fs == FilterState::closed) {
-      p[t] = prev;
-    } else {
-      p[t] = level_position(*levels, reversion, prev, short_pos);
-    }
-  }
-  return p;
+    if (!levels) return std::nullopt;
+    return level_position(*levels, reversion, prev, short_pos);
+  });
 }
 
 std::vector<int8_t> bollinger_positions(IndicatorCache& cache, const Combo& combo) {

@@ -25,6 +25,12 @@ std::future<BackendChoice> start_backend_choice(const std::string& name) {
   }
 }
 
+std::unique_ptr<Backend> take_backend(std::future<BackendChoice>& starting) {
+  BackendChoice choice = starting.get();
+  if (!choice.detail.empty()) std::fprintf(stderr, "wfo: %s\n", choice.detail.c_str());
+  return std::move(choice.backend);
+}
+
 feeds::CsvReadResult load_history(const std::string& path, bool skip_bad_rows,
                                   const std::vector<std::string>& columns) {
   feeds::CsvReadOptions options;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <future>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -23,6 +24,9 @@ feeds::CsvReadResult load_history(const std::string& path, bool skip_bad_rows,
 // context (most of a short run's fixed time) start while the caller parses the CSV; where no
 // thread can start, on the caller's thread at get(). Its errors surface at get().
 std::future<BackendChoice> start_backend_choice(const std::string& name);
+// The started backend, once the caller needs it; what --backend auto|cuda found (the GPU and
+// the code that runs on it, or why not) said on stderr.
+std::unique_ptr<Backend> take_backend(std::future<BackendChoice>& starting);
 
 // SPEC §6's default A, meant for daily bars.
 inline constexpr double kDailyBarsPerYear = 252;

@@ -42,18 +42,10 @@ std::string combo_text(const Grid& grid, const Combo& c) {
   return out;
 }
 
-std::vector<FlagSpec> positions_flags() {
-  auto common = strategy_flags();
-  std::vector<FlagSpec> flags(common.begin(), common.end());
-  flags.push_back({"id"});
-  return flags;
-}
-
 }  // namespace
 
 int run_positions(Args args) {
-  const auto flags = positions_flags();
-  std::optional<ParsedArgs> parsed_args = parse_strategy_command(args, kUsage, flags);
+  std::optional<ParsedArgs> parsed_args = parse_strategy_command(args, kUsage, {{"id"}});
   if (!parsed_args) return 0;
   ParsedArgs& parsed = *parsed_args;
   const auto id = parsed.count("id");

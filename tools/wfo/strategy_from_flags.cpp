@@ -9,9 +9,11 @@
 #include <array>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "wfod/config/config.hpp"
+#include "wfod/detail/grid_axes.hpp"
 #include "wfod/grid.hpp"
 
 namespace wfod::cli {
@@ -104,6 +106,28 @@ void override_enum_axis(const ParsedArgs& args, std::string_view flag, std::vect
   if (auto text = args.text(flag)) axis = parse_enum_axis<Enum>(*text, flag, parse);
 }
 
+// The engine's parser of one item of an enum axis.
+template <typename Enum>
+Enum parse_enum_item(std::string_view text) {
+  if constexpr (std::is_same_v<Enum, MaType>) return parse_ma(text);
+  if constexpr (std::is_same_v<Enum, Side>) return parse_side(text);
+  if constexpr (std::is_same_v<Enum, Entry>) return parse_entry(text);
+  if constexpr (std::is_same_v<Enum, Source>) return parse_source(text);
+  if constexpr (std::is_same_v<Enum, Style>) return parse_style(text);
+}
+
+// A grid axis from its flag, parsed as its values are: integers, reals or an enum's names.
+template <typename Value>
+void override_grid_axis(const ParsedArgs& args, std::string_view flag, std::vector<Value>& axis) {
+  if constexpr (std::is_same_v<Value, int>) {
+    override_axis(args, flag, axis, parse_int_axis);
+  } else if constexpr (std::is_same_v<Value, double>) {
+    override_axis(args, flag, axis, parse_real_axis);
+  } else {
+    override_enum_axis<Value>(args, flag, axis, parse_enum_item<Value>);
+  }
+}
+
 template <typename Enum, typename Parse>
 Enum parse_enum_flag(const ParsedArgs& args, std::string_view flag, Enum fallback, Parse parse) {
   auto text = args.text(flag);
@@ -118,33 +142,37 @@ Enum parse_enum_flag(const ParsedArgs& args, std::string_view flag, Enum fallbac
 // The config's [[strategy]]: the one named by --strategy, or the only one.
 const config::StrategyConfig& pick_strategy(const config::Config& cfg,
                                             const std::optional<std::string>& name) {
+  std::string known;  // the names, for the messages
+  for (const auto& s : cfg.strategies) known += (known.empty() ? "" : ", ") + s.name;
   if (name) {
     if (const auto* s = cfg.find_strategy(*name)) return *s;
-    std::string known;
-    for (const auto& s : cfg.strategies) known += (known.empty() ? "" : ", ") + s.name;
     throw UsageError("--strategy: " + cfg.source + " has no [[strategy]] named '" + *name +
                      "' (it has: " + (known.empty() ? "none" : known) + ")");
   }
   if (cfg.strategies.size() == 1) return cfg.strategies.front();
   if (cfg.strategies.empty()) throw UsageError(cfg.source + " defines no [[strategy]]");
-  std::string known;
-  for (const auto& s : cfg.strategies) known += (known.empty() ? "" : ", ") + s.name;
   throw UsageError(cfg.source + " defines several strategies (" + known +
                    "); pick one with --strategy NAME");
 }
 
-void apply_config(const ParsedArgs& args, StrategySetup& s) {
-  const std::string path = *args.text("config");
-  config::Config cfg = config::load_config(path);
-  const config::StrategyConfig& sc = pick_strategy(cfg, args.text("strategy"));
+// What a [[strategy]] table gives a run, from a config or a rules file alike: the strategy,
+// its window and its ranking.
+void apply_strategy_table(const config::StrategyConfig& sc, StrategySetup& s) {
   s.strategy_name = sc.name;
-  s.config_path = path;
   s.spec = sc.spec;
   s.rank = sc.rank;
   if (sc.window > 0) s.window = sc.window;
   s.warmup = sc.warmup;
   s.every = sc.every;
   s.selection = sc.selection;
+}
+
+void apply_config(const ParsedArgs& args, StrategySetup& s) {
+  const std::string path = *args.text("config");
+  config::Config cfg = config::load_config(path);
+  const config::StrategyConfig& sc = pick_strategy(cfg, args.text("strategy"));
+  apply_strategy_table(sc, s);
+  s.config_path = path;
   s.backend = cfg.daemon.backend;
   s.threads = cfg.daemon.threads;
   s.precision = cfg.daemon.precision;
@@ -162,15 +190,8 @@ void apply_config(const ParsedArgs& args, StrategySetup& s) {
 // threads or bars_per_year (no [daemon] or [[symbol]] there): flags or their defaults.
 void apply_rules_file(const ParsedArgs& args, StrategySetup& s) {
   const std::string path = *args.text("rules");
-  const config::StrategyConfig sc = config::load_rules_file(path);
-  s.strategy_name = sc.name;
+  apply_strategy_table(config::load_rules_file(path), s);
   s.rules_path = path;
-  s.spec = sc.spec;
-  s.rank = sc.rank;
-  if (sc.window > 0) s.window = sc.window;
-  s.warmup = sc.warmup;
-  s.every = sc.every;
-  s.selection = sc.selection;
 }
 
 // Each family-specific flag and the families it belongs to; --side and the vol filter's
@@ -213,23 +234,12 @@ void check_family_flags(const ParsedArgs& args, Family family) {
 }
 
 void apply_grid_flags(const ParsedArgs& args, Grid& g) {
-  override_axis(args, "fast", g.fast, parse_int_axis);
-  override_axis(args, "slow", g.slow, parse_int_axis);
-  override_enum_axis<MaType>(args, "ma", g.ma, parse_ma);
-  override_enum_axis<Side>(args, "side", g.side, parse_side);
-  override_enum_axis<Entry>(args, "entry", g.entry, parse_entry);
-  override_axis(args, "n", g.n, parse_int_axis);
-  override_enum_axis<Source>(args, "source", g.source, parse_source);
-  override_axis(args, "k", g.k, parse_real_axis);
-  override_enum_axis<Style>(args, "style", g.style, parse_style);
-  override_axis(args, "lo", g.lo, parse_real_axis);
-  override_axis(args, "hi", g.hi, parse_real_axis);
-  override_axis(args, "stop-loss", g.stop_loss, parse_real_axis);
-  override_axis(args, "take-profit", g.take_profit, parse_real_axis);
-  override_axis(args, "trailing-stop", g.trailing_stop, parse_real_axis);
-  override_axis(args, "vol-short", g.vol_short, parse_int_axis);
-  override_axis(args, "vol-long", g.vol_long, parse_int_axis);
-  override_axis(args, "vol-threshold", g.vol_threshold, parse_real_axis);
+  // Each axis's flag is its name with dashes ("--stop-loss" for stop_loss).
+  detail::for_each_grid_axis([&](const char* name, auto axis, detail::AxisGroup) {
+    std::string flag = name;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    override_grid_axis(args, flag, g.*axis);
+  });
 
   if (auto r = g.repeated_value()) {
     std::string flag = r->axis;

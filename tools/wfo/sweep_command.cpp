@@ -71,33 +71,19 @@ example:
             --cost-bps 1 --top 10
 )";
 
-std::vector<FlagSpec> sweep_flags() {
-  auto common = strategy_flags();
-  std::vector<FlagSpec> flags(common.begin(), common.end());
-  flags.push_back({"window"});
-  flags.push_back({"no-selection", false});
-  flags.push_back({"memory-budget"});
-  return flags;
-}
-
 }  // namespace
 
 int run_sweep(Args args) {
   const Stopwatch run_time;
-  const auto flags = sweep_flags();
-  std::optional<ParsedArgs> parsed_args = parse_strategy_command(args, kUsage, flags, kJsonShape);
+  std::optional<ParsedArgs> parsed_args = parse_strategy_command(
+      args, kUsage, {{"window"}, {"no-selection", false}, {"memory-budget"}}, kJsonShape);
   if (!parsed_args) return 0;
   ParsedArgs& parsed = *parsed_args;
   StrategySetup setup = strategy_from_flags(parsed);
-  for (const auto& w : setup.warnings) std::fprintf(stderr, "wfo: warning: %s\n", w.c_str());
-  // The budget that binds (--memory-budget, RLIMIT_AS, cgroup memory.max), and the CSV's
-  // load against it from the file's size, before any work (load_estimate.hpp).
-  const MemoryBudget budget = binding_budget(setup.memory_budget_mib << 20, read_process_limits());
-  if (const auto load = estimate_csv_load(setup.csv_path))
-    check_load(*load, budget, setup.csv_path);
-  const bool json = parsed.has("json");
-  const auto report_dir = parsed.text("report");
-  if (report_dir) prepare_report_dir(*report_dir);
+  const RunOpening opening = open_run(parsed, setup);
+  const MemoryBudget& budget = opening.budget;
+  const bool json = opening.json;
+  const auto& report_dir = opening.report_dir;
 
   // The backend starts while the CSV parses; its errors still come after the CSV's, where
   // the choice is taken below.
@@ -139,10 +125,7 @@ int run_sweep(Args args) {
   request.threads = setup.threads;
   check_window(request);
 
-  // What --backend auto|cuda found (the GPU and the code that runs on it, or why not).
-  BackendChoice choice = starting.get();
-  if (!choice.detail.empty()) std::fprintf(stderr, "wfo: %s\n", choice.detail.c_str());
-  auto backend = std::move(choice.backend);
+  auto backend = take_backend(starting);
   PlanInputs plan_in;
   plan_in.history_bars = n;
   plan_in.window_bars = window;

@@ -44,15 +44,6 @@ DIR/trades.csv.
 
 )";
 
-std::vector<FlagSpec> trades_flags() {
-  auto common = strategy_flags();
-  std::vector<FlagSpec> flags(common.begin(), common.end());
-  for (const char* f : {"window", "id", "is", "oos", "mode", "memory-budget"}) flags.push_back({f});
-  flags.push_back({"walk", false});
-  flags.push_back({"no-selection", false});
-  return flags;
-}
-
 std::string summary(const std::vector<Trade>& trades) {
   size_t wins = 0, losses = 0;
   double sum = 0, abs_sum = 0;
@@ -72,8 +63,15 @@ std::string summary(const std::vector<Trade>& trades) {
 }  // namespace
 
 int run_trades(Args args) {
-  const auto flags = trades_flags();
-  std::optional<ParsedArgs> parsed_args = parse_strategy_command(args, kUsage, flags);
+  std::optional<ParsedArgs> parsed_args = parse_strategy_command(args, kUsage,
+                                                                 {{"window"},
+                                                                  {"id"},
+                                                                  {"is"},
+                                                                  {"oos"},
+                                                                  {"mode"},
+                                                                  {"memory-budget"},
+                                                                  {"walk", false},
+                                                                  {"no-selection", false}});
   if (!parsed_args) return 0;
   ParsedArgs& parsed = *parsed_args;
   if (parsed.has("report"))

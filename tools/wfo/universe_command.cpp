@@ -168,10 +168,7 @@ int run_walk_universe(Args args, ParsedArgs& parsed) {
       continue;
     }
     if (!backend) {
-      // What --backend auto|cuda found (the GPU and the code that runs on it, or why not).
-      BackendChoice choice = starting.get();
-      if (!choice.detail.empty()) std::fprintf(stderr, "wfo: %s\n", choice.detail.c_str());
-      backend = std::move(choice.backend);
+      backend = take_backend(starting);
       backend_name = std::string(backend->name());
     }
     WalkRun run = run_loaded_walk(setup, std::move(loaded), *backend, options);

@@ -107,28 +107,23 @@ example:
            --is 1000 --oos 250 --mode rolling --cost-bps 2
 )";
 
-std::vector<FlagSpec> walk_flags() {
-  auto common = strategy_flags();
-  std::vector<FlagSpec> flags(common.begin(), common.end());
-  flags.push_back({"is"});
-  flags.push_back({"oos"});
-  flags.push_back({"mode"});
-  flags.push_back({"window"});  // recognised only to say it does not apply
-  flags.push_back({"no-selection", false});
-  flags.push_back({"memory-budget"});
-  flags.push_back({"universe"});
-  flags.push_back({"shard"});
-  flags.push_back({"out"});
-  flags.push_back({"skip-bad-files", false});
-  return flags;
-}
-
 }  // namespace
 
 int run_walk(Args args) {
   const Stopwatch run_time;
-  const auto flags = walk_flags();
-  std::optional<ParsedArgs> parsed_args = parse_strategy_command(args, kUsage, flags, kJsonShape);
+  std::optional<ParsedArgs> parsed_args =
+      parse_strategy_command(args, kUsage,
+                             {{"is"},
+                              {"oos"},
+                              {"mode"},
+                              {"window"},  // recognised only to say it does not apply
+                              {"no-selection", false},
+                              {"memory-budget"},
+                              {"universe"},
+                              {"shard"},
+                              {"out"},
+                              {"skip-bad-files", false}},
+                             kJsonShape);
   if (!parsed_args) return 0;
   ParsedArgs& parsed = *parsed_args;
   if (parsed.has("window")) {
@@ -140,15 +135,10 @@ int run_walk(Args args) {
       throw UsageError("--" + std::string(flag) + " applies to --universe runs only");
   }
   StrategySetup setup = strategy_from_flags(parsed);
-  for (const auto& w : setup.warnings) std::fprintf(stderr, "wfo: warning: %s\n", w.c_str());
-  // The budget that binds (--memory-budget, RLIMIT_AS, cgroup memory.max), and the CSV's
-  // load against it from the file's size, before any work (load_estimate.hpp).
-  const MemoryBudget budget = binding_budget(setup.memory_budget_mib << 20, read_process_limits());
-  if (const auto load = estimate_csv_load(setup.csv_path))
-    check_load(*load, budget, setup.csv_path);
-  const bool json = parsed.has("json");
-  const auto report_dir = parsed.text("report");
-  if (report_dir) prepare_report_dir(*report_dir);
+  const RunOpening opening = open_run(parsed, setup);
+  const MemoryBudget& budget = opening.budget;
+  const bool json = opening.json;
+  const auto& report_dir = opening.report_dir;
 
   const WalkSpec walk = walk_spec_from_flags(parsed, setup);
 
@@ -157,10 +147,7 @@ int run_walk(Args args) {
   std::future<BackendChoice> starting = start_backend_choice(setup.backend);
   LoadedWalk loaded = load_walk(setup, walk);
 
-  // What --backend auto|cuda found (the GPU and the code that runs on it, or why not).
-  BackendChoice choice = starting.get();
-  if (!choice.detail.empty()) std::fprintf(stderr, "wfo: %s\n", choice.detail.c_str());
-  auto backend = std::move(choice.backend);
+  auto backend = take_backend(starting);
   WalkRunOptions options;
   options.selection = !parsed.has("no-selection");
   options.report = report_dir.has_value();

@@ -13,6 +13,8 @@
 #include <tuple>
 #include <type_traits>
 
+#include "wfod/detail/grid_axes.hpp"
+
 namespace wfod {
 namespace {
 
@@ -484,35 +486,11 @@ std::optional<RepeatedValue> Grid::repeated_value() const {
     if (found) return;
     if (auto v = first_repeat(values)) found = RepeatedValue{axis, value_text(*v)};
   };
-  switch (family) {
-    case Family::ma_cross:
-      check(fast, "fast");
-      check(slow, "slow");
-      check(ma, "ma");
-      check(side, "side");
-      check(entry, "entry");
-      break;
-    case Family::channel_breakout:
-      check(n, "n");
-      check(source, "source");
-      check(side, "side");
-      break;
-    case Family::bollinger:
-      check(n, "n");
-      check(k, "k");
-      check(style, "style");
-      check(side, "side");
-      break;
-    case Family::rsi_reversion:
-      check(n, "n");
-      check(lo, "lo");
-      check(hi, "hi");
-      check(side, "side");
-      break;
-    case Family::rules:
-      for (size_t i = 0; program && i < rule_axes.size() && i < program->params.size(); ++i)
-        check(rule_axes[i], program->params[i].c_str());
-      break;
+  detail::for_each_family_axis(
+      family, [&](const char* name, auto axis, auto) { check(this->*axis, name); });
+  if (family == Family::rules) {
+    for (size_t i = 0; program && i < rule_axes.size() && i < program->params.size(); ++i)
+      check(rule_axes[i], program->params[i].c_str());
   }
   check(stop_loss, "stop_loss");
   check(take_profit, "take_profit");
@@ -525,27 +503,12 @@ std::optional<RepeatedValue> Grid::repeated_value() const {
 
 std::vector<AxisInfo> Grid::axes() const {
   std::vector<AxisInfo> a;
-  switch (family) {
-    case Family::ma_cross:
-      a = {{"fast", fast.size()},
-           {"slow", slow.size()},
-           {"ma", ma.size()},
-           {"side", side.size()},
-           {"entry", entry.size()}};
-      break;
-    case Family::channel_breakout:
-      a = {{"n", n.size()}, {"source", source.size()}, {"side", side.size()}};
-      break;
-    case Family::bollinger:
-      a = {{"n", n.size()}, {"k", k.size()}, {"style", style.size()}, {"side", side.size()}};
-      break;
-    case Family::rsi_reversion:
-      a = {{"n", n.size()}, {"lo", lo.size()}, {"hi", hi.size()}, {"side", side.size()}};
-      break;
-    case Family::rules:  // one axis per param, in the program's order (SPEC §5a)
-      for (size_t i = 0; program && i < program->params.size(); ++i)
-        a.push_back({program->params[i], i < rule_axes.size() ? rule_axes[i].size() : 0});
-      break;
+  detail::for_each_family_axis(family, [&](const char* name, auto axis, auto) {
+    a.push_back({name, (this->*axis).size()});
+  });
+  if (family == Family::rules) {  // one axis per param, in the program's order (SPEC §5a)
+    for (size_t i = 0; program && i < program->params.size(); ++i)
+      a.push_back({program->params[i], i < rule_axes.size() ? rule_axes[i].size() : 0});
   }
   if (has_stops()) {  // an axis not given is {0}: size 1
     a.push_back({"stop_loss", std::max<size_t>(stop_loss.size(), 1)});
@@ -581,37 +544,15 @@ Combo Grid::decode(uint64_t id) const {
     rest /= radix;
     return digit;
   };
-  switch (family) {
-    case Family::ma_cross:
-      c.fast = fast[take(fast.size())];
-      c.slow = slow[take(slow.size())];
-      c.ma = ma[take(ma.size())];
-      c.side = side[take(side.size())];
-      c.entry = entry[take(entry.size())];
-      break;
-    case Family::channel_breakout:
-      c.n = n[take(n.size())];
-      c.source = source[take(source.size())];
-      c.side = side[take(side.size())];
-      break;
-    case Family::bollinger:
-      c.n = n[take(n.size())];
-      c.k = k[take(k.size())];
-      c.style = style[take(style.size())];
-      c.side = side[take(side.size())];
-      break;
-    case Family::rsi_reversion:
-      c.n = n[take(n.size())];
-      c.lo = lo[take(lo.size())];
-      c.hi = hi[take(hi.size())];
-      c.side = side[take(side.size())];
-      break;
-    case Family::rules:
-      c.program = program;
-      c.rule_values.reserve(rule_axes.size());
-      for (const std::vector<double>& axis : rule_axes)
-        c.rule_values.push_back(axis[take(axis.size())]);
-      break;
+  detail::for_each_family_axis(family, [&](const char*, auto axis, auto field) {
+    const auto& values = this->*axis;
+    c.*field = values[take(values.size())];
+  });
+  if (family == Family::rules) {
+    c.program = program;
+    c.rule_values.reserve(rule_axes.size());
+    for (const std::vector<double>& axis : rule_axes)
+      c.rule_values.push_back(axis[take(axis.size())]);
   }
   if (has_stops()) {
     c.has_stops = true;

@@ -15,6 +15,7 @@
 #include <limits>
 #include <memory>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "compensated.hpp"
@@ -36,25 +37,37 @@ struct SeriesTail {
   double operator[](size_t t) const { return data[t - base]; }
 };
 
-class SmaState {
+// An indicator that is one sliding window of the series (sliding.hpp): SMA(n) over a
+// SlidingMean, STD(n) over a SlidingStd; undefined for the first n - 1 bars.
+template <typename Window>
+class SlidingState {
  public:
-  explicit SmaState(int n) : n_(n), mean_(nullptr, n) {}
+  static constexpr bool kMean = std::is_same_v<Window, SlidingMean>;
+  static constexpr const char* kName = kMean ? "SMA" : "STD";  // for checkpoint errors
+
+  explicit SlidingState(int n) : n_(n), window_(nullptr, n) {}
   double next(SeriesTail x) {
     const long long t = t_++;
     if (t < n_ - 1) return kUndefined;
-    mean_.rebind(x.data, static_cast<long long>(x.base));
-    return mean_.at(t);
+    window_.rebind(x.data, static_cast<long long>(x.base));
+    return window_.at(t);
   }
+  // The mean sums its next re-anchor's first n - 1 values ahead; the STD has nothing to do
+  // ahead (its re-anchor shifts by the new bar's value).
   void prepare(SeriesTail x) {
-    mean_.rebind(x.data, static_cast<long long>(x.base));
-    mean_.prepare(t_);
+    if constexpr (kMean) {
+      window_.rebind(x.data, static_cast<long long>(x.base));
+      window_.prepare(t_);
+    }
   }
 
  private:
   friend struct StateCodec;
   long long n_, t_ = 0;
-  SlidingMean mean_;
+  Window window_;
 };
+using SmaState = SlidingState<SlidingMean>;
+using StdState = SlidingState<SlidingStd>;
 
 // Seeded with SMA(n) at bar n-1, then SPEC's recursion in double-double (ExactEma).
 class EmaState {
@@ -186,24 +199,6 @@ class HmaState {
   WmaState half_, full_, root_;
   std::vector<double> diff_;  // inner values [diff_base_, diff_base_ + size)
   size_t diff_base_ = 0;
-};
-
-class StdState {
- public:
-  explicit StdState(int n) : n_(n), sd_(nullptr, n) {}
-  double next(SeriesTail x) {
-    const long long t = t_++;
-    if (t < n_ - 1) return kUndefined;
-    sd_.rebind(x.data, static_cast<long long>(x.base));
-    return sd_.at(t);
-  }
-  // Nothing to do ahead: its re-anchor shifts by the new bar's value.
-  void prepare(SeriesTail) {}
-
- private:
-  friend struct StateCodec;
-  long long n_, t_ = 0;
-  SlidingStd sd_;
 };
 
 // Donchian bound of the previous n values (max for upper, min for lower): a monotonic deque

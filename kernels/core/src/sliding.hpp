@@ -16,15 +16,28 @@ struct StateCodec;
 
 inline constexpr long long kSlidingReanchorBars = 256;  // = wfod::kReanchorBars
 
-class SlidingMean {
+// The series a window of n bars reads, at absolute bars: x_ is the value of bar base_.
+class SeriesWindow {
  public:
-  WFOD_HD SlidingMean(const double* x, long long n) : x_(x), n_(n) {}
+  WFOD_HD SeriesWindow(const double* x, long long n) : x_(x), n_(n) {}
   // The series moved (a growing host vector, or a tail whose first kept bar is `base`): same
   // values, new address.
   WFOD_HD void rebind(const double* x, long long base = 0) {
     x_ = x;
     base_ = base;
   }
+
+ protected:
+  WFOD_HD double at_bar(long long t) const { return x_[t - base_]; }
+
+  const double* x_;
+  long long n_;
+  long long base_ = 0;  // bar of x_[0]
+};
+
+class SlidingMean : public SeriesWindow {
+ public:
+  using SeriesWindow::SeriesWindow;
   WFOD_HD static bool reanchors(long long t, long long n) {
     return (t - (n - 1)) % kSlidingReanchorBars == 0;
   }
@@ -55,24 +68,16 @@ class SlidingMean {
 
  private:
   friend struct StateCodec;  // checkpoints (state_codec.hpp)
-  WFOD_HD double at_bar(long long t) const { return x_[t - base_]; }
 
-  const double* x_;
-  long long n_;
   CompensatedSum sum_, pre_;
   long long prepared_for_ = -1;
-  long long base_ = 0;  // bar of x_[0]
 };
 
 // Population STD from sums of y = x - shift and y^2: the shift (a recent price) makes y exact
 // (Sterbenz) and small, so sum_y2 - sum_y^2 / n does not cancel.
-class SlidingStd {
+class SlidingStd : public SeriesWindow {
  public:
-  WFOD_HD SlidingStd(const double* x, long long n) : x_(x), n_(n) {}
-  WFOD_HD void rebind(const double* x, long long base = 0) {
-    x_ = x;
-    base_ = base;
-  }
+  using SeriesWindow::SeriesWindow;
   WFOD_HD double at(long long t) {
     const double n = static_cast<double>(n_);
     bool reanchor = t == n_ - 1 || since_anchor_ >= kSlidingReanchorBars;
@@ -104,14 +109,10 @@ class SlidingStd {
 
  private:
   friend struct StateCodec;  // checkpoints (state_codec.hpp)
-  WFOD_HD double at_bar(long long t) const { return x_[t - base_]; }
 
-  const double* x_;
-  long long n_;
   CompensatedSum sy_, syy_;
   double shift_ = 0;
   long long since_anchor_ = 0;
-  long long base_ = 0;  // bar of x_[0]
 };
 
 }  // namespace wfod::detail

@@ -51,13 +51,15 @@ struct StateCodec {
   }
 
   // --- the states ---
-  static void save(BlobWriter& w, const SmaState& s) {
+  template <typename Window>  // SmaState, StdState
+  static void save(BlobWriter& w, const SlidingState<Window>& s) {
     w.put(s.t_);
-    save(w, s.mean_);
+    save(w, s.window_);
   }
-  static void load(BlobReader& r, SmaState& s, size_t bars) {
-    s.t_ = counter(r, bars, "SMA");
-    load(r, s.mean_);
+  template <typename Window>
+  static void load(BlobReader& r, SlidingState<Window>& s, size_t bars) {
+    s.t_ = counter(r, bars, SlidingState<Window>::kName);
+    load(r, s.window_);
   }
   static void save(BlobWriter& w, const EmaState& s) {
     w.put(s.t_);
@@ -112,14 +114,6 @@ struct StateCodec {
              std::to_string(inner_keep(s, count)));
     s.diff_ = r.get_array<double>(static_cast<size_t>(keep), "HMA inner tail");
     s.diff_base_ = count - static_cast<size_t>(keep);
-  }
-  static void save(BlobWriter& w, const StdState& s) {
-    w.put(s.t_);
-    save(w, s.sd_);
-  }
-  static void load(BlobReader& r, StdState& s, size_t bars) {
-    s.t_ = counter(r, bars, "STD");
-    load(r, s.sd_);
   }
   static void save(BlobWriter& w, const ExtremeState& s) {
     w.put(static_cast<uint64_t>(s.t_));

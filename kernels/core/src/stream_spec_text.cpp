@@ -5,7 +5,10 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <type_traits>
 #include <vector>
+
+#include "wfod/detail/grid_axes.hpp"
 
 namespace wfod::detail {
 namespace {
@@ -44,32 +47,22 @@ uint64_t spec_fingerprint(const std::string& s) {
 std::string stream_spec_text(const StreamSpec& spec, size_t chunk) {
   const Grid& g = spec.strategy.grid;
   std::string t = "family=" + std::string(to_string(g.family)) + ";";
-  auto ints = [&t](int v) { t += std::to_string(v); };
-  auto reals = [&t](double v) { append_bits(t, v); };
-  auto named = [&t](auto v) { t += to_string(v); };
-  append_list(t, "fast", g.fast, ints);
-  append_list(t, "slow", g.slow, ints);
-  append_list(t, "ma", g.ma, named);
-  append_list(t, "side", g.side, named);
-  append_list(t, "entry", g.entry, named);
-  append_list(t, "n", g.n, ints);
-  append_list(t, "source", g.source, named);
-  // The SPEC v1.1 families' axes, only for them: older checkpoints keep their text.
-  if (g.family == Family::bollinger || g.family == Family::rsi_reversion) {
-    append_list(t, "k", g.k, reals);
-    append_list(t, "style", g.style, named);
-    append_list(t, "lo", g.lo, reals);
-    append_list(t, "hi", g.hi, reals);
-  }
-  // SPEC §5b's stop axes, only for a grid that gives them.
-  if (g.has_stops()) {
-    append_list(t, "stop_loss", g.stop_loss, reals);
-    append_list(t, "take_profit", g.take_profit, reals);
-    append_list(t, "trailing_stop", g.trailing_stop, reals);
-  }
-  append_list(t, "vol_short", g.vol_short, ints);
-  append_list(t, "vol_long", g.vol_long, ints);
-  append_list(t, "vol_threshold", g.vol_threshold, reals);
+  // The SPEC v1.1 families' axes only for them, and SPEC §5b's stop axes only for a grid that
+  // gives them: older checkpoints keep their text.
+  const bool v1_1_family = g.family == Family::bollinger || g.family == Family::rsi_reversion;
+  for_each_grid_axis([&](const char* name, auto axis, AxisGroup group) {
+    if (group == AxisGroup::family_v1_1 && !v1_1_family) return;
+    if (group == AxisGroup::stops && !g.has_stops()) return;
+    append_list(t, name, g.*axis, [&t](auto v) {
+      if constexpr (std::is_same_v<decltype(v), int>) {
+        t += std::to_string(v);
+      } else if constexpr (std::is_same_v<decltype(v), double>) {
+        append_bits(t, v);
+      } else {
+        t += to_string(v);  // an enum, by name
+      }
+    });
+  });
   t += "fill=" + std::string(to_string(spec.strategy.fill)) + ";cost=";
   append_bits(t, spec.strategy.costs.per_unit());
   t += ";window=" + std::to_string(spec.window) + ";chunk=" + std::to_string(chunk);

@@ -222,6 +222,26 @@
   }
   function untip() { tipEl.hidden = true; }
 
+  // Frame f's plot as n bands of width `band` that answer the pointer (the selection and fold
+  // charts): the band under it highlighted and show(i, ev) (its tooltip) as it moves, both
+  // gone when it leaves, pick(i) on a click; `pointer`: the cursor says it can be clicked.
+  function bandHover(f, g, n, band, pointer, show, pick) {
+    var hl = svg('rect', { y: f.y0, height: f.y1 - f.y0, width: band, fill: 'rgba(37,99,235,0.07)', visibility: 'hidden' }, g);
+    var ov = svg('rect', { x: f.x0, y: f.y0, width: f.x1 - f.x0, height: f.y1 - f.y0, fill: 'transparent',
+      style: pointer ? 'cursor:pointer' : '' }, g);
+    function at(ev) {
+      var r = f.svg.getBoundingClientRect(), px = (ev.clientX - r.left) * f.W / r.width;
+      return Math.max(0, Math.min(n - 1, Math.floor((px - f.x0) / band)));
+    }
+    ov.addEventListener('pointermove', function (ev) {
+      var i = at(ev);
+      hl.setAttribute('x', f.x0 + i * band); hl.setAttribute('visibility', 'visible');
+      show(i, ev);
+    });
+    ov.addEventListener('pointerleave', function () { untip(); hl.setAttribute('visibility', 'hidden'); });
+    ov.addEventListener('click', function (ev) { pick(at(ev)); });
+  }
+
   // ---- Chart frame: an SVG the width of its container. -----------------------------------
   function frame(el, height, m) {
     el.innerHTML = '';
@@ -883,23 +903,14 @@
     }
     text(g, (f.x0 + f.x1) / 2, f.y1 + 30, WALK ? 'fold' : '', { 'class': 'axis-title', 'text-anchor': 'middle' });
     svg('rect', { x: f.x0, y: f.y0, width: f.x1 - f.x0, height: f.y1 - f.y0, 'class': 'domain' }, g);
-    var hl = svg('rect', { y: f.y0, height: f.y1 - f.y0, width: band, fill: 'rgba(37,99,235,0.07)', visibility: 'hidden' }, g);
-    var ov = svg('rect', { x: f.x0, y: f.y0, width: f.x1 - f.x0, height: f.y1 - f.y0, fill: 'transparent', style: 'cursor:pointer' }, g);
-    function at(ev) {
-      var r = f.svg.getBoundingClientRect(), px = (ev.clientX - r.left) * f.W / r.width;
-      return Math.max(0, Math.min(n - 1, Math.floor((px - f.x0) / band)));
-    }
-    ov.addEventListener('pointermove', function (ev) {
-      var i = at(ev), s = SEL[i];
-      hl.setAttribute('x', f.x0 + i * band); hl.setAttribute('visibility', 'visible');
+    bandHover(f, g, n, band, true, function (i, ev) {
+      var s = SEL[i];
       if (!s) { untip(); return; }
       tip('<b>' + esc(selLabel(i)) + '</b> ' + badge(s) + '<br>DSR ' + fmt(s.dsr ? s.dsr.dsr : null) +
         (s.dsr && s.dsr.min_dsr !== null ? ' (min ' + fmt(s.dsr.min_dsr) + ', ' + (s.dsr.passes ? 'pass' : 'fail') + ')' : '') +
         '<br>PBO ' + (s.pbo ? fmt(s.pbo.pbo) : 'skipped: ' + esc(s.pbo_skipped || '')) +
         '<br><span class="t">click: its logit histogram</span>', ev);
-    });
-    ov.addEventListener('pointerleave', function () { untip(); hl.setAttribute('visibility', 'hidden'); });
-    ov.addEventListener('click', function (ev) { selectSel(at(ev)); });
+    }, selectSel);
     done(el, marks);
   }
 
@@ -1251,21 +1262,11 @@
       marks += 2;
     }
     svg('line', { x1: f.x0, x2: f.x1, y1: ys(0), y2: ys(0), stroke: '#9aa3b2' }, g);
-    var hl = svg('rect', { y: f.y0, height: f.y1 - f.y0, width: band, fill: 'rgba(37,99,235,0.07)', visibility: 'hidden' }, g);
-    var ov = svg('rect', { x: f.x0, y: f.y0, width: f.x1 - f.x0, height: f.y1 - f.y0, fill: 'transparent',
-      style: HM ? 'cursor:pointer' : '' }, g);
-    function at(ev) {
-      var r = f.svg.getBoundingClientRect(), px = (ev.clientX - r.left) * f.W / r.width;
-      return Math.max(0, Math.min(n - 1, Math.floor((px - f.x0) / band)));
-    }
-    ov.addEventListener('pointermove', function (ev) {
-      var i = at(ev), fd = FOLDS[i];
-      hl.setAttribute('x', f.x0 + i * band); hl.setAttribute('visibility', 'visible');
+    bandHover(f, g, n, band, HM, function (i, ev) {
+      var fd = FOLDS[i];
       tip('<b>Fold ' + fd.index + '</b><br>IS ' + esc(OBJ) + ' ' + fmt(fd.is_objective) + '<br>OOS ' + esc(OBJ) + ' ' +
         fmt(fd.oos_objective) + '<br>WFE ' + fmt(fd.wfe, 2) + '<br><span class="t">' + esc(paramText(fd.params, D.params.names)) + '</span>', ev);
-    });
-    ov.addEventListener('pointerleave', function () { untip(); hl.setAttribute('visibility', 'hidden'); });
-    ov.addEventListener('click', function (ev) { selectFold(at(ev)); });
+    }, selectFold);
     done(el, marks);
   }
 

@@ -107,6 +107,79 @@ class Walker {
                len_;
   }
 
+  // Blocks rest[0..M) for the chunk: their arrays, and the trough and head arrays their
+  // joins read (with DD, with Chk). One entry at least, so that M = 0 declares no empty array.
+  template <int M>
+  struct Joined {
+    static constexpr int kN = M > 0 ? M : 1;
+    Fold blk[kN];
+    const double* trough[kN] = {};
+    const int32_t* head[kN] = {};
+  };
+  template <int M>
+  Joined<M> joined(const int* rest) const {
+    Joined<M> J;
+    for (int j = 0; j < M; ++j) {
+      J.blk[j] = block(rest[j]);
+      const size_t o = static_cast<size_t>(rest[j]) * b_.slots + s0_;
+      if constexpr (DD) J.trough[j] = b_.trough + o;
+      if constexpr (Chk) J.head[j] = b_.head + o;
+    }
+    return J;
+  }
+
+  // Slot k of `base` folded through the M joined blocks, field group by field group:
+  // combine()'s operations in combine()'s order (extend() does the same one block at a time).
+  // Inlined into the vector loops that call them, slot by slot.
+  struct Moments {
+    double s, q;
+  };
+  template <int M>
+  [[gnu::always_inline]] static Moments fold_moments(const Fold& base, const Joined<M>& J,
+                                                     size_t k) {
+    double s = base.d[kM0][k], q = base.d[kM1][k];
+    for (int j = 0; j < M; ++j) {
+      s += J.blk[j].d[kM0][k];
+      q += J.blk[j].d[kM1][k];
+    }
+    return {s, q};
+  }
+  struct Growth {
+    double g, peak, dd;  // peak and dd 0 without DD
+  };
+  template <int M>
+  [[gnu::always_inline]] static Growth fold_growth(const Fold& base, const Joined<M>& J, size_t k) {
+    double g = base.d[kGrowthField][k], peak = 0, dd = 0;
+    if constexpr (DD) {
+      peak = base.d[kPeak][k];
+      dd = base.d[kDrawdown][k];
+    }
+    for (int j = 0; j < M; ++j) {
+      const double gl = g;
+      g = gl * J.blk[j].d[kGrowthField][k];
+      if constexpr (DD) {
+        const double pl = peak;
+        peak = fold_max(pl, gl * J.blk[j].d[kPeak][k]);
+        dd = fold_max(fold_max(dd, J.blk[j].d[kDrawdown][k]), 1.0 - gl * J.trough[j][k] / pl);
+      }
+    }
+    return {g, peak, dd};
+  }
+  struct Checks {
+    int32_t trades, held;
+  };
+  template <int M>
+  [[gnu::always_inline]] static Checks fold_checks(const Fold& base, const Joined<M>& J, size_t k) {
+    int32_t t = base.i[kTrades][k], tail = base.i[kTail][k], held = base.i[kHeld][k];
+    for (int j = 0; j < M; ++j) {
+      const int32_t hd = J.head[j][k];
+      t += J.blk[j].i[kTrades][k] - ((tail == hd) & (hd != 0));
+      tail = J.blk[j].i[kTail][k];
+      held += J.blk[j].i[kHeld][k];
+    }
+    return {t, held};
+  }
+
   // Level m of `side` = the left fold of blocks c[0..m).
   void prefix(int side, const int* c, int m) {
     if (m == 0) return;
@@ -139,15 +212,7 @@ class Walker {
     if constexpr (M == 0) {
       return base;
     } else {
-      Fold blk[M];
-      const double* trough[M] = {};
-      const int32_t* head[M] = {};
-      for (int j = 0; j < M; ++j) {
-        blk[j] = block(rest[j]);
-        const size_t o = static_cast<size_t>(rest[j]) * b_.slots + s0_;
-        if constexpr (DD) trough[j] = b_.trough + o;
-        if constexpr (Chk) head[j] = b_.head + o;
-      }
+      const Joined<M> J = joined<M>(rest);
       Fold to;
       for (int f = 0; f < kDoubleFields; ++f) to.d[f] = dlevel(side, level, f);
       if constexpr (Chk)
@@ -163,48 +228,25 @@ class Walker {
 #pragma GCC ivdep
       for (size_t k = 0; k < n; ++k) {
         if constexpr (kMoments) {
-          double s = base.d[kM0][k], q = base.d[kM1][k];
-          for (int j = 0; j < M; ++j) {
-            s += blk[j].d[kM0][k];
-            q += blk[j].d[kM1][k];
-          }
-          q0[k] = s;
-          q1[k] = q;
+          const Moments m = fold_moments<M>(base, J, k);
+          q0[k] = m.s;
+          q1[k] = m.q;
         }
         if constexpr (kGrowth) {
-          double g = base.d[kGrowthField][k], peak = 0, dd = 0;
+          const Growth gr = fold_growth<M>(base, J, k);
+          qg[k] = gr.g;
           if constexpr (DD) {
-            peak = base.d[kPeak][k];
-            dd = base.d[kDrawdown][k];
-          }
-          for (int j = 0; j < M; ++j) {
-            const double gl = g;
-            g = gl * blk[j].d[kGrowthField][k];
-            if constexpr (DD) {
-              const double pl = peak;
-              peak = fold_max(pl, gl * blk[j].d[kPeak][k]);
-              dd = fold_max(fold_max(dd, blk[j].d[kDrawdown][k]), 1.0 - gl * trough[j][k] / pl);
-            }
-          }
-          qg[k] = g;
-          if constexpr (DD) {
-            qp[k] = peak;
-            qd[k] = dd;
+            qp[k] = gr.peak;
+            qd[k] = gr.dd;
           }
         }
         if constexpr (Chk) {
-          int32_t t = base.i[kTrades][k], tail = base.i[kTail][k], held = base.i[kHeld][k];
-          for (int j = 0; j < M; ++j) {
-            const int32_t hd = head[j][k];
-            t += blk[j].i[kTrades][k] - ((tail == hd) & (hd != 0));
-            tail = blk[j].i[kTail][k];
-            held += blk[j].i[kHeld][k];
-          }
-          qt[k] = t;
-          qh[k] = held;
+          const Checks c = fold_checks<M>(base, J, k);
+          qt[k] = c.trades;
+          qh[k] = c.held;
         }
       }
-      if constexpr (Chk) to.i[kTail] = blk[M - 1].i[kTail];  // the fold's tail: the last block's
+      if constexpr (Chk) to.i[kTail] = J.blk[M - 1].i[kTail];  // the fold's tail: the last block's
       return to;
     }
   }
@@ -351,16 +393,7 @@ class Walker {
   template <int M>
   void half_t(const Fold& base, const int* rest, float* __restrict y, uint8_t* __restrict pass,
               uint32_t& best) const {
-    constexpr int kM = M > 0 ? M : 1;
-    Fold blk[kM];
-    const double* trough[kM] = {};
-    const int32_t* head[kM] = {};
-    for (int j = 0; j < M; ++j) {
-      blk[j] = block(rest[j]);
-      const size_t o = static_cast<size_t>(rest[j]) * b_.slots + s0_;
-      if constexpr (DD) trough[j] = b_.trough + o;
-      if constexpr (Chk) head[j] = b_.head + o;
-    }
+    const Joined<M> J = joined<M>(rest);
     const size_t n = len_;
     const double bars = r_.bars, annual = r_.annual;
     int bad = 0;
@@ -369,11 +402,7 @@ class Walker {
     for (size_t k = 0; k < n; ++k) {
       float yk = 0;
       if constexpr (kMoments) {
-        double s = base.d[kM0][k], q = base.d[kM1][k];
-        for (int j = 0; j < M; ++j) {
-          s += blk[j].d[kM0][k];
-          q += blk[j].d[kM1][k];
-        }
+        const auto [s, q] = fold_moments<M>(base, J, k);
         if constexpr (Guard) {
           const MomentScreen ms = moment_screen(Sc, s, q, bars, annual);
           yk = ms.y;
@@ -384,33 +413,15 @@ class Walker {
       }
       double dd = 0;
       if constexpr (kGrowth) {
-        double g = base.d[kGrowthField][k], peak = 0;
-        if constexpr (DD) {
-          peak = base.d[kPeak][k];
-          dd = base.d[kDrawdown][k];
-        }
-        for (int j = 0; j < M; ++j) {
-          const double gl = g;
-          g = gl * blk[j].d[kGrowthField][k];
-          if constexpr (DD) {
-            const double pl = peak;
-            peak = fold_max(pl, gl * blk[j].d[kPeak][k]);
-            dd = fold_max(fold_max(dd, blk[j].d[kDrawdown][k]), 1.0 - gl * trough[j][k] / pl);
-          }
-        }
-        if constexpr (!kMoments) yk = static_cast<float>(g - 1.0);  // exact, rounded
+        const Growth gr = fold_growth<M>(base, J, k);
+        dd = gr.dd;
+        if constexpr (!kMoments) yk = static_cast<float>(gr.g - 1.0);  // exact, rounded
       }
       y[k] = yk;
       uint32_t key = screen_key(yk);
       if constexpr (Chk) {
-        int32_t t = base.i[kTrades][k], tail = base.i[kTail][k], held = base.i[kHeld][k];
-        for (int j = 0; j < M; ++j) {
-          const int32_t hd = head[j][k];
-          t += blk[j].i[kTrades][k] - ((tail == hd) & (hd != 0));
-          tail = blk[j].i[kTail][k];
-          held += blk[j].i[kHeld][k];
-        }
-        bool ok = (t >= r_.min_trades) & (held >= r_.min_held);
+        const Checks c = fold_checks<M>(base, J, k);
+        bool ok = (c.trades >= r_.min_trades) & (c.held >= r_.min_held);
         if constexpr (DD) ok = ok & (dd <= r_.max_drawdown);
         pass[k] = static_cast<uint8_t>(ok);
         key &= 0u - static_cast<uint32_t>(ok);
@@ -421,11 +432,7 @@ class Walker {
       if (bad || !r_.screens) {  // rare: the exact objective, rounded to float; keys anew
         top = 0;
         for (size_t k = 0; k < n; ++k) {
-          double s = base.d[kM0][k], q = base.d[kM1][k];
-          for (int j = 0; j < M; ++j) {
-            s += blk[j].d[kM0][k];
-            q += blk[j].d[kM1][k];
-          }
+          const auto [s, q] = fold_moments<M>(base, J, k);
           if (!r_.screens || (Guard && !moment_screen(Sc, s, q, bars, annual).ok))
             y[k] = static_cast<float>(exact_moment_objective(Sc, s, q, bars, annual));
           const uint32_t pass_mask = Chk ? 0u - static_cast<uint32_t>(pass[k]) : ~0u;
