@@ -249,7 +249,10 @@ void CudaStream::release() {
   roll_starts_.erase(roll_starts_.begin(), kept);
 }
 
-void CudaStream::note_roll(size_t from) { roll_starts_.push_back(from); }
+// Once per bar: a roll retried after a failed launch starts where the failed one did.
+void CudaStream::note_roll(size_t from) {
+  if (roll_starts_.empty() || from > roll_starts_.back()) roll_starts_.push_back(from);
+}
 
 // SPEC: refuse plainly when the caches do not fit the device (the daemon falls back).
 void CudaStream::plan_memory(const StreamLayout& layout) {
