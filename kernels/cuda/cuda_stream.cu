@@ -99,12 +99,13 @@ double StreamLayout::device_bytes() const {
 }
 
 // Per-row indicator state beyond its values (as the cpu stream's size query counts it): at
-// most two values and an index per bar of the row's look-back.
+// most two values and an index per bar of the row's look-back. The roll starts: at most one
+// per bar since the horizon (reserved at most_host_bars()).
 double StreamLayout::host_bytes() const {
   const double most = 2.0 * double(most_host_bars());
   const double row_states = double(rows) * (256.0 + 24.0 * double(lookback + 1));
   return double(batch) * (rows + 3) * sizeof(double) + double(kBlock) * top_k * 64 + 4096 +
-         most * rows * sizeof(double) + row_states + (most + 1024) * 7 * 8;
+         most * rows * sizeof(double) + row_states + (most + 1024) * 7 * 8 + most * sizeof(size_t);
 }
 
 }  // namespace stream_detail
@@ -144,6 +145,7 @@ CudaStream::CudaStream(const StreamSpec& spec, const HistoryView& history)
   const size_t most = layout.most_host_bars();
   rows_.reserve_span(2 * most);
   bars_.reserve(2 * most + 1024);
+  roll_starts_.reserve(most);
   plan_memory(layout);
   allocate();
   upload_tables();
@@ -178,6 +180,7 @@ SweepResult CudaStream::advance(std::span<const Bar> bars) {
       extend();
       throw;
     }
+    note_roll(rolled_);
     stage_bars(rolled_, rolled_ + 1);
     plan_run(end);
     const StreamStep& st = host_step_[0];
@@ -211,7 +214,8 @@ StreamStats CudaStream::stats() const {
   StreamStats s;
   s.bars = bars_.end();
   s.chunk = chunk_;
-  s.footprint_bytes = device_bytes_ + rows_.footprint_bytes() + bars_.footprint_bytes();
+  s.footprint_bytes = device_bytes_ + rows_.footprint_bytes() + bars_.footprint_bytes() +
+                      roll_starts_.capacity() * sizeof(size_t);
   s.open_seconds = open_seconds_;
   s.last_prepare_ms = last_prepare_ms_;
   s.last_wait_ms = last_wait_ms_;
@@ -241,6 +245,13 @@ size_t CudaStream::bars_kept_from(size_t end) const {
 void CudaStream::release() {
   rows_.release_before(rows_kept_from());
   bars_.release_before(bars_kept_from(bars_.end()));
+  const auto kept = std::lower_bound(roll_starts_.begin(), roll_starts_.end(), horizon());
+  roll_starts_.erase(roll_starts_.begin(), kept);
+}
+
+// Once per bar: a roll retried after a failed launch starts where the failed one did.
+void CudaStream::note_roll(size_t from) {
+  if (roll_starts_.empty() || from > roll_starts_.back()) roll_starts_.push_back(from);
 }
 
 // SPEC: refuse plainly when the caches do not fit the device (the daemon falls back).
@@ -404,6 +415,7 @@ void CudaStream::extend() {
   if (end > rows_.bars()) rows_.append(bars_.view(), bars_.kept_from());
   while (rolled_ < end) {
     const size_t to = std::min(end, rolled_ + batch_);
+    note_roll(rolled_);
     stage_bars(rolled_, to);
     enqueue_roll(to - rolled_);
     // The pinned staging buffers are reused by the next batch: wait for the copies.

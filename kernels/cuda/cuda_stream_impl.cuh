@@ -140,6 +140,8 @@ class CudaStream final : public Stream {
   size_t fallback_cap() const { return std::min<size_t>(std::max<size_t>(n_, 1), 1u << 16); }
   size_t rows_kept_from() const;
   size_t bars_kept_from(size_t end) const;
+  // Records that a roll starts at bar `from` (roll_starts_).
+  void note_roll(size_t from);
 
   // --- host replays (cuda_stream_queries.cu) ---
   // The grid id of `combo`; std::invalid_argument unless it is a valid point of the grid.
@@ -168,6 +170,12 @@ class CudaStream final : public Stream {
 
   // --- checkpoints (cuda_stream_checkpoint.cu) ---
   void load(std::span<const uint8_t> blob);
+  // The ring's columns of the kept bars, the chunk Summaries a later run reads and the head
+  // chunk's sub-chunk cache, recomputed on the device after load() set rolled_, the host
+  // tails, the roll starts and the chunk start states of the kept chunks.
+  void rebuild(size_t bars);
+  // The kept chunks [horizon() / C, rolled_ / C]: those whose start states the ring holds.
+  std::pair<size_t, size_t> kept_chunks() const;
 
   StreamSpec spec_;
   detail::StreamBars bars_;  // from bars_kept_from(newest) on
@@ -179,6 +187,10 @@ class CudaStream final : public Stream {
   int threads_ = 1;  // host replays of the queries
   unsigned long long n_ = 0, blocks_ = 0;
   size_t rolled_ = 1;  // every combo's state is the one entering this bar (bar 0 is flat)
+  // The first bar of every roll since the horizon, ascending (one per bar in the steady
+  // state; released with the bars): where the rolls cut each chunk, which sets how its
+  // Summary was combined, so that a restore recombines it bit for bit.
+  std::vector<size_t> roll_starts_;
   detail::WindowSchedule schedule_{1, 1, 1};  // set in the constructor
   size_t device_bytes_ = 0;
   double open_seconds_ = 0;

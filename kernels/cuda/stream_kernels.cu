@@ -164,6 +164,30 @@ __global__ void __launch_bounds__(kBlock)
   a.tail.set(id, tail);
 }
 
+// A restore's chunk Summaries (cuda_stream_checkpoint.cu): bars [bounds[0], bounds[pieces]) of
+// one combo replayed from the start state of bounds[0]'s chunk, piece by piece as the advance's
+// rolls took them (each piece [bounds[k], bounds[k + 1]) within one chunk), through roll_one:
+// each completed chunk's Summary (the tail's running combine at its close) and the next
+// chunk's start state are stored as the roll stored them, bit for bit. The state and tail
+// stay local, and back is written as the roll writes it: the caller sets the three after.
+template <int Family, bool Cross, bool Vol>
+__global__ void __launch_bounds__(kBlock)
+    rebuild_kernel(GridTables g, RingView r, StreamArrays a, const long long* bounds,
+                   long long pieces) {
+  const unsigned long long id = thread_id();
+  if (id >= a.n || pieces < 1) return;
+  const DeviceCombo c = decode_combo(g, id);
+  if (!mine<Family, Cross>(c)) return;
+  PositionState st = a.chunk_start[((bounds[0] / a.chunk) % a.ring) * a.n + id];
+  Summary tail{};
+  StreamStep step{};
+  for (long long k = 0; k < pieces; ++k) {
+    step.rolled = bounds[k];
+    step.end = bounds[k + 1];
+    roll_one<Family, Cross, Vol>(c, r, a, id, step, st, tail);
+  }
+}
+
 __global__ void __launch_bounds__(kBlock)
     flip_kernel(GridTables g, StreamArrays a, const StreamStep* step) {
   const unsigned long long id = thread_id();
@@ -271,6 +295,16 @@ void launch_stream_roll(const KernelKind& kind, const GridTables& g, RingView ri
   dispatch_family(kind, [&](auto fam, auto cross, auto vol) {
     roll_kernel<decltype(fam)::value, decltype(cross)::value, decltype(vol)::value>
         <<<blocks_for(a.n), kBlock, 0, stream>>>(g, ring, a, step);
+  });
+  WFOD_CUDA_CHECK_LAUNCH();
+}
+
+void launch_stream_rebuild(const KernelKind& kind, const GridTables& g, RingView ring,
+                           StreamArrays a, const long long* bounds, long long pieces,
+                           cudaStream_t stream) {
+  dispatch_family(kind, [&](auto fam, auto cross, auto vol) {
+    rebuild_kernel<decltype(fam)::value, decltype(cross)::value, decltype(vol)::value>
+        <<<blocks_for(a.n > 0 ? a.n : 1), kBlock, 0, stream>>>(g, ring, a, bounds, pieces);
   });
   WFOD_CUDA_CHECK_LAUNCH();
 }

@@ -86,6 +86,14 @@ void launch_stream_scatter(const StreamStep* step, const double* staged_columns,
                            cudaStream_t stream);
 void launch_stream_roll(const KernelKind& kind, const GridTables& g, RingView ring, StreamArrays a,
                         const StreamStep* step, cudaStream_t stream);
+// A restore's chunk Summaries: bars [bounds[0], bounds[pieces]) of every combo of `kind`
+// replayed through the roll from the start state of bounds[0]'s chunk (a chunk boundary), in
+// the pieces [bounds[k], bounds[k + 1]) the advance rolled them in (none crossing a chunk
+// boundary): the chunk Summaries and start states as the roll stored them. Writes back (the
+// caller restores it after); leaves state and tail alone.
+void launch_stream_rebuild(const KernelKind& kind, const GridTables& g, RingView ring,
+                           StreamArrays a, const long long* bounds, long long pieces,
+                           cudaStream_t stream);
 void launch_stream_flip(const GridTables& g, StreamArrays a, const StreamStep* step,
                         cudaStream_t stream);
 void launch_stream_cache_head(const KernelKind& kind, const GridTables& g, RingView ring,

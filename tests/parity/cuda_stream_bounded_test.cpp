@@ -4,7 +4,11 @@
 //    whole history from the anchor (positions and returns exactly, metrics and Summaries to
 //    SPEC §9's tolerance), on real data, after advancing through many windows;
 //  - restores from its checkpoint into a stream whose every later advance and query is
-//    bit-identical to the uninterrupted stream's, and refuses a foreign or corrupted blob;
+//    bit-identical to the uninterrupted stream's (checkpoints mid-chunk, right at a chunk
+//    boundary, after advances of many bars and after an open in batches; a restored stream
+//    that advances checkpoints the live stream's bytes), refuses a foreign, corrupted or
+//    version-1 blob, and writes a compact one (format 2: about 2 (W/C + 4) + 322 bytes a combo
+//    beside the host tails);
 //  - holds a flat host footprint (after 5 W bars about what it held after 2 W) while every
 //    advance still equals a fresh sweep.
 // Without a usable CUDA device every test skips, saying why.
@@ -14,6 +18,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <random>
@@ -216,17 +221,31 @@ TEST(CudaStreamBounded, RestoredStreamsContinueBitIdentically) {
     const size_t need = spec.warmup + spec.window + 1;
     auto live = cuda->open_stream(spec, HistoryView::of(s).prefix(need));
     std::mt19937_64 rng(9);
-    size_t end = need, checkpoints = 0;
+    size_t end = need, checkpoints = 0, at_boundary = 0, mid_chunk = 0, chained = 0;
+    const size_t chunk = live->stats().chunk;
+    ASSERT_GE(chunk, 4u);
     std::unique_ptr<Stream> restored;
     while (end + 60 < s.size()) {
-      // Now and then a checkpoint, restored into a second stream that then runs beside it.
-      if (std::uniform_int_distribution<int>(0, 9)(rng) == 0) {
+      // Now and then a checkpoint, restored into a second stream that then runs beside it; a
+      // few right at a chunk boundary (the chunk just closed, the tail empty) and mid-chunk.
+      const bool boundary = end % chunk == 0 && at_boundary < 4;
+      const bool mid = end % chunk == chunk / 2 && mid_chunk < 4;
+      if (std::uniform_int_distribution<int>(0, 9)(rng) == 0 || boundary || mid) {
+        at_boundary += boundary;
+        mid_chunk += mid;
         const std::vector<uint8_t> blob = live->checkpoint();
         restored = cuda->restore_stream(spec, blob);
         ++checkpoints;
         ASSERT_EQ(restored->stats().bars, end);
         ASSERT_EQ(restored->horizon(), live->horizon());
         ASSERT_EQ(restored->checkpoint(), blob) << "a restored stream checkpoints the same bytes";
+      } else if (restored && std::uniform_int_distribution<int>(0, 6)(rng) == 0) {
+        // A restored stream that has advanced holds what the live one holds (its roll starts
+        // continue the blob's): the same bytes, and a restore of its own blob runs on.
+        const std::vector<uint8_t> blob = restored->checkpoint();
+        ASSERT_EQ(blob, live->checkpoint()) << "end=" << end;
+        restored = cuda->restore_stream(spec, blob);
+        ++chained;
       }
       const size_t k = std::uniform_int_distribution<int>(0, 3)(rng) == 0
                            ? std::uniform_int_distribution<size_t>(2, 50)(rng)
@@ -259,6 +278,65 @@ TEST(CudaStreamBounded, RestoredStreamsContinueBitIdentically) {
       if (::testing::Test::HasFatalFailure()) return;
     }
     EXPECT_GE(checkpoints, 5u);
+    EXPECT_GE(at_boundary, 2u) << "checkpoints right at a chunk boundary";
+    EXPECT_GE(mid_chunk, 2u) << "checkpoints mid-chunk";
+    EXPECT_GE(chained, 2u) << "checkpoints of restored streams";
+  }
+}
+
+// An advance of many bars rolls them in batches of 2,048: 4,000 bars from bar 1,000 start
+// rolls at 1,000 and 3,048, mid-chunk (3,048 = 190 x 16 + 8), so the kept chunk holding bar
+// 3,048 was combined from two pieces: the restore recombines it as the rolls cut it (the roll
+// starts are in the blob), bit for bit.
+TEST(CudaStreamBounded, RestoresChunksRolledInBatches) {
+  WFOD_CUDA_OR_SKIP(cuda);
+  const StreamSpec spec = test::bounded_spec(test::small_ma_grid(), 3000, Fill::next_open, 2, 16);
+  const Series s = test::spike_series(5600, 54, {2100, 4300}, 2.6);
+  auto live = cuda->open_stream(spec, HistoryView::of(s).prefix(1000));
+  size_t end = 5000;
+  (void)live->advance(test::bars_of(s, 1000, end));
+  ASSERT_LT(live->horizon(), 3040u) << "the chunk cut at 3,048 is kept";
+  const std::vector<uint8_t> blob = live->checkpoint();
+  auto restored = cuda->restore_stream(spec, blob);
+  ASSERT_EQ(restored->checkpoint(), blob);
+  std::mt19937_64 rng(5);
+  while (end + 40 < s.size()) {
+    const size_t k = std::uniform_int_distribution<int>(0, 4)(rng) == 0
+                         ? std::uniform_int_distribution<size_t>(2, 30)(rng)
+                         : 1;
+    const std::vector<Bar> batch = test::bars_of(s, end, end + k);
+    const SweepResult want = live->advance(batch);
+    end += k;
+    SCOPED_TRACE("end=" + std::to_string(end));
+    expect_identical(restored->advance(batch), want);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_EQ(restored->checkpoint(), live->checkpoint());
+}
+
+// Format 2 writes per combo id its state, tail and back Summaries and the start states of the
+// kept chunks: two grids that differ only in their combo count (thresholds add no indicator
+// rows) differ by at most 2 (W/C + 8) + 400 bytes a combo, and by at least the 322 bytes of
+// state, tail and back. (Format 1 wrote (R + S + 2) Summaries of 160 bytes a combo.)
+TEST(CudaStreamBounded, CheckpointsHoldAFewBytesPerCombo) {
+  WFOD_CUDA_OR_SKIP(cuda);
+  Grid more = test::small_ma_grid();
+  more.vol_threshold = {0.8, 0.85, 0.9, 0.95, 1.0, 1.05, 1.1, 1.15, 1.2, 1.25};
+  const StreamSpec small = test::bounded_spec(test::small_ma_grid(), 250, Fill::next_open, 2, 16);
+  const StreamSpec large = test::bounded_spec(more, 250, Fill::next_open, 2, 16);
+  const Series s = test::spike_series(2000, 55, {900}, 2.6);
+  const size_t combos = large.strategy.grid.size() - small.strategy.grid.size();
+  ASSERT_GT(combos, 100u);
+  for (size_t end : {size_t{1504}, size_t{1512}, size_t{1519}}) {  // a boundary, mid-chunk
+    SCOPED_TRACE("end=" + std::to_string(end));
+    const size_t a = cuda->open_stream(small, HistoryView::of(s).prefix(end))->checkpoint().size();
+    const size_t b = cuda->open_stream(large, HistoryView::of(s).prefix(end))->checkpoint().size();
+    ASSERT_GT(b, a);
+    const double per_combo = static_cast<double>(b - a) / static_cast<double>(combos);
+    std::printf("cuda checkpoint: %.1f bytes a combo at W = 250, C = 16 (end %zu)\n", per_combo,
+                end);
+    EXPECT_LE(per_combo, 2.0 * (250.0 / 16.0 + 8.0) + 400.0);
+    EXPECT_GE(per_combo, 322.0);
   }
 }
 
@@ -284,6 +362,13 @@ TEST(CudaStreamBounded, RefusesForeignAndCorruptedCheckpoints) {
   std::vector<uint8_t> flipped = blob;
   flipped[flipped.size() / 3] ^= 0x10;
   EXPECT_NE(refusal(*cuda, spec, flipped).find("checksum"), std::string::npos);
+  // Format 1 (the device caches raw) is refused by its version, before anything else is read.
+  std::vector<uint8_t> v1 = blob;
+  const uint32_t one = 1;
+  std::memcpy(v1.data() + 8, &one, sizeof one);
+  const std::string v1_refusal = refusal(*cuda, spec, v1);
+  EXPECT_NE(v1_refusal.find("format version 1"), std::string::npos) << v1_refusal;
+  EXPECT_NE(v1_refusal.find("reads version 2"), std::string::npos) << v1_refusal;
   StreamSpec other = spec;
   other.window += 1;
   EXPECT_NE(refusal(*cuda, other, blob).find("another stream spec"), std::string::npos);
