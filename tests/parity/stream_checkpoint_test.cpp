@@ -16,6 +16,7 @@
 
 #include "src/blob_io.hpp"
 #include "support/compare.hpp"
+#include "support/sanitizers.hpp"
 #include "support/series.hpp"
 #include "support/stream_cases.hpp"
 #include "wfod/backend.hpp"
@@ -233,7 +234,7 @@ void reseal(std::vector<uint8_t>& blob) {
 // last 512 (headers, counts, the seal) and every 13th byte between (13 is prime to 8, so
 // every offset within an 8-byte field is still hit, in every array).
 size_t flip_step(size_t i, size_t size) {
-#if defined(__SANITIZE_ADDRESS__)
+#if WFOD_TEST_UNDER_ASAN
   return i >= 512 && i + 512 < size ? 13 : 1;
 #else
   (void)i;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <sstream>
@@ -119,6 +120,16 @@ inline std::array<double, 13> summary_reals(const Summary& s) {
   return {s.sum,      s.sum_sq,         s.down_sq,        s.growth,   s.peak,
           s.trough,   s.drawdown,       s.head_ret,       s.tail_ret, s.head_abs,
           s.tail_abs, s.closed_win_sum, s.closed_loss_sum};
+}
+
+// Two Summaries equal field by field, every float bit for bit. (Never memcmp whole Summaries:
+// the padding after the flags is not a value, and a copy need not preserve it.)
+inline void expect_same_summary_bits(const Summary& a, const Summary& b, const std::string& what) {
+  SCOPED_TRACE(what);
+  expect_same_summary_counts(a, b);
+  const auto ra = summary_reals(a), rb = summary_reals(b);
+  for (size_t f = 0; f < ra.size(); ++f)
+    EXPECT_EQ(std::bit_cast<uint64_t>(ra[f]), std::bit_cast<uint64_t>(rb[f])) << "real field " << f;
 }
 
 }  // namespace wfod::test

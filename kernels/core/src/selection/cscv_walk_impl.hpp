@@ -5,6 +5,17 @@
 // values), the screens those of cscv_screen.hpp. Expects: namespace
 // wfod::selection::cscv::<isa> open; <algorithm>, <limits> and cscv_walk.hpp included.
 
+// GCC's ivdep (no loop-carried dependence through the chunk's arrays) lets gcc vectorise the
+// folds. Clang builds (the sanitizer and fuzz passes) skip the hint: clang has no ivdep, and
+// its nearest hint would change how those builds vectorise, not what they compute.
+#ifndef WFOD_IVDEP
+#if defined(__clang__)
+#define WFOD_IVDEP
+#else
+#define WFOD_IVDEP _Pragma("GCC ivdep")
+#endif
+#endif
+
 // detail::hd_max, the drawdown combine's max (NaN in the second argument is dropped).
 inline double fold_max(double a, double b) { return a < b ? b : a; }
 
@@ -225,7 +236,7 @@ class Walker {
       int32_t* __restrict qt = Chk ? ilevel(side, level, kTrades) : nullptr;
       int32_t* __restrict qh = Chk ? ilevel(side, level, kHeld) : nullptr;
       const size_t n = len_;
-#pragma GCC ivdep
+WFOD_IVDEP
       for (size_t k = 0; k < n; ++k) {
         if constexpr (kMoments) {
           const Moments m = fold_moments<M>(base, J, k);
@@ -268,7 +279,7 @@ class Walker {
       const double* __restrict c1 = blk.d[kM1];
       double* __restrict q0 = dlevel(side, count + 1, kM0);
       double* __restrict q1 = dlevel(side, count + 1, kM1);
-#pragma GCC ivdep  // levels and blocks are distinct arrays
+WFOD_IVDEP  // levels and blocks are distinct arrays
       for (size_t k = 0; k < n; ++k) {
         q0[k] = p0[k] + c0[k];
         q1[k] = p1[k] + c1[k];
@@ -289,7 +300,7 @@ class Walker {
         const double* __restrict cd = blk.d[kDrawdown];
         double* __restrict qp = dlevel(side, count + 1, kPeak);
         double* __restrict qd = dlevel(side, count + 1, kDrawdown);
-#pragma GCC ivdep
+WFOD_IVDEP
         for (size_t k = 0; k < n; ++k) {
           const double g = pg[k], peak = pp[k];
           qg[k] = g * cg[k];
@@ -299,7 +310,7 @@ class Walker {
         to.d[kPeak] = qp;
         to.d[kDrawdown] = qd;
       } else {
-#pragma GCC ivdep
+WFOD_IVDEP
         for (size_t k = 0; k < n; ++k) qg[k] = pg[k] * cg[k];
       }
       to.d[kGrowthField] = qg;
@@ -316,7 +327,7 @@ class Walker {
       const int32_t* __restrict chl = blk.i[kHeld];
       int32_t* __restrict qt = ilevel(side, count + 1, kTrades);
       int32_t* __restrict qh = ilevel(side, count + 1, kHeld);
-#pragma GCC ivdep
+WFOD_IVDEP
       for (size_t k = 0; k < n; ++k) {
         const int32_t merged = (pl[k] == chd[k]) & (chd[k] != 0);
         qt[k] = pt[k] + cr[k] - merged;
@@ -398,7 +409,7 @@ class Walker {
     const double bars = r_.bars, annual = r_.annual;
     int bad = 0;
     uint32_t top = 0;
-#pragma GCC ivdep
+WFOD_IVDEP
     for (size_t k = 0; k < n; ++k) {
       float yk = 0;
       if constexpr (kMoments) {

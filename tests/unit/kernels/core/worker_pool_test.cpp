@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "support/sanitizers.hpp"
 #include "wfod/worker_threads.hpp"
 
 namespace wfod {
@@ -98,7 +99,7 @@ void record_shortfall(int wanted, int started, const char*) {
 }
 
 TEST(WorkerPool, RefusedThreadsLeaveTheirWorkToTheCaller) {
-#if defined(__SANITIZE_ADDRESS__)
+#if WFOD_TEST_UNDER_ASAN
   // The refusal is made with an address-space limit, and AddressSanitizer's shadow memory
   // cannot be mapped under one: the release build runs this test.
   GTEST_SKIP() << "address-space limits (RLIMIT_AS) do not apply to an AddressSanitizer build";
