@@ -25,6 +25,25 @@ export LD_LIBRARY_PATH=$S/lib:${LD_LIBRARY_PATH:-}
 } > "$OUT/device.txt" 2>&1
 cat "$OUT/device.txt"
 
+# WFOD_PARITY_QUICK=1: the shortest exactness run (a few minutes of device time): every
+# parity test in the chosen layouts, the bounded cuda streams' restores again with the fused
+# stream kernel and without graphs, and the unit tests that run on the device.
+if [ "${WFOD_PARITY_QUICK:-0}" = "1" ]; then
+  quick_pass() {  # NAME BINARY FILTER [VAR=VALUE...]
+    local name=$1 bin=$2 filter=$3 t0=$SECONDS
+    shift 3
+    env "$@" timeout "${WFOD_PASS_TIMEOUT:-240}" "$S/bin/$bin" --gtest_brief=1 \
+      --gtest_filter="$filter" > "$OUT/quick_$name.log" 2>&1
+    echo "== $name ($*): rc=$? $((SECONDS - t0)) s $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$OUT/quick_$name.log" | tr '\n' ' ')"
+    grep -E '^\[  FAILED' "$OUT/quick_$name.log" | head -20
+  }
+  quick_pass parity_chosen wfod_parity_tests '*'
+  quick_pass restore_fused wfod_parity_tests 'CudaStreamBounded.*' WFOD_CUDA_STREAM_FUSED=1
+  quick_pass restore_nograph wfod_parity_tests 'CudaStreamBounded.*' WFOD_CUDA_STREAM_GRAPH=0
+  quick_pass unit wfod_unit_tests '*'
+  exit 0
+fi
+
 # WFOD_PARITY_ONLY=1: the exactness run alone, no benchmarks (one call when device time is
 # short): every parity test in the chosen layouts (selection and stream parity included),
 # the CUDA cases in the forced split, fused and 64-chunk layouts, and the unit tests.
