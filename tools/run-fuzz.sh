@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (preset `fuzz`: clang, ASan + UBSan) and runs each one for
+# Builds the libFuzzer targets (clang, ASan + UBSan) and runs each one for
 # SECONDS (default 60) on a scratch copy of its seed corpus (fuzz/corpus/<target>; never
 # written to), two at a time. Prints executions and coverage per target; exits non-zero on
 # any crash, leak, sanitizer report, broken invariant or timeout.
 #   tools/run-fuzz.sh [SECONDS]      WFOD_FUZZ_JOBS=N runs N targets at once (default 2)
+# The build: preset `fuzz` (build/fuzz) by default; WFOD_FUZZ_PRESET=asan uses the sanitizer
+# pass's build (the asan preset is clang with WFOD_FUZZ=ON, so tools/run-tests.sh builds the
+# libraries once for its sanitizer tests and the fuzzers).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,11 +20,13 @@ for src in fuzz/*_fuzz.cpp; do
   targets+=("$name")
 done
 
-echo "run-fuzz: building ${#targets[@]} targets (preset fuzz)"
-cmake --preset fuzz >/dev/null
-cmake --build build/fuzz -j "$jobs" --target "${targets[@]/#/fuzz_}"
+preset=${WFOD_FUZZ_PRESET:-fuzz}
+build=build/$preset
+echo "run-fuzz: building ${#targets[@]} targets (preset $preset)"
+cmake --preset "$preset" >/dev/null
+cmake --build "$build" -j "$jobs" --target "${targets[@]/#/fuzz_}"
 
-run_root=build/fuzz/run
+run_root=$build/fuzz-run
 rm -rf "$run_root"
 mkdir -p "$run_root"
 
@@ -35,7 +40,7 @@ run_one() {
   [[ -f "fuzz/$name.dict" ]] && args+=(-dict="fuzz/$name.dict")
   local rc=0
   ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    "build/fuzz/fuzz/fuzz_$name" "${args[@]}" "$dir/corpus" >"$dir/log" 2>&1 || rc=$?
+    "$build/fuzz/fuzz_$name" "${args[@]}" "$dir/corpus" >"$dir/log" 2>&1 || rc=$?
   echo "$rc" >"$dir/rc"
 }
 
@@ -86,7 +91,7 @@ if ((${#failed[@]})); then
     grep -E -m 5 'ERROR:|runtime error:|invariant broken|SUMMARY' "$run_root/$name/log" || true
   done
   echo
-  echo "run-fuzz: FAILED: ${failed[*]} (rerun one input: build/fuzz/fuzz/fuzz_NAME FILE)"
+  echo "run-fuzz: FAILED: ${failed[*]} (rerun one input: $build/fuzz/fuzz_NAME FILE)"
   exit 1
 fi
 echo
