@@ -236,7 +236,7 @@ class Walker {
       int32_t* __restrict qt = Chk ? ilevel(side, level, kTrades) : nullptr;
       int32_t* __restrict qh = Chk ? ilevel(side, level, kHeld) : nullptr;
       const size_t n = len_;
-WFOD_IVDEP
+      WFOD_IVDEP
       for (size_t k = 0; k < n; ++k) {
         if constexpr (kMoments) {
           const Moments m = fold_moments<M>(base, J, k);
@@ -279,7 +279,7 @@ WFOD_IVDEP
       const double* __restrict c1 = blk.d[kM1];
       double* __restrict q0 = dlevel(side, count + 1, kM0);
       double* __restrict q1 = dlevel(side, count + 1, kM1);
-WFOD_IVDEP  // levels and blocks are distinct arrays
+      WFOD_IVDEP  // levels and blocks are distinct arrays
       for (size_t k = 0; k < n; ++k) {
         q0[k] = p0[k] + c0[k];
         q1[k] = p1[k] + c1[k];
@@ -300,7 +300,7 @@ WFOD_IVDEP  // levels and blocks are distinct arrays
         const double* __restrict cd = blk.d[kDrawdown];
         double* __restrict qp = dlevel(side, count + 1, kPeak);
         double* __restrict qd = dlevel(side, count + 1, kDrawdown);
-WFOD_IVDEP
+        WFOD_IVDEP
         for (size_t k = 0; k < n; ++k) {
           const double g = pg[k], peak = pp[k];
           qg[k] = g * cg[k];
@@ -310,7 +310,7 @@ WFOD_IVDEP
         to.d[kPeak] = qp;
         to.d[kDrawdown] = qd;
       } else {
-WFOD_IVDEP
+        WFOD_IVDEP
         for (size_t k = 0; k < n; ++k) qg[k] = pg[k] * cg[k];
       }
       to.d[kGrowthField] = qg;
@@ -327,7 +327,7 @@ WFOD_IVDEP
       const int32_t* __restrict chl = blk.i[kHeld];
       int32_t* __restrict qt = ilevel(side, count + 1, kTrades);
       int32_t* __restrict qh = ilevel(side, count + 1, kHeld);
-WFOD_IVDEP
+      WFOD_IVDEP
       for (size_t k = 0; k < n; ++k) {
         const int32_t merged = (pl[k] == chd[k]) & (chd[k] != 0);
         qt[k] = pt[k] + cr[k] - merged;
@@ -409,7 +409,7 @@ WFOD_IVDEP
     const double bars = r_.bars, annual = r_.annual;
     int bad = 0;
     uint32_t top = 0;
-WFOD_IVDEP
+    WFOD_IVDEP
     for (size_t k = 0; k < n; ++k) {
       float yk = 0;
       if constexpr (kMoments) {
