@@ -3,12 +3,13 @@
 #include "wfod/walk_forward.hpp"
 
 #include <chrono>
-#include <future>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "wfod/segments.hpp"
 #include "wfod/summary.hpp"
+#include "wfod/worker_threads.hpp"
 
 namespace wfod {
 
@@ -82,11 +83,11 @@ WalkResult walk_forward(Backend& backend, const HistoryView& h, const StrategySp
     prev_positions = std::move(positions);
     result.folds.push_back(std::move(fold));
   };
-  // Where the backend allows it, fold f's tail runs on its own thread while fold f + 1 sweeps
-  // (on cuda the sweep's thread mostly waits for the device). Not with `threads == 1`: the
-  // caller asked for one thread.
+  // Where the backend allows it, fold f's tail runs on a parked worker thread (run_workers)
+  // while fold f + 1 sweeps on this one (on cuda the sweep's thread mostly waits for the
+  // device). Not with `threads == 1`: the caller asked for one thread.
   const bool overlap = threads != 1 && folds > 1 && backend.positions_overlap_sweep();
-  std::future<void> tail;  // the last fold's tail, while it runs
+  std::optional<Fold> pending;  // the last fold, whose tail runs beside the next sweep
 
   for (size_t f = 0; f < folds; ++f) {
     Fold fold;
@@ -117,10 +118,22 @@ WalkResult walk_forward(Backend& backend, const HistoryView& h, const StrategySp
       req.progress = [&progress, f, folds](double x) {
         progress((static_cast<double>(f) + x) / static_cast<double>(folds));
       };
-    SweepResult sweep = backend.sweep(req);
+    SweepResult sweep;
+    if (pending) {
+      // Both finish before `select` runs (it may ask for positions too); the first exception
+      // either throws is rethrown here once both are done.
+      run_workers(2, [&](int worker) {
+        if (worker == 0)
+          sweep = backend.sweep(req);
+        else
+          finish_fold(std::move(*pending));
+      });
+      pending.reset();
+    } else {
+      sweep = backend.sweep(req);
+    }
     fold.evaluated = sweep.evaluated;
     fold.skipped = sweep.skipped;
-    if (tail.valid()) tail.get();  // the last fold's tail is done (or rethrows here)
 
     if (select) {
       fold.winner = select(req, sweep, previous);
@@ -130,7 +143,7 @@ WalkResult walk_forward(Backend& backend, const HistoryView& h, const StrategySp
     if (fold.winner) fold.is = fold.winner->metrics;
     previous = fold.winner;
     if (overlap && f + 1 < folds)
-      tail = std::async(std::launch::async, finish_fold, std::move(fold));
+      pending = std::move(fold);
     else
       finish_fold(std::move(fold));
   }

@@ -5,7 +5,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <future>
 #include <limits>
 #include <stdexcept>
 #include <utility>
@@ -15,6 +14,7 @@
 #include "wfod/selection/robust_scores.hpp"
 #include "wfod/selection/selection_extension.hpp"
 #include "wfod/selection/window_source.hpp"
+#include "wfod/worker_threads.hpp"
 
 namespace wfod::selection {
 namespace {
@@ -266,14 +266,25 @@ SelectionReport select(WindowSource& src, const SweepResult& result,
   // Or the source holds them already (the cuda sweep's raw winner, with scores_follow).
   std::optional<std::vector<double>> kept_raw_returns;
   if (!spec.plateau && rep.raw) kept_raw_returns = src.kept_returns(rep.raw->combo);
-  std::future<std::vector<double>> raw_returns;
-  if (!kept_raw_returns && !spec.plateau && rep.raw && src.returns_overlap_scores()) {
-    raw_returns = std::async(std::launch::async,
-                             [&src, combo = rep.raw->combo] { return src.window_returns(combo); });
-  }
+  // The overlap runs on one of the engine's parked worker threads (run_workers: the scores on
+  // this thread, the returns on the other; a refused thread runs them one after the other).
+  std::optional<std::vector<double>> raw_returns;
   const auto robust_start = Clock::now();
-  RobustScores scores = src.robust_scores(options);
-  rep.timing.robust_seconds = std::chrono::duration<double>(Clock::now() - robust_start).count();
+  RobustScores scores;
+  auto score_grid = [&] {
+    scores = src.robust_scores(options);
+    rep.timing.robust_seconds = std::chrono::duration<double>(Clock::now() - robust_start).count();
+  };
+  if (!kept_raw_returns && !spec.plateau && rep.raw && src.returns_overlap_scores()) {
+    run_workers(2, [&](int worker) {
+      if (worker == 0)
+        score_grid();
+      else
+        raw_returns = src.window_returns(rep.raw->combo);
+    });
+  } else {
+    score_grid();
+  }
   rep.timing.parts = scores.timing;
   if (options.pbo) {
     rep.pbo_layout = options.layout;
@@ -300,9 +311,9 @@ SelectionReport select(WindowSource& src, const SweepResult& result,
     DsrInputs in;
     in.trials = scores.valid;
     in.sharpe_var = sample_variance(sharpes);
-    in.winner = return_moments(kept_raw_returns      ? std::move(*kept_raw_returns)
-                               : raw_returns.valid() ? raw_returns.get()
-                                                     : src.window_returns(rep.winner->combo));
+    in.winner = return_moments(kept_raw_returns ? std::move(*kept_raw_returns)
+                               : raw_returns    ? std::move(*raw_returns)
+                                                : src.window_returns(rep.winner->combo));
     rep.dsr = deflated_sharpe(in);
     rep.dsr_passes = !spec.min_dsr || rep.dsr->dsr >= *spec.min_dsr;  // NaN fails
   }
