@@ -37,10 +37,11 @@ if [ "${WFOD_PARITY_QUICK:-0}" = "1" ]; then
     echo "== $name ($*): rc=$? $((SECONDS - t0)) s $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$OUT/quick_$name.log" | tr '\n' ' ')"
     grep -E '^\[  FAILED' "$OUT/quick_$name.log" | head -20
   }
-  quick_pass parity_chosen wfod_parity_tests '*'
+  # WFOD_QUICK_PARITY / WFOD_QUICK_UNIT narrow the first and last passes (default: all).
+  quick_pass parity_chosen wfod_parity_tests "${WFOD_QUICK_PARITY:-*}"
   quick_pass restore_fused wfod_parity_tests 'CudaStreamBounded.*' WFOD_CUDA_STREAM_FUSED=1
   quick_pass restore_nograph wfod_parity_tests 'CudaStreamBounded.*' WFOD_CUDA_STREAM_GRAPH=0
-  quick_pass unit wfod_unit_tests '*'
+  quick_pass unit wfod_unit_tests "${WFOD_QUICK_UNIT:-*}"
   exit 0
 fi
 
