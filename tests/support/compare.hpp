@@ -129,7 +129,8 @@ inline void expect_same_summary_bits(const Summary& a, const Summary& b, const s
   expect_same_summary_counts(a, b);
   const auto ra = summary_reals(a), rb = summary_reals(b);
   for (size_t f = 0; f < ra.size(); ++f)
-    EXPECT_EQ(std::bit_cast<uint64_t>(ra[f]), std::bit_cast<uint64_t>(rb[f])) << "real field " << f;
+    EXPECT_EQ(std::bit_cast<uint64_t>(ra[f]), std::bit_cast<uint64_t>(rb[f]))
+        << "real field " << f << ": " << ra[f] << " vs " << rb[f];
 }
 
 }  // namespace wfod::test
