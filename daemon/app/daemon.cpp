@@ -250,7 +250,7 @@ void Daemon::open_streams_at_start() {
   // restart's time is the slowest stream's share, not the sum (each touches tens of MB of
   // fresh state). Each thread touches only its streams; the symbols and the checkpoint store
   // are only read. The cuda backend opens its streams one after the other.
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const auto cores = static_cast<size_t>(available_cores());
   const size_t threads = dispatcher_.backend().streams_open_concurrently()
                              ? std::min<size_t>(todo.size(), cores)
                              : std::min<size_t>(todo.size(), 1);

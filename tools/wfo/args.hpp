@@ -79,10 +79,10 @@ inline double parse_real(std::string_view text, std::string_view flag, double mi
   return v;
 }
 
-// Worker threads for a requested count (--threads, or a config's threads): 0 means every
-// hardware thread. More threads than the machine has only oversubscribe its cores (and can
-// exhaust a per-user thread limit), so a larger count is lowered to `hardware`, and
-// `warning` says so. hardware == 0 (unknown): the count is kept.
+// Worker threads for a requested count (--threads, or a config's threads): 0 means every core
+// this process may use (wfod::available_cores). More threads than that only oversubscribe
+// those cores (and can exhaust a per-user thread limit), so a larger count is lowered to
+// `hardware`, and `warning` says so. hardware == 0 (unknown): the count is kept.
 inline int usable_threads(int64_t requested, unsigned hardware, std::string_view what,
                           std::string* warning) {
   if (requested == 0 || hardware == 0 || requested <= static_cast<int64_t>(hardware)) {
@@ -90,7 +90,7 @@ inline int usable_threads(int64_t requested, unsigned hardware, std::string_view
   }
   if (warning) {
     *warning = std::string(what) + " " + std::to_string(requested) + " is more than the " +
-               std::to_string(hardware) + " hardware threads of this machine; using " +
+               std::to_string(hardware) + " cores this process may use; using " +
                std::to_string(hardware);
   }
   return static_cast<int>(hardware);

@@ -20,6 +20,7 @@
 #include "text_table.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/feeds/csv_reader.hpp"
+#include "wfod/worker_threads.hpp"
 
 namespace wfod::cli {
 
@@ -40,8 +41,8 @@ the window and its warm-up. Runs at 1 thread and at all threads; each time is th
 of R runs after one warm-up run.
 
   --csv FILE         bars to run on (at least 10,000 + 1 + the largest warm-up of them)
-  --threads N        the "all threads" count (std::thread::hardware_concurrency; more
-                     than that is lowered to it with a warning)
+  --threads N        the "all threads" count (the cores this process may use: its
+                     affinity mask; more than that is lowered to it with a warning)
   --repeat R         timed runs per thread count (5)
 )";
 
@@ -132,10 +133,9 @@ int run_bench(Args args) {
   const int repeat = static_cast<int>(parsed.integer("repeat", 1, 1000).value_or(5));
   std::string warning;
   int all_threads = usable_threads(parsed.integer("threads", 1, 4096).value_or(0),
-                                   std::thread::hardware_concurrency(), "--threads", &warning);
+                                   static_cast<unsigned>(available_cores()), "--threads", &warning);
   if (!warning.empty()) std::fprintf(stderr, "wfo: warning: %s\n", warning.c_str());
-  if (all_threads == 0)
-    all_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  all_threads = resolve_threads(all_threads);
 
   const auto grids = bench_grids();
   size_t warmup = 0;

@@ -7,28 +7,34 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <system_error>
+#include <utility>
 #include <vector>
 
 #include "args.hpp"
 #include "data_facts.hpp"
+#include "wfod/worker_threads.hpp"
 
 namespace wfod::cli {
 
-std::future<BackendChoice> start_backend_choice(const std::string& name) {
-  auto choose = [name] { return choose_backend(name); };
-  try {
-    return std::async(std::launch::async, choose);
-  } catch (const std::system_error&) {
-    // No thread to be had (tests/cli/wfo_resources_test.sh): the run goes on without one.
-    return std::async(std::launch::deferred, choose);
-  }
+void BackendStarter::run_beside(const std::function<void()>& work) {
+  if (started_) return work();
+  started_ = true;
+  run_workers(2, [&](int worker) {
+    if (worker == 0) return work();
+    try {
+      choice_ = choose_backend(name_);
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+  });
 }
 
-std::unique_ptr<Backend> take_backend(std::future<BackendChoice>& starting) {
-  BackendChoice choice = starting.get();
-  if (!choice.detail.empty()) std::fprintf(stderr, "wfo: %s\n", choice.detail.c_str());
-  return std::move(choice.backend);
+std::unique_ptr<Backend> BackendStarter::take() {
+  if (!started_) run_beside([] {});
+  if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  if (!choice_.detail.empty()) std::fprintf(stderr, "wfo: %s\n", choice_.detail.c_str());
+  choice_.detail.clear();
+  return std::move(choice_.backend);
 }
 
 feeds::CsvReadResult load_history(const std::string& path, bool skip_bad_rows,

@@ -4,7 +4,8 @@
 #pragma once
 
 #include <cstdint>
-#include <future>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,13 +21,27 @@ namespace wfod::cli {
 feeds::CsvReadResult load_history(const std::string& path, bool skip_bad_rows,
                                   const std::vector<std::string>& columns = {});
 
-// choose_backend(name) on a thread of its own, so that with cuda the driver and the device
-// context (most of a short run's fixed time) start while the caller parses the CSV; where no
-// thread can start, on the caller's thread at get(). Its errors surface at get().
-std::future<BackendChoice> start_backend_choice(const std::string& name);
-// The started backend, once the caller needs it; what --backend auto|cuda found (the GPU and
-// the code that runs on it, or why not) said on stderr.
-std::unique_ptr<Backend> take_backend(std::future<BackendChoice>& starting);
+// The backend a command runs on, started beside the command's first piece of work: with cuda
+// the driver and the device context (most of a short run's fixed time) start on a parked
+// engine thread (wfod::run_workers) while this one parses the CSV; where no thread can
+// start, one after the other on this thread. The choice's errors come at take(), after the
+// work's own (a bad CSV is reported before a missing GPU).
+class BackendStarter {
+ public:
+  explicit BackendStarter(std::string name) : name_(std::move(name)) {}
+  // Runs work() here; the first call also starts the backend beside it. work's exception
+  // propagates once both are done; the choice is kept either way.
+  void run_beside(const std::function<void()>& work);
+  // The backend (started now if no run_beside came first); what --backend auto|cuda found (the
+  // GPU and the code that runs on it, or why not) said on stderr once.
+  std::unique_ptr<Backend> take();
+
+ private:
+  std::string name_;
+  bool started_ = false;
+  BackendChoice choice_;
+  std::exception_ptr error_;
+};
 
 // SPEC §6's default A, meant for daily bars.
 inline constexpr double kDailyBarsPerYear = 252;

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "args.hpp"
@@ -14,6 +13,7 @@
 #include "text_table.hpp"
 #include "wfod/selection/selection.hpp"
 #include "wfod/summary.hpp"
+#include "wfod/worker_threads.hpp"
 
 namespace wfod::cli {
 
@@ -294,9 +294,7 @@ std::string_view to_string(SelectionPath path) {
   return "";
 }
 
-int hardware_threads() {
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
+int hardware_threads() { return available_cores(); }
 
 std::string bytes_text(double bytes) {
   char buf[32];

@@ -8,13 +8,13 @@
 #include <algorithm>
 #include <array>
 #include <string>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
 #include "wfod/config/config.hpp"
 #include "wfod/detail/grid_axes.hpp"
 #include "wfod/grid.hpp"
+#include "wfod/worker_threads.hpp"
 
 namespace wfod::cli {
 
@@ -344,7 +344,7 @@ StrategySetup strategy_from_flags(const ParsedArgs& args) {
   if (auto v = args.text("backend")) s.backend = *v;
   if (auto v = args.integer("threads", 0, 4096)) s.threads = static_cast<int>(*v);
   std::string warning;
-  s.threads = usable_threads(s.threads, std::thread::hardware_concurrency(),
+  s.threads = usable_threads(s.threads, static_cast<unsigned>(available_cores()),
                              args.has("threads") ? "--threads" : "the config's threads", &warning);
   if (!warning.empty()) s.warnings.push_back(warning);
   // --memory-budget: a flag of sweep and walk (their own lists), read here with the rest.
@@ -422,8 +422,8 @@ Data and engine:
                      column named; close_time may name the timestamp)
   --skip-bad-rows    skip and count malformed rows instead of failing
   --backend auto|cpu|cpu_ref|cuda   (auto)
-  --threads N        0 = all hardware threads (0); more than the machine has is lowered
-                     to its count with a warning (they would only share its cores); > 4096
+  --threads N        0 = all cores this process may use, its affinity mask (0); more than
+                     that is lowered to it with a warning (they would only share them); > 4096
                      is an error. If the system refuses a thread, the run continues on
                      those it has (a warning says so)
   --memory-budget MB the most the run plans to hold (2048): the history, one chunk of

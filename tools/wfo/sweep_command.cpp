@@ -3,7 +3,6 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <future>
 #include <string>
 #include <vector>
 
@@ -87,12 +86,15 @@ int run_sweep(Args args) {
 
   // The backend starts while the CSV parses; its errors still come after the CSV's, where
   // the choice is taken below.
-  std::future<BackendChoice> starting = start_backend_choice(setup.backend);
+  BackendStarter starting(setup.backend);
   Stopwatch load_time;
-  feeds::CsvReadResult csv = load_history(setup.csv_path, setup.skip_bad_rows, setup.columns);
-  settle_data_facts(setup, csv.series);  // A from the whole file (spec-notes 37)
-  cut_to_range(csv.series, setup.range, setup.csv_path);
-  note_gaps(setup, csv.series);
+  feeds::CsvReadResult csv;
+  starting.run_beside([&] {
+    csv = load_history(setup.csv_path, setup.skip_bad_rows, setup.columns);
+    settle_data_facts(setup, csv.series);  // A from the whole file (spec-notes 37)
+    cut_to_range(csv.series, setup.range, setup.csv_path);
+    note_gaps(setup, csv.series);
+  });
   RunTiming timing;
   timing.load = load_time.seconds();
   Stopwatch plan_time;
@@ -125,7 +127,7 @@ int run_sweep(Args args) {
   request.threads = setup.threads;
   check_window(request);
 
-  auto backend = take_backend(starting);
+  auto backend = starting.take();
   PlanInputs plan_in;
   plan_in.history_bars = n;
   plan_in.window_bars = window;

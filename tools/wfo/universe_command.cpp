@@ -10,7 +10,6 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <future>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -135,7 +134,7 @@ int run_walk_universe(Args args, ParsedArgs& parsed) {
       base.bars_per_year_given ? std::optional(base.spec.bars_per_year) : std::nullopt);
   Json symbol_times = Json::array();
   // One backend for every symbol, started while the first file parses.
-  std::future<BackendChoice> starting = start_backend_choice(base.backend);
+  BackendStarter starting(base.backend);
   std::unique_ptr<Backend> backend;
   std::string backend_name;
   for (size_t k = 0; k < universe.symbols.size(); ++k) {
@@ -155,7 +154,7 @@ int run_walk_universe(Args args, ParsedArgs& parsed) {
     try {
       if (const auto load = estimate_csv_load(setup.csv_path))
         check_load(*load, budget, setup.csv_path);
-      loaded = load_walk(setup, walk);
+      starting.run_beside([&] { loaded = load_walk(setup, walk); });
     } catch (const std::exception& e) {
       const bool bad_file = dynamic_cast<const feeds::CsvError*>(&e) != nullptr ||
                             dynamic_cast<const InputError*>(&e) != nullptr;
@@ -168,7 +167,7 @@ int run_walk_universe(Args args, ParsedArgs& parsed) {
       continue;
     }
     if (!backend) {
-      backend = take_backend(starting);
+      backend = starting.take();
       backend_name = std::string(backend->name());
     }
     WalkRun run = run_loaded_walk(setup, std::move(loaded), *backend, options);

@@ -3,7 +3,6 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <future>
 #include <string>
 #include <vector>
 
@@ -144,10 +143,11 @@ int run_walk(Args args) {
 
   // The backend starts while the CSV parses; its errors still come after the CSV's, where
   // the choice is taken below.
-  std::future<BackendChoice> starting = start_backend_choice(setup.backend);
-  LoadedWalk loaded = load_walk(setup, walk);
+  BackendStarter starting(setup.backend);
+  LoadedWalk loaded;
+  starting.run_beside([&] { loaded = load_walk(setup, walk); });
 
-  auto backend = take_backend(starting);
+  auto backend = starting.take();
   WalkRunOptions options;
   options.selection = !parsed.has("no-selection");
   options.report = report_dir.has_value();

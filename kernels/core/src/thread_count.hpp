@@ -4,18 +4,13 @@
 
 #include <algorithm>
 #include <atomic>
-#include <thread>
 
 #include "src/worker_pool.hpp"
+#include "wfod/worker_threads.hpp"
 
 namespace wfod::detail {
-// 0 means all cores.
-inline int resolve_threads(int requested) {
-  if (requested > 0) return requested;
-  return std::max(1u, std::thread::hardware_concurrency()) > 0
-             ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
-             : 1;
-}
+// 0 means all cores (wfod::available_cores: the affinity mask's).
+using wfod::resolve_threads;
 
 // Runs job(worker, item) for items [0, count) on `threads` threads (the caller is one).
 template <typename Job>

@@ -10,6 +10,7 @@
 #include "src/worker_pool.hpp"
 
 #include <pthread.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
@@ -216,5 +217,19 @@ void run_workers(int threads, const std::function<void(int)>& work,
   lock.unlock();
   if (error) std::rethrow_exception(error);
 }
+
+int available_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  // The affinity mask, not the machine: a service pinned to 4 of 64 cores (CPUAffinity=,
+  // taskset, a cpuset) runs 4 threads for "all cores", not 64 that time-share 4.
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    const int in_mask = CPU_COUNT(&set);
+    if (in_mask > 0) return in_mask;
+  }
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+int resolve_threads(int requested) { return requested > 0 ? requested : available_cores(); }
 
 }  // namespace wfod

@@ -30,6 +30,14 @@ void run_workers(int threads, const std::function<void(int worker)>& work,
 using ThreadShortfallHandler = void (*)(int wanted, int started, const char* reason);
 void set_thread_shortfall_handler(ThreadShortfallHandler handler);
 
+// The cores this process may run on: the CPUs of its affinity mask (taskset, systemd's
+// CPUAffinity=, a container's cpuset), else std::thread::hardware_concurrency(); at least 1.
+// Every "threads = 0" (all cores) in wfod means this many.
+int available_cores();
+// A thread count as the engine's calls and the tools take it: requested when > 0, else
+// available_cores().
+int resolve_threads(int requested);
+
 // Worker threads started so far in this process (parked ones are reused, not counted again):
 // for tests and benchmarks of thread churn.
 size_t worker_threads_started();

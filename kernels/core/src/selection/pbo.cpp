@@ -10,11 +10,11 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 #include "cscv_exact.hpp"
 #include "cscv_fast.hpp"
 #include "src/worker_pool.hpp"
+#include "wfod/worker_threads.hpp"
 
 namespace wfod::selection {
 namespace {
@@ -228,8 +228,7 @@ PboResult cscv_pbo_plain(std::span<const Summary> summaries, std::span<const uin
       descend(descend, depth0, ni, no, p);
     }
   };
-  int workers =
-      threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int workers = wfod::resolve_threads(threads);
   workers = std::min<int>(workers, static_cast<int>(prefixes.size()));
   wfod::detail::run_workers(workers, [&](int) { worker(); });
 

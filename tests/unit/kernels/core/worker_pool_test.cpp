@@ -1,10 +1,11 @@
 // The engine's thread pool (kernels/core/src/worker_pool.hpp): every index runs once; an
 // exception in a worker reaches the caller after every index finished (never
 // std::terminate); parked threads are reused; a thread the system refuses leaves its index to the
-// caller, and the shortfall handler hears of it.
+// caller, and the shortfall handler hears of it. "0 = all cores" is the affinity mask's count.
 #include "src/worker_pool.hpp"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/resource.h>
 
 #include <atomic>
@@ -108,6 +109,28 @@ TEST(WorkerPool, RefusedThreadsLeaveTheirWorkToTheCaller) {
   // (glibc caches them), and those need no new address space.
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(run_with_threads_refused(), ::testing::ExitedWithCode(0), "");
+}
+
+// "All cores" follows the affinity mask (taskset, CPUAffinity=), not the machine: pinned to
+// one CPU, 0 threads means 1.
+TEST(WorkerPool, AllCoresAreTheAffinityMasks) {
+  cpu_set_t before;
+  CPU_ZERO(&before);
+  ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
+  EXPECT_EQ(available_cores(), CPU_COUNT(&before));
+  EXPECT_EQ(resolve_threads(0), CPU_COUNT(&before));
+  EXPECT_EQ(resolve_threads(3), 3);
+  int first = 0;
+  while (!CPU_ISSET(first, &before)) ++first;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  const int pinned = available_cores();
+  const int resolved = resolve_threads(0);
+  ASSERT_EQ(sched_setaffinity(0, sizeof before, &before), 0);
+  EXPECT_EQ(pinned, 1);
+  EXPECT_EQ(resolved, 1);
 }
 
 }  // namespace

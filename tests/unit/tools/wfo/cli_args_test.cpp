@@ -84,7 +84,7 @@ TEST(CliArgs, HelpAnywhere) {
 TEST(CliArgs, ThreadCountsAboveTheHardwareAreLowered) {
   std::string warning;
   EXPECT_EQ(usable_threads(500, 2, "--threads", &warning), 2);
-  EXPECT_EQ(warning, "--threads 500 is more than the 2 hardware threads of this machine; using 2");
+  EXPECT_EQ(warning, "--threads 500 is more than the 2 cores this process may use; using 2");
   warning.clear();
   EXPECT_EQ(usable_threads(2, 2, "--threads", &warning), 2);
   EXPECT_EQ(usable_threads(0, 2, "--threads", &warning), 0);
