@@ -14,3 +14,18 @@
 #ifndef WFOD_TEST_UNDER_ASAN
 #define WFOD_TEST_UNDER_ASAN 0
 #endif
+
+#include <cstdint>
+
+namespace wfod::test {
+
+// How many random cases a property test draws: all `cases` in the release build, a fifth
+// (at least one) under the sanitizers. That pass looks for memory errors and undefined
+// behaviour on the same code paths, at 10-50x the cost per case (the test code itself is
+// unoptimised there); the release pass draws every case. Used by the tests that were the
+// sanitizer pass's longest (docs/testing.md "Where CI's time goes").
+constexpr uint64_t property_cases(uint64_t cases) {
+  return WFOD_TEST_UNDER_ASAN ? (cases / 5 > 0 ? cases / 5 : 1) : cases;
+}
+
+}  // namespace wfod::test

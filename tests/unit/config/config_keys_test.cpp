@@ -28,7 +28,7 @@ const fs::path kOperations = fs::path(WFOD_SOURCE_DIR) / "docs" / "operations.md
 // Table headers whose keys are in no key table: the grid's axes depend on the family.
 const std::set<std::string> kUntabled = {"[strategy.grid]"};
 
-std::string read_file(const fs::path& path) {
+std::string read_keys_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;
   s << in.rdbuf();
@@ -138,18 +138,18 @@ std::string joined(const std::vector<std::string>& lines) {
 }
 
 TEST(ConfigKeys, ExampleMentionsEveryKeyAndNoOther) {
-  const std::vector<std::string> problems = example_problems(read_file(kExample));
+  const std::vector<std::string> problems = example_problems(read_keys_file(kExample));
   EXPECT_TRUE(problems.empty()) << joined(problems);
 }
 
 TEST(ConfigKeys, OperationsDocNamesEveryKeyWithItsReloadClass) {
-  const std::vector<std::string> problems = docs_problems(read_file(kOperations));
+  const std::vector<std::string> problems = docs_problems(read_keys_file(kOperations));
   EXPECT_TRUE(problems.empty()) << joined(problems);
 }
 
 // The checks above can fail: the example with one key taken out, or one key too many.
 TEST(ConfigKeys, ExampleCheckCatchesAMissingOrUnknownKey) {
-  const std::string text = read_file(kExample);
+  const std::string text = read_keys_file(kExample);
   const std::string without = std::regex_replace(text, std::regex("\nrcvhwm = "), "\nrcv_hwm = ");
   ASSERT_NE(without, text);
   EXPECT_EQ(joined(example_problems(without)),
@@ -158,7 +158,7 @@ TEST(ConfigKeys, ExampleCheckCatchesAMissingOrUnknownKey) {
 }
 
 TEST(ConfigKeys, DocsCheckCatchesAKeyUnderTheWrongReloadClass) {
-  std::string text = read_file(kOperations);
+  std::string text = read_keys_file(kOperations);
   const std::string live = "| `[daemon] log_level` | applied at once";
   const size_t at = text.find(live);
   ASSERT_NE(at, std::string::npos);

@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 const fs::path kConfigDir = fs::path(WFOD_SOURCE_DIR) / "config";
 const fs::path kExamples = kConfigDir / "examples";
 
-std::string read_file(const fs::path& path) {
+std::string read_config_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream s;
   s << in.rdbuf();
@@ -32,7 +32,7 @@ std::string read_file(const fs::path& path) {
 }
 
 // The message of the ConfigError that parsing `text` (named "t.toml") throws.
-std::string error_of(std::string_view text) {
+std::string config_error_of(std::string_view text) {
   try {
     parse_config(text, "t.toml");
   } catch (const ConfigError& e) {
@@ -57,7 +57,7 @@ TEST(ConfigExamples, DemoParses) {
   const fs::path path = kExamples / "demo.toml";
   const Config c = load_config(path.string());
   EXPECT_EQ(c.source, path.string());
-  EXPECT_EQ(c.sha256, sha256_hex(read_file(path)));
+  EXPECT_EQ(c.sha256, sha256_hex(read_config_file(path)));
 
   ASSERT_EQ(c.symbols.size(), 1u);
   EXPECT_EQ(c.symbols[0].name, "GOOG");
@@ -692,7 +692,7 @@ std::vector<ErrorCase> error_cases() {
 TEST(ConfigErrors, EachNamesFileLineColumnAndKey) {
   for (const ErrorCase& c : error_cases()) {
     SCOPED_TRACE(c.name + ":\n" + c.text);
-    const std::string m = error_of(c.text);
+    const std::string m = config_error_of(c.text);
     EXPECT_EQ(m.rfind(c.prefix, 0), 0u) << m << "\n  expected prefix: " << c.prefix;
     EXPECT_NE(m.find(c.detail), std::string::npos) << m << "\n  lacks: " << c.detail;
     // Whatever the case, a message names a position: "t.toml:LINE:COL: ".
@@ -702,13 +702,13 @@ TEST(ConfigErrors, EachNamesFileLineColumnAndKey) {
 
 TEST(ConfigErrors, FirstUnknownKeyInDocumentOrder) {
   // Tables iterate in key order; the report must still follow the file.
-  const std::string m = error_of("[daemon]\nzzz = 1\naaa = 2\n");
+  const std::string m = config_error_of("[daemon]\nzzz = 1\naaa = 2\n");
   EXPECT_EQ(m.rfind("t.toml:2:1: key 'daemon.zzz': unknown key", 0), 0u) << m;
 }
 
 TEST(ConfigErrors, MisspeltRequiredKeyIsReportedAsUnknown) {
   const std::string m =
-      error_of("[[strategy]]\nnmae = \"s\"\nsymbols = [\"X\"]\nfamily = \"ma_cross\"\n");
+      config_error_of("[[strategy]]\nnmae = \"s\"\nsymbols = [\"X\"]\nfamily = \"ma_cross\"\n");
   EXPECT_EQ(m.rfind("t.toml:2:1: key 'strategy[0].nmae': unknown key", 0), 0u) << m;
 }
 

@@ -64,7 +64,8 @@ TEST(KeyHelp, EveryKeyHasAMeaningInTheExample) {
   }
   // Spot checks: a trailing comment, a comment block above, a commented-out key, a header.
   const auto notes = example_key_notes(example_text());
-  EXPECT_EQ(notes.at("[daemon]").at("threads"), "CPU worker threads, 0 = all cores. Default 0");
+  EXPECT_EQ(notes.at("[daemon]").at("threads"),
+            "CPU worker threads, 0 = all cores (its CPU affinity). Default 0");
   EXPECT_EQ(notes.at("[daemon]").at("state_dir"),
             "Persisted bars and publication sequence numbers. Default \"/var/lib/wfod\".");
   EXPECT_EQ(notes.at("[curve]").at("key_file"), "this daemon's keypair: `wfod --keygen FILE`");

@@ -15,7 +15,7 @@ std::string strategy_with(std::string_view selection) {
          std::string(selection);
 }
 
-std::string error_of(std::string_view text) {
+std::string selection_error_of(std::string_view text) {
   try {
     parse_config(text, "t.toml");
   } catch (const ConfigError& e) {
@@ -64,19 +64,19 @@ TEST(SelectionConfig, ReadsEveryKey) {
 
 TEST(SelectionConfig, ErrorsNameFileLineAndKey) {
   // The selection table starts on line 10 of strategy_with()'s text.
-  std::string e = error_of(strategy_with("[strategy.selection]\nbogus = 1\n"));
+  std::string e = selection_error_of(strategy_with("[strategy.selection]\nbogus = 1\n"));
   EXPECT_NE(e.find("t.toml:11:"), std::string::npos) << e;
   EXPECT_NE(e.find("strategy[0].selection.bogus"), std::string::npos) << e;
-  e = error_of(strategy_with("[strategy.selection]\npbo_blocks = 7\n"));
+  e = selection_error_of(strategy_with("[strategy.selection]\npbo_blocks = 7\n"));
   EXPECT_NE(e.find("pbo_blocks"), std::string::npos) << e;
   EXPECT_NE(e.find("even"), std::string::npos) << e;
-  e = error_of(strategy_with("[strategy.selection]\nplateau_radius = { n = 1 }\n"));
+  e = selection_error_of(strategy_with("[strategy.selection]\nplateau_radius = { n = 1 }\n"));
   EXPECT_NE(e.find("plateau_radius.n"), std::string::npos) << e;
-  e = error_of(strategy_with("[strategy.selection]\nplateau_stat = \"q5\"\n"));
+  e = selection_error_of(strategy_with("[strategy.selection]\nplateau_stat = \"q5\"\n"));
   EXPECT_NE(e.find("plateau_stat"), std::string::npos) << e;
-  e = error_of(strategy_with("[strategy.selection]\nmin_dsr = 1.5\n"));
+  e = selection_error_of(strategy_with("[strategy.selection]\nmin_dsr = 1.5\n"));
   EXPECT_NE(e.find("min_dsr"), std::string::npos) << e;
-  e = error_of(strategy_with("[strategy.selection]\nhysteresis_rel = -1\n"));
+  e = selection_error_of(strategy_with("[strategy.selection]\nhysteresis_rel = -1\n"));
   EXPECT_NE(e.find("hysteresis_rel"), std::string::npos) << e;
 }
 

@@ -37,7 +37,7 @@ Reject reject_of(const Decoded<T>& d) {
   return {RejectReason::frames, "<none>"};
 }
 
-Bar bar_of(const Decoded<Bar>& d) {
+Bar decoded_bar(const Decoded<Bar>& d) {
   if (const auto* b = std::get_if<Bar>(&d)) return *b;
   const Reject& r = std::get<Reject>(d);
   ADD_FAILURE() << "rejected (" << to_string(r.reason) << "): " << r.detail;
@@ -136,7 +136,7 @@ TEST(BarCodec, MessageFrames) {
 // JSON
 
 TEST(BarCodecJson, Decodes) {
-  const Bar b = bar_of(decode_json(json_with()));
+  const Bar b = decoded_bar(decode_json(json_with()));
   EXPECT_EQ(b.ts_ns, kTs);
   EXPECT_EQ(b.open, 100.5);
   EXPECT_EQ(b.high, 101.25);
@@ -144,16 +144,18 @@ TEST(BarCodecJson, Decodes) {
   EXPECT_EQ(b.close, 100.0);  // a JSON integer is a number too
   EXPECT_EQ(b.volume, 12.5);
   EXPECT_EQ(b.seq, 0u);  // absent = none
-  EXPECT_EQ(bar_of(decode_json(json_with("1700000000000000000", "100.5", ",\"seq\":7"))).seq, 7u);
-  EXPECT_EQ(bar_of(decode_json(json_with("1700000000000000000", "100.5", ",\"seq\":0"))).seq, 0u);
-  EXPECT_EQ(bar_of(decode_json(
-                       json_with("1700000000000000000", "100.5", ",\"seq\":18446744073709551615")))
+  EXPECT_EQ(decoded_bar(decode_json(json_with("1700000000000000000", "100.5", ",\"seq\":7"))).seq,
+            7u);
+  EXPECT_EQ(decoded_bar(decode_json(json_with("1700000000000000000", "100.5", ",\"seq\":0"))).seq,
+            0u);
+  EXPECT_EQ(decoded_bar(decode_json(json_with("1700000000000000000", "100.5",
+                                              ",\"seq\":18446744073709551615")))
                 .seq,
             std::numeric_limits<uint64_t>::max());
   // Key order, whitespace and escaped key names do not matter.
   const Bar c =
-      bar_of(decode_json(" {\n \"volume\" : 1e1, \"close\":2, "
-                         "\"low\":1.5E0,\"high\":3,\"op\\u0065n\":2,\"ts\":-5 }\t"));
+      decoded_bar(decode_json(" {\n \"volume\" : 1e1, \"close\":2, "
+                              "\"low\":1.5E0,\"high\":3,\"op\\u0065n\":2,\"ts\":-5 }\t"));
   EXPECT_EQ(c.ts_ns, -5);
   EXPECT_EQ(c.open, 2.0);
   EXPECT_EQ(c.low, 1.5);
@@ -161,7 +163,7 @@ TEST(BarCodecJson, Decodes) {
 }
 
 TEST(BarCodecJson, UnknownFieldsAreIgnored) {
-  const Bar b = bar_of(decode_json(json_with(
+  const Bar b = decoded_bar(decode_json(json_with(
       "1700000000000000000", "100.5",
       ",\"symbol\":\"X\",\"nested\":{\"ts\":\"junk\",\"open\":[1,{\"seq\":-1}]},\"n\":null,"
       "\"flag\":true,\"big\":1e308,\"neg\":-12345678901234567890123,\"list\":[[[]]]")));
@@ -171,14 +173,14 @@ TEST(BarCodecJson, UnknownFieldsAreIgnored) {
 }
 
 TEST(BarCodecJson, IsoTimestamps) {
-  EXPECT_EQ(bar_of(decode_json(json_with("\"2023-11-14T22:13:20Z\""))).ts_ns, kTs);
+  EXPECT_EQ(decoded_bar(decode_json(json_with("\"2023-11-14T22:13:20Z\""))).ts_ns, kTs);
   // +02:00 local time is two hours ahead of UTC.
-  EXPECT_EQ(bar_of(decode_json(json_with("\"2023-11-15T00:13:20.5+02:00\""))).ts_ns,
+  EXPECT_EQ(decoded_bar(decode_json(json_with("\"2023-11-15T00:13:20.5+02:00\""))).ts_ns,
             kTs + 500'000'000);
-  EXPECT_EQ(bar_of(decode_json(json_with("\"2023-11-14T17:13:20.000000001-05:00\""))).ts_ns,
+  EXPECT_EQ(decoded_bar(decode_json(json_with("\"2023-11-14T17:13:20.000000001-05:00\""))).ts_ns,
             kTs + 1);
-  EXPECT_EQ(bar_of(decode_json(json_with("\"2023-11-14 22:13:20\""))).ts_ns, kTs);
-  EXPECT_EQ(bar_of(decode_json(json_with("\"1970-01-01\""))).ts_ns, 0);
+  EXPECT_EQ(decoded_bar(decode_json(json_with("\"2023-11-14 22:13:20\""))).ts_ns, kTs);
+  EXPECT_EQ(decoded_bar(decode_json(json_with("\"1970-01-01\""))).ts_ns, 0);
   for (const std::string bad :
        {"\"\"", "\"2023-11-14T22:13:20+2\"", "\"2023-02-30\"", "\"2023-11-14T24:00:00Z\"",
         "\"1700000000000000000\"", "\"2262-04-12T00:00:00Z\"", "\"2023-11-14T22:13:20Z \""}) {
@@ -187,9 +189,9 @@ TEST(BarCodecJson, IsoTimestamps) {
 }
 
 TEST(BarCodecJson, TimestampRange) {
-  EXPECT_EQ(bar_of(decode_json(json_with("9223372036854775807"))).ts_ns,
+  EXPECT_EQ(decoded_bar(decode_json(json_with("9223372036854775807"))).ts_ns,
             std::numeric_limits<int64_t>::max());
-  EXPECT_EQ(bar_of(decode_json(json_with("-9223372036854775808"))).ts_ns,
+  EXPECT_EQ(decoded_bar(decode_json(json_with("-9223372036854775808"))).ts_ns,
             std::numeric_limits<int64_t>::min());
   for (const std::string bad :
        {"9223372036854775808", "-9223372036854775809", "18446744073709551616", "1e18", "1.7e18",
@@ -281,7 +283,7 @@ TEST(BarCodecJson, DeepNestingInAnUnknownFieldIsFine) {
   const std::string deep = std::string(2000, '[') + std::string(2000, ']');
   const std::string payload = json_with("1", "100.5", ",\"x\":" + deep);
   ASSERT_LE(payload.size(), kMaxJsonPayloadBytes);
-  EXPECT_EQ(bar_of(decode_json(payload)).ts_ns, 1);
+  EXPECT_EQ(decoded_bar(decode_json(payload)).ts_ns, 1);
 }
 
 TEST(BarCodecJson, SizeLimit) {
@@ -293,7 +295,7 @@ TEST(BarCodecJson, SizeLimit) {
     EXPECT_EQ(payload.size(), total);
     return payload;
   };
-  EXPECT_EQ(bar_of(decode_json(padded(4096))).ts_ns, 1);
+  EXPECT_EQ(decoded_bar(decode_json(padded(4096))).ts_ns, 1);
   const Reject r = reject_of(decode_json(padded(4097)));
   EXPECT_EQ(r.reason, RejectReason::size);
   EXPECT_NE(r.detail.find("4097"), std::string::npos) << r.detail;
@@ -357,7 +359,7 @@ TEST(BarCodecJson, RoundTripIsBitExact) {
     for (const JsonTs ts : {JsonTs::ns, JsonTs::iso}) {
       const std::string text = encode_json(b, ts);
       SCOPED_TRACE(text);
-      expect_same_bits(bar_of(decode_json(text)), b);
+      expect_same_bits(decoded_bar(decode_json(text)), b);
     }
   }
   for (uint64_t seed = 1; seed <= 8; ++seed) {
@@ -399,7 +401,7 @@ TEST(BarCodecBinary, GoldenRecord) {
   const std::string record = golden_record();
   ASSERT_EQ(record.size(), kBinaryPayloadBytes);
   EXPECT_EQ(encode_binary(sample_bar()), record);
-  expect_same_bits(bar_of(decode_binary(record)), sample_bar());
+  expect_same_bits(decoded_bar(decode_binary(record)), sample_bar());
 }
 
 TEST(BarCodecBinary, SizeMagicFlags) {
@@ -441,7 +443,7 @@ TEST(BarCodecBinary, LittleEndianFields) {
   EXPECT_EQ(r.substr(8, 8), "\xfe\xff\xff\xff\xff\xff\xff\xff"s);
   EXPECT_EQ(r.substr(16, 8), "\0\0\0\0\0\0\0\x80"s);
   EXPECT_EQ(r.substr(56, 8), "\x08\x07\x06\x05\x04\x03\x02\x01"s);
-  expect_same_bits(bar_of(decode_binary(r)), b);
+  expect_same_bits(decoded_bar(decode_binary(r)), b);
 }
 
 TEST(BarCodecBinary, RoundTripAnyBits) {
@@ -461,7 +463,7 @@ TEST(BarCodecBinary, RoundTripAnyBits) {
       b.seq = rng();
       const std::string r = encode_binary(b);
       ASSERT_EQ(r.size(), kBinaryPayloadBytes);
-      expect_same_bits(bar_of(decode_binary(r)), b);
+      expect_same_bits(decoded_bar(decode_binary(r)), b);
       if (testing::Test::HasFailure()) return;
     }
   }
@@ -479,7 +481,7 @@ void check_hostile_json(std::string_view payload) {
   }
   const Bar& b = std::get<Bar>(d);
   for (const double v : {b.open, b.high, b.low, b.close, b.volume}) ASSERT_TRUE(std::isfinite(v));
-  expect_same_bits(bar_of(decode_json(encode_json(b))), b);
+  expect_same_bits(decoded_bar(decode_json(encode_json(b))), b);
 }
 
 void check_hostile_binary(std::string_view payload) {

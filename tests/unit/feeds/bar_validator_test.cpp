@@ -152,14 +152,14 @@ TEST(BarValidator, CountsCodecRejects) {
 // ---------------------------------------------------------------------------------------
 // Future bars (PROTOCOL §1 `future`), against a fake wall clock
 
-constexpr int64_t kSec = 1'000'000'000;
-constexpr int64_t kNow = 1'790'000'000 * kSec;  // 2026-09
+constexpr int64_t kOneSecond = 1'000'000'000;
+constexpr int64_t kNow = 1'790'000'000 * kOneSecond;  // 2026-09
 
 TEST(BarValidatorFuture, FarFutureBarIsRejectedAndNeverLocksTheSymbol) {
   BarValidator v(kSymbols);
   int64_t now = kNow;
   v.set_max_future(std::chrono::seconds(300), [&now] { return now; });
-  ASSERT_TRUE(v.validate("BTCUSD", bar(kNow - 60 * kSec)).accepted());
+  ASSERT_TRUE(v.validate("BTCUSD", bar(kNow - 60 * kOneSecond)).accepted());
   // The black-box tester's bar: ts 9e18 ns, year 2255.
   const Verdict far = v.validate("BTCUSD", bar(9'000'000'000'000'000'000));
   ASSERT_FALSE(far.accepted());
@@ -169,25 +169,26 @@ TEST(BarValidatorFuture, FarFutureBarIsRejectedAndNeverLocksTheSymbol) {
   EXPECT_NE(far.reject->detail.find("max_future_s 300"), std::string::npos) << far.reject->detail;
   // Real bars after it: accepted, never out_of_order against the refused one.
   for (int64_t i = 1; i <= 5; ++i) {
-    const Verdict real = v.validate("BTCUSD", bar(kNow - 60 * kSec + i * kSec));
+    const Verdict real = v.validate("BTCUSD", bar(kNow - 60 * kOneSecond + i * kOneSecond));
     ASSERT_TRUE(real.accepted()) << real.reject->detail;
   }
   EXPECT_EQ(v.stats().rejected(RejectReason::future), 1u);
   EXPECT_EQ(v.stats().rejected(RejectReason::out_of_order), 0u);
-  EXPECT_EQ(v.stats().symbols.at("BTCUSD").last_ts_ns, kNow - 55 * kSec);
+  EXPECT_EQ(v.stats().symbols.at("BTCUSD").last_ts_ns, kNow - 55 * kOneSecond);
 }
 
 TEST(BarValidatorFuture, TheLimitIsInclusiveAndFollowsTheClock) {
   BarValidator v(kSymbols);
   int64_t now = kNow;
   v.set_max_future(std::chrono::seconds(300), [&now] { return now; });
-  EXPECT_EQ(v.validate("BTCUSD", bar(kNow + 300 * kSec + 1)).reject->reason,
-            RejectReason::future);                                       // 1 ns too far
-  EXPECT_TRUE(v.validate("BTCUSD", bar(kNow + 300 * kSec)).accepted());  // exactly 300 s
+  EXPECT_EQ(v.validate("BTCUSD", bar(kNow + 300 * kOneSecond + 1)).reject->reason,
+            RejectReason::future);                                             // 1 ns too far
+  EXPECT_TRUE(v.validate("BTCUSD", bar(kNow + 300 * kOneSecond)).accepted());  // exactly 300 s
   // Refused at one time, the same stamp is fine once the clock has moved on.
-  EXPECT_EQ(v.validate("ETHUSD", bar(kNow + 400 * kSec)).reject->reason, RejectReason::future);
-  now += 100 * kSec;
-  EXPECT_TRUE(v.validate("ETHUSD", bar(kNow + 400 * kSec)).accepted());
+  EXPECT_EQ(v.validate("ETHUSD", bar(kNow + 400 * kOneSecond)).reject->reason,
+            RejectReason::future);
+  now += 100 * kOneSecond;
+  EXPECT_TRUE(v.validate("ETHUSD", bar(kNow + 400 * kOneSecond)).accepted());
   EXPECT_EQ(v.stats().rejected(RejectReason::future), 2u);
 }
 
@@ -207,15 +208,15 @@ TEST(BarValidatorFuture, ZeroTurnsItOffAndExtremesDoNotOverflow) {
   BarValidator real(kSymbols);
   real.set_max_future(std::chrono::seconds(300));
   EXPECT_TRUE(real.validate("BTCUSD", bar(BarValidator::system_now_ns())).accepted());
-  EXPECT_EQ(
-      real.validate("BTCUSD", bar(BarValidator::system_now_ns() + 3600 * kSec)).reject->reason,
-      RejectReason::future);
+  EXPECT_EQ(real.validate("BTCUSD", bar(BarValidator::system_now_ns() + 3600 * kOneSecond))
+                .reject->reason,
+            RejectReason::future);
 }
 
 TEST(BarValidatorFuture, ValueIsCheckedFirstAndFutureBeforeOrder) {
   BarValidator v(kSymbols);
   v.set_max_future(std::chrono::seconds(300), [] { return kNow; });
-  Bar bad = bar(kNow + 3600 * kSec);
+  Bar bad = bar(kNow + 3600 * kOneSecond);
   bad.open = kNan;
   EXPECT_EQ(v.validate("BTCUSD", bad).reject->reason, RejectReason::value);
   // A persisted far-future bar (seeded from a log written without the check): a new bar
@@ -231,7 +232,7 @@ TEST(BarValidatorMinTs, BarsBeforeTheFloorAreFieldRejectsThatHoldNothing) {
   BarValidator v(kSymbols);
   EXPECT_TRUE(v.validate("BTCUSD", bar(1'741'080'000)).accepted());  // off by default
   BarValidator w(kSymbols);
-  w.set_min_ts(int64_t{31'536'000} * kSec);  // 1971-01-01
+  w.set_min_ts(int64_t{31'536'000} * kOneSecond);  // 1971-01-01
   const Verdict seconds = w.validate("BTCUSD", bar(1'741'080'000));
   ASSERT_FALSE(seconds.accepted());
   EXPECT_EQ(seconds.reject->reason, RejectReason::field);
@@ -243,9 +244,9 @@ TEST(BarValidatorMinTs, BarsBeforeTheFloorAreFieldRejectsThatHoldNothing) {
             RejectReason::field);  // 1938
   EXPECT_EQ(w.stats().rejected(RejectReason::field), 2u);
   EXPECT_TRUE(w.validate("BTCUSD", bar(kNow)).accepted());  // nothing was held
-  w.set_min_ts(kNow + kSec);
-  EXPECT_EQ(w.validate("BTCUSD", bar(kNow + kSec / 2)).reject->reason, RejectReason::field);
-  EXPECT_TRUE(w.validate("BTCUSD", bar(kNow + kSec)).accepted());  // inclusive
+  w.set_min_ts(kNow + kOneSecond);
+  EXPECT_EQ(w.validate("BTCUSD", bar(kNow + kOneSecond / 2)).reject->reason, RejectReason::field);
+  EXPECT_TRUE(w.validate("BTCUSD", bar(kNow + kOneSecond)).accepted());  // inclusive
 }
 
 // ---------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@
 namespace wfod::feeds {
 namespace {
 
-constexpr int64_t kSec = 1'000'000'000;
+constexpr int64_t kSecondNs = 1'000'000'000;
 
 // Three daily bars, 2024-01-02..04 (closes at 00:00 UTC, as date-only rows are read).
 constexpr std::string_view kCanonical =
@@ -25,7 +25,7 @@ constexpr std::string_view kCanonical =
     "2024-01-04,11.25,11.5,10.75,11,0\n";
 constexpr int64_t kJan2 = 1'704'153'600;  // 2024-01-02T00:00:00Z in seconds
 
-std::string error_of(std::string_view text) {
+std::string dialect_error_of(std::string_view text) {
   try {
     parse_csv(text, "bad.csv");
   } catch (const CsvError& e) {
@@ -97,8 +97,8 @@ TEST(CsvDialect, OpenTimeAloneIsUsedAndSaidSo) {
       "1704153660000;10.5;12;10;11.25;200\n",
       "m.csv");
   ASSERT_EQ(r.series.size(), 2u);
-  EXPECT_EQ(r.series.ts_ns[0], kJan2 * kSec);
-  EXPECT_EQ(r.series.ts_ns[1] - r.series.ts_ns[0], 60 * kSec);
+  EXPECT_EQ(r.series.ts_ns[0], kJan2 * kSecondNs);
+  EXPECT_EQ(r.series.ts_ns[1] - r.series.ts_ns[0], 60 * kSecondNs);
   ASSERT_EQ(r.notes.size(), 1u);
   EXPECT_TRUE(contains(r.notes[0], "'open_time' is each bar's open time")) << r.notes[0];
 }
@@ -120,7 +120,7 @@ TEST(CsvDialect, HeaderAliases) {
     SCOPED_TRACE(ts_name);
     const CsvReadResult r = parse_csv(
         std::string(ts_name) + ",Open,High,Low,Close,Volume\n2024-01-02,1,1,1,1,1\n", "a.csv");
-    EXPECT_EQ(r.series.ts_ns[0], kJan2 * kSec);
+    EXPECT_EQ(r.series.ts_ns[0], kJan2 * kSecondNs);
   }
 }
 
@@ -131,20 +131,20 @@ TEST(CsvDialect, EpochUnitsByMagnitude) {
     return v;
   };
   // The same instant in each unit.
-  EXPECT_EQ(epoch("1704153600"), kJan2 * kSec);
-  EXPECT_EQ(epoch("1704153600000"), kJan2 * kSec);
-  EXPECT_EQ(epoch("1704153600000000"), kJan2 * kSec);
-  EXPECT_EQ(epoch("1704153600000000000"), kJan2 * kSec);
+  EXPECT_EQ(epoch("1704153600"), kJan2 * kSecondNs);
+  EXPECT_EQ(epoch("1704153600000"), kJan2 * kSecondNs);
+  EXPECT_EQ(epoch("1704153600000000"), kJan2 * kSecondNs);
+  EXPECT_EQ(epoch("1704153600000000000"), kJan2 * kSecondNs);
   // Each range's edges: 1e8 of each unit is 1973-03-03T09:46:40Z.
-  constexpr int64_t k1973 = 100'000'000 * kSec;
+  constexpr int64_t k1973 = 100'000'000 * kSecondNs;
   EXPECT_EQ(epoch("100000000"), k1973);
   EXPECT_EQ(epoch("100000000000"), k1973);
   EXPECT_EQ(epoch("100000000000000"), k1973);
   EXPECT_EQ(epoch("100000000000000000"), k1973);
   EXPECT_EQ(epoch("9223372036854"), 9'223'372'036'854 * 1'000'000);  // ms, 2262-04-11
-  EXPECT_EQ(epoch("9223372036"), 9'223'372'036 * kSec);              // s, 2262-04-11
+  EXPECT_EQ(epoch("9223372036"), 9'223'372'036 * kSecondNs);         // s, 2262-04-11
   EXPECT_EQ(epoch("9223372036854775807"), INT64_MAX);                // ns
-  EXPECT_EQ(epoch("0001704153600"), kJan2 * kSec);  // the magnitude counts, not the digits
+  EXPECT_EQ(epoch("0001704153600"), kJan2 * kSecondNs);  // the magnitude counts, not the digits
 }
 
 TEST(CsvDialect, EpochNumbersRefused) {
@@ -179,12 +179,12 @@ TEST(CsvDialect, DateAndTimeColumnsJoin) {
       "2024-01-02,09:31,10.5,12,10,11.25,200\n",
       "stooq.csv");
   ASSERT_EQ(r.series.size(), 2u);
-  EXPECT_EQ(r.series.ts_ns[0], (kJan2 + 9 * 3600 + 30 * 60) * kSec);
-  EXPECT_EQ(r.series.ts_ns[1], (kJan2 + 9 * 3600 + 31 * 60) * kSec);
+  EXPECT_EQ(r.series.ts_ns[0], (kJan2 + 9 * 3600 + 30 * 60) * kSecondNs);
+  EXPECT_EQ(r.series.ts_ns[1], (kJan2 + 9 * 3600 + 31 * 60) * kSecondNs);
   // A date column alone is still the timestamp, a dotted one too.
   EXPECT_EQ(
       parse_csv("date,open,high,low,close,volume\n2024.01.02,1,1,1,1,0\n", "d.csv").series.ts_ns[0],
-      kJan2 * kSec);
+      kJan2 * kSecondNs);
 }
 
 // Exchange klines without a header: the columns named by the caller (wfo's --columns).
@@ -210,7 +210,7 @@ TEST(CsvDialect, HeaderlessKlinesWithGivenColumns) {
 // Header errors: what was found, what is accepted, file and line.
 
 TEST(CsvDialectErrors, MissingColumnsListWhatWasFoundAndWhatIsAccepted) {
-  const std::string m = error_of("Date;Price;Open;High;Low;Vol.;Change %\n");
+  const std::string m = dialect_error_of("Date;Price;Open;High;Low;Vol.;Change %\n");
   EXPECT_EQ(m.rfind("bad.csv:1: missing columns 'close', 'volume' (found 7 ';'-separated: "
                     "'Date', 'Price', 'Open', 'High', 'Low', 'Vol.', 'Change %'; accepted, ",
                     0),
@@ -224,12 +224,13 @@ TEST(CsvDialectErrors, MissingColumnsListWhatWasFoundAndWhatIsAccepted) {
   EXPECT_TRUE(contains(m, "delimiter ',', ';' or tab")) << m;
   // A volume column is required: every bar has one (a volume-less export is refused, not
   // given an invented 0).
-  EXPECT_TRUE(contains(error_of("Date,Open,High,Low,Close\n2024-01-02,1,1,1,1\n"),
+  EXPECT_TRUE(contains(dialect_error_of("Date,Open,High,Low,Close\n2024-01-02,1,1,1,1\n"),
                        "missing column 'volume' (found 5 ','-separated"));
 }
 
 TEST(CsvDialectErrors, HeaderlessFileIsNamedSo) {
-  const std::string m = error_of("1704153600000;10;11;9;10.5;100\n1704153660000;10;11;9;10;1\n");
+  const std::string m =
+      dialect_error_of("1704153600000;10;11;9;10.5;100\n1704153660000;10;11;9;10;1\n");
   EXPECT_EQ(m.rfind("bad.csv:1: the first line is data, not a header (its first field "
                     "'1704153600000' is a time)",
                     0),
@@ -240,7 +241,7 @@ TEST(CsvDialectErrors, HeaderlessFileIsNamedSo) {
 TEST(CsvDialectErrors, ATimestampBesideADateColumnIsAmbiguous) {
   // Date and Time together are one time (CsvDialect.DateAndTimeColumnsJoin); a timestamp
   // column beside either is a guess, refused.
-  const std::string m = error_of("Timestamp,Date,Open,High,Low,Close,Volume\n");
+  const std::string m = dialect_error_of("Timestamp,Date,Open,High,Low,Close,Volume\n");
   EXPECT_EQ(m.rfind("bad.csv:1: duplicate column 'timestamp': 'Timestamp', 'Date' all name it", 0),
             0u)
       << m;
@@ -248,12 +249,13 @@ TEST(CsvDialectErrors, ATimestampBesideADateColumnIsAmbiguous) {
 }
 
 TEST(CsvDialectErrors, MixedDelimitersInTheHeaderAreRefused) {
-  const std::string m = error_of("timestamp,open;high,low;close\tvolume\n");
+  const std::string m = dialect_error_of("timestamp,open;high,low;close\tvolume\n");
   EXPECT_EQ(m.rfind("bad.csv:1: the header holds 2 ',' and as many ';'", 0), 0u) << m;
 }
 
 TEST(CsvDialectErrors, RowsMustUseTheHeadersDelimiter) {
-  const std::string m = error_of("timestamp;open;high;low;close;volume\n2024-01-02,1,1,1,1,1\n");
+  const std::string m =
+      dialect_error_of("timestamp;open;high;low;close;volume\n2024-01-02,1,1,1,1,1\n");
   EXPECT_EQ(m,
             "bad.csv:2: wrong number of fields: expected 6, got 1 (';'-separated, as the "
             "header)");
@@ -261,14 +263,14 @@ TEST(CsvDialectErrors, RowsMustUseTheHeadersDelimiter) {
 
 TEST(CsvDialectErrors, DecimalCommasAreNamed) {
   const std::string m =
-      error_of("timestamp;open;high;low;close;volume\n2024-01-02;1,5;2;1;1,5;1\n");
+      dialect_error_of("timestamp;open;high;low;close;volume\n2024-01-02;1,5;2;1;1,5;1\n");
   EXPECT_EQ(m,
             "bad.csv:2: field 'open': not a number (\"1,5\"): decimal commas are not "
             "supported: write 1.5, not 1,5");
 }
 
 TEST(CsvDialectErrors, BadEpochRowSaysWhatIsAccepted) {
-  const std::string m = error_of("time,open,high,low,close,volume\n20240102,1,1,1,1,1\n");
+  const std::string m = dialect_error_of("time,open,high,low,close,volume\n20240102,1,1,1,1,1\n");
   EXPECT_TRUE(contains(m, "bad.csv:2: field 'timestamp': not a timestamp (\"20240102\")")) << m;
   EXPECT_TRUE(contains(m, "whole epoch seconds, milliseconds, microseconds or nanoseconds")) << m;
 }

@@ -23,7 +23,7 @@ constexpr int64_t kSec = 1'000'000'000;
 constexpr std::string_view kHeader = "timestamp,open,high,low,close,volume\n";
 
 // The message of the CsvError that parsing `text` (named "bad.csv") throws.
-std::string error_of(std::string_view text, CsvReadOptions options = {}) {
+std::string csv_error_of(std::string_view text, CsvReadOptions options = {}) {
   try {
     parse_csv(text, "bad.csv", options);
   } catch (const CsvError& e) {
@@ -186,7 +186,7 @@ TEST(CsvReader, NumbersRoundTripExactly) {
 // Bad files and rows: each error names file, line and field.
 
 TEST(CsvReaderErrors, MissingColumn) {
-  const std::string m = error_of("timestamp,open,high,low,volume\n2024-01-02,1,1,1,1\n");
+  const std::string m = csv_error_of("timestamp,open,high,low,volume\n2024-01-02,1,1,1,1\n");
   EXPECT_EQ(m.rfind("bad.csv:1: missing column 'close' (found 5 ','-separated: 'timestamp', "
                     "'open', 'high', 'low', 'volume'; accepted",
                     0),
@@ -195,18 +195,18 @@ TEST(CsvReaderErrors, MissingColumn) {
 }
 
 TEST(CsvReaderErrors, DuplicateColumn) {
-  expect_located(error_of("timestamp,open,high,low,close,volume,Close\n"), 1, "",
+  expect_located(csv_error_of("timestamp,open,high,low,close,volume,Close\n"), 1, "",
                  "duplicate column 'close'");
 }
 
 TEST(CsvReaderErrors, EmptyFileAndHeaderOnly) {
-  EXPECT_EQ(error_of(""), "bad.csv: empty file (no header)");
-  EXPECT_EQ(error_of("\n\r\n  \n"), "bad.csv: empty file (no header)");
-  EXPECT_EQ(error_of(kHeader), "bad.csv: no bars");
-  EXPECT_EQ(error_of(std::string(kHeader) + "\n\n"), "bad.csv: no bars");
+  EXPECT_EQ(csv_error_of(""), "bad.csv: empty file (no header)");
+  EXPECT_EQ(csv_error_of("\n\r\n  \n"), "bad.csv: empty file (no header)");
+  EXPECT_EQ(csv_error_of(kHeader), "bad.csv: no bars");
+  EXPECT_EQ(csv_error_of(std::string(kHeader) + "\n\n"), "bad.csv: no bars");
   // Even when skipping bad rows: header problems are never skipped.
-  EXPECT_EQ(error_of("", {.skip_bad_rows = true}), "bad.csv: empty file (no header)");
-  EXPECT_NE(error_of("time,open\n", {.skip_bad_rows = true}).find("missing column"),
+  EXPECT_EQ(csv_error_of("", {.skip_bad_rows = true}), "bad.csv: empty file (no header)");
+  EXPECT_NE(csv_error_of("time,open\n", {.skip_bad_rows = true}).find("missing column"),
             std::string::npos);
 }
 
@@ -253,7 +253,7 @@ TEST(CsvReaderErrors, EachBadRowNamesFileLineAndField) {
   for (const BadRowCase& c : bad_row_cases()) {
     SCOPED_TRACE(c.name);
     const std::string text = std::string(kHeader) + "2024-01-02,10,11,9,10,1\n" + c.row + "\n";
-    expect_located(error_of(text), 3, c.field, c.detail);
+    expect_located(csv_error_of(text), 3, c.field, c.detail);
   }
 }
 
@@ -261,18 +261,18 @@ TEST(CsvReaderErrors, LineNumbersArePhysicalLines) {
   // Blank lines count: the bad row is on line 5.
   const std::string text =
       std::string(kHeader) + "2024-01-02,10,11,9,10,1\r\n\r\n\n2024-01-03,10,11,9,nan,1\n";
-  expect_located(error_of(text), 5, "close", "nan");
+  expect_located(csv_error_of(text), 5, "close", "nan");
 }
 
 TEST(CsvReaderErrors, QuotedFieldsAreRejected) {
-  expect_located(error_of(std::string(kHeader) + "\"2024-01-02\",10,11,9,10,1\n"), 2, "",
+  expect_located(csv_error_of(std::string(kHeader) + "\"2024-01-02\",10,11,9,10,1\n"), 2, "",
                  "quoted fields are not supported");
-  expect_located(error_of("\"timestamp\",open,high,low,close,volume\n"), 1, "",
+  expect_located(csv_error_of("\"timestamp\",open,high,low,close,volume\n"), 1, "",
                  "quoted fields are not supported");
   // Quotes are a dialect we do not read, not a bad row: an error even when skipping.
   expect_located(
-      error_of(std::string(kHeader) + "2024-01-02,\"10\",11,9,10,1\n", {.skip_bad_rows = true}), 2,
-      "", "quoted");
+      csv_error_of(std::string(kHeader) + "2024-01-02,\"10\",11,9,10,1\n", {.skip_bad_rows = true}),
+      2, "", "quoted");
 }
 
 TEST(CsvReaderErrors, UnreadableFile) {
@@ -328,7 +328,7 @@ TEST(CsvReaderSkip, WithoutSkippingNothingIsCounted) {
 
 TEST(CsvReaderSkip, AllRowsBadIsStillAnError) {
   const std::string m =
-      error_of(std::string(kHeader) + "2024-01-02,nan,11,9,10,1\n", {.skip_bad_rows = true});
+      csv_error_of(std::string(kHeader) + "2024-01-02,nan,11,9,10,1\n", {.skip_bad_rows = true});
   EXPECT_EQ(m.rfind("bad.csv: no bars", 0), 0u) << m;
 }
 

@@ -18,8 +18,10 @@
 namespace wfod::daemon {
 namespace {
 
-SweepRequest request_for(const Series& s, size_t end) { return test::engine_slot_request(s, end); }
-Bar bar_of(const Series& s, size_t t) { return test::bar_at(s, t); }
+SweepRequest cuda_request_for(const Series& s, size_t end) {
+  return test::engine_slot_request(s, end);
+}
+Bar cuda_bar_of(const Series& s, size_t t) { return test::bar_at(s, t); }
 
 std::unique_ptr<Backend> cuda_or_null(std::string* why) {
   try {
@@ -44,7 +46,7 @@ TEST(EngineSlotCuda, ABoundedStreamOpensFromTheBarLogAndRestoresBitIdentically) 
   h.set_keep(300);
   auto grow_to = [&](size_t end) {
     while (h.size() < end) {
-      const Bar b = bar_of(s, h.size());
+      const Bar b = cuda_bar_of(s, h.size());
       EXPECT_TRUE(store.append(b).ok());
       h.push_back(b);
       h.set_needed_from(h.size());
@@ -56,30 +58,30 @@ TEST(EngineSlotCuda, ABoundedStreamOpensFromTheBarLogAndRestoresBitIdentically) 
   HistorySnapshot snap = grow_to(4000);
   ASSERT_GT(snap.from(), 0u);  // the anchor is no longer in memory
   EngineSlot a;
-  const SweepResult got = a.run(*cuda, request_for(s, 4000), snap, store.path());
+  const SweepResult got = a.run(*cuda, cuda_request_for(s, 4000), snap, store.path());
   EXPECT_TRUE(a.opened_now());
   EXPECT_TRUE(a.bounded());
-  const SweepResult want = cuda->sweep(request_for(s, 4000));
+  const SweepResult want = cuda->sweep(cuda_request_for(s, 4000));
   ASSERT_EQ(test::ids_of(got.top), test::ids_of(want.top));
   for (size_t i = 0; i < want.top.size(); ++i)
     EXPECT_TRUE(test::metrics_near(got.top[i].metrics, want.top[i].metrics));
   // Positions of the winner from the stream (no history from the anchor in memory).
   const Combo winner = got.top.at(0).combo;
   const std::vector<int8_t> p =
-      cuda->positions(HistoryView::of(s).prefix(4000), request_for(s, 4000).strategy, winner);
+      cuda->positions(HistoryView::of(s).prefix(4000), cuda_request_for(s, 4000).strategy, winner);
   EXPECT_EQ(a.positions(winner, 3950, snap),
             std::vector<int8_t>(p.begin() + 3950, p.begin() + 4000));
 
   const auto blob = a.checkpoint();
   ASSERT_TRUE(blob.has_value()) << "a bounded cuda stream writes a checkpoint";
   EngineSlot b;
-  b.restore(*cuda, stream_spec_of(request_for(s, 4000)), *blob, 4000);
+  b.restore(*cuda, stream_spec_of(cuda_request_for(s, 4000)), *blob, 4000);
   EXPECT_EQ(b.bars(), 4000u);
   EXPECT_TRUE(b.bounded());
   for (size_t end = 4001; end <= 5000; end += end % 3 == 0 ? 1 : 57) {
     snap = grow_to(end);
-    const SweepResult ra = a.run(*cuda, request_for(s, end), snap, store.path());
-    const SweepResult rb = b.run(*cuda, request_for(s, end), snap, store.path());
+    const SweepResult ra = a.run(*cuda, cuda_request_for(s, end), snap, store.path());
+    const SweepResult rb = b.run(*cuda, cuda_request_for(s, end), snap, store.path());
     EXPECT_FALSE(b.opened_now());
     ASSERT_EQ(test::ids_of(ra.top), test::ids_of(rb.top)) << end;
     for (size_t i = 0; i < ra.top.size(); ++i)

@@ -19,9 +19,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir : public test::TempDir {
+class PreflightDir : public test::TempDir {
  public:
-  TempDir() : test::TempDir("wfod_preflight") {}
+  PreflightDir() : test::TempDir("wfod_preflight") {}
   std::string write(const std::string& name, const std::string& text) const {
     const std::string p = path() + "/" + name;
     std::ofstream(p) << text;
@@ -39,7 +39,7 @@ std::string state_dir_error(const std::string& dir, StateDirUser user) {
 }
 
 TEST(Preflight, StateDirThatCanBeCreatedLeavesNothingBehind) {
-  TempDir t;
+  PreflightDir t;
   EXPECT_EQ(check_state_dir(t.path(), StateDirUser::this_process), "");
   EXPECT_EQ(check_state_dir(t.path() + "/a/b/c", StateDirUser::this_process), "");
   EXPECT_FALSE(fs::exists(t.path() + "/a"));
@@ -47,7 +47,7 @@ TEST(Preflight, StateDirThatCanBeCreatedLeavesNothingBehind) {
 }
 
 TEST(Preflight, StateDirThatCannotBeCreatedByAnyone) {
-  TempDir t;
+  PreflightDir t;
   const std::string file = t.write("f", "x");
   EXPECT_NE(
       state_dir_error(file, StateDirUser::unknown).find(file + " exists and is not a directory"),
@@ -62,7 +62,7 @@ TEST(Preflight, StateDirThatCannotBeCreatedByAnyone) {
 // Permissions depend on who runs it: a note for --check-config, an error at start.
 TEST(Preflight, StateDirPermissionIsANoteUnlessThisProcessRunsIt) {
   if (::geteuid() == 0) GTEST_SKIP() << "root may write anywhere";
-  TempDir t;
+  PreflightDir t;
   const std::string locked = t.path() + "/locked";
   fs::create_directory(locked);
   ::chmod(locked.c_str(), 0500);
@@ -75,7 +75,7 @@ TEST(Preflight, StateDirPermissionIsANoteUnlessThisProcessRunsIt) {
 }
 
 TEST(Preflight, BackfillThatDoesNotParseIsAnErrorAtItsKey) {
-  TempDir t;
+  PreflightDir t;
   t.write("good.csv", "timestamp,open,high,low,close,volume\n2024-01-02,10,11,9,10,1\n");
   t.write("bad.csv",
           "timestamp,open,high,low,close,volume\n2024-01-02,10,11,9,10,1\n"

@@ -50,7 +50,7 @@ std::string with_line(size_t n, const std::string& line) {
   return text_of(lines);
 }
 
-std::string error_of(const std::string& text) {
+std::string rules_error_of(const std::string& text) {
   try {
     (void)parse_config(text, "wfod.toml");
   } catch (const ConfigError& e) {
@@ -94,77 +94,78 @@ TEST(RulesConfig, ParsesTheProtocolExample) {
 // the string is one line without escapes; else the value's start.
 TEST(RulesConfig, RuleErrorsAtTheirColumnInTheFile) {
   // Column 20 is just past "f > s and (r < $lvl" (19 bytes): the closing quote, 14 + 20.
-  EXPECT_EQ(error_of(with_line(10, "long_entry = \"f > s and (r < $lvl\"")),
+  EXPECT_EQ(rules_error_of(with_line(10, "long_entry = \"f > s and (r < $lvl\"")),
             "wfod.toml:10:34: strategy \"pullback\": rules.long_entry:20: expected ')' after "
             "'$lvl'");
   // A literal string: 's' is byte 17 of the text, the quote at column 13.
-  EXPECT_EQ(error_of(with_line(11, "long_exit = 'crosses_below(f s)'")),
+  EXPECT_EQ(rules_error_of(with_line(11, "long_exit = 'crosses_below(f s)'")),
             "wfod.toml:11:30: strategy \"pullback\": rules.long_exit:17: expected ',' after 'f'");
-  EXPECT_EQ(error_of(with_line(8, "valid = \"$fast < $nope\"")),
+  EXPECT_EQ(rules_error_of(with_line(8, "valid = \"$fast < $nope\"")),
             "wfod.toml:8:18: strategy \"pullback\": rules.valid:9: unknown parameter '$nope'");
   // Inside an inline table: the value's quote is at column 38.
-  EXPECT_EQ(error_of(with_line(
+  EXPECT_EQ(rules_error_of(with_line(
                 9, "indicators = { f = \"ema($fast)\", s = \"smaa($slow)\", r = \"rsi(14)\" }")),
             "wfod.toml:9:39: strategy \"pullback\": rules.indicators.s:1: expected an indicator "
             "KIND (sma, ema, wma, hma, std, rsi, hh, ll, bb_upper, bb_lower, bb_mid), found "
             "'smaa'");
   // An escape, a multi-line string: the value's start (the rule's column still exact).
-  EXPECT_EQ(error_of(with_line(10, "long_entry = \"f > s\\tand (r < $lvl\"")),
+  EXPECT_EQ(rules_error_of(with_line(10, "long_entry = \"f > s\\tand (r < $lvl\"")),
             "wfod.toml:10:14: strategy \"pullback\": rules.long_entry:20: expected ')' after "
             "'$lvl'");
-  EXPECT_EQ(error_of(with_line(10, "long_entry = \"\"\"f > s and\n  (r < $lvl\"\"\"")),
+  EXPECT_EQ(rules_error_of(with_line(10, "long_entry = \"\"\"f > s and\n  (r < $lvl\"\"\"")),
             "wfod.toml:10:14: strategy \"pullback\": rules.long_entry:22: expected ')' after "
             "'$lvl'");
 }
 
 TEST(RulesConfig, ParamsAndIndicatorsErrors) {
-  EXPECT_EQ(error_of(with_line(7, "params = [\"fast\", \"stop_loss\", \"lvl\"]")),
+  EXPECT_EQ(rules_error_of(with_line(7, "params = [\"fast\", \"stop_loss\", \"lvl\"]")),
             "wfod.toml:7:19: strategy \"pullback\": rules.params[1]: 'stop_loss' is an axis of "
             "every family (SPEC §5b, §5), not a parameter name");
-  EXPECT_EQ(error_of(with_line(7, "params = [\"fast\", \"slow\", \"fast\"]")),
+  EXPECT_EQ(rules_error_of(with_line(7, "params = [\"fast\", \"slow\", \"fast\"]")),
             "wfod.toml:7:27: strategy \"pullback\": rules.params[2]: parameter 'fast' is listed "
             "twice");
-  EXPECT_EQ(error_of(with_line(7, "params = \"fast\"")),
+  EXPECT_EQ(rules_error_of(with_line(7, "params = \"fast\"")),
             "wfod.toml:7:10: key 'strategy[0].rules.params': expected an array of names, got "
             "string");
-  EXPECT_EQ(error_of(with_line(7, "params = [\"fast\", 2]")),
+  EXPECT_EQ(rules_error_of(with_line(7, "params = [\"fast\", 2]")),
             "wfod.toml:7:19: key 'strategy[0].rules.params[1]': expected a name, got integer");
-  EXPECT_EQ(error_of(with_line(9, "indicators = { f = \"ema($fast)\", s = 5, r = \"rsi(14)\" }")),
-            "wfod.toml:9:38: key 'strategy[0].rules.indicators.s': expected a string like "
-            "\"ema($fast)\", got integer");
+  EXPECT_EQ(
+      rules_error_of(with_line(9, "indicators = { f = \"ema($fast)\", s = 5, r = \"rsi(14)\" }")),
+      "wfod.toml:9:38: key 'strategy[0].rules.indicators.s': expected a string like "
+      "\"ema($fast)\", got integer");
   // The first indicator written is the first reported (TOML++ would iterate a before z).
-  EXPECT_EQ(error_of(with_line(9, "indicators = { z = \"bogus(1)\", a = \"nope(2)\" }")),
+  EXPECT_EQ(rules_error_of(with_line(9, "indicators = { z = \"bogus(1)\", a = \"nope(2)\" }")),
             "wfod.toml:9:21: strategy \"pullback\": rules.indicators.z:1: expected an indicator "
             "KIND (sma, ema, wma, hma, std, rsi, hh, ll, bb_upper, bb_lower, bb_mid), found "
             "'bogus'");
-  EXPECT_EQ(error_of(with_line(9, "indicators = { f = \"ema($fast)\", close = \"sma(2)\" }")),
+  EXPECT_EQ(rules_error_of(with_line(9, "indicators = { f = \"ema($fast)\", close = \"sma(2)\" }")),
             "wfod.toml:9:34: strategy \"pullback\": rules.indicators: 'close' is a bar field, not "
             "a name");
-  EXPECT_EQ(error_of(with_line(11, "long_exitt = \"close > f\"")),
+  EXPECT_EQ(rules_error_of(with_line(11, "long_exitt = \"close > f\"")),
             "wfod.toml:11:1: key 'strategy[0].rules.long_exitt': unknown key (allowed here: params "
             "valid indicators long_entry long_exit short_entry short_exit)");
-  EXPECT_EQ(error_of(with_line(7, "")),
+  EXPECT_EQ(rules_error_of(with_line(7, "")),
             "wfod.toml:6:1: key 'strategy[0].rules.params': required key is missing");
 }
 
 TEST(RulesConfig, GridAxesAreTheParams) {
-  EXPECT_EQ(error_of(with_line(16, "foo = 3")),
+  EXPECT_EQ(rules_error_of(with_line(16, "foo = 3")),
             "wfod.toml:16:1: key 'strategy[0].grid.foo': not in rules.params (fast, slow, lvl): a "
             "rules grid takes one axis per param, the stops and the vol filter");
-  EXPECT_EQ(error_of(with_line(16, "side = \"long_only\"")),
+  EXPECT_EQ(rules_error_of(with_line(16, "side = \"long_only\"")),
             "wfod.toml:16:1: key 'strategy[0].grid.side': not in rules.params (fast, slow, lvl): a "
             "rules grid takes one axis per param, the stops and the vol filter ('side' is a "
             "parameter of the built-in families)");
-  EXPECT_EQ(error_of(with_line(15, "")),
+  EXPECT_EQ(rules_error_of(with_line(15, "")),
             "wfod.toml:12:1: key 'strategy[0].grid.lvl': rules.params lists 'lvl' but the grid "
             "gives it no axis (a number, a list or \"start:stop:step\")");
-  EXPECT_EQ(error_of(with_line(13, "fast = [0, 5]")),
+  EXPECT_EQ(rules_error_of(with_line(13, "fast = [0, 5]")),
             "wfod.toml:13:8: key 'strategy[0].grid.fast': rules.indicators.f:5: a period must be "
             "an integer >= 1, but $fast is 0 (SPEC §5a: every value of an axis must be a period "
             "or width its indicators can take)");
-  EXPECT_EQ(error_of(with_line(15, "lvl = [\"a\"]")),
+  EXPECT_EQ(rules_error_of(with_line(15, "lvl = [\"a\"]")),
             "wfod.toml:15:8: key 'strategy[0].grid.lvl[0]': expected a number, got string");
-  EXPECT_EQ(error_of(with_line(15, "lvl = [30, 30]")),
+  EXPECT_EQ(rules_error_of(with_line(15, "lvl = [30, 30]")),
             "wfod.toml:15:7: key 'strategy[0].grid.lvl': lists 30 more than once (a repeated "
             "value would be evaluated twice and count twice among the DSR's trials; list each "
             "value once)");
@@ -178,12 +179,12 @@ TEST(RulesConfig, GridAxesAreTheParams) {
 TEST(RulesConfig, FamilyAndTableGoTogether) {
   std::vector<std::string> lines = pullback_lines();
   lines[3] = "family = \"ma_cross\"";
-  EXPECT_EQ(error_of(text_of(lines)),
+  EXPECT_EQ(rules_error_of(text_of(lines)),
             "wfod.toml:6:1: key 'strategy[0].rules': [strategy.rules] is the text of a family = "
             "\"rules\" strategy; this one's family is ma_cross");
   lines = pullback_lines();
   lines.erase(lines.begin() + 5, lines.begin() + 11);  // [strategy.rules] and its keys
-  EXPECT_EQ(error_of(text_of(lines)),
+  EXPECT_EQ(rules_error_of(text_of(lines)),
             "wfod.toml:1:1: key 'strategy[0].rules': family = \"rules\" needs a [strategy.rules] "
             "table: its params, indicators and conditions (SPEC §5a)");
 }

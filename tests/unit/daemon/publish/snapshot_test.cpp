@@ -44,30 +44,30 @@ std::string reply(std::vector<std::string> frames) {
   return snapshot_reply(frames, sample(), configured, [] { return sample_health(); });
 }
 
-std::string error_of(const std::string& bytes) {
+std::string snapshot_error_of(const std::string& bytes) {
   const Json j = Json::parse(bytes);
   return j.contains("error") ? j["error"].get<std::string>() : "";
 }
 
 TEST(Snapshot, GetReturnsTheExactPayload) {
   EXPECT_EQ(reply({"get", "BTCUSD", "trend"}), R"({"seq":3})");
-  EXPECT_EQ(error_of(reply({"get", "BTCUSD", "idle"})), "no publication yet");
+  EXPECT_EQ(snapshot_error_of(reply({"get", "BTCUSD", "idle"})), "no publication yet");
 }
 
 // A stream the configuration does not have (never had, or removed by a reload) says so,
 // instead of looking like one that will publish.
 TEST(Snapshot, GetOfAnUnconfiguredStreamNamesIt) {
-  EXPECT_EQ(error_of(reply({"get", "BTCUSD", "other"})), "unknown stream BTCUSD.other");
-  EXPECT_EQ(error_of(reply({"get", "BRK.B", "x"})), "unknown stream BRK.B.x");
+  EXPECT_EQ(snapshot_error_of(reply({"get", "BTCUSD", "other"})), "unknown stream BTCUSD.other");
+  EXPECT_EQ(snapshot_error_of(reply({"get", "BRK.B", "x"})), "unknown stream BRK.B.x");
   // Configured is what counts: a publication kept after its stream left is not served.
   const std::vector<std::string> frames = {"get", "ETHUSD", "trend"};
   const auto only_btc = [](const PublicationKey& k) { return k.first == "BTCUSD"; };
-  EXPECT_EQ(error_of(snapshot_reply(frames, sample(), only_btc, {})),
+  EXPECT_EQ(snapshot_error_of(snapshot_reply(frames, sample(), only_btc, {})),
             "unknown stream ETHUSD.trend");
 }
 
 TEST(Snapshot, OversizedFrameSaysHowLarge) {
-  const std::string e = error_of(reply({"get", std::string(70000, 'A'), "trend"}));
+  const std::string e = snapshot_error_of(reply({"get", std::string(70000, 'A'), "trend"}));
   EXPECT_NE(e.find("too large"), std::string::npos) << e;
   EXPECT_NE(e.find("70000 bytes, at most 256"), std::string::npos) << e;
 }
@@ -143,7 +143,7 @@ TEST(Snapshot, MalformedRequestsGetOneErrorEach) {
   for (const auto& frames : bad) {
     std::string r;
     ASSERT_NO_THROW(r = reply(frames));
-    EXPECT_FALSE(error_of(r).empty()) << r;
+    EXPECT_FALSE(snapshot_error_of(r).empty()) << r;
   }
 }
 
@@ -151,7 +151,7 @@ TEST(Snapshot, HealthFailureIsStillAReply) {
   const std::vector<std::string> frames = {"health"};
   const std::string r = snapshot_reply(frames, {}, configured,
                                        []() -> HealthInput { throw std::runtime_error("boom"); });
-  EXPECT_NE(error_of(r).find("boom"), std::string::npos);
+  EXPECT_NE(snapshot_error_of(r).find("boom"), std::string::npos);
 }
 
 }  // namespace

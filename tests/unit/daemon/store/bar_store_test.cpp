@@ -36,9 +36,9 @@ using config::FsyncPolicy;
 using Bytes = std::vector<unsigned char>;
 
 // A fresh directory per test, removed with everything in it.
-class TempDir : public test::TempDir {
+class BarStoreDir : public test::TempDir {
  public:
-  TempDir() : test::TempDir("wfod_bar_store") {}
+  BarStoreDir() : test::TempDir("wfod_bar_store") {}
 };
 
 // Real writes, renames and truncations; syncs counted but skipped, so loops of hundreds of
@@ -267,7 +267,7 @@ TEST(BarStore, RoundTripOfRandomBarsAcrossReopens) {
   for (uint64_t seed = 1; seed <= 6; ++seed) {
     SCOPED_TRACE(seed);
     std::mt19937_64 rng(seed);
-    TempDir dir;
+    BarStoreDir dir;
     TestOps ops;
     BarStoreOptions options;
     options.ops = &ops;
@@ -305,7 +305,7 @@ TEST(BarStore, RoundTripOfRandomBarsAcrossReopens) {
 TEST(BarStore, LoadNewestReturnsTheTailAndStillChecksEveryRecord) {
   std::mt19937_64 rng(11);
   const auto bars = random_bars(rng, 3000);
-  TempDir dir;
+  BarStoreDir dir;
   {
     auto opened = open_ok(dir.path(), "ETH", {});
     for (const Bar& b : bars) ASSERT_TRUE(opened.store.append(b).ok());
@@ -342,7 +342,7 @@ TEST(BarStore, LoadNewestReturnsTheTailAndStillChecksEveryRecord) {
 }
 
 TEST(BarStore, SpecialDoublesSurviveBitExact) {
-  TempDir dir;
+  BarStoreDir dir;
   const double inf = std::numeric_limits<double>::infinity();
   std::vector<Bar> bars = {
       {1, -0.0, inf, -inf, std::numeric_limits<double>::quiet_NaN(), 5e-324, 0},
@@ -357,7 +357,7 @@ TEST(BarStore, SpecialDoublesSurviveBitExact) {
 }
 
 TEST(BarStore, AppendRefusesTsNotAfterTheLastAccepted) {
-  TempDir dir;
+  BarStoreDir dir;
   auto opened = open_ok(dir.path(), "ES:1");
   ASSERT_TRUE(opened.store.append({100, 1, 1, 1, 1, 0, 0}).ok());
   for (int64_t ts : {100, 99, -5}) {
@@ -372,7 +372,7 @@ TEST(BarStore, AppendRefusesTsNotAfterTheLastAccepted) {
 }
 
 TEST(BarStore, SecondOpenOfTheSameLogIsLocked) {
-  TempDir dir;
+  BarStoreDir dir;
   auto first = open_ok(dir.path(), "BTCUSD");
   auto second = BarStore::open(dir.path(), "BTCUSD");
   ASSERT_FALSE(second.ok());
@@ -383,7 +383,7 @@ TEST(BarStore, SecondOpenOfTheSameLogIsLocked) {
 TEST(BarStore, ALogDeletedMovedOrReplacedWhileOpenIsLost) {
   // rm -rf of the state_dir while the daemon runs: the open log keeps taking writes into a
   // file no start will read. check_file() tells, and the store is unhealthy from then on.
-  TempDir dir;
+  BarStoreDir dir;
   auto opened = open_ok(dir.path(), "BTC/USD");
   BarStore& store = opened.store;
   const std::string path = store.path();
@@ -428,7 +428,7 @@ TEST(BarStore, ALogDeletedMovedOrReplacedWhileOpenIsLost) {
 }
 
 TEST(BarStore, BadSymbolsAreRefused) {
-  TempDir dir;
+  BarStoreDir dir;
   EXPECT_FALSE(BarStore::open(dir.path(), "").ok());
   EXPECT_FALSE(BarStore::open(dir.path(), std::string(33, 'A')).ok());
   EXPECT_TRUE(BarStore::open(dir.path(), std::string(32, 'A')).ok());
@@ -444,7 +444,7 @@ TEST(BarStore, TruncationAtEveryOffsetKeepsExactlyTheIntactRecords) {
   TestOps ops;
   BarStoreOptions options;
   options.ops = &ops;
-  TempDir dir;
+  BarStoreDir dir;
   fs::create_directories(dir.path() + "/bars");
   const std::string log = dir.path() + "/bars/" + bar_log::file_name("BTC/USD");
   for (size_t cut = 0; cut <= full.size(); ++cut) {
@@ -490,7 +490,7 @@ TEST(BarStore, RandomByteFlipsNeverCrashAndKeepTheIntactPrefix) {
   BarStoreOptions options;
   options.ops = &ops;
   options.on_corrupt = config::CorruptLogPolicy::quarantine;
-  TempDir dir;
+  BarStoreDir dir;
   fs::create_directories(dir.path() + "/bars");
   const std::string log = dir.path() + "/bars/" + bar_log::file_name("ETH/USD");
   for (uint64_t seed = 1; seed <= 120; ++seed) {
@@ -534,7 +534,7 @@ TEST(BarStore, CorruptMiddleIsRefusedNamingTheOffsetAndTouchingNothing) {
   Bytes bytes = make_log("BTC/USD", bars);
   const size_t bad_at = 32 + 1500 * 64 + 17;  // inside record 1500 (its high)
   bytes[bad_at] ^= 0x40;
-  TempDir dir;
+  BarStoreDir dir;
   fs::create_directories(dir.path() + "/bars");
   const std::string log = dir.path() + "/bars/BTC%2FUSD.wfb";
   write_file(log, bytes.data(), bytes.size());
@@ -565,7 +565,7 @@ TEST(BarStore, CorruptMiddleIsRefusedNamingTheOffsetAndTouchingNothing) {
 TEST(BarStore, BadHeaderWithRecordsIsCorruptionAlone) {
   std::mt19937_64 rng(6);
   const auto bars = random_bars(rng, 40);
-  TempDir dir;
+  BarStoreDir dir;
   fs::create_directories(dir.path() + "/bars");
   const std::string log = dir.path() + "/bars/S.wfb";
   Bytes bytes = make_log("S", bars);
@@ -614,7 +614,7 @@ TEST(BarStore, TornTailsAreRecoveredUnderRefuse) {
   tails.push_back(last_bad);
   for (size_t k = 0; k < tails.size(); ++k) {
     SCOPED_TRACE(k);
-    TempDir dir;
+    BarStoreDir dir;
     fs::create_directories(dir.path() + "/bars");
     write_file(dir.path() + "/bars/S.wfb", tails[k].data(), tails[k].size());
     auto opened = open_ok(dir.path(), "S");
@@ -633,7 +633,7 @@ TEST(BarStore, NonIncreasingTsInTheFileEndsTheIntactPrefix) {
   for (int64_t bad : {30, 25}) {  // equal, then older
     SCOPED_TRACE(bad);
     bars[3].ts_ns = bad;
-    TempDir dir;
+    BarStoreDir dir;
     fs::create_directories(dir.path() + "/bars");
     Bytes bytes = make_log("SYM", bars);
     write_file(dir.path() + "/bars/SYM.wfb", bytes.data(), bytes.size());
@@ -655,7 +655,7 @@ TEST(BarStore, NonIncreasingTsInTheFileEndsTheIntactPrefix) {
 }
 
 TEST(BarStore, ValidHeaderOfAnotherSymbolOrVersionIsRefusedAndUntouched) {
-  TempDir dir;
+  BarStoreDir dir;
   fs::create_directories(dir.path() + "/bars");
   const std::string path = dir.path() + "/bars/BTCUSD.wfb";
   Bytes other = make_log("ETHUSD", {{1, 1, 1, 1, 1, 1, 1}});
@@ -682,7 +682,7 @@ TEST(BarStore, ValidHeaderOfAnotherSymbolOrVersionIsRefusedAndUntouched) {
 // fsync policies, observed through the store's fdatasync counter.
 
 struct PolicyRun {
-  TempDir dir;
+  BarStoreDir dir;
   TestOps ops;
   std::chrono::steady_clock::time_point now{};
   std::optional<OpenedBarStore> opened;
@@ -751,7 +751,7 @@ TEST(BarStoreErrors, EnospcKeepsBarsPendingAndWritesThemInOrderOnceSpaceReturns)
     SCOPED_TRACE(static_cast<int>(policy));
     std::mt19937_64 rng(3);
     const auto bars = random_bars(rng, 60);
-    TempDir dir;
+    BarStoreDir dir;
     TestOps ops;
     BarStoreOptions options;
     options.ops = &ops;
@@ -801,7 +801,7 @@ TEST(BarStoreErrors, EnospcKeepsBarsPendingAndWritesThemInOrderOnceSpaceReturns)
 TEST(BarStoreErrors, FailedFdatasyncRewritesTheUnsyncedRecords) {
   std::mt19937_64 rng(5);
   const auto bars = random_bars(rng, 20);
-  TempDir dir;
+  BarStoreDir dir;
   TestOps ops;
   BarStoreOptions options;
   options.ops = &ops;
@@ -834,7 +834,7 @@ TEST(BarStoreErrors, FailedFdatasyncRewritesTheUnsyncedRecords) {
   expect_bars(opened, bars, bars.size());
 
   // Under fsync = every the failing sync is reported by append() itself.
-  TempDir dir2;
+  BarStoreDir dir2;
   options.fsync = FsyncPolicy::every;
   auto every = open_ok(dir2.path(), "S", options);
   ops.fail_syncs = EIO;
@@ -847,7 +847,7 @@ TEST(BarStoreErrors, FailedFdatasyncRewritesTheUnsyncedRecords) {
 }
 
 TEST(BarStoreErrors, PendingQueueIsBounded) {
-  TempDir dir;
+  BarStoreDir dir;
   TestOps ops;
   BarStoreOptions options;
   options.ops = &ops;
@@ -872,7 +872,7 @@ TEST(BarStoreErrors, ShortWritesAndEintrAreRetried) {
     SCOPED_TRACE(seed);
     std::mt19937_64 rng(seed);
     const auto bars = random_bars(rng, 200);
-    TempDir dir;
+    BarStoreDir dir;
     TestOps ops;
     ops.short_writes = true;
     ops.eintr = true;

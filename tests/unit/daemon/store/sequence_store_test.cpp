@@ -28,9 +28,9 @@ namespace {
 namespace fs = std::filesystem;
 
 // A fresh directory per test, removed with everything in it.
-class TempDir : public test::TempDir {
+class SeqStoreDir : public test::TempDir {
  public:
-  TempDir() : test::TempDir("wfod_seq_store") {}
+  SeqStoreDir() : test::TempDir("wfod_seq_store") {}
 };
 
 // Real calls, except that a rename can be made to fail: the process "dies" after the temp
@@ -81,7 +81,7 @@ std::string with_crc(const std::string& body) {
 }
 
 TEST(SequenceStore, MissingFileStartsEveryStreamAtOne) {
-  TempDir dir;
+  SeqStoreDir dir;
   auto store = open_ok(dir.path() + "/new/state");  // creates the state directory
   EXPECT_TRUE(store.entries().empty());
   EXPECT_EQ(store.last("BTCUSD", "trend"), 0u);
@@ -97,7 +97,7 @@ TEST(SequenceStore, MissingFileStartsEveryStreamAtOne) {
 }
 
 TEST(SequenceStore, NumbersContinueAcrossReopens) {
-  TempDir dir;
+  SeqStoreDir dir;
   std::mt19937_64 rng(17);
   SCOPED_TRACE(17);
   const std::string symbols[] = {"BTCUSD", "ETH/USD", "ES:1"};
@@ -119,7 +119,7 @@ TEST(SequenceStore, NumbersContinueAcrossReopens) {
 }
 
 TEST(SequenceStore, CrashBetweenTempWriteAndRenameNeverReusesANumber) {
-  TempDir dir;
+  SeqStoreDir dir;
   CrashOps ops;
   SequenceStoreOptions options;
   options.ops = &ops;
@@ -149,7 +149,7 @@ TEST(SequenceStore, CrashBetweenTempWriteAndRenameNeverReusesANumber) {
 
 // A crash after the rename but before the number was used: the reopened store skips it.
 TEST(SequenceStore, CrashAfterRenameLeavesAGapNotAReuse) {
-  TempDir dir;
+  SeqStoreDir dir;
   {
     auto store = open_ok(dir.path());
     EXPECT_EQ(next_ok(store, "S", "t"), 1u);
@@ -180,7 +180,7 @@ TEST(SequenceStore, CorruptFilesAreRejectedNamingTheFile) {
   };
   for (const auto& [text, detail] : cases) {
     SCOPED_TRACE(text);
-    TempDir dir;
+    SeqStoreDir dir;
     const std::string path = dir.path() + "/publications.seq";
     write_text(path, text);
     auto store = SequenceStore::open(dir.path());
@@ -190,14 +190,14 @@ TEST(SequenceStore, CorruptFilesAreRejectedNamingTheFile) {
     EXPECT_EQ(read_text(path), text);  // left for the operator, untouched
   }
   // The same file, intact, loads.
-  TempDir dir;
+  SeqStoreDir dir;
   write_text(dir.path() + "/publications.seq", with_crc(valid_body));
   auto store = open_ok(dir.path());
   EXPECT_EQ(next_ok(store, "BTCUSD", "trend"), 43u);
 }
 
 TEST(SequenceStore, BadStreamNamesAreRefused) {
-  TempDir dir;
+  SeqStoreDir dir;
   auto store = open_ok(dir.path());
   for (auto [sym, strat] : {std::pair<std::string, std::string>{"", "t"},
                             {"S", ""},
@@ -221,7 +221,7 @@ namespace wfod::daemon {
 namespace {
 
 TEST(SequenceStore, TopUpRenewsTheBlockEarlySoNextNeverRewrites) {
-  TempDir dir;
+  SeqStoreDir dir;
   CrashOps ops;  // counts renames: each is one rewrite of publications.seq
   ops.skip_syncs = true;
   SequenceStoreOptions options;
@@ -250,7 +250,7 @@ TEST(SequenceStore, TopUpRenewsTheBlockEarlySoNextNeverRewrites) {
 }
 
 TEST(SequenceStore, TopUpWithoutReservationsDoesNothing) {
-  TempDir dir;
+  SeqStoreDir dir;
   CrashOps ops;
   ops.skip_syncs = true;
   SequenceStoreOptions options;

@@ -16,13 +16,13 @@
 namespace wfod::daemon {
 namespace {
 
-class TempDir : public test::TempDir {
+class StateDirSeqDir : public test::TempDir {
  public:
-  TempDir() : test::TempDir("wfod_state_dir_seq") {}
+  StateDirSeqDir() : test::TempDir("wfod_state_dir_seq") {}
 };
 
 TEST(StateDirLock, ASecondHolderIsRefusedNamingTheFirstsPid) {
-  TempDir dir;
+  StateDirSeqDir dir;
   const std::string state = dir.path() + "/state";
   auto first = StateDirLock::acquire(state);  // creates the directory
   ASSERT_TRUE(first.ok()) << first.error().message;
@@ -41,7 +41,7 @@ TEST(StateDirLock, ASecondHolderIsRefusedNamingTheFirstsPid) {
 }
 
 TEST(StateDirLock, ReleasedWhenTheHolderGoes) {
-  TempDir dir;
+  StateDirSeqDir dir;
   {
     auto first = StateDirLock::acquire(dir.path());
     ASSERT_TRUE(first.ok());
@@ -51,7 +51,7 @@ TEST(StateDirLock, ReleasedWhenTheHolderGoes) {
 }
 
 TEST(SequenceFloor, RaisesOnlyStreamsBelowTheFloorAndPersistsThem) {
-  TempDir dir;
+  StateDirSeqDir dir;
   {
     auto seqs = SequenceStore::open(dir.path());
     ASSERT_TRUE(seqs.ok());
@@ -72,7 +72,7 @@ TEST(SequenceFloor, RaisesOnlyStreamsBelowTheFloorAndPersistsThem) {
 }
 
 TEST(SequenceFloor, SavedLiveStatesGiveEachStreamsSeq) {
-  TempDir dir;
+  StateDirSeqDir dir;
   auto live = LiveStateStore::open(dir.path(), config::FsyncPolicy::none);
   ASSERT_TRUE(live.ok());
   LiveState st;

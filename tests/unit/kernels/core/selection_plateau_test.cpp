@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "support/sanitizers.hpp"
 #include "wfod/ranking.hpp"
 #include "wfod/selection/plateau.hpp"
 
@@ -59,7 +60,7 @@ std::vector<double> brute_scores(const std::vector<size_t>& sizes, const std::ve
 }
 
 TEST(Plateau, MatchesBruteForce) {
-  for (uint64_t seed = 1; seed <= 300; ++seed) {
+  for (uint64_t seed = 1; seed <= test::property_cases(300); ++seed) {
     SCOPED_TRACE(seed);
     std::mt19937_64 rng(seed);
     auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };

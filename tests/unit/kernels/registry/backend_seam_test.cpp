@@ -21,7 +21,7 @@
 namespace wfod {
 namespace {
 
-Grid ma_grid() {
+Grid seam_ma_grid() {
   Grid g;
   g.family = Family::ma_cross;
   g.fast = {3, 6};
@@ -145,7 +145,7 @@ TEST(BackendSeam, HostBackendsRefuseNothingAndHaveNoSelectionExtension) {
   for (const char* name : {"cpu", "cpu_ref"}) {
     SCOPED_TRACE(name);
     auto be = make_backend(name);
-    for (const Grid& g : {ma_grid(), channel_grid()})
+    for (const Grid& g : {seam_ma_grid(), channel_grid()})
       for (Work w : {Work::sweep, Work::selection, Work::stream}) {
         StrategySpec s;
         s.grid = g;
@@ -175,7 +175,7 @@ TEST(BackendSeam, RefusalsAreUnsupportedAndStillInvalidArguments) {
   // The defaults: a backend that restores no streams, a stream that answers no queries.
   auto ref = make_backend("cpu_ref");
   StreamSpec spec;
-  spec.strategy.grid = ma_grid();
+  spec.strategy.grid = seam_ma_grid();
   spec.window = 200;
   spec.warmup = default_warmup(spec.strategy.grid);
   try {
@@ -195,7 +195,7 @@ TEST(RoutingBackend, SendsWhatTheDeviceRefusesToTheHost) {
   Routed r;
   EXPECT_EQ(r.backend->name(), "picky");
 
-  const SweepRequest on_device = request_on(h, ma_grid());
+  const SweepRequest on_device = request_on(h, seam_ma_grid());
   const SweepRequest on_host = request_on(h, channel_grid());
   for (Work w : {Work::sweep, Work::selection, Work::stream})
     EXPECT_TRUE(r.backend->supports(w, on_host.strategy).ok());
@@ -239,7 +239,7 @@ TEST(RoutingBackend, RobustSelectionUsesTheExtensionOrTheHostPipeline) {
   Routed r;
   const selection::RobustOptions options;
 
-  const SweepRequest on_device = request_on(h, ma_grid());
+  const SweepRequest on_device = request_on(h, seam_ma_grid());
   const auto want = selection::host_robust_scores(*r.cpu, on_device, options);
   expect_same(selection::robust_scores(*r.backend, on_device, options), want);
   EXPECT_EQ(r.picky->extension_ran, 1);
@@ -264,7 +264,7 @@ TEST(RoutingBackend, KeptReturnsComeFromTheDeviceBackend) {
   const Series series = test::random_walk(600, 13);
   const HistoryView h = HistoryView::of(series);
   Routed r;
-  const SweepRequest on_device = request_on(h, ma_grid());
+  const SweepRequest on_device = request_on(h, seam_ma_grid());
   selection::SelectionExtension* ext = r.backend->selection();
   ASSERT_NE(ext, nullptr);
   const Combo combo = on_device.strategy.grid.decode(0);
@@ -293,7 +293,7 @@ TEST(BackendSeam, EngineSlotOpensAReSweepingStreamWhereTheBackendRefuses) {
   EXPECT_FALSE(slot.stats().incremental);
   EXPECT_EQ(picky.ran, 0);
 
-  spec.strategy.grid = ma_grid();
+  spec.strategy.grid = seam_ma_grid();
   spec.warmup = default_warmup(spec.strategy.grid);
   slot.open(picky, spec, h);
   EXPECT_EQ(slot.fallback_reason(), "");

@@ -19,7 +19,7 @@ constexpr std::array kFlags = {FlagSpec{"csv"}, FlagSpec{"window"}, FlagSpec{"co
 ParsedArgs parse(std::vector<std::string_view> args) { return parse_args(args, kFlags); }
 
 // The message of the UsageError `args` throws ("" if none).
-std::string error_of(std::vector<std::string_view> args) {
+std::string args_error_of(std::vector<std::string_view> args) {
   try {
     parse(args);
   } catch (const UsageError& e) {
@@ -44,13 +44,13 @@ TEST(CliArgs, NegativeNumberIsAValueNotAFlag) {
 }
 
 TEST(CliArgs, ErrorsNameTheFlag) {
-  EXPECT_EQ(error_of({"--bogus", "1"}), "unknown flag '--bogus'");
-  EXPECT_EQ(error_of({"--window"}), "--window needs a value");
-  EXPECT_EQ(error_of({"--window", "--json"}), "--window needs a value");
-  EXPECT_EQ(error_of({"--window", "1", "--window", "2"}), "--window given more than once");
-  EXPECT_EQ(error_of({"--json=1"}), "--json takes no value");
-  EXPECT_EQ(error_of({"--csv="}), "--csv: empty value");
-  EXPECT_EQ(error_of({"stray"}), "unexpected argument 'stray' (flags start with --)");
+  EXPECT_EQ(args_error_of({"--bogus", "1"}), "unknown flag '--bogus'");
+  EXPECT_EQ(args_error_of({"--window"}), "--window needs a value");
+  EXPECT_EQ(args_error_of({"--window", "--json"}), "--window needs a value");
+  EXPECT_EQ(args_error_of({"--window", "1", "--window", "2"}), "--window given more than once");
+  EXPECT_EQ(args_error_of({"--json=1"}), "--json takes no value");
+  EXPECT_EQ(args_error_of({"--csv="}), "--csv: empty value");
+  EXPECT_EQ(args_error_of({"stray"}), "unexpected argument 'stray' (flags start with --)");
 }
 
 TEST(CliArgs, TypedGettersCheckRangeAndSyntax) {

@@ -24,7 +24,7 @@
 namespace wfod::cli {
 namespace {
 
-Grid ma_grid() {
+Grid report_ma_grid() {
   Grid g;
   g.family = Family::ma_cross;
   g.fast = {3, 6, 9, 12, 15};
@@ -43,7 +43,7 @@ struct WalkFixture {
   Series series = test::random_walk(1400, 7);
   HistoryView h = HistoryView::of(series);
   std::unique_ptr<Backend> backend = make_backend("cpu_ref");
-  StrategySpec spec = spec_of(ma_grid());
+  StrategySpec spec = spec_of(report_ma_grid());
   RankSpec rank;
   WalkSpec walk{300, 150, WalkMode::rolling, 120};
 
@@ -244,7 +244,7 @@ TEST(ReportData, HeatmapShapeInvalidCellsAndWinner) {
 }
 
 TEST(ReportData, HeatmapAxesAreTheTwoVaryingOnes) {
-  Grid g = ma_grid();
+  Grid g = report_ma_grid();
   g.ma = {MaType::ema};  // a third axis with one value does not count
   EXPECT_TRUE(heatmap_axes(g));
   EXPECT_TRUE(heatmap_axes(g)->all.empty());
@@ -279,7 +279,7 @@ TEST(ReportData, HeatmapAxesAreTheTwoVaryingOnes) {
 
 TEST(ReportData, HeatmapOfMoreAxesHoldsTheGridAndTheWinnersValues) {
   // fast x slow x side (ma has one value): the cube is the grid by combo id.
-  Grid g = ma_grid();
+  Grid g = report_ma_grid();
   g.side = {Side::long_short, Side::long_only};
   const auto a = heatmap_axes(g);
   ASSERT_TRUE(a);
@@ -318,7 +318,7 @@ TEST(ReportData, HistogramCountsSumToRankedCombos) {
   Series s = test::random_walk(900, 11);
   const HistoryView h = HistoryView::of(s);
   auto backend = make_backend("cpu_ref");
-  Grid grid = ma_grid();
+  Grid grid = report_ma_grid();
   grid.fast = {2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14};
   grid.slow = {12, 16, 20, 25, 30, 40, 50};
   for (Objective obj : {Objective::sharpe, Objective::profit_factor, Objective::calmar}) {
@@ -375,7 +375,7 @@ TEST(ReportData, HistogramOfEqualValuesIsOneBin) {
 // --------------------------------------------------------------------------------
 
 TEST(ReportData, EquivalentCommandReproducesTheSetup) {
-  Grid g = ma_grid();
+  Grid g = report_ma_grid();
   g.ma = {MaType::sma, MaType::hma};
   g.vol_short = {5, 10};
   g.vol_long = {20};

@@ -14,7 +14,7 @@
 namespace wfod::cli {
 namespace {
 
-Grid ma_grid() {
+Grid findings_ma_grid() {
   Grid g;
   g.family = Family::ma_cross;
   g.fast = {10, 5, 20};  // listed out of order: the edges are 5 and 20
@@ -56,7 +56,7 @@ bool any_contains(const std::vector<std::string>& lines, const std::string& part
 }
 
 TEST(ReportFindings, EdgeParametersAreTheAxisExtremesInAnyListedOrder) {
-  const Grid g = ma_grid();
+  const Grid g = findings_ma_grid();
   EXPECT_TRUE(edge_parameters(g, combo(10, 100)).empty());
   EXPECT_EQ(edge_parameters(g, combo(5, 100)),
             std::vector<std::string>{"fast = 5, the lowest value tried"});
@@ -71,7 +71,7 @@ TEST(ReportFindings, EdgeParametersAreTheAxisExtremesInAnyListedOrder) {
 }
 
 TEST(ReportFindings, WalkSaysWhenWinnersSitOnTheEdge) {
-  const WalkReport r = walk_of(ma_grid(),
+  const WalkReport r = walk_of(findings_ma_grid(),
                                {fold_with(0, combo(10, 100)), fold_with(1, combo(5, 100)),
                                 fold_with(2, std::nullopt), fold_with(3, combo(10, 200))},
                                0.12);
@@ -85,19 +85,20 @@ TEST(ReportFindings, WalkSaysWhenWinnersSitOnTheEdge) {
 }
 
 TEST(ReportFindings, WalkSaysWhenOutOfSampleLostMoney) {
-  const WalkReport losing = walk_of(ma_grid(), {fold_with(0, combo(10, 100))}, -0.09);
+  const WalkReport losing = walk_of(findings_ma_grid(), {fold_with(0, combo(10, 100))}, -0.09);
   const std::vector<std::string> f = walk_findings(losing);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0],
             "Out of sample this walk lost money: total return -9.0 % (CAGR -4.5 % a year) over "
             "750 bars traded with each fold's in-sample winner.");
   // A winning walk with interior winners has nothing to say.
-  EXPECT_TRUE(walk_findings(walk_of(ma_grid(), {fold_with(0, combo(10, 100))}, 0.01)).empty());
+  EXPECT_TRUE(
+      walk_findings(walk_of(findings_ma_grid(), {fold_with(0, combo(10, 100))}, 0.01)).empty());
 }
 
 TEST(ReportFindings, SweepSaysWhenTheTopComboIsOnTheEdgeOrLost) {
   SweepReport r;
-  r.spec.grid = ma_grid();
+  r.spec.grid = findings_ma_grid();
   Ranked top{combo(20, 50), Metrics{}, 0};
   top.metrics.total_return = -0.2;
   r.result.top = {top};
@@ -115,7 +116,7 @@ TEST(ReportFindings, TheReportJsonCarriesThem) {
   const HistoryView h = HistoryView::of(series);
   auto backend = make_backend("cpu_ref");
   StrategySpec spec;
-  spec.grid = ma_grid();
+  spec.grid = findings_ma_grid();
   RankSpec rank;
   const WalkSpec walk{300, 150, WalkMode::rolling, 600};
   WalkResult res = walk_forward(*backend, h, spec, rank, walk, Precision::exact, 1);
