@@ -5,6 +5,11 @@
 //   daemon_latency csv FILE BARS SEED            write the backfill: BARS synthetic bars
 //   daemon_latency run FEED_ENDPOINT PUB_ENDPOINT SYMBOL STRATEGY FROM COUNT SEED
 //   daemon_latency stages SNAPSHOT_ENDPOINT      the daemon's own split (health latency_ms)
+//   daemon_latency universe-csv DIR SYMBOLS BARS SEED   one daily backfill per symbol, S000...
+//   daemon_latency universe FEED PUB SYMBOLS STRATEGY FROM BATCHES SEED
+//     issue 47 item 4: each batch is bar t of every symbol sent back to back (daily bars
+//     arriving together at the close); the clock runs from the batch's last bar sent to the
+//     last of the SYMBOLS publications whose window ends at t.
 // WFOD_LATENCY_CLIENT_SPIN=1: the subscriber polls without sleeping (a trading system's
 // busy loop), so the figures leave out this process's own wake-up.
 // `run` binds FEED_ENDPOINT (the daemon's [[feed]] connects to it), connects to the
@@ -33,10 +38,15 @@ using namespace wfod;
 namespace {
 
 constexpr int64_t kMinuteNs = 60'000'000'000;
+constexpr int64_t kDayNs = 86'400 * int64_t{1'000'000'000};
 constexpr size_t kWarmBars = 5;  // bars not timed: the first runs open the daemon's stream
 
-// The seeded walk both modes share: bar t is the same in the CSV and on the wire.
-std::vector<Bar> walk(size_t bars, uint64_t seed) {
+// The seeded walk both modes share: bar t is the same in the CSV and on the wire. One bar a
+// `step_ns` from 2020-01-01T00:00Z on (minutes), or from 1990-01-01 (days: ten thousand of
+// them stay in the past).
+std::vector<Bar> walk(size_t bars, uint64_t seed, int64_t step_ns = kMinuteNs) {
+  const int64_t start_ns =
+      step_ns >= kDayNs ? 631'152'000'000'000'000LL : 1'577'836'800'000'000'000LL;
   std::vector<Bar> out;
   out.reserve(bars);
   std::mt19937_64 rng(seed);
@@ -46,19 +56,18 @@ std::vector<Bar> walk(size_t bars, uint64_t seed) {
     const double open = std::round(close * std::exp(step(rng) * 0.2) * 1e4) / 1e4;
     const double next = std::round(close * std::exp(step(rng)) * 1e4) / 1e4;
     const double high = std::max(open, next) + 0.01, low = std::min(open, next) - 0.01;
-    // 2020-01-01T00:00Z onwards, one bar a minute.
-    out.push_back(Bar{1'577'836'800'000'000'000LL + static_cast<int64_t>(t + 1) * kMinuteNs, open,
-                      high, low, next, 1000, t + 1});
+    out.push_back(
+        Bar{start_ns + static_cast<int64_t>(t + 1) * step_ns, open, high, low, next, 1000, t + 1});
     close = next;
   }
   return out;
 }
 
-int write_csv(const char* path, size_t bars, uint64_t seed) {
+int write_csv(const std::string& path, size_t bars, uint64_t seed, int64_t step_ns = kMinuteNs) {
   std::ofstream f(path);
   f << "timestamp,open,high,low,close,volume\n";
   f.precision(10);
-  for (const Bar& b : walk(bars, seed)) {
+  for (const Bar& b : walk(bars, seed, step_ns)) {
     const std::time_t secs = static_cast<std::time_t>(b.ts_ns / 1'000'000'000);
     char ts[32];
     std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&secs));
@@ -140,6 +149,93 @@ int run(const std::string& feed, const std::string& pub, const std::string& symb
   return lost == 0 ? 0 : 1;
 }
 
+std::string symbol_name(size_t k) {
+  char name[32];
+  std::snprintf(name, sizeof name, "S%03zu", k);
+  return name;
+}
+
+int write_universe(const std::string& dir, size_t symbols, size_t bars, uint64_t seed) {
+  for (size_t k = 0; k < symbols; ++k)
+    if (write_csv(dir + "/" + symbol_name(k) + ".csv", bars, seed + k, kDayNs) != 0) return 1;
+  return 0;
+}
+
+int universe(const std::string& feed, const std::string& pub, size_t symbols,
+             const std::string& strategy, size_t from, size_t batches, uint64_t seed) {
+  std::vector<std::vector<Bar>> bars(symbols);
+  for (size_t k = 0; k < symbols; ++k) bars[k] = walk(from + batches, seed + k, kDayNs);
+  zmq::context_t ctx;
+  zmq::socket_t out(ctx, zmq::socket_type::pub), in(ctx, zmq::socket_type::sub);
+  // A batch is SYMBOLS messages at once and as many publications back: no high-water mark
+  // may drop one.
+  out.set(zmq::sockopt::sndhwm, 0);
+  in.set(zmq::sockopt::rcvhwm, 0);
+  out.bind(feed);
+  in.set(zmq::sockopt::subscribe, "params.");
+  in.connect(pub);
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // both subscriptions propagate
+  const std::string suffix = "." + strategy;
+  std::vector<double> last_ms, first_ms;
+  size_t lost = 0;
+  for (size_t t = from; t < from + batches; ++t) {
+    for (size_t k = 0; k < symbols; ++k) {
+      const std::string topic = "bars." + symbol_name(k);
+      const std::string payload = feeds::encode_binary(bars[k][t]);
+      out.send(zmq::buffer(topic), zmq::send_flags::sndmore);
+      out.send(zmq::buffer(payload), zmq::send_flags::none);
+    }
+    const auto sent = std::chrono::steady_clock::now();
+    const int64_t ts = bars[0][t].ts_ns;
+    std::vector<bool> seen(symbols, false);
+    size_t got = 0;
+    auto first = sent, last = sent;
+    // Up to 5 s of silence per publication (wait_readable); the batch's SYMBOLS publications
+    // are counted by symbol, once each.
+    while (got < symbols && wait_readable(in, false)) {
+      std::vector<zmq::message_t> parts;
+      if (!zmq::recv_multipart(in, std::back_inserter(parts))) break;
+      const auto now = std::chrono::steady_clock::now();
+      if (parts.size() != 2) continue;
+      const std::string_view topic = parts[0].to_string_view();
+      if (topic.size() <= suffix.size() || !topic.ends_with(suffix)) continue;
+      const auto j = nlohmann::json::parse(parts[1].to_string_view(), nullptr, false);
+      if (j.is_discarded() || !j.contains("window") ||
+          j["window"].value("last_ts", int64_t{0}) != ts)
+        continue;
+      const std::string sym = j.value("symbol", std::string());
+      if (sym.size() < 2 || sym[0] != 'S') continue;
+      const size_t k = std::strtoull(sym.c_str() + 1, nullptr, 10);
+      if (k >= symbols || seen[k]) continue;
+      seen[k] = true;
+      if (got++ == 0) first = now;
+      last = now;
+    }
+    if (got < symbols) {
+      std::printf("batch %zu: %zu of %zu publications\n", t, got, symbols);
+      ++lost;
+      continue;
+    }
+    // The first batches open the daemon's streams' caches: not steady state.
+    if (t >= from + 2) {
+      first_ms.push_back(std::chrono::duration<double, std::milli>(first - sent).count());
+      last_ms.push_back(std::chrono::duration<double, std::milli>(last - sent).count());
+    }
+  }
+  if (last_ms.empty()) {
+    std::printf("no complete batch of %zu publications\n", symbols);
+    return 1;
+  }
+  std::printf(
+      "| symbols | batches timed (first 2 not) | incomplete | to the first publication p50 ms | to "
+      "the last p50 ms | p90 ms | p99 ms | max ms |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
+  std::printf("| %zu | %zu | %zu | %.1f | %.1f | %.1f | %.1f | %.1f |\n", symbols, last_ms.size(),
+              lost, percentile(first_ms, 0.5), percentile(last_ms, 0.5), percentile(last_ms, 0.9),
+              percentile(last_ms, 0.99), percentile(last_ms, 1.0));
+  return lost == 0 ? 0 : 1;
+}
+
 // The daemon's per-stage timings of its latest publications (health `latency_ms`): where
 // the end-to-end time goes between the loop waking with a bar and the publication's send.
 int stages(const std::string& snapshot) {
@@ -181,9 +277,18 @@ int main(int argc, char** argv) {
     return run(argv[2], argv[3], argv[4], argv[5], std::strtoull(argv[6], nullptr, 10),
                std::strtoull(argv[7], nullptr, 10), std::strtoull(argv[8], nullptr, 10));
   if (mode == "stages" && argc == 3) return stages(argv[2]);
+  if (mode == "universe-csv" && argc == 6)
+    return write_universe(argv[2], std::strtoull(argv[3], nullptr, 10),
+                          std::strtoull(argv[4], nullptr, 10), std::strtoull(argv[5], nullptr, 10));
+  if (mode == "universe" && argc == 9)
+    return universe(argv[2], argv[3], std::strtoull(argv[4], nullptr, 10), argv[5],
+                    std::strtoull(argv[6], nullptr, 10), std::strtoull(argv[7], nullptr, 10),
+                    std::strtoull(argv[8], nullptr, 10));
   std::fprintf(stderr,
                "usage: daemon_latency csv FILE BARS SEED\n"
                "       daemon_latency run FEED PUB SYMBOL STRATEGY FROM COUNT SEED\n"
-               "       daemon_latency stages SNAPSHOT\n");
+               "       daemon_latency stages SNAPSHOT\n"
+               "       daemon_latency universe-csv DIR SYMBOLS BARS SEED\n"
+               "       daemon_latency universe FEED PUB SYMBOLS STRATEGY FROM BATCHES SEED\n");
   return 2;
 }
