@@ -228,10 +228,11 @@ TEST(StopsGrid, TheDaemonRefusesStopsOnlyOnCuda) {
     EXPECT_EQ(errors_of(backend), std::vector<std::string>{}) << "backend '" << backend << "'";
   const std::vector<std::string> errors = errors_of("cuda");
   ASSERT_EQ(errors.size(), 1u);
-  EXPECT_EQ(errors[0].rfind("wfod.toml:16:15: key 'strategy[0].grid.take_profit': strategy 's' "
-                            "has stops (SPEC §5b), which the cuda backend does not run yet; set "
-                            "[daemon] backend = \"cpu\" or \"auto\"",
-                            0),
+  EXPECT_EQ(errors[0].rfind(
+                "wfod.toml:16:15: key 'strategy[0].grid.take_profit': strategy 's' "
+                "has stops (SPEC §5b), which the cuda backend does not run in streams yet; set "
+                "[daemon] backend = \"cpu\" or \"auto\"",
+                0),
             0u)
       << errors[0];
 }
