@@ -5,7 +5,9 @@
 // which decides in float64 for stops: the same ids, no differing combo), evaluate() of every
 // valid combo, block_summaries(), robust selection with PBO, and positions() bit for bit; and
 // streams refused by name (auto then runs them on cpu). A grid whose stops are all 0 ranks as
-// the same grid without stop axes. Skipped, with the reason, where no CUDA device is usable.
+// the same grid without stop axes; a walk-forward with stops (one preparation for every fold,
+// the folds' scores following or not) gives cpu_ref's folds. Skipped, with the reason, where
+// no CUDA device is usable.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -25,6 +27,7 @@
 #include "wfod/selection/robust_scores.hpp"
 #include "wfod/selection/selection.hpp"
 #include "wfod/selection/selection_extension.hpp"
+#include "wfod/walk_forward.hpp"
 
 namespace wfod {
 namespace {
@@ -201,6 +204,83 @@ TEST(CudaStopsParity, AllZeroStopsRankAsNoStops) {
   zero.strategy.grid.stop_loss = {0};
   zero.strategy.grid.trailing_stop = {0};
   expect_sweep_near(cuda.sweep(zero), want);
+}
+
+// A walk-forward of a stop grid on the device (every fold's sweep, its winner's positions out
+// of sample) against cpu_ref's: the same winners fold by fold, metrics within SPEC §9.
+TEST(CudaStopsParity, WalkMatchesCpuRef) {
+  const std::filesystem::path path =
+      std::filesystem::path(test::shared_data_dir()) / "goog_d1_2004-2013.csv";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is missing";
+  WFOD_CUDA_OR_SKIP(cuda);
+  const Series s = test::load_csv(path);
+  const HistoryView h = HistoryView::of(s);
+  Grid g;
+  g.family = Family::ma_cross;
+  g.fast = {5, 10, 20};
+  g.slow = {30, 60};
+  g.side = test::kBothSides;
+  const StrategySpec spec =
+      test::spec_of(test::with_stops(g, {0, 0.03}, {0, 0.1}, {0, 0.05}), Fill::next_open, 2);
+  RankSpec rank;
+  rank.min_trades = 2;
+  const std::unique_ptr<Backend> ref = make_backend("cpu_ref");
+  for (bool scores_follow : {false, true}) {
+    SCOPED_TRACE(scores_follow ? "scores follow" : "plain folds");
+    WalkSpec walk;
+    walk.is_bars = 500;
+    walk.oos_bars = 250;
+    walk.warmup = default_warmup(spec.grid);
+    walk.scores_follow = scores_follow;
+    const WalkResult want = walk_forward(*ref, h, spec, rank, walk, Precision::exact, 1);
+    const WalkResult got = walk_forward(cuda, h, spec, rank, walk, Precision::exact, 2);
+    ASSERT_GE(want.folds.size(), 4u);
+    ASSERT_EQ(got.folds.size(), want.folds.size());
+    for (size_t f = 0; f < want.folds.size(); ++f) {
+      SCOPED_TRACE("fold " + std::to_string(f));
+      const Fold &a = got.folds[f], &b = want.folds[f];
+      ASSERT_EQ(a.winner.has_value(), b.winner.has_value());
+      if (b.winner) {
+        EXPECT_EQ(a.winner->combo.id, b.winner->combo.id);
+      }
+      EXPECT_TRUE(test::metrics_near(a.is, b.is, kRel, kAbs)) << "IS";
+      EXPECT_TRUE(test::metrics_near(a.oos, b.oos, kRel, kAbs)) << "OOS";
+    }
+    EXPECT_TRUE(test::metrics_near(got.oos, want.oos, kRel, kAbs)) << "whole OOS series";
+  }
+}
+
+// "auto" on a device: a stop grid's sweep runs on the device, its stream on cpu (which
+// carries the stop state in its chunks), with cpu_ref's ranking either way.
+TEST(CudaStopsParity, AutoSweepsOnTheDeviceAndStreamsOnCpu) {
+  const std::filesystem::path path =
+      std::filesystem::path(test::shared_data_dir()) / "goog_d1_2004-2013.csv";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is missing";
+  WFOD_CUDA_OR_SKIP(cuda);
+  const Series s = test::load_csv(path);
+  const HistoryView h = HistoryView::of(s);
+  Grid g;
+  g.family = Family::channel_breakout;
+  g.n = {10, 20, 40};
+  g.side = test::kBothSides;
+  SweepRequest req;
+  req.history = h;
+  req.strategy = test::spec_of(test::with_stops(g, {0, 0.04}, {0}, {0, 0.06}), Fill::close, 2);
+  req.window = {h.size(), 1000, default_warmup(req.strategy.grid)};
+  EXPECT_TRUE(cuda.supports(Work::sweep, req.strategy).ok());
+  EXPECT_FALSE(cuda.supports(Work::stream, req.strategy).ok());
+  const std::unique_ptr<Backend> automatic = make_backend("auto");
+  const SweepResult want = make_backend("cpu_ref")->sweep(req), got = automatic->sweep(req);
+  EXPECT_EQ(got.backend, "cuda");
+  expect_sweep_near(got, want);
+  StreamSpec spec;
+  spec.strategy = req.strategy;
+  spec.window = req.window.bars;
+  spec.warmup = req.window.warmup;
+  ASSERT_TRUE(automatic->supports(Work::stream, req.strategy).ok());
+  const std::unique_ptr<Stream> stream = automatic->open_stream(spec, h);
+  EXPECT_TRUE(stream->bounded());
+  EXPECT_EQ(stream->stats().bars, h.size());
 }
 
 }  // namespace
