@@ -278,7 +278,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     const bool stops = req.strategy.grid.has_stops();
     if (stops || !selection::lean::device_exact(req.rank.objective)) {
       SelectionTiming t;
-      t.path = stops ? std::string("host: stops (SPEC §5b), on the device's block summaries")
+      t.path = stops ? std::string("host: stops (SPEC §5b), on the device's stop Summaries")
                      : "host: objective " + std::string(to_string(req.rank.objective)) +
                            " needs pow(), not bit-identical on the device";
       const auto start = std::chrono::steady_clock::now();
