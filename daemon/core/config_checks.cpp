@@ -109,9 +109,9 @@ void check_window(Findings& f, const config::StrategyConfig& s, const std::strin
 }
 
 // SPEC §5b's stops run on the cpu backend (and on auto, which sends a strategy with stops to
-// cpu, its streams included) and on cpu_ref; the cuda backend does not run them yet, and a
-// cuda daemon's every run of such a strategy would fail, so its config is refused at the
-// first stop key the strategy gives.
+// cpu, its streams included) and on cpu_ref; the cuda backend runs them in sweeps but not in
+// streams, which a daemon's every run opens, so a cuda daemon's config is refused at the first
+// stop key the strategy gives.
 void check_stops(Findings& f, const config::StrategyConfig& s, const std::string& at) {
   if (f.config.daemon.backend != "cuda") return;
   const Grid& g = s.spec.grid;
@@ -123,8 +123,8 @@ void check_stops(Findings& f, const config::StrategyConfig& s, const std::string
     if (values->empty()) continue;
     f.error(at + ".grid." + key,
             "strategy '" + s.name +
-                "' has stops (SPEC §5b), which the cuda backend does not run yet; set [daemon] "
-                "backend = \"cpu\" or \"auto\" (auto runs them on the cpu backend)");
+                "' has stops (SPEC §5b), which the cuda backend does not run in streams yet; set "
+                "[daemon] backend = \"cpu\" or \"auto\" (auto runs them on the cpu backend)");
     return;
   }
 }

@@ -36,6 +36,7 @@
 #include "src/compensated.hpp"
 #include "src/growth_refine.hpp"
 #include "src/position_cache.hpp"
+#include "stop_sweep.cuh"
 #include "sweep_kernels.cuh"
 #include "sweep_split.cuh"
 #include "tally.cuh"
@@ -77,10 +78,15 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   std::string_view name() const override { return "cuda"; }
 
   // What the device does not compute for a family (cuda::supports) is refused by name; the
-  // registry's "auto" then runs it on cpu (registry/routing_backend.cpp).
+  // registry's "auto" then runs it on cpu (registry/routing_backend.cpp). Stops (SPEC §5b) run
+  // in sweeps, evaluate, block_summaries, robust selection and positions (stop_sweep.cuh), not
+  // in streams.
   Support supports(Work work, const StrategySpec& strategy) const override {
     if (Support rules = rules_support(name(), strategy); !rules.ok()) return rules;
-    if (Support stops = stops_support(name(), strategy); !stops.ok()) return stops;
+    if (work == Work::stream && strategy.grid.has_stops())
+      return Support::no(
+          "the cuda backend does not run stops (SPEC §5b) in streams yet; use backend cpu (or "
+          "auto, which runs them on cpu)");
     const Family family = strategy.grid.family;
     if (cuda::supports(family, work)) return Support::yes();
     static constexpr const char* kWork[] = {"sweeps and evaluation", "robust selection", "streams"};
@@ -112,6 +118,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     // reuse the preparation: only the window moves.
     prepare_unless_current(req);
     e1.record();
+    if (grid.has_stops()) return sweep_stops(req, timing, e0, e1, start);
     if (ranks_from_scores(req)) return sweep_from_scores(req, timing, e0, e1, start);
     if (ranks_all_canonically(req)) return sweep_all_canonical(req, timing, e0, e1, start);
 
@@ -235,6 +242,8 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     }
     maybe_inject_fault();
     prepare_unless_current(req);
+    if (grid.has_stops())
+      return metrics_of(req, ids, stop_window_summaries(stops_ws_, req, stop_prepared(), ids));
     // Exact precision: the canonical order, as the sweep's winners (equal metrics for equal
     // ids; exact ties stay exact for the selection's scores by evaluate()).
     return evaluate_prepared(req, std::vector<uint64_t>(ids.begin(), ids.end()),
@@ -252,6 +261,9 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     prepare_unless_current(req);
     kept_scores_.reset();
     kept_returns_.reset();
+    // A stop grid's blocks each start from the exact state entering them (stop_eval.cuh).
+    if (req.strategy.grid.has_stops())
+      return stop_block_summaries(stops_ws_, req, cuts, stop_prepared());
     return device_block_summaries(*selection_, req, cuts, prepared());
   }
 
@@ -261,10 +273,14 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     require(supports(Work::selection, req.strategy));
     // cagr and calmar need pow(), which the device does not round as glibc does: those run
     // the host pipeline (on this backend's device block summaries) so every backend agrees.
-    if (!selection::lean::device_exact(req.rank.objective)) {
+    // So does a grid with stops: its block Summaries and evaluations are the stop evaluator's,
+    // which the device pipeline's grid passes do not run.
+    const bool stops = req.strategy.grid.has_stops();
+    if (stops || !selection::lean::device_exact(req.rank.objective)) {
       SelectionTiming t;
-      t.path = "host: objective " + std::string(to_string(req.rank.objective)) +
-               " needs pow(), not bit-identical on the device";
+      t.path = stops ? std::string("host: stops (SPEC §5b), on the device's stop Summaries")
+                     : "host: objective " + std::string(to_string(req.rank.objective)) +
+                           " needs pow(), not bit-identical on the device";
       const auto start = std::chrono::steady_clock::now();
       selection::RobustScores out = selection::host_robust_scores(*this, req, options);
       t.total_ms =
@@ -345,8 +361,9 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     return a.family == b.family && a.fast == b.fast && a.slow == b.slow && a.ma == b.ma &&
            a.side == b.side && a.entry == b.entry && a.n == b.n && a.source == b.source &&
            a.k == b.k && a.style == b.style && a.lo == b.lo && a.hi == b.hi &&
-           a.vol_short == b.vol_short && a.vol_long == b.vol_long &&
-           a.vol_threshold == b.vol_threshold;
+           a.stop_loss == b.stop_loss && a.take_profit == b.take_profit &&
+           a.trailing_stop == b.trailing_stop && a.vol_short == b.vol_short &&
+           a.vol_long == b.vol_long && a.vol_threshold == b.vol_threshold;
   }
   // WFOD_CUDA_LEVEL_BITS=0: no decision-bit table for the level families (tests, benchmarks).
   static bool level_bits_enabled() {
@@ -469,6 +486,10 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
                         prefix_tables_);
     build_indicators(history_, n, rows_needed(req.strategy.grid), indicators_);
     build_tables(req.strategy.grid, indicators_, tables_);
+    // A trade's entry price with fill next_open is o_{t0+1} (SPEC §5b): the stop evaluator reads
+    // the uploaded opens.
+    tables_.stops.entry_open =
+        req.strategy.fill == Fill::next_open ? history_.open.data() : nullptr;
     if (level_bits_enabled())
       build_level_bits(tables_.view, indicators_.matrix.data(), indicators_.rows,
                        history_.close.data(), static_cast<long long>(n), level_bits_);
@@ -713,7 +734,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   // memory: the sweep ranks from them (sweep_from_scores).
   bool ranks_from_scores(const SweepRequest& req) const {
     if (!req.scores_follow || req.precision != Precision::exact ||
-        !supports(Work::selection, req.strategy).ok() ||
+        !supports(Work::selection, req.strategy).ok() || req.strategy.grid.has_stops() ||
         !selection::lean::device_exact(req.rank.objective) ||
         req.strategy.grid.size() > std::numeric_limits<uint32_t>::max())
       return false;
@@ -767,6 +788,25 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     timing.rescored = k;
     record_timing(timing, e0, e1, e2, e3);
     kept_scores_ = KeptScores{scores_key(req), std::move(w)};
+    result.seconds = seconds_since(start);
+    return result;
+  }
+
+  // The sweep of a grid with stop axes (SPEC §5b): every combo walked over the window from its
+  // exact entering state by the stop evaluator and ranked on the host (stop_sweep.cuh).
+  SweepResult sweep_stops(const SweepRequest& req, SweepTiming& timing, GpuEvent& e0, GpuEvent& e1,
+                          std::chrono::steady_clock::time_point start) {
+    timing.chunks_per_combo = 1;
+    timing.screen_passes = 0;
+    SweepResult result = stop_sweep(stops_ws_, req, stop_prepared(), *cpu_);
+    GpuEvent e2;
+    e2.record();
+    result.backend = "cuda";
+    refine_reported(req, result.top);
+    GpuEvent e3;
+    e3.record();
+    timing.rescored = result.evaluated;
+    record_timing(timing, e0, e1, e2, e3);
     result.seconds = seconds_since(start);
     return result;
   }
@@ -868,6 +908,9 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   }
 
   PreparedSweep prepared() const { return PreparedSweep{&tables_.view, &bars_, &kinds_}; }
+  StopPrepared stop_prepared() const {
+    return StopPrepared{&tables_.view, &tables_.stops, &bars_, &kinds_};
+  }
 
   std::string device_name_;
   long long resident_threads_ = 0;
@@ -914,6 +957,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   std::optional<KeptReturns> kept_returns_;
   DeviceBuffer<double> returns_;
   std::shared_ptr<SelectionWorkspace> selection_ = make_selection_workspace();
+  StopWorkspace stops_ws_;  // the stop evaluator's buffers (grids with stop axes)
 };
 
 }  // namespace

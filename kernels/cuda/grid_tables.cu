@@ -52,11 +52,38 @@ void build_tables(const Grid& g, const DeviceIndicators& ind, DeviceGridTables& 
       throw Unsupported("the cuda backend does not run rules strategies (SPEC §5a)");
   }
   v.has_vol = g.has_vol_filter() ? 1 : 0;
-  const auto axes = g.axes();
-  if (axes.size() > static_cast<size_t>(kMaxAxes))
+  // The stop axes (SPEC §5b) stay out of the radix: the view is the grid without them, which
+  // every kernel reads as before, and the stop evaluator decodes a stop grid's ids through
+  // t.stops (stop_eval.cuh).
+  std::vector<size_t> radix;
+  bool before_stops = true;
+  t.stops = StopTables{};
+  for (const AxisInfo& axis : g.axes()) {
+    const bool stop_axis =
+        axis.name == "stop_loss" || axis.name == "take_profit" || axis.name == "trailing_stop";
+    if (stop_axis) {
+      before_stops = false;
+      continue;
+    }
+    radix.push_back(axis.size);
+    if (before_stops) t.stops.stride *= axis.size;
+  }
+  if (radix.size() > static_cast<size_t>(kMaxAxes))
     throw std::invalid_argument("grid has too many axes");
-  v.axes = static_cast<int>(axes.size());
-  for (size_t i = 0; i < axes.size(); ++i) v.radix[i] = axes[i].size;
+  v.axes = static_cast<int>(radix.size());
+  for (size_t i = 0; i < radix.size(); ++i) v.radix[i] = radix[i];
+  if (g.has_stops()) {
+    std::vector<double> values;
+    int i = 0;
+    for (const std::vector<double>* axis : {&g.stop_loss, &g.take_profit, &g.trailing_stop}) {
+      const std::vector<double> off{0.0};  // a stop not given is the size-1 axis {0}
+      const std::vector<double>& a = axis->empty() ? off : *axis;
+      values.insert(values.end(), a.begin(), a.end());
+      t.stops.radix[i++] = a.size();
+    }
+    t.stop_values.upload(values);
+    t.stops.values = t.stop_values.data();
+  }
   auto row = [&](RowKind k, int p, Source s) { return ind.row_of.at({k, p, s}); };
   std::vector<int> a_row, b_row;
   if (g.family == Family::ma_cross) {

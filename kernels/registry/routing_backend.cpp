@@ -18,8 +18,8 @@ class RoutingBackend final : public Backend, public selection::SelectionExtensio
       : device_(std::move(device)), host_(std::move(host)) {}
 
   std::string_view name() const override { return device_->name(); }
-  // Whatever either backend runs (what the device refuses, the host answers for: a grid with
-  // stops, SPEC §5b, runs on the host).
+  // Whatever either backend runs (what the device refuses, the host answers for: a rules
+  // strategy, SPEC §5a, or a stream with stops, SPEC §5b, runs on the host).
   Support supports(Work work, const StrategySpec& strategy) const override {
     return device_->supports(work, strategy).ok() ? Support::yes()
                                                   : host_->supports(work, strategy);
@@ -36,8 +36,8 @@ class RoutingBackend final : public Backend, public selection::SelectionExtensio
     return on(Work::selection, req.strategy).block_summaries(req, cuts);
   }
   // Where the sweep of the strategy runs: the device backend (which answers positions for
-  // every family it sweeps; the cuda one on the host) unless it refuses the strategy (stops,
-  // SPEC §5b), whose positions the host backend then gives, as it gave the sweep.
+  // every family it sweeps; the cuda one on the host) unless it refuses the strategy (rules,
+  // SPEC §5a), whose positions the host backend then gives, as it gave the sweep.
   std::vector<int8_t> positions(const HistoryView& h, const StrategySpec& s,
                                 const Combo& c) override {
     return on(Work::sweep, s).positions(h, s, c);

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPEC §5b stops through wfo: --stop-loss/--take-profit/--trailing-stop axes run on the
 # cpu_ref backend (params in the JSON, positions that differ from the family's), on cpu and
-# on auto (which runs them on cpu) with cpu_ref's results (ids, trades, metrics within SPEC
-# §9, positions to the bit), out-of-range and malformed values. (cuda's refusal, which needs
-# a device to reach, is unit-tested: tests/unit/kernels/registry/stops_grid_test.cpp.)
+# on auto (the device where there is one, else cpu) with cpu_ref's results (ids, trades,
+# metrics within SPEC §9, positions to the bit), out-of-range and malformed values. (cuda's
+# stops, which need a device, are held to cpu_ref by tests/parity/cuda_stops_parity_test.cpp.)
 # usage: wfo_stops_test.sh WFO CSV
 set -euo pipefail
 WFO=${1:?usage: wfo_stops_test.sh WFO CSV}

@@ -75,7 +75,7 @@ sed 's|^slow = "30:60:10"|slow = "30:60:10"\ntrailing_stop = 0.02|' "$GOOD" >"$T
 "$WFOD" --check-config "$TMP/conf/stops.toml" >"$TMP/stops.out" 2>&1 ||
   fail "stops on the cpu backend: $(cat "$TMP/stops.out")"
 bad stops_on_cuda 's|^backend = "cpu"|backend = "cuda"|; s|^slow = "30:60:10"|slow = "30:60:10"\ntrailing_stop = 0.02|' \
-  strategy\\[0\\].grid.trailing_stop "strategy 's' has stops (SPEC §5b), which the cuda backend does not run yet"
+  strategy\\[0\\].grid.trailing_stop "strategy 's' has stops (SPEC §5b), which the cuda backend does not run in streams yet"
 # A rules strategy (SPEC §5a): the daemon asks its backend, and cpu and cpu_ref run one (cuda
 # refuses it in its own words: RulesConfig's unit test, since this machine may have no GPU); a
 # bad rule is refused where the text is wrong.

@@ -391,8 +391,8 @@ a grid in which no combo is valid, e.g. fast >= slow everywhere, is an error, ex
   every family:      --side long_short|long_only (long_short)
   stops (SPEC §5b):  --stop-loss AXIS --take-profit AXIS --trailing-stop AXIS (each optional;
                      fractions, e.g. 0.01:0.05:0.01; 0 = off; stop_loss and trailing_stop in
-                     [0, 1), take_profit >= 0, else the combo is skipped). Backends cpu,
-                     cpu_ref and auto (on cpu); cuda refuses a grid with stops for now
+                     [0, 1), take_profit >= 0, else the combo is skipped). Every backend
+                     (cuda and auto on the device too: sweeps, walks, positions)
   vol filter:        --vol-short AXIS --vol-long AXIS --vol-threshold AXIS (all three or none)
   Flags of another family are errors. Invalid combos (fast >= slow; n < 2 or k <= 0;
   n < 2 or lo >= hi; a stop out of its range) keep their ids and are skipped (SPEC §5).

@@ -282,9 +282,10 @@ class Backend {
   virtual selection::SelectionExtension* selection() { return nullptr; }
 };
 
-// The capability answer of a backend that does not run SPEC §5b's stops yet (cuda): a
-// refusal naming the backend, the feature and the ones that run it (cpu, and auto through
-// it; cpu_ref too) for a grid with stop axes; yes otherwise.
+// The capability answer of a backend that does not run SPEC §5b's stops at all (a test's
+// device backend; cuda refuses only a stop grid's streams, in its own words): a refusal
+// naming the backend, the feature and the ones that run it (cpu, and auto through it;
+// cpu_ref too) for a grid with stop axes; yes otherwise.
 Support stops_support(std::string_view backend, const StrategySpec& strategy);
 // Likewise for SPEC §5a's rules strategies (family rules), which only cpu_ref evaluates yet:
 // a refusal naming the backend and telling the user to pass --backend cpu_ref.

@@ -228,16 +228,18 @@ TEST(StopsGrid, TheDaemonRefusesStopsOnlyOnCuda) {
     EXPECT_EQ(errors_of(backend), std::vector<std::string>{}) << "backend '" << backend << "'";
   const std::vector<std::string> errors = errors_of("cuda");
   ASSERT_EQ(errors.size(), 1u);
-  EXPECT_EQ(errors[0].rfind("wfod.toml:16:15: key 'strategy[0].grid.take_profit': strategy 's' "
-                            "has stops (SPEC §5b), which the cuda backend does not run yet; set "
-                            "[daemon] backend = \"cpu\" or \"auto\"",
-                            0),
+  EXPECT_EQ(errors[0].rfind(
+                "wfod.toml:16:15: key 'strategy[0].grid.take_profit': strategy 's' "
+                "has stops (SPEC §5b), which the cuda backend does not run in streams yet; set "
+                "[daemon] backend = \"cpu\" or \"auto\"",
+                0),
             0u)
       << errors[0];
 }
 
-// A device backend as cuda answers for stops: it refuses a grid with them (stops_support) and
-// runs everything else on an inner cpu backend; a call it refuses throws.
+// A device backend that refuses stops for every kind of work (stops_support; the cuda backend
+// did before it ran them, and still refuses their streams) and runs everything else on an
+// inner cpu backend; a call it refuses throws.
 class RefusesStops final : public Backend {
  public:
   std::string_view name() const override { return "cuda"; }
@@ -265,8 +267,9 @@ class RefusesStops final : public Backend {
   std::unique_ptr<Backend> inner_ = make_backend("cpu");
 };
 
-// cpu runs stops for every kind of work; cuda refuses them by name (stops_support), and
-// "auto" sends every call of a grid with stops, positions() included, to the host (cpu).
+// cpu runs stops for every kind of work; a device backend that refuses them by name
+// (stops_support) has "auto" send every call of a grid with stops, positions() included, to
+// the host (cpu). (The cuda backend's own answers: tests/parity/cuda_stops_parity_test.cpp.)
 TEST(StopsGrid, CpuRunsStopsCudaRefusesThemAndAutoRoutesThemToCpu) {
   const Series series = test::random_walk(400, 5);
   const HistoryView h = HistoryView::of(series);
