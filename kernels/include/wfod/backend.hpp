@@ -14,6 +14,7 @@
 #include "wfod/bar.hpp"
 #include "wfod/grid.hpp"
 #include "wfod/metrics.hpp"
+#include "wfod/prepared_history.hpp"
 #include "wfod/ranking.hpp"
 #include "wfod/summary.hpp"
 #include "wfod/support.hpp"
@@ -67,19 +68,13 @@ struct SweepRequest {
   // Bytes of indicator rows and lane work held at once (cpu, cpu_ref; 0 =
   // kDefaultMemoryBudget). A budget below one combo's rows throws std::invalid_argument.
   size_t memory_budget = 0;
-  // Bars from the anchor that a backend preparing per history (cuda: the uploaded bars,
-  // indicator rows, prefix sums, grid tables) may prepare in one go, so that the requests
-  // that follow on the same bars and grid, with windows ending by then, reuse it:
-  // walk_forward() sets its last fold's end. 0 (or <= window.end) = window.end; capped at
-  // history.size(). Never changes a result: everything prepared for bar t depends only on
-  // bars <= t (SPEC §4's indicators are causal). cpu and cpu_ref ignore it.
-  size_t prepare_bars = 0;
-  // The caller scores every combo of this window right after the sweep: robust selection
-  // without PBO (RobustOptions.pbo off) on this same request. A backend that scores a grid in
-  // its canonical summation order (cuda) may then rank the sweep from those scores, in one
-  // pass over the grid instead of two, and keep them for that robust_scores call. Never
-  // changes a result; cpu and cpu_ref ignore it.
-  bool scores_follow = false;
+  // The preparation this request runs on (Backend::prepare): the requests that share one
+  // (a walk's folds, a sweep and the selection of its window) share what the backend keeps
+  // of the bars between calls, and a sweep on one asked to keep scores leaves them there for
+  // the robust selection of the same request. Null: the backend prepares for this request
+  // alone (the cuda backend still reuses its own last preparation where it fits). Never
+  // changes a result; cpu and cpu_ref keep nothing in it.
+  std::shared_ptr<PreparedHistory> prepared;
 };
 
 // SPEC §9 fast-mode report: every valid combo evaluated with float32 signals and exactly,
@@ -215,6 +210,16 @@ class Backend {
   // streams; ..."). An entry point asked for refused work throws that refusal as
   // wfod::Unsupported. The registry's "auto" routes on it. Default: everything (cpu, cpu_ref).
   virtual Support supports(Work work, const StrategySpec& strategy) const;
+
+  // A preparation of `history`'s first spec.bars bars (0: all of them) for requests on
+  // `strategy`'s grid, to hand to the calls that share it in SweepRequest::prepared. Allocates
+  // nothing: the first call on it builds what the backend keeps (where that call would have
+  // built it without one) and the later ones reuse it while their bars, grid, fill, costs and
+  // precision are the ones it was built for (another request rebuilds it). Default: the base
+  // object, holding nothing (cpu, cpu_ref).
+  virtual std::shared_ptr<PreparedHistory> prepare(const HistoryView& history,
+                                                   const StrategySpec& strategy,
+                                                   const PrepareSpec& spec);
 
   // One window, from scratch: every combo of the grid, ranked.
   virtual SweepResult sweep(const SweepRequest&) = 0;
