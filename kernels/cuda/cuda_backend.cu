@@ -330,6 +330,16 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   // query from it: the daemon keeps only the history's tail in memory for them.
   bool streams_bounded() const override { return true; }
   bool runs_on_device() const override { return true; }
+  // The size query of sweep(req), host side: the preparation's copy of the bars it uploads
+  // (four columns of prepare_target(req) bars, compared on every call) and the ranking. The
+  // device side (the preparation's tables and the sweep's work buffers, some sized from the
+  // device's free memory) is not counted yet: device_bytes stays 0.
+  SweepMemory sweep_memory(const SweepRequest& req) const override {
+    if (!supports(Work::sweep, req.strategy).ok()) return Backend::sweep_memory(req);
+    SweepMemory m;
+    m.host_bytes = 4 * prepare_target(req) * sizeof(double) + 2 * req.rank.top * sizeof(Ranked);
+    return m;
+  }
   StreamMemory stream_memory(const StreamSpec& spec) const override {
     if (!supports(Work::stream, spec.strategy).ok()) return Backend::stream_memory(spec);
     return cuda_stream_memory(spec);

@@ -32,6 +32,11 @@ class RoutingBackend final : public Backend, public selection::SelectionExtensio
                                            const PrepareSpec& spec) override {
     return on(Work::sweep, s).prepare(h, s, spec);
   }
+  // The backend the sweep would run on.
+  SweepMemory sweep_memory(const SweepRequest& req) const override {
+    return device_->supports(Work::sweep, req.strategy).ok() ? device_->sweep_memory(req)
+                                                             : host_->sweep_memory(req);
+  }
   SweepResult sweep(const SweepRequest& req) override {
     return on(Work::sweep, req.strategy).sweep(req);
   }

@@ -368,7 +368,11 @@ RunPlan plan_run(const PlanInputs& in) {
   const double wanted =
       std::min(p.all_series_bytes + valid * kGroupBytesPerCombo + tables, budget / 4);
   p.chunk_budget = static_cast<size_t>(std::max(std::min(left, wanted), one_combo));
-  const double chunk = static_cast<double>(p.chunk_budget);
+  // What the engine holds under that budget: the backend's own answer (the rule its sweep
+  // sizes its tiles by), else the whole budget.
+  const double chunk = in.sweep_memory
+                           ? static_cast<double>(in.sweep_memory(p.chunk_budget).host_bytes)
+                           : static_cast<double>(p.chunk_budget);
 
   p.sweep_bytes = history + chunk;
   if (in.selection) {

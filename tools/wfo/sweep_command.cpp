@@ -133,7 +133,7 @@ int run_sweep(Args args) {
   plan_in.selection = !parsed.has("no-selection");
   plan_in.report = report_dir.has_value();
   plan_in.budget = budget;
-  const RunPlan plan = plan_checked_run(plan_in, setup, backend->name(), timing);
+  const RunPlan plan = plan_checked_run(plan_in, setup, *backend, history, timing);
   request.memory_budget = plan.chunk_budget;
   // One preparation for the sweep and its selection. Selection without PBO scores every combo
   // of the window: the sweep may share that pass, its preparation keeping the scores.

@@ -189,6 +189,17 @@ struct StreamMemory {
   uint64_t device_bytes = 0;
 };
 
+// What a sweep of a request holds at most, asked before it runs (the size query of sweeps, as
+// StreamMemory is of streams): wfo's run plan counts the sweep phase by it, with the memory
+// budget it will give the sweep. Host: the backend's own bar tables, indicator rows and lane
+// work at their largest; device: what the backend allocates on its GPU for it (0 for a host
+// backend; the cuda backend does not count its device side yet and answers 0 there too).
+// Neither counts the caller's copy of the history.
+struct SweepMemory {
+  uint64_t host_bytes = 0;
+  uint64_t device_bytes = 0;
+};
+
 class Backend;
 
 // A stream that keeps the bars and re-sweeps the whole window on `backend` on every advance:
@@ -223,6 +234,11 @@ class Backend {
 
   // One window, from scratch: every combo of the grid, ranked.
   virtual SweepResult sweep(const SweepRequest&) = 0;
+  // The size query of sweep(req): computed from the request's sizes alone (its history's
+  // length, window, grid, precision, memory_budget; no bar is read, nothing is allocated).
+  // Default: the indicator series a sweep caches within its budget and one combo's own
+  // beside them (cpu_ref's least-recently-used series); cpu: its tile plan's rule.
+  virtual SweepMemory sweep_memory(const SweepRequest&) const;
   // Metrics of the listed combos over the request's window, in the order given (no
   // ranking, constraints ignored). Throws std::invalid_argument on an invalid combo id.
   virtual std::vector<Metrics> evaluate(const SweepRequest&, std::span<const uint64_t> ids) = 0;
