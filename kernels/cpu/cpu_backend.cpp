@@ -174,6 +174,22 @@ class CpuBackend final : public Backend {
     return ranking.result(*this, start);
   }
 
+  // The size query of sweep(req), by the rule the sweep sizes its work by: the bar tables,
+  // one tile's indicator rows and lane groups (plan_tiles under the same budget), the row
+  // each thread computes before copying it into the tile's matrix (IndicatorCache::build)
+  // and each thread's ranking. Throws what the sweep throws for a budget below one combo's
+  // rows. Rules grids run through rules_lanes.hpp: the default's series model.
+  SweepMemory sweep_memory(const SweepRequest& req) const override {
+    if (req.strategy.grid.family == Family::rules) return Backend::sweep_memory(req);
+    const size_t bars = req.history.size();
+    const TilePlan plan = plan_tiles(req.strategy.grid, bars, rows_budget(req));
+    const auto threads = static_cast<size_t>(resolve_threads(req.threads));
+    SweepMemory m;
+    m.host_bytes = BarReturns::bytes(bars) + plan.bytes_per_tile + threads * row_bytes(bars) +
+                   (threads + 1) * req.rank.top * sizeof(Ranked);
+    return m;
+  }
+
   std::vector<Metrics> evaluate(const SweepRequest& req, std::span<const uint64_t> ids) override {
     require(supports(Work::sweep, req.strategy));
     if (req.strategy.grid.family == Family::rules) return rules_evaluate(req, ids);

@@ -21,6 +21,7 @@
 #include "cuda_backend.hpp"
 #include "cuda_check.cuh"
 #include "cuda_handles.cuh"
+#include "cuda_preparation.cuh"
 #include "cuda_stream.hpp"
 #include "device_buffer.cuh"
 #include "device_indicators.cuh"
@@ -97,6 +98,17 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
 
   selection::SelectionExtension* selection() override { return this; }
 
+  // The device state is built by the first call on it (where that call would have built it).
+  // The backend's own preparation is given back: the caller's takes its place.
+  std::shared_ptr<PreparedHistory> prepare(const HistoryView& history, const StrategySpec&,
+                                           const PrepareSpec& spec) override {
+    PrepareSpec resolved = spec;
+    resolved.bars = prepared_bars(spec.bars, history.size());
+    prep_ = &own_;
+    own_ = DevicePreparation{};
+    return std::make_shared<CudaPreparedHistory>(resolved, this);
+  }
+
   SweepResult sweep(const SweepRequest& req) override {
     require(supports(Work::sweep, req.strategy));
     const auto start = std::chrono::steady_clock::now();
@@ -108,14 +120,14 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     const Grid& grid = req.strategy.grid;
     const unsigned long long n_ids = grid.size();
 
+    use(req);
     // A kept score set (and winner's returns) serves the selection right after its sweep.
-    kept_scores_.reset();
-    kept_returns_.reset();
+    spend_kept();
 
     GpuEvent e0, e1, e2, e3;
     e0.record();
-    // A walk's folds (SweepRequest::prepare_bars) and repeated requests on the same bars
-    // reuse the preparation: only the window moves.
+    // A walk's folds (its PreparedHistory) and repeated requests on the same bars reuse the
+    // preparation: only the window moves.
     prepare_unless_current(req);
     e1.record();
     if (grid.has_stops()) return sweep_stops(req, timing, e0, e1, start);
@@ -132,7 +144,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     // (position_at), and on the H200 2 chunks ran slower than one thread per combo for both
     // (bench/results/h200-2026-12-01-s7: bollinger 100k x 10k 9.0 ms vs 8.2, rsi 102k x 10k
     // 10.1 ms vs 9.5).
-    const long long fill = is_level_family(tables_.view.family) ? 4 : 2;
+    const long long fill = is_level_family(prep_->tables.view.family) ? 4 : 2;
     if (static_cast<long long>(n_ids) * fill < resident_threads_) {
       const long long want =
           resident_threads_ / static_cast<long long>(std::max<unsigned long long>(n_ids, 1));
@@ -241,6 +253,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
         throw std::invalid_argument("combo id " + std::to_string(id) + " is invalid");
     }
     maybe_inject_fault();
+    use(req);
     prepare_unless_current(req);
     if (grid.has_stops())
       return metrics_of(req, ids, stop_window_summaries(stops_ws_, req, stop_prepared(), ids));
@@ -258,9 +271,9 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     check_window(req);
     check_tally_window(req.window.bars);
     selection::check_cuts(req, cuts);
+    use(req);
     prepare_unless_current(req);
-    kept_scores_.reset();
-    kept_returns_.reset();
+    spend_kept();
     // A stop grid's blocks each start from the exact state entering them (stop_eval.cuh).
     if (req.strategy.grid.has_stops())
       return stop_block_summaries(stops_ws_, req, cuts, stop_prepared());
@@ -292,23 +305,30 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     check_window(req);
     check_tally_window(req.window.bars);
     const auto start = std::chrono::steady_clock::now();
+    use(req);
     prepare_unless_current(req);  // the sweep of this request usually just prepared it
     const double prepare_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    // The scores the sweep of this same request ranked from (SweepRequest::scores_follow).
-    std::optional<KeptScores> kept = std::move(kept_scores_);
-    kept_scores_.reset();
+    // The scores the sweep of this same request ranked from (PrepareSpec::keep_scores), where
+    // no grid pass ran since; this pass spends every kept set.
+    std::optional<KeptScores> kept = std::move(prep_->kept_scores);
+    prep_->kept_scores.reset();
     WindowScores* reuse =
-        kept && !options.pbo && kept->key == scores_key(req) ? &kept->scores : nullptr;
+        kept && !options.pbo && kept->epoch == scores_epoch_ && kept->key == scores_key(req)
+            ? &kept->scores
+            : nullptr;
+    ++scores_epoch_;
     return device_robust_scores(*selection_, *this, req, options, prepared(), prepare_ms, reuse);
   }
 
   // The raw winner's returns that the sweep of this same request kept (sweep_from_scores), once.
   std::optional<std::vector<double>> kept_returns(const SweepRequest& req,
                                                   const Combo& combo) override {
-    std::optional<KeptReturns> kept = std::move(kept_returns_);
-    kept_returns_.reset();
-    if (!kept || kept->id != combo.id || kept->key != scores_key(req) || !prepared_for(req))
+    use(req);
+    std::optional<KeptReturns> kept = std::move(prep_->kept_returns);
+    prep_->kept_returns.reset();
+    if (!kept || kept->epoch != kept_epoch_ || kept->id != combo.id ||
+        kept->key != scores_key(req) || !prepared_for(req))
       return std::nullopt;
     return std::move(kept->values);
   }
@@ -326,6 +346,16 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   // query from it: the daemon keeps only the history's tail in memory for them.
   bool streams_bounded() const override { return true; }
   bool runs_on_device() const override { return true; }
+  // The size query of sweep(req), host side: the preparation's copy of the bars it uploads
+  // (four columns of prepare_target(req) bars, compared on every call) and the ranking. The
+  // device side (the preparation's tables and the sweep's work buffers, some sized from the
+  // device's free memory) is not counted yet: device_bytes stays 0.
+  SweepMemory sweep_memory(const SweepRequest& req) const override {
+    if (!supports(Work::sweep, req.strategy).ok()) return Backend::sweep_memory(req);
+    SweepMemory m;
+    m.host_bytes = 4 * prepare_target(req) * sizeof(double) + 2 * req.rank.top * sizeof(Ranked);
+    return m;
+  }
   StreamMemory stream_memory(const StreamSpec& spec) const override {
     if (!supports(Work::stream, spec.strategy).ok()) return Backend::stream_memory(spec);
     return cuda_stream_memory(spec);
@@ -344,19 +374,6 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   bool positions_overlap_sweep() const override { return true; }
 
  private:
-  // What the last completed prepare() was for, compared in full (bar values, not pointers):
-  // robust_scores / block_summaries right after the sweep of the same request skip the
-  // second prepare, which would rebuild identical device state.
-  struct PreparedKey {
-    bool valid = false;  // the bars are uploaded_'s
-    Grid grid;
-    Fill fill = Fill::close;
-    double cost = 0;
-    Precision precision = Precision::exact;
-    bool plain = false;
-    bool level_bits = true;
-    long long signal_bits = 0;
-  };
   static bool same_grid(const Grid& a, const Grid& b) {
     return a.family == b.family && a.fast == b.fast && a.slow == b.slow && a.ma == b.ma &&
            a.side == b.side && a.entry == b.entry && a.n == b.n && a.source == b.source &&
@@ -419,10 +436,10 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     return kept.size() >= n && now.size() >= n &&
            (n == 0 || std::memcmp(kept.data(), now.data(), n * sizeof(double)) == 0);
   }
-  // Bars [0, n) that prepare(req) builds: the window's end, or further when the request
-  // asks (SweepRequest::prepare_bars: a walk's folds then share one preparation).
+  // Bars [0, n) that build(req) builds: the window's end, or further when the request's
+  // PreparedHistory covers more (a walk's folds then share one preparation).
   static size_t prepare_target(const SweepRequest& req) {
-    const size_t wanted = std::min(req.prepare_bars, req.history.size());
+    const size_t wanted = req.prepared ? std::min(req.prepared->bars(), req.history.size()) : 0;
     return std::max(req.window.end, wanted);
   }
   // The preparation serves any request whose bars up to its window's end are the prepared
@@ -430,26 +447,25 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   // and sparse tables of their leaves, indicator rows, first-defined bars capped at the
   // prepared length) depends only on bars <= t, and the kernels read none past window.end.
   bool prepared_for(const SweepRequest& req) const {
-    const PreparedKey& k = prepared_key_;
+    const PreparedKey& k = prep_->key;
     return k.valid && k.fill == req.strategy.fill && k.cost == req.strategy.costs.per_unit() &&
            k.precision == req.precision && k.plain == plain_kernel() &&
            k.level_bits == level_bits_enabled() &&
            k.signal_bits == signal_bits_min_sharing(req.strategy.grid) &&
-           same_grid(k.grid, req.strategy.grid) && history_.bars >= prepare_target(req) &&
+           same_grid(k.grid, req.strategy.grid) && prep_->history.bars >= prepare_target(req) &&
            uploaded_matches(req.history, req.window.end);
   }
   void prepare_unless_current(const SweepRequest& req) {
-    if (!prepared_for(req)) prepare(req);
+    if (!prepared_for(req)) build(req);
   }
 
   // Uploads the history (when it changed), builds indicator rows and grid tables.
-  void prepare(const SweepRequest& req) {
-    prepared_key_.valid = false;  // until this prepare completes
-    ++prepare_generation_;
-    kept_scores_.reset();
-    kept_returns_.reset();
-    prepare_state(req);
-    PreparedKey& k = prepared_key_;
+  void build(const SweepRequest& req) {
+    prep_->key.valid = false;  // until this prepare completes
+    ++prep_->generation;
+    spend_kept();
+    build_state(req);
+    PreparedKey& k = prep_->key;
     k.grid = req.strategy.grid;
     k.fill = req.strategy.fill;
     k.cost = req.strategy.costs.per_unit();
@@ -460,63 +476,64 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     k.valid = true;
   }
 
-  void prepare_state(const SweepRequest& req) {
+  void build_state(const SweepRequest& req) {
+    DevicePreparation& p = *prep_;
     const auto& h = req.history;
     const size_t n = prepare_target(req);  // bars past it are never read
     // Every bar compared (O(n), small next to any sweep): a caller may edit a bar in place
     // in the same buffer, and a stale device history would be silently wrong.
-    if (history_.bars != n || uploaded_.close.size() != n || !uploaded_matches(h, n)) {
-      history_.bars = 0;  // until all four columns are up
-      history_.close.upload(h.close.data(), n);
-      history_.open.upload(h.open.data(), n);
-      history_.high.upload(h.high.data(), n);
-      history_.low.upload(h.low.data(), n);
+    if (p.history.bars != n || p.uploaded.close.size() != n || !uploaded_matches(h, n)) {
+      p.history.bars = 0;  // until all four columns are up
+      p.history.close.upload(h.close.data(), n);
+      p.history.open.upload(h.open.data(), n);
+      p.history.high.upload(h.high.data(), n);
+      p.history.low.upload(h.low.data(), n);
       const auto keep = [n](std::vector<double>& kept, std::span<const double> now) {
         kept.assign(now.begin(), now.begin() + static_cast<std::ptrdiff_t>(n));
       };
-      keep(uploaded_.close, h.close);
-      keep(uploaded_.open, h.open);
-      keep(uploaded_.high, h.high);
-      keep(uploaded_.low, h.low);
-      history_.bars = n;
+      keep(p.uploaded.close, h.close);
+      keep(p.uploaded.open, h.open);
+      keep(p.uploaded.high, h.high);
+      keep(p.uploaded.low, h.low);
+      p.history.bars = n;
     }
-    cost_ = req.strategy.costs.per_unit();
+    const double cost = req.strategy.costs.per_unit();
     // Bar returns, prefix sums, trees and sparse tables: kernels over the device history.
-    build_prefix_tables(history_.close.data(), history_.open.data(), req.strategy.fill, n, cost_,
-                        prefix_tables_);
-    build_indicators(history_, n, rows_needed(req.strategy.grid), indicators_);
-    build_tables(req.strategy.grid, indicators_, tables_);
+    build_prefix_tables(p.history.close.data(), p.history.open.data(), req.strategy.fill, n, cost,
+                        p.prefix_tables);
+    build_indicators(p.history, n, rows_needed(req.strategy.grid), p.indicators);
+    build_tables(req.strategy.grid, p.indicators, p.tables);
     // A trade's entry price with fill next_open is o_{t0+1} (SPEC §5b): the stop evaluator reads
     // the uploaded opens.
-    tables_.stops.entry_open =
-        req.strategy.fill == Fill::next_open ? history_.open.data() : nullptr;
+    p.tables.stops.entry_open =
+        req.strategy.fill == Fill::next_open ? p.history.open.data() : nullptr;
     if (level_bits_enabled())
-      build_level_bits(tables_.view, indicators_.matrix.data(), indicators_.rows,
-                       history_.close.data(), static_cast<long long>(n), level_bits_);
+      build_level_bits(p.tables.view, p.indicators.matrix.data(), p.indicators.rows,
+                       p.history.close.data(), static_cast<long long>(n), p.level_bits);
     else
-      level_bits_ = DeviceLevelBits{};
+      p.level_bits = DeviceLevelBits{};
     // Precision "fast" reads them too: exact answers where it may use float32 ones (SPEC §9),
     // and faster than its float screen.
     const long long sharing = signal_bits_min_sharing(req.strategy.grid);
     if (sharing >= 0)
-      build_signal_bits(tables_.view, static_cast<unsigned long long>(sharing),
-                        indicators_.matrix.data(), indicators_.rows, history_.close.data(),
-                        static_cast<long long>(n), signal_bits_);
+      build_signal_bits(p.tables.view, static_cast<unsigned long long>(sharing),
+                        p.indicators.matrix.data(), p.indicators.rows, p.history.close.data(),
+                        static_cast<long long>(n), p.signal_bits);
     else
-      signal_bits_ = DeviceSignalBits{};
-    bars_ = BarData{prefix_tables_.gap.data(),
-                    prefix_tables_.body.data(),
-                    history_.close.data(),
-                    indicators_.matrix.data(),
-                    indicators_.matrix32.data(),
-                    static_cast<long long>(n),
-                    req.precision == Precision::fast ? 1 : 0,
-                    indicators_.rows,
-                    req.strategy.costs.per_unit(),
-                    prefix_tables_.view(),
-                    level_bits_.view,
-                    signal_bits_.view};
-    kinds_ = kinds_of(req.strategy.grid);
+      p.signal_bits = DeviceSignalBits{};
+    p.bars = BarData{p.prefix_tables.gap.data(),
+                     p.prefix_tables.body.data(),
+                     p.history.close.data(),
+                     p.indicators.matrix.data(),
+                     p.indicators.matrix32.data(),
+                     static_cast<long long>(n),
+                     req.precision == Precision::fast ? 1 : 0,
+                     p.indicators.rows,
+                     req.strategy.costs.per_unit(),
+                     p.prefix_tables.view(),
+                     p.level_bits.view,
+                     p.signal_bits.view};
+    p.kinds = kinds_of(req.strategy.grid);
   }
 
   // The kernel instantiations this grid needs: one per `entry` value for ma_cross, one for
@@ -567,27 +584,29 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     const unsigned long long blocks = (n_ids + kBlock - 1) / kBlock;
     const unsigned long long per_kind = blocks * static_cast<unsigned long long>(k);
     // Work buffers are members that only grow: no allocation once a sweep of this size ran.
-    candidates_.ensure(per_kind * kinds_.size());
+    candidates_.ensure(per_kind * prep_->kinds.size());
     counters_.ensure(1);
     WFOD_CUDA_CHECK(cudaMemset(counters_.data(), 0, sizeof(Counters)));
     Screen screen;
     screen.fallback_cap = static_cast<unsigned int>(std::min<unsigned long long>(n_ids, 1u << 20));
     fallback_.ensure(std::max(1u, screen.fallback_cap));
     if (chunks == 1) {
-      for (size_t i = 0; i < kinds_.size(); ++i) {
+      for (size_t i = 0; i < prep_->kinds.size(); ++i) {
         Candidate* out = candidates_.data() + i * per_kind;
-        if (split_kernel() && split_sweep_applies(kinds_[i], window)) {
+        if (split_kernel() && split_sweep_applies(prep_->kinds[i], window)) {
           const unsigned int cap = event_cap();
           SplitBuffers buf{nullptr, nullptr, split_batch(n_ids, cap, split_event_bytes()), cap};
           split_events_.ensure(static_cast<unsigned long long>(buf.batch) * buf.cap);
           split_heads_.ensure(buf.batch);
           buf.events = split_events_.data();
           buf.heads = split_heads_.data();
-          launch_sweep_split(kinds_[i], tables_.view, bars_, first, first + window, n_ids, rp, k,
-                             out, counters_.data(), fallback_.data(), screen.fallback_cap, buf);
+          launch_sweep_split(prep_->kinds[i], prep_->tables.view, prep_->bars, first,
+                             first + window, n_ids, rp, k, out, counters_.data(), fallback_.data(),
+                             screen.fallback_cap, buf);
         } else {
-          launch_sweep_fused(kinds_[i], tables_.view, bars_, first, first + window, n_ids, rp, k,
-                             out, counters_.data(), fallback_.data(), screen.fallback_cap);
+          launch_sweep_fused(prep_->kinds[i], prep_->tables.view, prep_->bars, first,
+                             first + window, n_ids, rp, k, out, counters_.data(), fallback_.data(),
+                             screen.fallback_cap);
         }
       }
     } else {
@@ -595,18 +614,19 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
       const int parts = std::max(1, chunks / kBlock);
       parts_.ensure(n_ids * static_cast<unsigned long long>(parts));
       chunk_parts_.ensure(n_ids * static_cast<unsigned long long>(chunks));
-      launch_chunk_summaries(kinds_, false, tables_.view, bars_, first, window, n_ids, nullptr, 0,
-                             chunks, chunk_parts_.data(), parts_.data(), false);
+      launch_chunk_summaries(prep_->kinds, false, prep_->tables.view, prep_->bars, first, window,
+                             n_ids, nullptr, 0, chunks, chunk_parts_.data(), parts_.data(), false);
       // The finalize kernel ranks every combo once: it writes the first kind's slots only.
-      launch_finalize_rank(tables_.view, parts_.data(), parts, n_ids, rp, k, candidates_.data(),
-                           counters_.data(), fallback_.data(), screen.fallback_cap);
+      launch_finalize_rank(prep_->tables.view, parts_.data(), parts, n_ids, rp, k,
+                           candidates_.data(), counters_.data(), fallback_.data(),
+                           screen.fallback_cap);
       WFOD_CUDA_CHECK(cudaMemset(candidates_.data() + per_kind, 0xFF,
-                                 (kinds_.size() - 1) * per_kind * sizeof(Candidate)));
+                                 (prep_->kinds.size() - 1) * per_kind * sizeof(Candidate)));
       WFOD_CUDA_CHECK(cudaDeviceSynchronize());
     }
     if (evaluated) evaluated->record();
     // Reduce the per-block candidates until one block's worth is left.
-    unsigned long long n = per_kind * kinds_.size();
+    unsigned long long n = per_kind * prep_->kinds.size();
     Candidate* cur = candidates_.data();
     for (int pass = 0; n > static_cast<unsigned long long>(kBlock) && k <= kBlock / 2; ++pass) {
       const unsigned long long b = (n + kBlock - 1) / kBlock;
@@ -652,7 +672,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   }
 
   // Over canonical_chunks(); canonical: with the per-bar evaluator (one summation order for
-  // every combo: exact ties stay exact), else with the kinds_' evaluator.
+  // every combo: exact ties stay exact), else with the kinds' evaluator.
   std::vector<Metrics> evaluate_prepared(const SweepRequest& req, const std::vector<uint64_t>& ids,
                                          bool canonical) {
     std::vector<Metrics> out(ids.size());
@@ -673,7 +693,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     eval_parts_.ensure(batch * static_cast<size_t>(chunks));
     for (size_t b0 = 0; b0 < ids.size(); b0 += batch) {
       const size_t count = std::min(batch, ids.size() - b0);
-      launch_chunk_summaries(kinds_, canonical, tables_.view, bars_,
+      launch_chunk_summaries(prep_->kinds, canonical, prep_->tables.view, prep_->bars,
                              static_cast<long long>(req.window.first()), window, count,
                              d_ids.data() + b0, 0, chunks, eval_parts_.data(),
                              summaries.data() + b0, true);
@@ -705,35 +725,22 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     return out;
   }
 
-  // What a kept score set was made for: the window, the ranking rules, and the preparation
-  // (bars, grid, fill, cost, precision: prepare_generation_ moves with each prepare).
-  struct ScoresKey {
-    size_t end = 0, bars = 0, warmup = 0;
-    Objective objective = Objective::sharpe;
-    int64_t min_trades = 0;
-    double max_drawdown = 0;
-    std::optional<double> min_exposure;
-    double bars_per_year = 0;
-    uint64_t generation = 0;
-    bool operator==(const ScoresKey&) const = default;
-  };
+  // What a kept score set is for (cuda_preparation.cuh): the window, the ranking rules and
+  // the preparation's current build.
   ScoresKey scores_key(const SweepRequest& req) const {
     return {req.window.end,        req.window.bars,
             req.window.warmup,     req.rank.objective,
             req.rank.min_trades,   req.rank.max_drawdown,
             req.rank.min_exposure, req.strategy.bars_per_year,
-            prepare_generation_};
+            prep_->generation};
   }
-  struct KeptScores {
-    ScoresKey key;
-    WindowScores scores;
-  };
 
-  // SweepRequest::scores_follow, where the scores are the device's own (exact precision, an
-  // objective the device computes bit-identically: selection::lean::device_exact) and fit its
-  // memory: the sweep ranks from them (sweep_from_scores).
+  // A preparation asked to keep scores (PrepareSpec::keep_scores), where they are the device's own
+  // (exact precision, an objective the device computes bit-identically:
+  // selection::lean::device_exact) and fit its memory: the sweep ranks from them
+  // (sweep_from_scores).
   bool ranks_from_scores(const SweepRequest& req) const {
-    if (!req.scores_follow || req.precision != Precision::exact ||
+    if (!req.prepared || !req.prepared->keeps_scores() || req.precision != Precision::exact ||
         !supports(Work::selection, req.strategy).ok() || req.strategy.grid.has_stops() ||
         !selection::lean::device_exact(req.rank.objective) ||
         req.strategy.grid.size() > std::numeric_limits<uint32_t>::max())
@@ -787,7 +794,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     if (!best.empty()) keep_winner_returns(req, result.top.front().combo.id);
     timing.rescored = k;
     record_timing(timing, e0, e1, e2, e3);
-    kept_scores_ = KeptScores{scores_key(req), std::move(w)};
+    prep_->kept_scores = KeptScores{scores_key(req), scores_epoch_, std::move(w)};
     result.seconds = seconds_since(start);
     return result;
   }
@@ -873,18 +880,14 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
 
-  struct KeptReturns {
-    ScoresKey key;
-    uint64_t id = 0;
-    std::vector<double> values;
-  };
   void keep_winner_returns(const SweepRequest& req, uint64_t id) {
     const long long first = static_cast<long long>(req.window.first());
     const long long last = static_cast<long long>(req.window.end);
     const size_t n = static_cast<size_t>(last - first);
     returns_.ensure(n);
-    launch_window_returns(kinds_, tables_.view, bars_, id, first, last, returns_.data());
-    kept_returns_ = KeptReturns{scores_key(req), id, returns_.download(n)};
+    launch_window_returns(prep_->kinds, prep_->tables.view, prep_->bars, id, first, last,
+                          returns_.data());
+    prep_->kept_returns = KeptReturns{scores_key(req), kept_epoch_, id, returns_.download(n)};
   }
 
   // SPEC §9: compares fast and exact decisions over every valid combo of the window.
@@ -893,8 +896,9 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     DeviceBuffer<FastParityCounters> counters(1);
     WFOD_CUDA_CHECK(cudaMemset(counters.data(), 0, sizeof(FastParityCounters)));
     const RankParams rp = rank_params_of(req.rank, req.strategy.bars_per_year);
-    for (const auto& kind : kinds_)
-      launch_fast_parity(kind, tables_.view, bars_, first, last, n_ids, rp, counters.data());
+    for (const auto& kind : prep_->kinds)
+      launch_fast_parity(kind, prep_->tables.view, prep_->bars, first, last, n_ids, rp,
+                         counters.data());
     FastParityCounters c{};
     WFOD_CUDA_CHECK(cudaMemcpy(&c, counters.data(), sizeof c, cudaMemcpyDeviceToHost));
     FastParity p;
@@ -907,26 +911,40 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     return p;
   }
 
-  PreparedSweep prepared() const { return PreparedSweep{&tables_.view, &bars_, &kinds_}; }
+  PreparedSweep prepared() const {
+    return PreparedSweep{&prep_->tables.view, &prep_->bars, &prep_->kinds};
+  }
   StopPrepared stop_prepared() const {
-    return StopPrepared{&tables_.view, &tables_.stops, &bars_, &kinds_};
+    return StopPrepared{&prep_->tables.view, &prep_->tables.stops, &prep_->bars, &prep_->kinds};
+  }
+
+  // The preparation a call runs on: the request's where this backend made it, else the
+  // backend's own (a request without one, or one another backend made: cpu's under auto, or
+  // another cuda backend's).
+  void use(const SweepRequest& req) {
+    auto* mine = dynamic_cast<CudaPreparedHistory*>(req.prepared.get());
+    prep_ = mine && mine->owner == this ? &mine->device : &own_;
+  }
+  // A sweep, block_summaries and a build spend every kept score set and winner's returns,
+  // those of other preparations included (their epoch no longer matches): what was kept
+  // serves only the calls right after the sweep that kept it, as the kept scores may point
+  // into the selection workspace, which the next grid pass overwrites.
+  void spend_kept() {
+    ++kept_epoch_;
+    ++scores_epoch_;
+    prep_->kept_scores.reset();
+    prep_->kept_returns.reset();
   }
 
   std::string device_name_;
   long long resident_threads_ = 0;
   std::unique_ptr<Backend> cpu_;  // the host backend the registry hands over (make_cuda_backend)
   detail::PositionCache positions_;
-  DeviceHistory history_;
-  // Host copies of the bars in history_ (its first history_.bars of each column).
-  struct UploadedBars {
-    std::vector<double> open, high, low, close;
-  } uploaded_;
   bool uploaded_matches(const HistoryView& h, size_t n) const {
-    return same_bars(uploaded_.close, h.close, n) && same_bars(uploaded_.open, h.open, n) &&
-           same_bars(uploaded_.high, h.high, n) && same_bars(uploaded_.low, h.low, n);
+    const DevicePreparation::UploadedBars& u = prep_->uploaded;
+    return same_bars(u.close, h.close, n) && same_bars(u.open, h.open, n) &&
+           same_bars(u.high, h.high, n) && same_bars(u.low, h.low, n);
   }
-  double cost_ = 0;
-  DevicePrefixTables prefix_tables_;
   DeviceBuffer<Candidate> candidates_, reduce_[2];
   DeviceBuffer<Counters> counters_;
   DeviceBuffer<unsigned long long> fallback_;
@@ -943,18 +961,13 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   static constexpr size_t kEvalPartsBytes = size_t{256} << 20;
   static constexpr size_t kKeptEvalPartsBytes = size_t{16} << 20;
   DeviceBuffer<Summary> eval_parts_;
-  DeviceIndicators indicators_;
-  DeviceGridTables tables_;
-  DeviceLevelBits level_bits_;
-  DeviceSignalBits signal_bits_;
-  BarData bars_{};
-  std::vector<KernelKind> kinds_;
-  PreparedKey prepared_key_;
-  uint64_t prepare_generation_ = 0;
-  // The window scores the last sweep ranked from, for the robust_scores right after it.
-  std::optional<KeptScores> kept_scores_;
-  // The raw winner's window returns the last sweep_from_scores computed, for kept_returns.
-  std::optional<KeptReturns> kept_returns_;
+  // The preparation of requests that bring none of this backend's (use()); released when a
+  // caller prepares explicitly (prepare()), so that one preparation holds the device at a time.
+  DevicePreparation own_;
+  DevicePreparation* prep_ = &own_;  // the one the current call runs on (use())
+  // Count the calls that spend what sweeps keep: kept returns serve while no sweep,
+  // block_summaries or build ran since (spend_kept), kept scores while no robust_scores either.
+  uint64_t kept_epoch_ = 0, scores_epoch_ = 0;
   DeviceBuffer<double> returns_;
   std::shared_ptr<SelectionWorkspace> selection_ = make_selection_workspace();
   StopWorkspace stops_ws_;  // the stop evaluator's buffers (grids with stop axes)

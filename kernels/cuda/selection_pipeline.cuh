@@ -16,7 +16,7 @@ namespace wfod::cuda {
 class SelectionWorkspace;
 std::shared_ptr<SelectionWorkspace> make_selection_workspace();
 
-// What CudaBackend::prepare(req) left on the device for this request.
+// What the request's preparation (cuda_preparation.cuh) holds on the device for it.
 struct PreparedSweep {
   const GridTables* tables = nullptr;
   const BarData* bars = nullptr;
@@ -31,8 +31,8 @@ std::vector<Summary> device_block_summaries(SelectionWorkspace&, const SweepRequ
 
 // Robust selection's window scores without PBO: every combo's canonical Summary (evaluate()'s
 // time chunks and tree) scored on the device, downloaded, the host's exact replays applied
-// (`self` re-evaluates combos whose equity reaches zero, spec-notes 5). A sweep told that these
-// scores follow (SweepRequest::scores_follow) ranks from them and keeps them for robust_scores.
+// (`self` re-evaluates combos whose equity reaches zero, spec-notes 5). A sweep on a preparation
+// that keeps scores (PrepareSpec::keep_scores) ranks from them and keeps them for robust_scores.
 struct WindowScores {
   selection::RobustScores scores;  // objective, sharpe, state, valid, ranked
   bool on_device = false;          // the workspace's score arrays equal them (no replay)

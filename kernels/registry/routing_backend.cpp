@@ -2,6 +2,7 @@
 // for before each call, send that call to the host backend, whose results then name it.
 #include "registry/routing_backend.hpp"
 
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <utility>
@@ -25,6 +26,17 @@ class RoutingBackend final : public Backend, public selection::SelectionExtensio
                                                   : host_->supports(work, strategy);
   }
 
+  // Where the strategy's sweeps run: the device's preparation, or the host's (which holds
+  // nothing) for what the device refuses.
+  std::shared_ptr<PreparedHistory> prepare(const HistoryView& h, const StrategySpec& s,
+                                           const PrepareSpec& spec) override {
+    return on(Work::sweep, s).prepare(h, s, spec);
+  }
+  // The backend the sweep would run on.
+  SweepMemory sweep_memory(const SweepRequest& req) const override {
+    return device_->supports(Work::sweep, req.strategy).ok() ? device_->sweep_memory(req)
+                                                             : host_->sweep_memory(req);
+  }
   SweepResult sweep(const SweepRequest& req) override {
     return on(Work::sweep, req.strategy).sweep(req);
   }

@@ -1,11 +1,11 @@
-// SweepRequest::scores_follow (a sweep told that robust selection without PBO scores the same
-// window next): the sweep must equal, bit for bit, the same sweep without the hint (ids,
-// metrics, counters), and the robust_scores that follow must equal those of a backend that
-// never saw the hint (objective, sharpe, state, counts, plateau scores and winner), for every
-// family, with and without the plateau stencil, with combos whose equity reaches zero (the
-// host replays). A kept score set must serve only its own request: another window, other
-// ranking rules or edited bars are scored afresh. cpu ignores the hint (the test holds it to
-// that too); cuda skips visibly without a device.
+// PrepareSpec::keep_scores (a sweep on a preparation told that robust selection without PBO
+// scores the same window next): the sweep must equal, bit for bit, the same sweep without it
+// (ids, metrics, counters), and the robust_scores that follow must equal those of a backend
+// that never kept scores (objective, sharpe, state, counts, plateau scores and winner), for
+// every family, with and without the plateau stencil, with combos whose equity reaches zero
+// (the host replays). A kept score set must serve only its own request: another window, other
+// ranking rules or edited bars are scored afresh. cpu keeps nothing (the test holds it to that
+// too); cuda skips visibly without a device.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -79,6 +79,21 @@ selection::RobustOptions options_of(const Grid& g, bool plateau) {
   return o;
 }
 
+// A preparation of the first `bars` bars (0: all) that keeps each sweep's scores.
+std::shared_ptr<PreparedHistory> keeping(Backend& backend, const HistoryView& h,
+                                         const StrategySpec& spec, size_t bars = 0) {
+  PrepareSpec p;
+  p.bars = bars;
+  p.keep_scores = true;
+  return backend.prepare(h, spec, p);
+}
+
+// The request as a backend that never saw its preparation gets it.
+SweepRequest unprepared(SweepRequest req) {
+  req.prepared = nullptr;
+  return req;
+}
+
 void expect_same_scores(const selection::RobustScores& got, const selection::RobustScores& want) {
   EXPECT_EQ(got.valid, want.valid);
   EXPECT_EQ(got.ranked, want.ranked);
@@ -119,6 +134,7 @@ TEST_P(ScoresFollow, SweepAndScoresEqualUnhinted) {
   size_t compared = 0;
   for (const StrategySpec& spec : specs()) {
     SCOPED_TRACE(std::string(to_string(spec.grid.family)));
+    const std::shared_ptr<PreparedHistory> prepared = keeping(*hinted.backend, h, spec);
     for (size_t end : {1200u, 2200u}) {
       for (bool plateau : {false, true}) {
         SCOPED_TRACE("window end " + std::to_string(end) + (plateau ? ", plateau" : ""));
@@ -128,17 +144,17 @@ TEST_P(ScoresFollow, SweepAndScoresEqualUnhinted) {
         req.window = {end, 700, default_warmup(spec.grid)};
         req.rank.top = 7;
         req.rank.min_trades = 2;
-        req.prepare_bars = h.size();
         const selection::RobustOptions opt = options_of(spec.grid, plateau);
 
         test::MadeBackend plain = test::make_or_skip(GetParam());
         ASSERT_TRUE(plain.skip.empty()) << plain.skip;
+        req.prepared = plain.backend->prepare(h, spec, {});
         const SweepResult want = plain.backend->sweep(req);
         const selection::RobustScores want_scores =
             selection::robust_scores(*plain.backend, req, opt);
 
         SweepRequest follow = req;
-        follow.scores_follow = true;
+        follow.prepared = prepared;
         const SweepResult got = hinted.backend->sweep(follow);
         test::expect_same_sweep_bits(got, want);
         expect_same_scores(selection::robust_scores(*hinted.backend, follow, opt), want_scores);
@@ -163,7 +179,7 @@ TEST_P(ScoresFollow, KeptScoresServeOnlyTheirRequest) {
   req.strategy = spec;
   req.window = {1500, 600, default_warmup(spec.grid)};
   req.rank.min_trades = 2;
-  req.scores_follow = true;
+  req.prepared = keeping(*hinted.backend, h, spec, req.window.end);
   const selection::RobustOptions opt = options_of(spec.grid, true);
 
   // Each variant after a hinted sweep of `req`, against a fresh backend's scores of it.
@@ -185,7 +201,8 @@ TEST_P(ScoresFollow, KeptScoresServeOnlyTheirRequest) {
     const selection::RobustScores got = selection::robust_scores(*hinted.backend, *asked, opt);
     test::MadeBackend fresh = test::make_or_skip(GetParam());
     ASSERT_TRUE(fresh.skip.empty()) << fresh.skip;
-    const selection::RobustScores want = selection::robust_scores(*fresh.backend, *asked, opt);
+    const selection::RobustScores want =
+        selection::robust_scores(*fresh.backend, unprepared(*asked), opt);
     expect_same_scores(got, want);
     ++checked;
   }
@@ -196,7 +213,7 @@ TEST_P(ScoresFollow, KeptScoresServeOnlyTheirRequest) {
   pbo.layout = selection::cscv_layout(req.window, 8);
   test::MadeBackend fresh = test::make_or_skip(GetParam());
   expect_same_scores(selection::robust_scores(*hinted.backend, req, pbo),
-                     selection::robust_scores(*fresh.backend, req, pbo));
+                     selection::robust_scores(*fresh.backend, unprepared(req), pbo));
 }
 
 // The raw winner's returns the hinted sweep keeps (cuda: computed on the device) equal the
@@ -210,6 +227,7 @@ TEST_P(ScoresFollow, KeptReturnsEqualHostReturns) {
   size_t compared = 0;
   for (const StrategySpec& spec : specs()) {
     SCOPED_TRACE(std::string(to_string(spec.grid.family)));
+    const std::shared_ptr<PreparedHistory> prepared = keeping(*hinted.backend, h, spec);
     for (size_t end : {1100u, 1701u, 2600u}) {
       SCOPED_TRACE("window end " + std::to_string(end));
       SweepRequest req;
@@ -217,8 +235,7 @@ TEST_P(ScoresFollow, KeptReturnsEqualHostReturns) {
       req.strategy = spec;
       req.window = {end, 777, default_warmup(spec.grid)};
       req.rank.min_trades = 1;
-      req.prepare_bars = h.size();
-      req.scores_follow = true;
+      req.prepared = prepared;
       const SweepResult r = hinted.backend->sweep(req);
       ASSERT_FALSE(r.top.empty());
       const Combo& raw = r.top.front().combo;
@@ -280,7 +297,7 @@ TEST_P(ScoresFollow, SelectionReportEqualUnhinted) {
       const selection::SelectionReport want =
           selection::select(*plain.backend, req, want_sweep, current, sel);
       SweepRequest follow = req;
-      follow.scores_follow = true;
+      follow.prepared = keeping(*hinted.backend, h, spec, req.window.end);
       const SweepResult got_sweep = hinted.backend->sweep(follow);
       const selection::SelectionReport got =
           selection::select(*hinted.backend, follow, got_sweep, current, sel);

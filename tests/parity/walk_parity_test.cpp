@@ -1,9 +1,9 @@
-// Walk-forward on a backend that prepares once per walk (cuda: SweepRequest::prepare_bars)
+// Walk-forward on a backend that prepares once per walk (cuda: the walk's PreparedHistory)
 // against the float64 oracle cpu_ref (SPEC §8, §9): every fold's winner id, IS and OOS
 // metrics, the stitched series, for rolling and anchored folds, every family, and fold
 // selectors that call back into the backend between folds. And the preparation itself:
 // sweeps of windows inside one preparation equal, bit for bit, sweeps each prepared alone.
-// The cpu entries run everywhere (prepare_bars is a no-op there); cuda skips visibly
+// The cpu entries run everywhere (their preparation holds nothing); cuda skips visibly
 // without a device.
 #include <gtest/gtest.h>
 
@@ -34,7 +34,7 @@ struct WalkCase {
   // the arg-max after evaluating the previous winner on a prefix history, an earlier window
   // and edited bars (a backend's preparation must serve or redo requests that differ).
   // scored, scored_plateau: selection::select without PBO (with or without the plateau),
-  // the folds' sweeps told that those scores follow (WalkSpec::scores_follow).
+  // the walk's preparation keeping each fold's scores for it (WalkSpec::scores_follow).
   enum Selector { none, robust, probe, scored, scored_plateau } selector = none;
 };
 
@@ -138,10 +138,9 @@ FoldSelector selector_of(WalkCase::Selector kind, Backend& backend, const Histor
                        const std::optional<Ranked>& previous) -> std::optional<Ranked> {
     if (previous) {
       // The previous winner on a prefix history, then on a window ending earlier: requests
-      // the walk's preparation must not confuse with its own.
+      // on the walk's preparation that it must not confuse with its own.
       SweepRequest prefix = req;
       prefix.history = h.prefix(req.window.end);
-      prefix.prepare_bars = 0;
       const uint64_t id = previous->combo.id;
       backend.evaluate(prefix, std::span<const uint64_t>(&id, 1));
       SweepRequest earlier = req;
@@ -228,9 +227,9 @@ INSTANTIATE_TEST_SUITE_P(Shapes, WalkPrepared,
                          });
 
 // Rows, prefix sums and tables built once over the whole history serve every window inside
-// it bit for bit: the same backend sweeping windows ending at several bars with
-// prepare_bars = the history (one preparation) equals a fresh backend per window prepared
-// only up to the window's end; evaluate and block_summaries likewise.
+// it bit for bit: the same backend sweeping windows ending at several bars on one
+// PreparedHistory of the whole history equals a fresh backend per window prepared (without
+// one) only up to the window's end; evaluate and block_summaries likewise.
 class WalkPreparation : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(WalkPreparation, WindowsInsideOnePreparationEqualSeparatePreparations) {
@@ -247,6 +246,7 @@ TEST_P(WalkPreparation, WindowsInsideOnePreparationEqualSeparatePreparations) {
   size_t compared = 0;
   for (const StrategySpec& spec : specs) {
     SCOPED_TRACE(std::string(to_string(spec.grid.family)));
+    const std::shared_ptr<PreparedHistory> prepared = shared.backend->prepare(h, spec, {});
     for (size_t end : {900u, 1333u, 1334u, 2048u, 2049u, 2500u}) {
       SCOPED_TRACE("window end " + std::to_string(end));
       SweepRequest req;
@@ -254,7 +254,7 @@ TEST_P(WalkPreparation, WindowsInsideOnePreparationEqualSeparatePreparations) {
       req.strategy = spec;
       req.window = {end, 600, default_warmup(spec.grid)};
       req.rank.top = 10;
-      req.prepare_bars = h.size();
+      req.prepared = prepared;
       const SweepResult got = shared.backend->sweep(req);
       std::vector<uint64_t> ids;
       for (const Ranked& r : got.top) ids.push_back(r.combo.id);
@@ -265,7 +265,7 @@ TEST_P(WalkPreparation, WindowsInsideOnePreparationEqualSeparatePreparations) {
       auto alone = make_backend(GetParam());
       SweepRequest own = req;
       own.history = h.prefix(end);
-      own.prepare_bars = 0;
+      own.prepared = nullptr;
       test::expect_same_sweep_bits(got, alone->sweep(own));
       const std::vector<Metrics> want_eval = alone->evaluate(own, ids);
       ASSERT_EQ(got_eval.size(), want_eval.size());

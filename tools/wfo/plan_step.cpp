@@ -9,13 +9,26 @@
 
 namespace wfod::cli {
 
-RunPlan plan_checked_run(PlanInputs& in, const StrategySetup& setup, std::string_view backend,
-                         RunTiming& timing) {
+RunPlan plan_checked_run(PlanInputs& in, const StrategySetup& setup, const Backend& backend,
+                         const HistoryView& history, RunTiming& timing) {
   in.grid = setup.spec.grid;
   in.selection_spec = setup.selection;
   in.objective = setup.rank.objective;
-  in.backend = std::string(backend);
+  in.backend = std::string(backend.name());
   in.threads = setup.threads > 0 ? setup.threads : hardware_threads();
+  // The request the size query reads: its sizes only (no bar is read).
+  SweepRequest shape;
+  shape.history = history;
+  shape.strategy = setup.spec;
+  shape.window = WindowSpec{in.history_bars, in.window_bars, in.warmup_bars};
+  shape.rank = setup.rank;
+  shape.precision = setup.precision;
+  shape.threads = in.threads;
+  in.sweep_memory = [&backend, shape](size_t memory_budget) {
+    SweepRequest req = shape;
+    req.memory_budget = memory_budget;
+    return backend.sweep_memory(req);
+  };
   const RunPlan plan = plan_run(in);
   std::fprintf(stderr, "%s; %s\n", plan_text(plan, in).c_str(),
                bars_per_year_text(setup.data).c_str());

@@ -3,8 +3,6 @@
 // estimates for --json's timing.
 #pragma once
 
-#include <string_view>
-
 #include "run_plan.hpp"
 #include "run_timing.hpp"
 #include "strategy_from_flags.hpp"
@@ -12,8 +10,10 @@
 namespace wfod::cli {
 
 // `in` holds the run's shape (history, window, warm-up, windows, selection, report, budget);
-// this sets the rest from `setup` and `backend`. Throws what check_plan throws.
-RunPlan plan_checked_run(PlanInputs& in, const StrategySetup& setup, std::string_view backend,
-                         RunTiming& timing);
+// this sets the rest from `setup` and `backend`, whose size query (Backend::sweep_memory) of
+// a sweep of the window ending at `history`'s last bar counts the engine's memory. Throws what
+// check_plan throws.
+RunPlan plan_checked_run(PlanInputs& in, const StrategySetup& setup, const Backend& backend,
+                         const HistoryView& history, RunTiming& timing);
 
 }  // namespace wfod::cli

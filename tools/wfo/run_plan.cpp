@@ -91,7 +91,7 @@ struct TimeCoefficients {
 // ~1,200 rows x 13,000 bars); blocks_pass 3.8 (block summaries 14.5 ms vs the sweep's 3.88);
 // scores_pass 2.8 (walk_bench s26 default selection 0.0978 s vs none 0.0418, 31 folds of
 // 40,000 x 10,000: ~5.9e-12 per combo-bar, a pass that replaces the sweep's where the objective
-// is one the device computes, SweepRequest::scores_follow); per_window 0.55 ms (that walk less its
+// is one the device computes, PrepareSpec::keep_scores); per_window 0.55 ms (that walk less its
 // combo-bars); join_screened 4.3e-12 (CSCV 10.0 ms for 181,472 x 12,870; profit_factor's device
 // walk, unmeasured, is taken at this); start 0.3 s
 // (`wfo sweep` 40,000 x 40,000: 0.37 s wall, sweep 0.025 s). cagr and calmar run the host's
@@ -244,8 +244,8 @@ void estimate_time(const PlanInputs& in, RunPlan& p) {
     if (!p.pbo) {
       p.selection_path = SelectionPath::scores;
       selection = k.scores_pass * pass;
-      // cuda's sweep ranks from that pass (scores_follow) where the device computes the
-      // objective (not cagr, calmar): the sweep's own pass is not made.
+      // cuda's sweep ranks from that pass (PrepareSpec::keep_scores) where the device
+      // computes the objective (not cagr, calmar): the sweep's own pass is not made.
       if (cuda && in.objective != Objective::cagr && in.objective != Objective::calmar)
         per_window -= pass;
     } else {
@@ -366,7 +366,11 @@ RunPlan plan_run(const PlanInputs& in) {
   const double wanted =
       std::min(p.all_series_bytes + valid * kGroupBytesPerCombo + tables, budget / 4);
   p.chunk_budget = static_cast<size_t>(std::max(std::min(left, wanted), one_combo));
-  const double chunk = static_cast<double>(p.chunk_budget);
+  // What the engine holds under that budget: the backend's own answer (the rule its sweep
+  // sizes its tiles by), else the whole budget.
+  const double chunk = in.sweep_memory
+                           ? static_cast<double>(in.sweep_memory(p.chunk_budget).host_bytes)
+                           : static_cast<double>(p.chunk_budget);
 
   p.sweep_bytes = history + chunk;
   if (in.selection) {

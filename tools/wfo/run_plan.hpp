@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -32,6 +33,12 @@ struct PlanInputs {
   std::string backend;                      // as given (auto, cpu, cpu_ref, cuda)
   int threads = 1;                          // resolved (>= 1)
   MemoryBudget budget;  // the lowest of --memory-budget and the process's limits
+  // The backend's size query of this run's sweep (Backend::sweep_memory), given the memory
+  // budget the plan gives each sweep (RunPlan::chunk_budget): what the engine holds in the
+  // sweep, selection and report phases beside the history. plan_step.cpp binds it to the
+  // run's backend and request. Empty (the time model's tests, which have no backend): the
+  // whole budget is counted.
+  std::function<SweepMemory(size_t memory_budget)> sweep_memory;
 };
 
 // What robust selection runs after each sweep, which sets most of its time: nothing
@@ -48,7 +55,7 @@ struct RunPlan {
   uint64_t series = 0;          // indicator series of the whole grid
   double all_series_bytes = 0;  // every series over the history at once
   size_t chunk_budget = 0;      // SweepRequest::memory_budget: rows and lanes at once
-  double sweep_bytes = 0;       // one sweep: a chunk of rows, bar tables, the history
+  double sweep_bytes = 0;       // one sweep: the history and what the backend holds for it
   double selection_bytes = 0;   // robust selection's per-combo arrays and its pass
   double report_bytes = 0;      // the report's landscape
   double peak_bytes = 0;        // the largest phase

@@ -135,11 +135,15 @@ int run_sweep(Args args) {
   plan_in.selection = !parsed.has("no-selection");
   plan_in.report = report_dir.has_value();
   plan_in.budget = budget;
-  const RunPlan plan = plan_checked_run(plan_in, setup, backend->name(), timing);
+  const RunPlan plan = plan_checked_run(plan_in, setup, *backend, history, timing);
   request.memory_budget = plan.chunk_budget;
-  // Selection without PBO scores every combo of the window: the sweep may share that pass.
-  request.scores_follow =
+  // One preparation for the sweep and its selection. Selection without PBO scores every combo
+  // of the window: the sweep may share that pass, its preparation keeping the scores.
+  PrepareSpec preparing;
+  preparing.bars = n;
+  preparing.keep_scores =
       plan_in.selection && !selection::pbo_applies(setup.selection, plan.combos.valid, window);
+  request.prepared = backend->prepare(history, setup.spec, preparing);
   if (plan_in.selection)
     std::fputs(
         plain_cscv_note(setup.selection, setup.rank.objective, plan.combos.valid, window).c_str(),

@@ -104,7 +104,7 @@ WalkRun run_loaded_walk(StrategySetup& setup, LoadedWalk loaded, Backend& backen
   plan_in.selection = options.selection;
   plan_in.report = options.report;
   plan_in.budget = options.budget;
-  const RunPlan plan = plan_checked_run(plan_in, setup, backend.name(), timing);
+  const RunPlan plan = plan_checked_run(plan_in, setup, backend, history, timing);
   walk.memory_budget = plan.chunk_budget;
   // Selection without PBO on every fold (so on the longest window) scores each fold's whole
   // grid: the folds' sweeps may share that pass.

@@ -1,8 +1,10 @@
 // The defaults for what only some streams and backends do (bar and window queries from the
 // stream's own state, trackers, checkpoints, restoring one): wfod::Unsupported saying so,
 // which callers answer by going through the backend and the history instead (or by
-// replaying, for a checkpoint); the capability query's default, which refuses nothing; and
-// the refusal of stops by the backends that do not run them yet (cuda).
+// replaying, for a checkpoint); the capability query's default, which refuses nothing; the
+// size queries' defaults (stream_memory, sweep_memory); and the refusal of stops by the
+// backends that do not run them yet (cuda).
+#include <algorithm>
 #include <string>
 
 #include "src/rolling_indicators.hpp"
@@ -74,6 +76,23 @@ StreamMemory Backend::stream_memory(const StreamSpec& spec) const {
   StreamMemory m;
   m.host_bytes = static_cast<uint64_t>(bars * (7 + rows) * sizeof(double) +
                                        static_cast<double>(spec.rank.top) * 512);
+  return m;
+}
+
+// A sweep's own memory where the backend says nothing finer (cpu_ref): the indicator series
+// it caches between combos, over the bars up to the window's end, within the request's budget
+// (least recently used dropped first, between combos); beside them one combo's own series
+// (built before the cache is trimmed back: at most 3, and 2 for the vol filter) twice over
+// with its positions and segments, and the ranking (top-K).
+SweepMemory Backend::sweep_memory(const SweepRequest& req) const {
+  const Grid& grid = req.strategy.grid;
+  const double row = static_cast<double>(req.window.end) * sizeof(double);
+  const double budget =
+      static_cast<double>(req.memory_budget ? req.memory_budget : kDefaultMemoryBudget);
+  const double own = 2 * (3 + (grid.has_vol_filter() ? 2 : 0)) + 2;
+  SweepMemory m;
+  m.host_bytes = static_cast<uint64_t>(std::min(budget, series_rows(grid) * row) + own * row +
+                                       static_cast<double>(req.rank.top) * 512);
   return m;
 }
 

@@ -3,6 +3,7 @@
 #include "wfod/walk_forward.hpp"
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -46,9 +47,15 @@ WalkResult walk_forward(Backend& backend, const HistoryView& h, const StrategySp
                                 std::to_string(spec.warmup + spec.is_bars + spec.oos_bars + 1) +
                                 " bars, the history has " + std::to_string(h.size()));
 
-  // The last fold's in-sample end: a backend preparing per history (cuda) prepares the bars
-  // up to it once, and every fold's sweep (and selection) then reuses it.
+  // One preparation through the last fold's in-sample end, shared by every fold's sweep and
+  // selection: a backend that prepares per history (cuda) builds it with the first fold's
+  // sweep and then only moves the window over it. It keeps each fold's scores for its
+  // selection where the selector scores the whole grid (WalkSpec::scores_follow).
   const size_t last_end = spec.warmup + spec.is_bars + (folds - 1) * spec.oos_bars + 1;
+  PrepareSpec preparing;
+  preparing.bars = last_end;
+  preparing.keep_scores = spec.scores_follow && static_cast<bool>(select);
+  const std::shared_ptr<PreparedHistory> prepared = backend.prepare(h, strategy, preparing);
 
   WalkResult result;
   const double cost = strategy.costs.per_unit();
@@ -112,8 +119,7 @@ WalkResult walk_forward(Backend& backend, const HistoryView& h, const StrategySp
     req.precision = precision;
     req.threads = threads;
     req.memory_budget = spec.memory_budget;
-    req.prepare_bars = last_end;
-    req.scores_follow = spec.scores_follow && static_cast<bool>(select);
+    req.prepared = prepared;
     if (progress)
       req.progress = [&progress, f, folds](double x) {
         progress((static_cast<double>(f) + x) / static_cast<double>(folds));

@@ -14,6 +14,7 @@
 #include "wfod/bar.hpp"
 #include "wfod/grid.hpp"
 #include "wfod/metrics.hpp"
+#include "wfod/prepared_history.hpp"
 #include "wfod/ranking.hpp"
 #include "wfod/summary.hpp"
 #include "wfod/support.hpp"
@@ -67,19 +68,13 @@ struct SweepRequest {
   // Bytes of indicator rows and lane work held at once (cpu, cpu_ref; 0 =
   // kDefaultMemoryBudget). A budget below one combo's rows throws std::invalid_argument.
   size_t memory_budget = 0;
-  // Bars from the anchor that a backend preparing per history (cuda: the uploaded bars,
-  // indicator rows, prefix sums, grid tables) may prepare in one go, so that the requests
-  // that follow on the same bars and grid, with windows ending by then, reuse it:
-  // walk_forward() sets its last fold's end. 0 (or <= window.end) = window.end; capped at
-  // history.size(). Never changes a result: everything prepared for bar t depends only on
-  // bars <= t (SPEC §4's indicators are causal). cpu and cpu_ref ignore it.
-  size_t prepare_bars = 0;
-  // The caller scores every combo of this window right after the sweep: robust selection
-  // without PBO (RobustOptions.pbo off) on this same request. A backend that scores a grid in
-  // its canonical summation order (cuda) may then rank the sweep from those scores, in one
-  // pass over the grid instead of two, and keep them for that robust_scores call. Never
-  // changes a result; cpu and cpu_ref ignore it.
-  bool scores_follow = false;
+  // The preparation this request runs on (Backend::prepare): the requests that share one
+  // (a walk's folds, a sweep and the selection of its window) share what the backend keeps
+  // of the bars between calls, and a sweep on one asked to keep scores leaves them there for
+  // the robust selection of the same request. Null: the backend prepares for this request
+  // alone (the cuda backend still reuses its own last preparation where it fits). Never
+  // changes a result; cpu and cpu_ref keep nothing in it.
+  std::shared_ptr<PreparedHistory> prepared;
 };
 
 // SPEC §9 fast-mode report: every valid combo evaluated with float32 signals and exactly,
@@ -194,6 +189,17 @@ struct StreamMemory {
   uint64_t device_bytes = 0;
 };
 
+// What a sweep of a request holds at most, asked before it runs (the size query of sweeps, as
+// StreamMemory is of streams): wfo's run plan counts the sweep phase by it, with the memory
+// budget it will give the sweep. Host: the backend's own bar tables, indicator rows and lane
+// work at their largest; device: what the backend allocates on its GPU for it (0 for a host
+// backend; the cuda backend does not count its device side yet and answers 0 there too).
+// Neither counts the caller's copy of the history.
+struct SweepMemory {
+  uint64_t host_bytes = 0;
+  uint64_t device_bytes = 0;
+};
+
 class Backend;
 
 // A stream that keeps the bars and re-sweeps the whole window on `backend` on every advance:
@@ -216,8 +222,23 @@ class Backend {
   // wfod::Unsupported. The registry's "auto" routes on it. Default: everything (cpu, cpu_ref).
   virtual Support supports(Work work, const StrategySpec& strategy) const;
 
+  // A preparation of `history`'s first spec.bars bars (0: all of them) for requests on
+  // `strategy`'s grid, to hand to the calls that share it in SweepRequest::prepared. Allocates
+  // nothing: the first call on it builds what the backend keeps (where that call would have
+  // built it without one) and the later ones reuse it while their bars, grid, fill, costs and
+  // precision are the ones it was built for (another request rebuilds it). Default: the base
+  // object, holding nothing (cpu, cpu_ref).
+  virtual std::shared_ptr<PreparedHistory> prepare(const HistoryView& history,
+                                                   const StrategySpec& strategy,
+                                                   const PrepareSpec& spec);
+
   // One window, from scratch: every combo of the grid, ranked.
   virtual SweepResult sweep(const SweepRequest&) = 0;
+  // The size query of sweep(req): computed from the request's sizes alone (its history's
+  // length, window, grid, precision, memory_budget; no bar is read, nothing is allocated).
+  // Default: the indicator series a sweep caches within its budget and one combo's own
+  // beside them (cpu_ref's least-recently-used series); cpu: its tile plan's rule.
+  virtual SweepMemory sweep_memory(const SweepRequest&) const;
   // Metrics of the listed combos over the request's window, in the order given (no
   // ranking, constraints ignored). Throws std::invalid_argument on an invalid combo id.
   virtual std::vector<Metrics> evaluate(const SweepRequest&, std::span<const uint64_t> ids) = 0;

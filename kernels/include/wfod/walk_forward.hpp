@@ -21,7 +21,8 @@ struct WalkSpec {
   size_t warmup = 0;
   size_t memory_budget = 0;  // each fold's SweepRequest::memory_budget
   // The FoldSelector scores every combo of each fold's window right after its sweep (robust
-  // selection without PBO): each fold's SweepRequest::scores_follow. Changes no result.
+  // selection without PBO): the walk's preparation keeps each fold's scores for it
+  // (PrepareSpec::keep_scores). Changes no result.
   bool scores_follow = false;
 };
 
@@ -52,6 +53,8 @@ size_t count_folds(size_t history_bars, const WalkSpec&);
 using FoldSelector = std::function<std::optional<Ranked>(const SweepRequest&, const SweepResult&,
                                                          const std::optional<Ranked>& previous)>;
 
+// Prepares the history once through the last fold's in-sample end (Backend::prepare) and
+// hands that preparation to every fold's sweep and, in the request, to `select`.
 WalkResult walk_forward(Backend&, const HistoryView&, const StrategySpec&, const RankSpec&,
                         const WalkSpec&, Precision, int threads,
                         const std::function<void(double)>& progress = {},

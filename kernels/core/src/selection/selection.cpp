@@ -263,7 +263,8 @@ SelectionReport select(WindowSource& src, const SweepResult& result,
   // Without plateau mode the winner is the raw arg-max, known before the grid is scored: where
   // the source allows it, its DSR returns are computed on another thread meanwhile (the cuda
   // backend answers them on the host while the device scores the grid).
-  // Or the source holds them already (the cuda sweep's raw winner, with scores_follow).
+  // Or the source holds them already (the cuda sweep's raw winner, kept in the request's
+  // preparation: PrepareSpec::keep_scores).
   std::optional<std::vector<double>> kept_raw_returns;
   if (!spec.plateau && rep.raw) kept_raw_returns = src.kept_returns(rep.raw->combo);
   // The overlap runs on one of the engine's parked worker threads (run_workers: the scores on

@@ -73,7 +73,8 @@ struct SelectionReport {
 
 // Whether select() runs PBO on a window of `window_bars` bars where `valid` combos are valid;
 // if not, why (into *why: select()'s pbo_skipped). Without PBO select() scores every combo of
-// the window in one pass (SweepRequest::scores_follow lets the sweep before it share it).
+// the window in one pass (a preparation that keeps scores, PrepareSpec::keep_scores, lets the
+// sweep before it share it).
 bool pbo_applies(const SelectionSpec&, uint64_t valid, size_t window_bars,
                  std::string* why = nullptr);
 

@@ -22,8 +22,9 @@ class SelectionExtension {
   virtual RobustScores robust_scores(const SweepRequest&, const RobustOptions&) = 0;
   // One combo's strategy returns s_t over the request's window, bit for bit as combo_returns
   // computes them, where the backend already holds them (the cuda backend keeps its sweep's
-  // raw winner's when SweepRequest::scores_follow); nullopt otherwise (select() then runs
-  // combo_returns). Never runs device work; not for a call beside robust_scores.
+  // raw winner's in a preparation that keeps scores, PrepareSpec::keep_scores); nullopt otherwise
+  // (select() then runs combo_returns). Never runs device work; not for a call beside
+  // robust_scores.
   virtual std::optional<std::vector<double>> kept_returns(const SweepRequest&, const Combo&) {
     return std::nullopt;
   }

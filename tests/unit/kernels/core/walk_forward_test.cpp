@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <set>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -303,7 +304,8 @@ class RecordingBackend final : public Backend {
   std::string_view name() const override { return "recording"; }
   SweepResult sweep(const SweepRequest& req) override {
     seen.push_back(req.window.end);
-    prepare.push_back(req.prepare_bars);
+    prepare.push_back(req.prepared ? req.prepared->bars() : 0);
+    preparations.insert(req.prepared.get());
     return inner_->sweep(req);
   }
   std::vector<Metrics> evaluate(const SweepRequest& req, std::span<const uint64_t> ids) override {
@@ -318,23 +320,23 @@ class RecordingBackend final : public Backend {
     return inner_->block_summaries(req, cuts);
   }
   std::vector<size_t> seen, prepare;
+  std::set<const PreparedHistory*> preparations;
 
  private:
   std::unique_ptr<Backend> inner_ = make_backend("cpu_ref");
 };
 
-// Every fold's request (and so its selection's, which gets the same request) asks a backend
-// that prepares per history to prepare through the last fold's in-sample end once: the
-// cuda backend then builds rows and tables once per walk (tests/parity/walk_parity_test.cpp
-// holds the results equal).
-TEST(WalkForward, EveryFoldAsksToPrepareThroughTheLastFoldsEnd) {
+// Every fold's request (and so its selection's, which gets the same request) carries one
+// preparation through the last fold's in-sample end: the cuda backend then builds rows and
+// tables once per walk (tests/parity/walk_parity_test.cpp holds the results equal).
+TEST(WalkForward, EveryFoldRunsOnOnePreparationThroughTheLastFoldsEnd) {
   for (const WalkCase& c : walk_cases()) {
     SCOPED_TRACE(c.name);
     RecordingBackend be;
     size_t selector_saw = 0;
     const FoldSelector select = [&](const SweepRequest& req, const SweepResult& sweep,
                                     const std::optional<Ranked>&) -> std::optional<Ranked> {
-      selector_saw = req.prepare_bars;
+      selector_saw = req.prepared ? req.prepared->bars() : 0;
       if (sweep.top.empty()) return std::nullopt;
       return sweep.top.front();
     };
@@ -350,6 +352,8 @@ TEST(WalkForward, EveryFoldAsksToPrepareThroughTheLastFoldsEnd) {
       EXPECT_EQ(be.prepare[f], last_end) << "fold " << f;
     }
     EXPECT_EQ(selector_saw, last_end);
+    EXPECT_EQ(be.preparations.size(), 1u) << "one preparation for every fold";
+    EXPECT_EQ(be.preparations.count(nullptr), 0u);
   }
 }
 
