@@ -20,13 +20,13 @@
 namespace wfod {
 namespace {
 
-std::vector<std::string> axis_names(const Grid& g) {
+std::vector<std::string> stops_grid_axis_names(const Grid& g) {
   std::vector<std::string> out;
   for (const AxisInfo& a : g.axes()) out.push_back(a.name);
   return out;
 }
 
-std::vector<std::string> param_texts(const Combo& c) {
+std::vector<std::string> stops_grid_param_texts(const Combo& c) {
   std::vector<std::string> out;
   for (const ParamValue& p : combo_params(c))
     out.push_back(std::string(p.name) + "=" + param_value_text(p));
@@ -42,11 +42,11 @@ TEST(StopsGrid, GridsWithoutStopsAreUnchanged) {
   ma.slow = {20, 30};
   ma.ma = {MaType::sma, MaType::ema};
   EXPECT_FALSE(ma.has_stops());
-  EXPECT_EQ(axis_names(ma), (Names{"fast", "slow", "ma", "side", "entry"}));
+  EXPECT_EQ(stops_grid_axis_names(ma), (Names{"fast", "slow", "ma", "side", "entry"}));
   EXPECT_EQ(ma.size(), 8u);
   const Combo c5 = ma.decode(5);
   EXPECT_FALSE(c5.has_stops);
-  EXPECT_EQ(param_texts(c5),
+  EXPECT_EQ(stops_grid_param_texts(c5),
             (Names{"fast=10", "slow=20", "ma=ema", "side=long_short", "entry=state"}));
 
   Grid rsi;
@@ -57,21 +57,23 @@ TEST(StopsGrid, GridsWithoutStopsAreUnchanged) {
   rsi.vol_short = {5};
   rsi.vol_long = {20, 40};
   rsi.vol_threshold = {0.8};
-  EXPECT_EQ(axis_names(rsi),
+  EXPECT_EQ(stops_grid_axis_names(rsi),
             (Names{"n", "lo", "hi", "side", "vol_short", "vol_long", "vol_threshold"}));
-  EXPECT_EQ(param_texts(rsi.decode(7)), (Names{"n=14", "lo=30", "hi=70", "side=long_short",
-                                               "vol_short=5", "vol_long=40", "vol_threshold=0.8"}));
+  EXPECT_EQ(stops_grid_param_texts(rsi.decode(7)),
+            (Names{"n=14", "lo=30", "hi=70", "side=long_short", "vol_short=5", "vol_long=40",
+                   "vol_threshold=0.8"}));
   std::vector<std::string> axes;
   for (const AxisValues& a : axis_values(rsi)) axes.emplace_back(a.name);
-  EXPECT_EQ(axes, axis_names(rsi));
+  EXPECT_EQ(axes, stops_grid_axis_names(rsi));
 
   Grid bb;
   bb.family = Family::bollinger;
   bb.n = {20};
   bb.k = {1.5, 2.0};
   bb.style = {Style::reversion, Style::breakout};
-  EXPECT_EQ(axis_names(bb), (Names{"n", "k", "style", "side"}));
-  EXPECT_EQ(param_texts(bb.decode(3)), (Names{"n=20", "k=2", "style=breakout", "side=long_short"}));
+  EXPECT_EQ(stops_grid_axis_names(bb), (Names{"n", "k", "style", "side"}));
+  EXPECT_EQ(stops_grid_param_texts(bb.decode(3)),
+            (Names{"n=20", "k=2", "style=breakout", "side=long_short"}));
 }
 
 // SPEC §5: the family's parameters, then stop_loss, take_profit, trailing_stop, then the
@@ -86,8 +88,9 @@ TEST(StopsGrid, StopAxesSitBetweenTheFamilyAndTheFilter) {
   g.vol_long = {20};
   g.vol_threshold = {0.5, 1.0};
   g.validate();
-  EXPECT_EQ(axis_names(g), (Names{"fast", "slow", "ma", "side", "entry", "stop_loss", "take_profit",
-                                  "trailing_stop", "vol_short", "vol_long", "vol_threshold"}));
+  EXPECT_EQ(stops_grid_axis_names(g),
+            (Names{"fast", "slow", "ma", "side", "entry", "stop_loss", "take_profit",
+                   "trailing_stop", "vol_short", "vol_long", "vol_threshold"}));
   ASSERT_EQ(g.size(), 24u);
   for (uint64_t id = 0; id < g.size(); ++id) {
     const Combo c = g.decode(id);
@@ -98,7 +101,7 @@ TEST(StopsGrid, StopAxesSitBetweenTheFamilyAndTheFilter) {
     EXPECT_EQ(c.trailing_stop, g.trailing_stop[id / 6 % 2]);
     EXPECT_EQ(c.vol_threshold, g.vol_threshold[id / 12]);
   }
-  EXPECT_EQ(param_texts(g.decode(23)),
+  EXPECT_EQ(stops_grid_param_texts(g.decode(23)),
             (Names{"fast=10", "slow=20", "ma=sma", "side=long_short", "entry=state",
                    "stop_loss=0.03", "take_profit=0", "trailing_stop=0.2", "vol_short=5",
                    "vol_long=20", "vol_threshold=1"}));
