@@ -106,8 +106,15 @@ std::vector<TrackerCase> tracker_cases() {
     cs.push_back({"pullback_example_minutes_every_stop_next_open", "btcperp_ftx_m1_2022-01", next});
   }
   const std::vector<std::vector<double>> cross_axes = {{5, 12}, {20, 50}, {10, 30}, {0, 50}};
-  cs.push_back({"crosses_channels_volume", "btcperp_ftx_m1_2022-01",
-                spec_of(rules_grid_of(crosses_rules(), cross_axes), Fill::close, 0.5)});
+  {
+    Grid g = rules_grid_of(crosses_rules(), cross_axes);
+    g.vol_short = {10};
+    g.vol_long = {60};
+    g.vol_threshold = {0.9};
+    g.validate();
+    cs.push_back({"crosses_channels_volume_vol_filter", "btcperp_ftx_m1_2022-01",
+                  spec_of(g, Fill::close, 0.5)});
+  }
   cs.push_back(
       {"crosses_every_stop_next_open", "eurusd_h1_2017-2018",
        spec_of(rules_grid_of(crosses_rules(), cross_axes, {0, 0.004}, {0, 0.01}, {0, 0.003}),
