@@ -76,14 +76,16 @@ rules::RulesText bands_rules() {
   return t;
 }
 
-// Indicators undefined everywhere (HMA(1)) or long (a long SMA), with the vol filter.
+// Indicators undefined everywhere (HMA(1)) or long (a long SMA), with the vol filter; an
+// exact cross of the close under its own channel (ll on close).
 rules::RulesText undefined_rules_of_tracker() {
   rules::RulesText t;
   t.params = {"h", "long"};
-  t.indicators = {{"a", "hma($h)"}, {"b", "sma($long)"}, {"c", "ema(5)"}, {"x", "rsi(3)"}};
+  t.indicators = {
+      {"a", "hma($h)"}, {"b", "sma($long)"}, {"c", "ema(5)"}, {"x", "rsi(3)"}, {"d", "ll(15)"}};
   t.long_entry = "c > a and close > b";
   t.short_entry = "c < a and close < b";
-  t.long_exit = "c < a";
+  t.long_exit = "c < a or crosses_below(close, d)";
   t.short_exit = "c > a";
   return t;
 }
