@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "src/lane_kinds.hpp"
 #include "src/position_rules.hpp"
@@ -61,16 +62,16 @@ void PositionTracker::Rules::step(const Bar& bar) {
   r1 = r;
 
   // §5b through the lanes' step, at bar 1 of two-bar columns [t-1, t]: r_t given (kGivenKind),
-  // c_{t-1} for a fresh trade's entry (or o_t with fill next_open).
+  // c_{t-1} for a fresh trade's entry (or o_t with fill next_open); the step reads nothing
+  // else of bar t-1.
   const double target[2] = {0.0, static_cast<double>(r)};
   const double close[2] = {close1, bar.close};
-  const double open[2] = {open1, bar.open};
+  const double open[2] = {0.0, bar.open};
   detail::LaneInput in = stops;
   in.a = target;
   kept.p.push_back(detail::step_combo<detail::kGivenKind>(
       in, in.stops_on(), close, fill == Fill::next_open ? open : nullptr, 1, state));
   kept.trim();
-  open1 = bar.open;
   close1 = bar.close;
   last_ts = bar.ts_ns;
 }

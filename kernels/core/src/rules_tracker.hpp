@@ -39,7 +39,7 @@ struct PositionTracker::Rules {
   detail::LaneInput stops;       // the combo's stop fractions, for stop_step
   detail::ComboState state;      // entering the next bar: p_{t-2}, p_{t-1}, the stops'
   int8_t r1 = 0;                 // r_{t-1}: the transitions start from the target, not p
-  double open1 = 0, close1 = 0;  // o_{t-1}, c_{t-1}
+  double close1 = 0;             // c_{t-1}: a fresh trade's entry with fill close
   int64_t last_ts = INT64_MIN;
   detail::KeptPositions kept;
 };
