@@ -11,6 +11,7 @@
 #include <string>
 
 #include "rules_columns.hpp"
+#include "src/rules/transitions.hpp"
 #include "wfod/indicators.hpp"
 
 namespace wfod::cpu {
@@ -265,30 +266,6 @@ void RulesEvaluator::codes(const Combo& c, size_t end, uint8_t* code) {
   }
 }
 
-namespace {
-
-// SPEC §5a's transitions as a table: kNext[p_{t-1} + 1][code] = p_t, a code being the four
-// conditions' bits (long_entry 1, long_exit 2, short_entry 4, short_exit 8), kUndefinedCode
-// (flat) or kClosedCode (hold).
-struct NextTable {
-  int8_t next[3][18];
-  constexpr NextTable() : next{} {
-    for (int code = 0; code < 16; ++code) {
-      const bool le = code & 1, lx = code & 2, se = code & 4, sx = code & 8;
-      next[1][code] = le ? 1 : se ? -1 : 0;  // flat
-      next[2][code] = se ? -1 : lx ? 0 : 1;  // long
-      next[0][code] = le ? 1 : sx ? 0 : -1;  // short
-    }
-    for (int p = 0; p < 3; ++p) {
-      next[p][RulesEvaluator::kUndefinedCode] = 0;
-      next[p][RulesEvaluator::kClosedCode] = static_cast<int8_t>(p - 1);
-    }
-  }
-};
-constexpr NextTable kNext;
-
-}  // namespace
-
 void RulesEvaluator::transitions(const uint8_t* const* codes, int lanes, size_t end,
                                  double* const* out) {
   // The lanes' chains side by side: each bar's step depends on the lane's previous one, so
@@ -297,7 +274,7 @@ void RulesEvaluator::transitions(const uint8_t* const* codes, int lanes, size_t 
   if (lanes > 8) throw std::invalid_argument("RulesEvaluator::transitions: more than 8 lanes");
   for (size_t t = 0; t < end; ++t) {
     for (int j = 0; j < lanes; ++j) {
-      p[j] = kNext.next[p[j] + 1][codes[j][t]];
+      p[j] = rules::next_target(p[j], codes[j][t]);
       out[j][t] = p[j];
     }
   }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "rules_rows.hpp"
+#include "src/rules/transitions.hpp"
 #include "wfod/bar.hpp"
 #include "wfod/grid.hpp"
 #include "wfod/rules/rules.hpp"
@@ -26,10 +27,10 @@ class RulesEvaluator {
   // long_exit 2, short_entry 4, short_exit 8), or kUndefinedCode (an indicator named in the
   // conditions, or the filter, undefined: flat), or kClosedCode (the vol filter closed: hold).
   // Throws std::invalid_argument where the program reads volume and the history has none.
-  static constexpr uint8_t kUndefinedCode = 16, kClosedCode = 17;
+  static constexpr uint8_t kUndefinedCode = rules::kUndefinedCode, kClosedCode = rules::kClosedCode;
   void codes(const Combo& c, size_t end, uint8_t* code);
   // r_t (-1, 0, +1 as doubles) for bars [0, end) of up to 8 lanes from their codes, from the
-  // anchor (SPEC §5a's transitions).
+  // anchor (SPEC §5a's transitions: src/rules/transitions.hpp).
   static void transitions(const uint8_t* const* codes, int lanes, size_t end, double* const* out);
   // codes() and transitions() of one combo: r_t for bars [0, end) into out[0 .. end).
   void targets(const Combo& c, size_t end, double* out);

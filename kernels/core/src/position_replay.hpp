@@ -1,9 +1,10 @@
-// PositionTracker::Replay: a tracker for the strategies no incremental tracker decides (rules,
-// SPEC §5a). It keeps every bar from the anchor (volumes included, which a rule may read) and
-// asks a backend's positions source for the combo's positions over all of them when they are
-// read after new bars: exact by construction (the source is Backend::positions), O(history)
-// per read. Its holders (the daemon on a backend whose streams keep the history from the
-// anchor anyway) read it once per bar or run.
+// PositionTracker::Replay: a tracker built on a backend's positions source, on request only
+// (PositionTracker's constructor taking one). It keeps every bar from the anchor (volumes
+// included, which a rule may read) and asks the source for the combo's positions over all of
+// them when they are read after new bars: exact by construction (the source is
+// Backend::positions), O(history) per read. Every family now has an incremental tracker
+// (rules: src/rules_tracker.hpp), so this stays as the plain baseline they are tested and
+// measured against (tests/unit/kernels/core/replay_tracker_test.cpp, bench/rules_tracker).
 #pragma once
 
 #include <stdexcept>

@@ -1,17 +1,20 @@
 // PositionTracker: the combo's own indicator rows (RollingIndicators over a one-combo grid,
 // the states every path shares), a tail of its input bars, and its decisions replayed from
 // its decision state (the last positions and its stops', lane_setup's replay_positions);
-// started at the anchor or seeded from a stream (TrackerSeed); or, for the strategies the
-// lanes do not decide, a replaying one (src/position_replay.hpp) each member hands over to.
+// started at the anchor or seeded from a stream (TrackerSeed). A rules combo (SPEC §5a) has
+// its own incremental tracker (src/rules_tracker.hpp); a replaying one
+// (src/position_replay.hpp) is built only on request. Each member hands over to whichever.
 #include "wfod/position_tracker.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
+#include "src/kept_positions.hpp"
 #include "src/lane_setup.hpp"
 #include "src/position_replay.hpp"
 #include "src/rolling_indicators.hpp"
+#include "src/rules_tracker.hpp"
 #include "src/stream_bars.hpp"
 #include "src/tracker_seed.hpp"
 #include "wfod/support.hpp"
@@ -19,7 +22,6 @@
 namespace wfod {
 namespace {
 
-constexpr size_t kKeepAll = static_cast<size_t>(-1);
 constexpr size_t kSlice = 4096;  // bars decided at a time
 
 // The grid holding exactly `c` (every axis one value), so its rows are the combo's rows.
@@ -47,9 +49,8 @@ Grid grid_of(const Combo& c) {
       one.lo = {c.lo};
       one.hi = {c.hi};
       break;
-    case Family::rules:  // trackers run the lanes' rules, which rules strategies are not
-      // make() replays a rules combo through the backend instead (src/position_replay.hpp)
-      throw Unsupported("position trackers do not run rules strategies (SPEC §5a)");
+    case Family::rules:  // the lanes do not decide rules: PositionTracker::Rules does
+      throw std::logic_error("a rules combo's rows are not the lanes' (src/rules_tracker.hpp)");
   }
   one.side = {c.side};
   if (c.has_vol) {
@@ -66,11 +67,8 @@ struct PositionTracker::State {
   Combo combo;
   detail::RollingIndicators rows;
   detail::StreamBars bars;
-  std::vector<int8_t> positions;  // p_t for t in [first, bars.end())
-  detail::ComboState state;       // entering bar bars.end(): p_{t-2}, p_{t-1}, the stops'
-  size_t first = 0;
-  size_t keep = kKeepAll;
-  bool dropped = false;  // some position before `first` was known and dropped
+  detail::KeptPositions kept;  // p_t for t in [kept.first, bars.end())
+  detail::ComboState state;    // entering bar bars.end(): p_{t-2}, p_{t-1}, the stops'
 
   State(const StrategySpec& spec, const Combo& c) : combo(c), rows(grid_of(c)), bars(spec.fill) {}
 
@@ -81,28 +79,24 @@ struct PositionTracker::State {
     rows.append(bars.view(), bars.kept_from());
     const detail::LaneInput in = detail::lane_input(rows, combo);
     detail::replay_positions(in, detail::kind_of(combo), rows.matrix(), bars.tables(0), from, end,
-                             state, positions);
+                             state, kept.p);
     // The next decision reads the rows at the newest bar (cross entries) and the states
     // read back lookback() input bars.
     rows.release_before(end - 1);
     bars.release_before(end > rows.lookback() ? end - rows.lookback() : 0);
-    trim();
-  }
-
-  void trim() {
-    if (keep == kKeepAll || positions.size() <= keep) return;
-    const size_t drop = positions.size() - keep;
-    if (drop < std::max<size_t>(keep, 1024)) return;  // in bulk: O(1) amortised per bar
-    positions.erase(positions.begin(), positions.begin() + static_cast<ptrdiff_t>(drop));
-    first += drop;
-    dropped = true;
+    kept.trim();
   }
 };
 
-PositionTracker::PositionTracker(const StrategySpec& spec, const Combo& combo)
-    : state_(std::make_unique<State>(spec, combo)) {}
+PositionTracker::PositionTracker(const StrategySpec& spec, const Combo& combo) {
+  if (combo.family == Family::rules)
+    rules_ = std::make_unique<Rules>(spec, combo);
+  else
+    state_ = std::make_unique<State>(spec, combo);
+}
 PositionTracker::PositionTracker(std::unique_ptr<State> state) : state_(std::move(state)) {}
 PositionTracker::PositionTracker(std::unique_ptr<Replay> replay) : replay_(std::move(replay)) {}
+PositionTracker::PositionTracker(std::unique_ptr<Rules> rules) : rules_(std::move(rules)) {}
 PositionTracker::PositionTracker(const StrategySpec& spec, const Combo& combo,
                                  PositionsOf positions_of)
     : replay_(std::make_unique<Replay>()) {
@@ -115,29 +109,41 @@ PositionTracker::~PositionTracker() = default;
 PositionTracker::PositionTracker(PositionTracker&&) noexcept = default;
 PositionTracker& PositionTracker::operator=(PositionTracker&&) noexcept = default;
 
-Support PositionTracker::follows(const Backend& backend, const StrategySpec& spec) {
-  // The lanes decide every family but rules (grid_of); rules need the backend's source.
-  if (spec.grid.family != Family::rules || backend.positions_source()) return Support::yes();
-  return Support::no("the " + std::string(backend.name()) +
-                     " backend cannot follow a rules strategy's positions bar by bar (SPEC §5a: "
-                     "it offers no positions source)");
+Support PositionTracker::follows(const Backend&, const StrategySpec&) {
+  // Every family has an incremental tracker on the host (the lanes' rules, or
+  // PositionTracker::Rules for SPEC §5a), whatever the backend: none is refused.
+  return Support::yes();
 }
 
-PositionTracker PositionTracker::make(const Backend& backend, const StrategySpec& spec,
+PositionTracker PositionTracker::make(const Backend&, const StrategySpec& spec,
                                       const Combo& combo) {
-  if (spec.grid.family != Family::rules) return PositionTracker(spec, combo);
-  if (PositionsOf source = backend.positions_source())
-    return PositionTracker(spec, combo, std::move(source));
-  throw Unsupported(follows(backend, spec).refusal);
+  return PositionTracker(spec, combo);
 }
 
-const Combo& PositionTracker::combo() const { return replay_ ? replay_->combo : state_->combo; }
-size_t PositionTracker::bars() const { return replay_ ? replay_->bars.size() : state_->bars.end(); }
-size_t PositionTracker::first_kept() const { return replay_ ? 0 : state_->first; }
-size_t PositionTracker::keep() const { return replay_ ? replay_->keep : state_->keep; }
+const Combo& PositionTracker::combo() const {
+  return replay_ ? replay_->combo : rules_ ? rules_->combo : state_->combo;
+}
+size_t PositionTracker::bars() const {
+  return replay_ ? replay_->bars.size() : rules_ ? rules_->bars() : state_->bars.end();
+}
+size_t PositionTracker::first_kept() const {
+  return replay_ ? 0 : rules_ ? rules_->kept.first : state_->kept.first;
+}
+size_t PositionTracker::keep() const {
+  return replay_ ? replay_->keep : rules_ ? rules_->kept.keep : state_->kept.keep;
+}
 int8_t PositionTracker::last() const {
   if (replay_) return replay_->bars.size() ? replay_->decided().back() : 0;
-  return state_->positions.empty() ? 0 : state_->positions.back();
+  const detail::KeptPositions& k = rules_ ? rules_->kept : state_->kept;
+  return k.p.empty() ? 0 : k.p.back();
+}
+size_t PositionTracker::footprint_bytes() const {
+  if (replay_)
+    return replay_->bars.ts_ns.capacity() * sizeof(int64_t) +
+           replay_->bars.close.capacity() * sizeof(double) * 5 + replay_->positions.capacity();
+  if (rules_) return rules_->footprint_bytes();
+  return state_->rows.footprint_bytes() + state_->bars.footprint_bytes() +
+         state_->kept.p.capacity();
 }
 
 const std::vector<int8_t>& PositionTracker::extend(const HistoryView& h) {
@@ -147,19 +153,39 @@ const std::vector<int8_t>& PositionTracker::extend(const HistoryView& h) {
                                   h.volume.empty() ? 0.0 : h.volume[t], 0});
     return replay_->decided();
   }
-  State& s = *state_;
-  if (s.first != 0 || s.dropped)
+  detail::KeptPositions& k = rules_ ? rules_->kept : state_->kept;
+  if (k.first != 0 || k.dropped)
     throw std::logic_error("PositionTracker::extend needs every position from the anchor");
+  if (rules_) {
+    Rules& r = *rules_;
+    if (r.combo.program->uses_volume && h.volume.size() != h.size())
+      throw std::invalid_argument("the rules read volume, but " + std::to_string(h.volume.size()) +
+                                  " volumes were given for " + std::to_string(h.size()) + " bars");
+    for (size_t t = r.bars(); t < h.size(); ++t) {
+      const Bar b{h.ts_ns[t], h.open[t],  h.high[t],
+                  h.low[t],   h.close[t], h.volume.empty() ? 0.0 : h.volume[t],
+                  0};
+      r.check_order({&b, 1});
+      r.step(b);
+    }
+    return k.p;
+  }
+  State& s = *state_;
   while (h.size() > s.bars.end()) {
     s.bars.append(h, s.bars.end(), std::min(h.size(), s.bars.end() + kSlice));
     s.decide();
   }
-  return s.positions;
+  return k.p;
 }
 
 void PositionTracker::append(std::span<const Bar> bars) {
   if (replay_) {
     replay_->append(bars);
+    return;
+  }
+  if (rules_) {
+    rules_->check_order(bars);
+    for (const Bar& b : bars) rules_->step(b);
     return;
   }
   State& s = *state_;
@@ -176,8 +202,7 @@ void PositionTracker::set_keep(size_t bars) {
     replay_->keep = std::max<size_t>(bars, 1);  // reported only: a replay keeps every bar
     return;
   }
-  state_->keep = std::max<size_t>(bars, 1);  // the newest position is the next one's start
-  state_->trim();
+  (rules_ ? rules_->kept : state_->kept).set_keep(bars);
 }
 
 PositionTracker PositionTracker::fork(size_t keep) const {
@@ -186,15 +211,19 @@ PositionTracker PositionTracker::fork(size_t keep) const {
     copy->keep = std::max<size_t>(keep, 1);
     return PositionTracker(std::move(copy));
   }
+  if (rules_) {
+    // Its state is O(look-back): the rows, the previous bar's leaves, the last positions.
+    auto copy = std::make_unique<Rules>(*rules_);
+    copy->kept = rules_->kept.fork(keep);
+    return PositionTracker(std::move(copy));
+  }
   const State& s = *state_;
   // The seed reads the rows at the newest bar and the look-back's bars, which decide()
   // keeps (release_before), exactly what a stream hands over (TrackerSeed).
   StrategySpec spec;
   spec.fill = s.bars.fill();
-  const size_t end = s.bars.end(), kept = std::max<size_t>(keep, 1);
-  const size_t first = std::max(s.first, end > kept ? end - kept : 0);
-  return detail::TrackerSeed::make(spec, s.combo, s.rows, s.bars, first, positions(first, end),
-                                   s.state, keep);
+  const detail::KeptPositions k = s.kept.fork(keep);
+  return detail::TrackerSeed::make(spec, s.combo, s.rows, s.bars, k.first, k.p, s.state, keep);
 }
 
 std::vector<int8_t> PositionTracker::positions(size_t first, size_t end) const {
@@ -206,13 +235,7 @@ std::vector<int8_t> PositionTracker::positions(size_t first, size_t end) const {
     const std::vector<int8_t>& p = replay_->decided();
     return {p.begin() + static_cast<ptrdiff_t>(first), p.begin() + static_cast<ptrdiff_t>(end)};
   }
-  const State& s = *state_;
-  if (first < s.first || first > end || end > s.bars.end())
-    throw std::out_of_range("positions of bars [" + std::to_string(first) + ", " +
-                            std::to_string(end) + ") outside the tracker's [" +
-                            std::to_string(s.first) + ", " + std::to_string(s.bars.end()) + ")");
-  return {s.positions.begin() + static_cast<ptrdiff_t>(first - s.first),
-          s.positions.begin() + static_cast<ptrdiff_t>(end - s.first)};
+  return (rules_ ? rules_->kept : state_->kept).range(first, end);
 }
 
 namespace detail {
@@ -227,12 +250,11 @@ PositionTracker TrackerSeed::make(const StrategySpec& spec, const Combo& combo,
   const size_t from = end > s->rows.lookback() ? end - s->rows.lookback() : 0;
   s->bars.start_at(from);
   s->bars.append(bars.view(), from - bars.kept_from(), end - bars.kept_from());
-  s->positions = std::move(positions);
+  s->kept.p = std::move(positions);
   s->state = state;
-  s->first = first;
-  s->dropped = first > 0;
-  s->keep = std::max<size_t>(keep, 1);
-  s->trim();
+  s->kept.first = first;
+  s->kept.dropped = first > 0;
+  s->kept.set_keep(keep);
   return PositionTracker(std::move(s));
 }
 

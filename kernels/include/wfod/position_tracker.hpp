@@ -1,9 +1,10 @@
 // Positions p_t (SPEC §2) of one combo, extended as bars arrive: O(1) per bar per indicator
 // series instead of a recomputation over the whole history. What the daemon needs for
 // live_oos (SPEC §8) on every publication, and for the winner's p_t at every new bar.
-// Memory is bounded: the indicator states keep their look-back and the tracker keeps the
-// last keep() positions (a tracker that started at the anchor and is extended through
-// extend() keeps them all, as that call returns them all).
+// Every family, rules strategies (SPEC §5a) included, is followed this way. Memory is
+// bounded: the indicator states keep their look-back and the tracker keeps the last keep()
+// positions (a tracker that started at the anchor and is extended through extend() keeps
+// them all, as that call returns them all).
 #pragma once
 
 #include <cstdint>
@@ -21,19 +22,22 @@ struct TrackerSeed;  // builds trackers from a stream's state (Stream::tracker)
 
 class PositionTracker {
  public:
-  // A tracker at the anchor (no bar seen yet). wfod::Unsupported for a rules strategy
-  // (SPEC §5a), which the lanes' position rules do not decide: see make().
+  // A tracker at the anchor (no bar seen yet): the lanes' rules for a built-in family, the
+  // rules tracker (src/rules_tracker.hpp: the program evaluated bar by bar over incremental
+  // rows) for a rules combo; both O(rows) per bar. A rules combo's arguments must be in range
+  // (rules::RuleError else).
   PositionTracker(const StrategySpec& spec, const Combo& combo);
   // A replaying tracker at the anchor: it keeps every bar from the anchor and asks
   // `positions_of` (a backend's positions_source) for the combo's positions over them when
   // positions are read after new bars, O(history) then, and keeps them all (first_kept() is
-  // 0). For the strategies no incremental tracker decides.
+  // 0). No path of the engine or the daemon builds one any more; it stays as the plain
+  // cross-check the incremental trackers are measured and tested against.
   PositionTracker(const StrategySpec& spec, const Combo& combo, PositionsOf positions_of);
-  // The tracker for `combo` whichever way it can be made: incremental where the lanes' rules
-  // decide the strategy, else replaying through backend.positions_source(); the first's
-  // wfod::Unsupported where the backend offers no positions source.
+  // The tracker for `combo` on `backend`: PositionTracker(spec, combo), whose positions are
+  // every backend's (Backend::positions). Kept as the daemon's one way to ask.
   static PositionTracker make(const Backend& backend, const StrategySpec& spec, const Combo& combo);
-  // Whether make() can follow `spec`'s combos on `backend` (its refusal where not).
+  // Whether make() can follow `spec`'s combos on `backend`: yes for every family since rules
+  // have their incremental tracker (the backend's own refusals come from supports()).
   static Support follows(const Backend& backend, const StrategySpec& spec);
   ~PositionTracker();
   PositionTracker(PositionTracker&&) noexcept;
@@ -58,9 +62,12 @@ class PositionTracker {
   // p_{bars()-1}, the newest position (0 before any bar).
   int8_t last() const;
   const Combo& combo() const;
+  // Bytes the tracker holds (its rows' states and input tail, its kept positions): bounded by
+  // the look-back and keep(), not by bars(), except for a replaying tracker.
+  size_t footprint_bytes() const;
 
   // An independent copy at the same bar: it holds the last min(keep, kept) positions and
-  // keeps `keep` from then on; both continue alike through append(). O(look-back) (a
+  // keeps `keep` from then on; both continue alike through append(). O(look-back + keep) (a
   // replaying tracker's copy: O(history)), so the
   // daemon's worker can hand the published combo's tracker to the loop thread (signals).
   PositionTracker fork(size_t keep) const;
@@ -69,9 +76,12 @@ class PositionTracker {
   friend struct detail::TrackerSeed;
   struct State;
   struct Replay;  // src/position_replay.hpp
+  struct Rules;   // src/rules_tracker.hpp
   explicit PositionTracker(std::unique_ptr<State> state);
   explicit PositionTracker(std::unique_ptr<Replay> replay);
-  std::unique_ptr<State> state_;    // incremental, or
+  explicit PositionTracker(std::unique_ptr<Rules> rules);
+  std::unique_ptr<State> state_;    // the lanes' incremental tracker, or
+  std::unique_ptr<Rules> rules_;    // a rules combo's incremental tracker, or
   std::unique_ptr<Replay> replay_;  // replaying
 };
 

@@ -54,7 +54,7 @@ TEST(BackendFit, ARulesStrategyRunsWhereTheBackendSweepsAndFollowsIt) {
   EXPECT_EQ(stream_refusal(*ref, spec, true), "");
   auto faulty = make_fault_backend(make_backend("cpu_ref"), 1000);
   EXPECT_EQ(stream_refusal(*faulty, spec, false), "");
-  // cpu runs rules too, and follows a rules winner through its positions_source.
+  // cpu runs rules too; a rules winner is followed by the host's incremental rules tracker.
   EXPECT_EQ(stream_refusal(*make_backend("cpu"), spec, false), "");
   EXPECT_EQ(lazy_stream_refusal("cpu")(spec, true), "");
   EXPECT_EQ(lazy_stream_refusal("cpu_ref")(spec, false), "");

@@ -1,7 +1,8 @@
-// A replaying PositionTracker (src/position_replay.hpp), what the daemon follows a rules
-// strategy (SPEC §5a) with: bar by bar and through forks it equals the backend's positions of
-// the combo over the same bars, stops and volumes included; make() picks it only for what the
-// lanes do not decide, and refuses where the backend offers no positions source.
+// A replaying PositionTracker (src/position_replay.hpp), built on a backend's positions source
+// (the baseline the incremental rules tracker is measured against): bar by bar and through
+// forks it equals the backend's positions of the combo over the same bars, stops and volumes
+// included. make() no longer builds it: every family, rules (SPEC §5a) included, has an
+// incremental tracker, whatever the backend offers.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -48,7 +49,7 @@ TEST(ReplayTracker, EqualsBackendPositionsBarByBarAndThroughForks) {
     const Combo c = spec.grid.decode(id);
     if (!c.valid()) continue;
     const std::vector<int8_t> want = ref->positions(h, spec, c);
-    PositionTracker t = PositionTracker::make(*ref, spec, c);
+    PositionTracker t(spec, c, ref->positions_source());
     size_t at = 0;
     while (at < s.size()) {
       const size_t n = std::min<size_t>(1 + rng() % 40, s.size() - at);
@@ -73,7 +74,8 @@ TEST(ReplayTracker, ExtendEqualsBackendPositions) {
   const StrategySpec spec = rules_spec();
   auto ref = make_backend("cpu_ref");
   const Combo c = spec.grid.decode(1);
-  PositionTracker t = PositionTracker::make(*ref, spec, c);
+  PositionTracker t(spec, c, ref->positions_source());
+  EXPECT_EQ(t.first_kept(), 0u);
   EXPECT_EQ(t.extend(HistoryView::of(s).prefix(120)),
             ref->positions(HistoryView::of(s).prefix(120), spec, c));
   EXPECT_EQ(t.extend(HistoryView::of(s)), ref->positions(HistoryView::of(s), spec, c));
@@ -95,32 +97,33 @@ class NoPositionsSource final : public Backend {
   }
 };
 
-TEST(ReplayTracker, MakeFollowsTheBackendsAnswer) {
+TEST(ReplayTracker, MakeFollowsRulesIncrementallyOnEveryBackend) {
   const StrategySpec spec = rules_spec();
   auto cpu = make_backend("cpu");
   auto ref = make_backend("cpu_ref");
-  EXPECT_TRUE(PositionTracker::follows(*ref, spec).ok());
-  // cpu offers its rules positions: the replaying tracker follows with them, as cpu_ref's.
-  ASSERT_TRUE(PositionTracker::follows(*cpu, spec).ok());
-  {
-    const Series bars = test::random_walk(300, 5);
-    const Combo c = spec.grid.decode(1);
-    PositionTracker follower = PositionTracker::make(*cpu, spec, c);
-    EXPECT_EQ(follower.extend(HistoryView::of(bars)),
-              ref->positions(HistoryView::of(bars), spec, c));
-  }
-  // A backend with no positions_source cannot follow a rules combo.
   NoPositionsSource none;
-  EXPECT_FALSE(PositionTracker::follows(none, spec).ok());
-  EXPECT_THROW((void)PositionTracker::make(none, spec, spec.grid.decode(0)), Unsupported);
+  const Series bars = test::random_walk(300, 5);
+  const Combo c = spec.grid.decode(1);
+  // A backend without a positions source follows a rules combo too: the tracker is the
+  // host's own (src/rules_tracker.hpp), its positions cpu_ref's.
+  for (const Backend* b :
+       {static_cast<const Backend*>(cpu.get()), static_cast<const Backend*>(ref.get()),
+        static_cast<const Backend*>(&none)}) {
+    EXPECT_TRUE(PositionTracker::follows(*b, spec).ok()) << b->name();
+    PositionTracker follower = PositionTracker::make(*b, spec, c);
+    EXPECT_EQ(follower.extend(HistoryView::of(bars)),
+              ref->positions(HistoryView::of(bars), spec, c))
+        << b->name();
+  }
   // A built-in family: the incremental tracker on any backend.
   StrategySpec ma;
   ma.grid.fast = {3};
   ma.grid.slow = {9};
   EXPECT_TRUE(PositionTracker::follows(*cpu, ma).ok());
   EXPECT_EQ(PositionTracker::make(*cpu, ma, ma.grid.decode(0)).first_kept(), 0u);
-  // Out-of-order bars are refused, nothing appended.
-  PositionTracker t = PositionTracker::make(*ref, spec, spec.grid.decode(0));
+  // A replaying tracker needs a source; out-of-order bars are refused, nothing appended.
+  EXPECT_THROW(PositionTracker(spec, c, PositionsOf{}), std::invalid_argument);
+  PositionTracker t(spec, spec.grid.decode(0), ref->positions_source());
   const Series s = test::random_walk(10, 1);
   t.append(bars_of(s, 0, 5));
   EXPECT_THROW(t.append(bars_of(s, 2, 4)), std::invalid_argument);
