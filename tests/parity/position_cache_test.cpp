@@ -112,5 +112,40 @@ TEST(PositionCache, BarsEditedInPlaceAreNotServedFromTheOldTrackers) {
   }
 }
 
+// Combos that differ only in their stops (SPEC §5b), or only in the fill with stops acting
+// (the trade's entry price), have their own positions: none is answered from another's
+// tracker. (The cache once matched combos by the family's parameters alone, and the cuda
+// backend's positions of a stop grid came back as another stop's.)
+TEST(PositionCache, StopsAndTheirFillAreTheCombosOwn) {
+  Series s = test::random_walk(1200, 31);
+  const HistoryView h = HistoryView::of(s);
+  auto ref = make_backend("cpu_ref"), cpu = make_backend("cpu");
+  Grid g;
+  g.family = Family::ma_cross;
+  g.fast = {5};
+  g.slow = {30};
+  g.stop_loss = {0, 0.01, 0.03};
+  g.take_profit = {0, 0.05};
+  g.trailing_stop = {0, 0.02};
+  StrategySpec close_fill = spec_of(g), open_fill = spec_of(g);
+  open_fill.fill = Fill::next_open;
+  detail::PositionCache cache(64);
+  size_t differ = 0;
+  for (size_t n : {600u, 700u, 800u, 900u}) {
+    for (const StrategySpec* spec : {&close_fill, &open_fill}) {
+      for (uint64_t id = 0; id < g.size(); ++id) {
+        const Combo c = g.decode(id);
+        if (!c.valid()) continue;
+        SCOPED_TRACE("id " + std::to_string(id) + " bars " + std::to_string(n) +
+                     (spec == &open_fill ? " next_open" : " close"));
+        const auto want = ref->positions(h.prefix(n), *spec, c);
+        ASSERT_EQ(cache.positions(h.prefix(n), *spec, c, *cpu), want);
+        if (want != ref->positions(h.prefix(n), *spec, g.decode(0))) ++differ;
+      }
+    }
+  }
+  EXPECT_GT(differ, 0u);  // the stops do change positions on this series
+}
+
 }  // namespace
 }  // namespace wfod

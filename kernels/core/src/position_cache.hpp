@@ -33,8 +33,8 @@ class PositionCache {
     // history, and none of them may be used again.
     if (!matches_seen(h, std::min(n, seen_bars()))) clear();
     if (n > seen_bars()) remember(h, seen_bars(), n);
-    Entry* entry = find(c);
-    if (entry == nullptr) entry = &insert(c);
+    Entry* entry = find(c, spec.fill);
+    if (entry == nullptr) entry = &insert(c, spec.fill);
     entry->used = ++clock_;
     if (!entry->tracker && ++entry->asked <= kBatchRequests) return batch.positions(h, spec, c);
     if (!entry->tracker) entry->tracker.emplace(spec, c);
@@ -57,18 +57,24 @@ class PositionCache {
   static constexpr int kBatchRequests = 2;
   struct Entry {
     Combo combo;
+    Fill fill;  // a stop's entry price is o_{t0+1} with next_open (SPEC §5b)
     std::optional<PositionTracker> tracker;  // from request kBatchRequests + 1 on
     int asked = 0;
     uint64_t used = 0;
   };
 
-  // Positions depend on the combo's parameters alone (SPEC §5), not on its grid or id.
-  static bool same_combo(const Combo& a, const Combo& b) {
+  // Positions depend on the combo's parameters (SPEC §5, the stops of §5b, a rule's program
+  // and values of §5a), not on its grid or id; and, where stops act, on the fill (the trade's
+  // entry price).
+  static bool same_combo(const Combo& a, Fill fill_a, const Combo& b, Fill fill_b) {
     return a.family == b.family && a.fast == b.fast && a.slow == b.slow && a.ma == b.ma &&
            a.entry == b.entry && a.n == b.n && a.source == b.source && a.k == b.k &&
            a.style == b.style && a.lo == b.lo && a.hi == b.hi && a.side == b.side &&
            a.has_vol == b.has_vol && a.vol_short == b.vol_short && a.vol_long == b.vol_long &&
-           a.vol_threshold == b.vol_threshold;
+           a.vol_threshold == b.vol_threshold && a.stop_loss == b.stop_loss &&
+           a.take_profit == b.take_profit && a.trailing_stop == b.trailing_stop &&
+           (!a.stops_on() || fill_a == fill_b) && a.program == b.program &&
+           a.rule_values == b.rule_values;
   }
   static bool same(const std::vector<double>& kept, std::span<const double> now, size_t n) {
     return n == 0 || std::memcmp(kept.data(), now.data(), n * sizeof(double)) == 0;
@@ -90,20 +96,20 @@ class PositionCache {
     add(close_, h.close);
   }
 
-  Entry* find(const Combo& c) {
+  Entry* find(const Combo& c, Fill fill) {
     for (Entry& e : entries_)
-      if (same_combo(e.combo, c)) return &e;
+      if (same_combo(e.combo, e.fill, c, fill)) return &e;
     return nullptr;
   }
   // A new entry (no tracker yet), in the least recently used slot when all are taken.
-  Entry& insert(const Combo& c) {
+  Entry& insert(const Combo& c, Fill fill) {
     if (entries_.size() == capacity_) {
       size_t oldest = 0;
       for (size_t i = 1; i < entries_.size(); ++i)
         if (entries_[i].used < entries_[oldest].used) oldest = i;
       entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(oldest));
     }
-    entries_.push_back(Entry{c, std::nullopt});
+    entries_.push_back(Entry{c, fill, std::nullopt});
     return entries_.back();
   }
 
