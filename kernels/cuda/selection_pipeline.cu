@@ -33,14 +33,6 @@ std::shared_ptr<SelectionWorkspace> make_selection_workspace() {
   return std::make_shared<SelectionWorkspace>();
 }
 
-namespace {
-
-namespace lean = selection::lean;
-namespace stencil = selection::stencil;
-using Clock = std::chrono::steady_clock;
-
-thread_local SelectionTiming g_timing;
-
 std::vector<long long> block_edges(const SweepRequest& req, std::span<const size_t> cuts) {
   std::vector<long long> e;
   e.push_back(static_cast<long long>(req.window.first()));
@@ -48,6 +40,14 @@ std::vector<long long> block_edges(const SweepRequest& req, std::span<const size
   e.push_back(static_cast<long long>(req.window.end));
   return e;
 }
+
+namespace {
+
+namespace lean = selection::lean;
+namespace stencil = selection::stencil;
+using Clock = std::chrono::steady_clock;
+
+thread_local SelectionTiming g_timing;
 
 uint64_t n_choose_half(size_t s) {
   uint64_t r = 1;

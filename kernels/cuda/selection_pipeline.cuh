@@ -23,6 +23,9 @@ struct PreparedSweep {
   const std::vector<KernelKind>* kinds = nullptr;
 };
 
+// The bars where a request's blocks begin, and the window's end: first, cuts..., end.
+std::vector<long long> block_edges(const SweepRequest& req, std::span<const size_t> cuts);
+
 // Backend::block_summaries on the device: combo-major, grid.size() x (cuts.size() + 1),
 // bit-identical to the cpu backend's. Processes the grid in chunks of combos that fit the
 // device, so it never refuses for memory.

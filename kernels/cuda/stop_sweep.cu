@@ -5,6 +5,7 @@
 
 #include "cuda_check.cuh"
 #include "device_memory.cuh"
+#include "selection_pipeline.cuh"
 #include "stop_sweep.cuh"
 #include "wfod/ranking.hpp"
 #include "wfod/summary.hpp"
@@ -94,10 +95,7 @@ std::vector<Summary> stop_block_summaries(StopWorkspace& ws, const SweepRequest&
   const size_t blocks = cuts.size() + 1;
   std::vector<Summary> out(total * blocks);
   if (total == 0) return out;
-  std::vector<long long> edges{static_cast<long long>(req.window.first())};
-  for (size_t c : cuts) edges.push_back(static_cast<long long>(c));
-  edges.push_back(static_cast<long long>(req.window.end));
-  ws.edges.upload(edges);
+  ws.edges.upload(block_edges(req, cuts));
   // Chunks of combos whose Summaries fit comfortably (half the free memory, at most 2 GiB):
   // the whole result goes to the host anyway, so the device only stages it.
   const size_t per_combo = blocks * sizeof(Summary);
