@@ -1,11 +1,12 @@
 // Stream checkpoint benchmark (issue 43 item 6, docs/operations.md "Stop budget"): what a
-// cpu stream's checkpoint costs at a daemon's stop. Opens an ma_cross stream of about
+// stream's checkpoint costs at a daemon's stop (cpu by default; `cuda` on a GPU machine). Opens an ma_cross stream of about
 // `combos` (6,400 per vol threshold) at window W, feeds `live` bars one at a time (as a
 // live daemon does, so chunks complete across advances), then times each step of a stop:
 // Stream::checkpoint() (serialise), CheckpointStore::save (frame + CRC, write, fsync,
 // rename), and the restore (CheckpointStore::load + Backend::restore_stream), and checks
 // that the restored stream's next advance equals the uninterrupted stream's to the bit.
 //   checkpoint_bench [combos=20000] [window=20000] [live=600] [dir=/tmp/wfod_ckpt_bench]
+//                    [backend=cpu]
 #include <unistd.h>
 
 #include <algorithm>
@@ -49,6 +50,7 @@ int main(int argc, char** argv) {
   const size_t window = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 20'000;
   const size_t live = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 600;
   const std::string dir = argc > 4 ? argv[4] : "/tmp/wfod_ckpt_bench";
+  const std::string backend_name = argc > 5 ? argv[5] : "cpu";
 
   StreamSpec spec;
   Grid& g = spec.strategy.grid;
@@ -69,7 +71,7 @@ int main(int argc, char** argv) {
   const size_t opened = spec.warmup + spec.window + 1 + 64;
   const Series all = bench::random_walk(opened + live + 1, 7, bench::kMinuteWalk);
 
-  auto backend = make_backend("cpu");
+  auto backend = make_backend(backend_name);
   auto t0 = std::chrono::steady_clock::now();
   auto stream = backend->open_stream(spec, HistoryView::of(all).prefix(opened));
   stream->advance({});
@@ -117,8 +119,8 @@ int main(int argc, char** argv) {
   const bool equal = same(restored->advance(std::span<const Bar>(&next, 1)),
                           stream->advance(std::span<const Bar>(&next, 1)));
 
-  std::printf("# checkpoint_bench cpu ma_cross, %zu combos, W=%zu, chunk %zu, %zu live bars\n",
-              static_cast<size_t>(g.size()), window, st.chunk, live);
+  std::printf("# checkpoint_bench %s ma_cross, %zu combos, W=%zu, chunk %zu, %zu live bars\n",
+              backend_name.c_str(), static_cast<size_t>(g.size()), window, st.chunk, live);
   std::printf(
       "| combos | footprint MB | open s | live advance ms | checkpoint MB | bytes/combo | "
       "serialise s | frame+CRC s | save s (write, fsync) | stop s | load s | restore s | "

@@ -135,13 +135,25 @@ if [ "${WFOD_SELECTION:-0}" = "1" ]; then
   [ "${WFOD_SELECTION_ONLY:-0}" = "1" ] && exit 0
 fi
 
-# The CPU soak (bench/soak_bench: memory and restart time vs uptime), with WFOD_SOAK=1 on
-# the device host's cores: WFOD_SOAK_ARGS = symbols bars report_every every.
+# The soak (bench/soak_bench: memory and restart time vs uptime), with WFOD_SOAK=1 on
+# the device host's cores: WFOD_SOAK_ARGS = symbols bars report_every every [backend]
+# (cpu unless a sixth word says cuda: then device memory is followed too).
 if [ "${WFOD_SOAK:-0}" = "1" ]; then
-  echo "== soak_bench ${WFOD_SOAK_ARGS:-10 525600 50000 60} (cpu backend, $(nproc) cores)"
+  echo "== soak_bench ${WFOD_SOAK_ARGS:-10 525600 50000 60} ($(nproc) cores)"
   WFOD_SOAK_KEEP=1 "$S/bin/soak_bench" "$S/bin/wfod" ${WFOD_SOAK_ARGS:-10 525600 50000 60} 2>&1 |
     tee "$OUT/soak_bench.txt"
   [ "${WFOD_SOAK_ONLY:-0}" = "1" ] && exit 0
+fi
+
+# Stream checkpoints at a stop (bench/checkpoint_bench), with WFOD_CKPT=1:
+# WFOD_CKPT_ARGS = combos window live dir backend, one run per `;`-separated set.
+if [ "${WFOD_CKPT:-0}" = "1" ]; then
+  IFS=';' read -ra ckpt_sets <<< "${WFOD_CKPT_ARGS:-140800 20000 600 /tmp/wfod_ckpt cuda}"
+  for set in "${ckpt_sets[@]}"; do
+    echo "== checkpoint_bench $set"
+    "$S/bin/checkpoint_bench" $set 2>&1 | tee -a "$OUT/checkpoint_bench.txt"
+  done
+  [ "${WFOD_CKPT_ONLY:-0}" = "1" ] && exit 0
 fi
 
 # Which backend a start chooses and why: the real device, then a faked
