@@ -63,7 +63,7 @@ for _ in $(seq 1 3600); do
 done
 ready=$(date +%s.%N)
 echo "# daemon_universe: $symbols symbols x 20,000 combos, W=1000, every=1, backend $backend, $(date -u +%F)"
-echo "# start to every stream open: $(echo "$ready - $start" | bc) s; RSS $(($(awk '/VmRSS/{print $2}' /proc/$pid/status) / 1024)) MB"
+echo "# start to every stream open: $(awk -v a="$start" -v b="$ready" 'BEGIN { printf "%.1f", b - a }') s; RSS $(($(awk '/VmRSS/{print $2}' /proc/$pid/status) / 1024)) MB"
 rc=0
 "$client" universe "tcp://127.0.0.1:$base" "tcp://127.0.0.1:$((base + 1))" "$symbols" uni \
   "$backfill" $((batches + 2)) 11 || rc=$?
