@@ -10,7 +10,8 @@
 // With backend=cuda (issue 43 item 10) it also prints the device memory the daemon holds
 // (nvidia-smi: the process's, else the device's in use) and fails unless RSS and device memory
 // grow less than 10% from 100k bars per symbol to the end: the cuda streams are bounded by
-// their window like the cpu ones.
+// their window like the cpu ones. WFOD_SOAK_SELECTION=1 gives the ma_cross strategy robust
+// selection (`[strategy.selection]`: PBO, plateau), bounded too.
 //
 // usage: soak_bench WFOD [symbols=10] [bars=525600] [report_every=50000] [every=60]
 //                   [backend=cpu]
@@ -102,11 +103,16 @@ Paths write_config(const fs::path& dir, const fs::path& state, size_t nsym, size
       << "\"\nhttp = \"\"\n\n[[feed]]\nendpoint = \"" << p.feed << "\"\nformat = \"binary\"\n\n";
   for (size_t s = 0; s < nsym; ++s)
     cfg << "[[symbol]]\nname = \"" << sym_name(s) << "\"\nbars_per_year = 525600\n\n";
+  const char* selection_env = std::getenv("WFOD_SOAK_SELECTION");
+  const bool selection = selection_env && std::string(selection_env) == "1";
   cfg << "[[strategy]]\nname = \"trend\"\nsymbols = [" << syms.str()
       << "]\nfamily = \"ma_cross\"\nwindow = 10000\nwarmup = 600\nevery = " << every
       << "\ncost_bps = 1.0\ntop = 5\n[strategy.grid]\nfast = \"2:41:1\"\nslow = \"50:540:10\"\n"
-      << "ma = \"sma\"\nside = \"long_short\"\n\n"
-      << "[[strategy]]\nname = \"breakout\"\nsymbols = [" << syms.str()
+      << "ma = \"sma\"\nside = \"long_short\"\n"
+      // WFOD_SOAK_SELECTION=1: the trend strategy with robust selection (PBO over 16 blocks and
+      // the plateau), which a bounded stream answers from its own window.
+      << (selection ? "[strategy.selection]\npbo_blocks = 16\nplateau = true\n" : "")
+      << "\n[[strategy]]\nname = \"breakout\"\nsymbols = [" << syms.str()
       << "]\nfamily = \"channel_breakout\"\nwindow = 10000\nevery = " << every
       << "\nobjective = \"calmar\"\nfill = \"next_open\"\ntop = 3\n[strategy.grid]\n"
       << "n = [20, 55, 100, 200]\nsource = \"close,high_low\"\nside = \"long_short\"\n";

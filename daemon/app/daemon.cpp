@@ -26,8 +26,7 @@ bool Daemon::open_symbol(const config::SymbolConfig& s) {
   options.fsync = cfg_.daemon.fsync;
   options.on_corrupt = cfg_.daemon.on_corrupt_log;
   options.load_newest =
-      BarKeeper::bars_to_load(cfg_.strategies, s.name, dispatcher_.backend().streams_bounded(),
-                              dispatcher_.backend().runs_on_device());
+      BarKeeper::bars_to_load(cfg_.strategies, s.name, dispatcher_.backend().streams_bounded());
   auto opened = BarStore::open(cfg_.daemon.state_dir, s.name, options);
   if (!opened.ok()) {
     if (is_content_error(opened.error())) {

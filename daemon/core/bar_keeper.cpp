@@ -47,13 +47,11 @@ void BarKeeper::start(config::FsyncPolicy fsync) {
 }
 
 size_t BarKeeper::bars_to_load(std::span<const config::StrategyConfig> strategies,
-                               std::string_view symbol, bool streams_bounded, bool runs_on_device) {
+                               std::string_view symbol, bool streams_bounded) {
   if (!streams_bounded) return 0;
   size_t keep = 0, most_every = 1;
   for (const config::StrategyConfig& s : strategies) {
     if (std::find(s.symbols.begin(), s.symbols.end(), symbol) == s.symbols.end()) continue;
-    // Robust selection on a device keeps the history from the anchor (EngineSlot::bounded).
-    if (s.has_selection && runs_on_device) return 0;
     const size_t warmup = s.warmup ? *s.warmup : default_warmup(s.spec.grid);
     keep = std::max(keep, s.window + warmup + 2);
     most_every = std::max<size_t>(most_every, s.every);

@@ -117,7 +117,6 @@ SymbolStrategy new_stream(const config::StrategyConfig& s, const SymbolState& sy
   st.fingerprint_crc = crc32(fingerprint(s));
   // live_oos reads the winner's positions since the previous publication: a few runs apart.
   st.slot->set_tracker_keep(s.window + st.warmup + 2 * s.every + kHistoryMargin);
-  st.slot->set_robust_selection(s.has_selection);
   // Signals go to the bars accepted from now on (a restart or a reload does not repeat any).
   st.signals.start_at(sym.history.size());
   return st;

@@ -4,10 +4,11 @@
 // replayed from there over the host's bar tail and indicator values by the core's
 // replay_positions (the code the cpu stream and the trackers run). Positions are integers from
 // the very indicator values the device read, so they equal the device's and cpu_ref's; returns
-// are bar_segments of them, as every backend computes them. evaluate and block_summaries fold
-// summarize_bar left to right over the window (blocks) as cpu_ref does (SPEC §6, §9: equal to
-// the cuda backend's device sums up to rounding, counts exactly); a window whose equity reaches
-// zero takes the literal drawdown (SequentialMetrics), as the run's fallback does.
+// are bar_segments of them, as every backend computes them. evaluate folds summarize_bar left
+// to right over the window as cpu_ref does (SPEC §6, §9: equal to the cuda backend's device
+// sums up to rounding, counts exactly); a window whose equity reaches zero takes the literal
+// drawdown (SequentialMetrics), as the run's fallback does. block_summaries, asked for every
+// combo, runs on the device instead (the run's own replay over the ring, launch_stream_blocks).
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -181,29 +182,39 @@ std::vector<Metrics> CudaStream::evaluate(std::span<const uint64_t> ids) const {
   return out;
 }
 
+// On the device: robust selection asks for every combo's blocks after every run, which the
+// host could only answer by replaying every combo over the window (O(combos x W) on the
+// host's cores). The device replays each combo from the state entering the window's head
+// chunk over the ring, as a run does (the same run_from), in slices of ids whose Summaries fit
+// 256 MiB, one launch per kernel kind.
 std::vector<Summary> CudaStream::block_summaries(std::span<const size_t> cuts) const {
   const WindowSpec w = current_window();
   selection::check_cuts(w, cuts);
-  const Grid& grid = spec_.strategy.grid;
   const size_t blocks = cuts.size() + 1;
-  std::vector<Summary> out(grid.size() * blocks);
-  auto edge = [&](size_t b) { return b == 0 ? w.first() : b == blocks ? w.end : cuts[b - 1]; };
-  const size_t head = w.first() / chunk_, s = head * chunk_;
-  const std::vector<PositionState> starts = chunk_states(head);
-  const HistoryView v = bars_.view();
-  const size_t kb = bars_.kept_from();
-  const double cost = spec_.strategy.costs.per_unit();
-  detail::parallel_for(grid.size(), threads_, [&](int, size_t id) {
-    const Combo combo = grid.decode(id);
-    if (!combo.valid()) return;  // identity Summaries
-    const std::vector<int8_t> p = replay(combo, head, starts[id], w.end - 1);
-    for (size_t b = 0; b < blocks; ++b) {
-      SummaryBuilder sum;
-      for (size_t t = edge(b); t < edge(b + 1); ++t)
-        sum.add(bar_segments(v, spec_.strategy.fill, cost, t - kb, p[t - s], p[t - s + 1]));
-      out[id * blocks + b] = sum.summary();
-    }
-  });
+  std::vector<Summary> out(n_ * blocks);
+  if (n_ == 0) return out;
+  std::vector<long long> edges;
+  edges.reserve(blocks + 1);
+  edges.push_back(static_cast<long long>(w.first()));
+  for (size_t c : cuts) edges.push_back(static_cast<long long>(c));
+  edges.push_back(static_cast<long long>(w.end));
+  DeviceBuffer<long long> d_edges(edges.size());
+  cudaStream_t s = stream_.get();
+  WFOD_CUDA_CHECK(cudaMemcpyAsync(d_edges.data(), edges.data(), edges.size() * sizeof(long long),
+                                  cudaMemcpyHostToDevice, s));
+  constexpr size_t kSliceBytes = size_t{256} << 20;
+  const unsigned long long slice = std::max<unsigned long long>(
+      1, std::min<unsigned long long>(n_, kSliceBytes / (blocks * sizeof(Summary))));
+  DeviceBuffer<Summary> d_out(slice * blocks);
+  for (unsigned long long id0 = 0; id0 < n_; id0 += slice) {
+    const unsigned long long count = std::min<unsigned long long>(slice, n_ - id0);
+    for (const KernelKind& kind : kinds_)
+      launch_stream_blocks(kind, tables_.view, ring_, arrays_, d_edges.data(),
+                           static_cast<int>(blocks), id0, count, d_out.data(), s);
+    WFOD_CUDA_CHECK(cudaMemcpyAsync(out.data() + id0 * blocks, d_out.data(),
+                                    count * blocks * sizeof(Summary), cudaMemcpyDeviceToHost, s));
+    WFOD_CUDA_CHECK(cudaStreamSynchronize(s));
+  }
   return out;
 }
 

@@ -188,6 +188,36 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+// Block Summaries of the window (robust selection on a bounded stream, Stream::block_summaries):
+// ids [id0, id0 + count) of one kind, each from the start state of the chunk holding
+// edges[0] (the window's head chunk, which the ring holds from its first bar), decisions only
+// up to edges[0], then the Summary of every block [edges[b], edges[b + 1]) in turn, carrying
+// the state across: out[(id - id0) * blocks + b]. Invalid ids get identity Summaries.
+template <int Family, bool Cross, bool Vol>
+__global__ void __launch_bounds__(kBlock)
+    blocks_kernel(GridTables g, RingView r, StreamArrays a, const long long* edges, int blocks,
+                  unsigned long long id0, unsigned long long count, Summary* out) {
+  const unsigned long long i = thread_id();
+  if (i >= count) return;
+  const unsigned long long id = id0 + i;
+  const DeviceCombo c = decode_combo(g, id);
+  Summary* mine_out = out + i * static_cast<unsigned long long>(blocks);
+  if (!c.valid) {
+    for (int b = 0; b < blocks; ++b) mine_out[b] = Summary{};
+    return;
+  }
+  if (!mine<Family, Cross>(c)) return;
+  const long long head = edges[0] / a.chunk;
+  PositionState st = a.chunk_start[(head % a.ring) * a.n + id];
+  // Bar 0 has no return: a window cannot start before bar 1 (run_from's precondition).
+  long long from = max(head * a.chunk, 1ll);
+  for (int b = 0; b < blocks; ++b) {
+    const long long first = max(edges[b], from);
+    mine_out[b] = run_from<Family, Cross, Vol>(c, r, st, from, first, edges[b + 1]);
+    from = edges[b + 1];
+  }
+}
+
 __global__ void __launch_bounds__(kBlock)
     flip_kernel(GridTables g, StreamArrays a, const StreamStep* step) {
   const unsigned long long id = thread_id();
@@ -305,6 +335,18 @@ void launch_stream_rebuild(const KernelKind& kind, const GridTables& g, RingView
   dispatch_family(kind, [&](auto fam, auto cross, auto vol) {
     rebuild_kernel<decltype(fam)::value, decltype(cross)::value, decltype(vol)::value>
         <<<blocks_for(a.n > 0 ? a.n : 1), kBlock, 0, stream>>>(g, ring, a, bounds, pieces);
+  });
+  WFOD_CUDA_CHECK_LAUNCH();
+}
+
+void launch_stream_blocks(const KernelKind& kind, const GridTables& g, RingView ring,
+                          StreamArrays a, const long long* edges, int blocks,
+                          unsigned long long id0, unsigned long long count, Summary* out,
+                          cudaStream_t stream) {
+  dispatch_family(kind, [&](auto fam, auto cross, auto vol) {
+    blocks_kernel<decltype(fam)::value, decltype(cross)::value, decltype(vol)::value>
+        <<<blocks_for(count > 0 ? count : 1), kBlock, 0, stream>>>(g, ring, a, edges, blocks, id0,
+                                                                   count, out);
   });
   WFOD_CUDA_CHECK_LAUNCH();
 }

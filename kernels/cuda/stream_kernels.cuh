@@ -94,6 +94,14 @@ void launch_stream_roll(const KernelKind& kind, const GridTables& g, RingView ri
 void launch_stream_rebuild(const KernelKind& kind, const GridTables& g, RingView ring,
                            StreamArrays a, const long long* bounds, long long pieces,
                            cudaStream_t stream);
+// Block Summaries of every combo id in [id0, id0 + count) of `kind` (and identity Summaries for
+// invalid ids): bars [edges[0], edges[blocks]) cut at edges[1..blocks-1] (device memory),
+// replayed from the start state of edges[0]'s chunk, which the ring must still hold.
+// out[(id - id0) * blocks + b], combo-major as Backend::block_summaries.
+void launch_stream_blocks(const KernelKind& kind, const GridTables& g, RingView ring,
+                          StreamArrays a, const long long* edges, int blocks,
+                          unsigned long long id0, unsigned long long count, Summary* out,
+                          cudaStream_t stream);
 void launch_stream_flip(const GridTables& g, StreamArrays a, const StreamStep* step,
                         cudaStream_t stream);
 void launch_stream_cache_head(const KernelKind& kind, const GridTables& g, RingView ring,

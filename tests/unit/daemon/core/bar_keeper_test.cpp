@@ -327,12 +327,10 @@ TEST(BarKeeper, AStartLoadsWhatBoundedStreamsNeedAndEverythingOtherwise) {
   EXPECT_EQ(BarKeeper::bars_to_load(strategies, "S1", true), 112u + 2 * 5 + kHistoryMargin);
   EXPECT_EQ(BarKeeper::bars_to_load(strategies, "S2", true), 0u);  // no stream: all
   EXPECT_EQ(BarKeeper::bars_to_load(strategies, "S0", false), 0u);
-  // Robust selection on a device needs the history from the anchor (EngineSlot::bounded).
+  // Robust selection needs no more: a bounded stream answers it from its own window.
   std::vector<config::StrategyConfig> selecting{a, b};
   selecting[1].has_selection = true;
-  EXPECT_EQ(BarKeeper::bars_to_load(selecting, "S0", true, true), 0u);
-  EXPECT_EQ(BarKeeper::bars_to_load(selecting, "S1", true, true), 112u + 2 * 5 + kHistoryMargin);
-  EXPECT_EQ(BarKeeper::bars_to_load(selecting, "S0", true, false), 312u + 2 * 5 + kHistoryMargin);
+  EXPECT_EQ(BarKeeper::bars_to_load(selecting, "S0", true), 312u + 2 * 5 + kHistoryMargin);
 }
 
 }  // namespace

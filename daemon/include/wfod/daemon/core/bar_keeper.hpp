@@ -121,11 +121,9 @@ class BarKeeper {
   // The bars of `symbol`'s log a start loads into memory (BarStoreOptions::load_newest):
   // where the backend's streams are bounded (they resume from checkpoints or read older bars
   // from the log), what the history holds at most (set_needs); otherwise (streams need the
-  // history from the anchor, or a strategy on the symbol runs robust selection on a device:
-  // EngineSlot::bounded), 0: all.
+  // history from the anchor), 0: all.
   static size_t bars_to_load(std::span<const config::StrategyConfig> strategies,
-                             std::string_view symbol, bool streams_bounded,
-                             bool runs_on_device = false);
+                             std::string_view symbol, bool streams_bounded);
 
   // --- the feed path (loop thread) ---
   // Validates one message and stages its bar (Ingest::on_message): nothing outside the

@@ -59,17 +59,9 @@ class EngineSlot {
   std::chrono::steady_clock::time_point last_checkpoint = std::chrono::steady_clock::now();
 
   bool is_open() const { return stream_ != nullptr; }
-  // The open stream answers without the history from the anchor (see above), unless robust
-  // selection runs after each run and the stream is on a device: a bounded device stream
-  // answers block summaries on the host by replaying every combo (O(combos x W) a run), while
-  // the backend's selection on the whole history runs on the device. Such a stream keeps the
-  // history from the anchor (docs/operations.md "Memory"), as every cuda stream did before.
-  bool bounded() const {
-    return stream_ && stream_->bounded() &&
-           !(robust_selection_ && owner_ && owner_->runs_on_device());
-  }
-  // Whether the strategy runs robust selection after each run (set once, at the stream's start).
-  void set_robust_selection(bool on) { robust_selection_ = on; }
+  // The open stream answers without the history from the anchor (see above), robust
+  // selection included (window_source(): a cuda stream makes the blocks on the device).
+  bool bounded() const { return stream_ && stream_->bounded(); }
   size_t bars() const { return bars_; }  // bars the stream has taken
   const Backend* owner() const { return owner_; }
 
@@ -105,7 +97,6 @@ class EngineSlot {
   void catch_up_from_log(size_t end, const std::string& bar_log);
 
   const Backend* owner_ = nullptr;
-  bool robust_selection_ = false;
   std::unique_ptr<Stream> stream_;
   StreamSpec spec_;
   size_t bars_ = 0;  // history bars the stream holds
