@@ -165,8 +165,8 @@ int main(int argc, char** argv) {
         return 2;
       }
       for (const std::string& note : notes) std::fprintf(stderr, "wfod: %s\n", note.c_str());
-      const std::string plan = wfod::daemon::memory_plan_text(
-          wfod::daemon::plan_memory(cfg, wfod::daemon::system_check_environment()));
+      const std::string plan = wfod::daemon::memory_plan_text(wfod::daemon::plan_memory(
+          cfg, wfod::daemon::system_check_environment(cfg.daemon.backend)));
       if (check_only) {
         std::printf("%s: valid (%zu symbol(s), %zu strategy(ies), %zu feed(s))\n%s\n", path.c_str(),
                     cfg.symbols.size(), cfg.strategies.size(), cfg.feeds.size(), plan.c_str());

@@ -19,7 +19,7 @@ std::string stream_refusal(const Backend& backend, const StrategySpec& spec, boo
   return "";
 }
 
-std::function<std::string(const StrategySpec&, bool)> lazy_stream_refusal(std::string name) {
+std::function<Backend*()> lazy_backend(std::string name) {
   struct Made {
     std::string name;
     bool tried = false;
@@ -27,7 +27,7 @@ std::function<std::string(const StrategySpec&, bool)> lazy_stream_refusal(std::s
   };
   auto made = std::make_shared<Made>();
   made->name = std::move(name);
-  return [made](const StrategySpec& spec, bool selection) -> std::string {
+  return [made]() -> Backend* {
     if (!made->tried) {
       made->tried = true;
       try {
@@ -36,7 +36,14 @@ std::function<std::string(const StrategySpec&, bool)> lazy_stream_refusal(std::s
         // unknown or unavailable: the config loader or the start says so
       }
     }
-    return made->backend ? stream_refusal(*made->backend, spec, selection) : "";
+    return made->backend.get();
+  };
+}
+
+std::function<std::string(const StrategySpec&, bool)> lazy_stream_refusal(std::string name) {
+  return [backend = lazy_backend(std::move(name))](const StrategySpec& spec, bool selection) {
+    Backend* b = backend();
+    return b ? stream_refusal(*b, spec, selection) : std::string();
   };
 }
 

@@ -316,48 +316,62 @@ uint64_t combos_fitting(uint64_t room, uint64_t stream_bytes, uint64_t combos) {
   return static_cast<uint64_t>(static_cast<double>(room) / per_combo);
 }
 
-void check_memory_plan(Findings& f, const CheckEnvironment& env) {
+// One side of the plan (host or device) over its budget: the error at the biggest stream's
+// strategy, naming what it needs, the total against the budget and how many combos fit.
+void refuse_plan_side(Findings& f, const MemoryPlan& plan, uint64_t MemoryPlanLine::*bytes,
+                      uint64_t total, uint64_t budget, const std::string& budget_source,
+                      bool device) {
   const Config& c = f.config;
-  if (!env.stream_memory) return;
-  MemoryPlan plan;
-  try {
-    plan = plan_memory(c, env);
-  } catch (const std::exception&) {
-    return;  // a grid or window the other checks refuse
-  }
-  if (plan.budget_bytes == 0 || plan.total() <= plan.budget_bytes) return;
-  // The biggest stream is named at its strategy: that is what to change.
+  if (plan.streams.empty()) return;
   size_t biggest = 0;
   for (size_t i = 1; i < plan.streams.size(); ++i)
-    if (plan.streams[i].host_bytes > plan.streams[biggest].host_bytes) biggest = i;
-  if (plan.streams.empty()) return;
+    if (plan.streams[i].*bytes > plan.streams[biggest].*bytes) biggest = i;
   const MemoryPlanLine& big = plan.streams[biggest];
   size_t strategy_index = 0;
   size_t streams_of_it = 0;
   for (size_t i = 0; i < c.strategies.size(); ++i)
     if (c.strategies[i].name == big.strategy) strategy_index = i;
   for (const MemoryPlanLine& line : plan.streams) streams_of_it += line.strategy == big.strategy;
-  const uint64_t others = plan.total() - big.host_bytes * streams_of_it;
-  const uint64_t room = plan.budget_bytes > others
-                            ? (plan.budget_bytes - others) / std::max<size_t>(1, streams_of_it)
-                            : 0;
-  const uint64_t fits = combos_fitting(room, big.host_bytes, big.combos);
+  const uint64_t others = total - big.*bytes * streams_of_it;
+  const uint64_t room =
+      budget > others ? (budget - others) / std::max<size_t>(1, streams_of_it) : 0;
+  const uint64_t fits = combos_fitting(room, big.*bytes, big.combos);
   const std::string at = "strategy[" + std::to_string(strategy_index) + "]";
-  f.error(at + ".grid",
-          "the memory plan does not fit: stream " + big.symbol + "/" + big.strategy + " (" +
-              grouped(big.combos) + " combos, window " +
-              std::to_string(c.strategies[strategy_index].window) + ") needs " +
-              bytes_text(static_cast<double>(big.host_bytes)) + (streams_of_it > 1 ? " (x" : "") +
-              (streams_of_it > 1 ? std::to_string(streams_of_it) + " symbols)" : "") + "; " +
-              std::to_string(plan.streams.size()) +
-              " stream(s), the symbols' bars and the process need " +
-              bytes_text(static_cast<double>(plan.total())) + " against a budget of " +
-              bytes_text(static_cast<double>(plan.budget_bytes)) + " (" + plan.budget_source +
-              "). " +
-              (fits > 0 ? "About " + grouped(fits) + " combos of this strategy fit per stream"
-                        : "No stream of this strategy fits beside the rest (" +
-                              bytes_text(static_cast<double>(others)) + ")") +
-              ": a smaller grid or window, fewer symbols, or a larger [daemon] memory_budget_mb");
+  const std::string what = device ? "the device memory plan" : "the memory plan";
+  const std::string rest = device ? "the other streams" : "the symbols' bars and the process";
+  f.error(
+      at + ".grid",
+      what + " does not fit: stream " + big.symbol + "/" + big.strategy + " (" +
+          grouped(big.combos) + " combos, window " +
+          std::to_string(c.strategies[strategy_index].window) + ") needs " +
+          bytes_text(static_cast<double>(big.*bytes)) + (device ? " of device memory" : "") +
+          (streams_of_it > 1 ? " (x" + std::to_string(streams_of_it) + " symbols)" : "") + "; " +
+          std::to_string(plan.streams.size()) + " stream(s)" +
+          (device ? "" : ", the symbols' bars and the process") + " need " +
+          bytes_text(static_cast<double>(total)) + " against a budget of " +
+          bytes_text(static_cast<double>(budget)) + " (" + budget_source + "). " +
+          (fits > 0 ? "About " + grouped(fits) + " combos of this strategy fit per stream" +
+                          (device ? " on the device" : "")
+                    : "No stream of this strategy fits beside " + rest + " (" +
+                          bytes_text(static_cast<double>(others)) + ")") +
+          ": a smaller grid or window, fewer symbols" +
+          (device ? ", or [daemon] backend = \"cpu\"" : ", or a larger [daemon] memory_budget_mb"));
+}
+
+void check_memory_plan(Findings& f, const CheckEnvironment& env) {
+  if (!env.stream_memory && !env.device_stream_memory) return;
+  MemoryPlan plan;
+  try {
+    plan = plan_memory(f.config, env);
+  } catch (const std::exception&) {
+    return;  // a grid or window the other checks refuse
+  }
+  if (plan.budget_bytes > 0 && plan.total() > plan.budget_bytes)
+    refuse_plan_side(f, plan, &MemoryPlanLine::host_bytes, plan.total(), plan.budget_bytes,
+                     plan.budget_source, false);
+  if (plan.device_budget_bytes > 0 && plan.device_total() > plan.device_budget_bytes)
+    refuse_plan_side(f, plan, &MemoryPlanLine::device_bytes, plan.device_total(),
+                     plan.device_budget_bytes, plan.device_budget_source, true);
 }
 
 uint64_t read_number_file(const char* path) {
@@ -412,8 +426,30 @@ CheckEnvironment system_check_environment(const std::string& backend) {
     return cpu->supports(Work::stream, spec.strategy).ok() ? cpu->stream_memory(spec)
                                                            : cpu->Backend::stream_memory(spec);
   };
-  if (!backend.empty()) env.backend_refusal = lazy_stream_refusal(backend);
+  if (!backend.empty()) {
+    // One backend, made on the first question (none when nothing asks): the daemon's own
+    // choice, so a cuda daemon's streams are planned on its device.
+    const std::function<Backend*()> made = lazy_backend(backend);
+    env.backend_refusal = [made](const StrategySpec& spec, bool selection) {
+      Backend* b = made();
+      return b ? stream_refusal(*b, spec, selection) : std::string();
+    };
+    env.device_stream_memory = [made](const StreamSpec& spec) {
+      Backend* b = made();
+      return b && b->runs_on_device() ? b->stream_memory(spec) : StreamMemory{};
+    };
+    env.device_free_bytes = [made]() -> uint64_t {
+      Backend* b = made();
+      return b && b->runs_on_device() ? b->device_memory_free() : 0;
+    };
+  }
   return env;
+}
+
+uint64_t MemoryPlan::device_total() const {
+  uint64_t sum = 0;
+  for (const MemoryPlanLine& line : streams) sum = saturating_add(sum, line.device_bytes);
+  return sum;
 }
 
 uint64_t MemoryPlan::total() const {
@@ -436,14 +472,24 @@ MemoryPlan plan_memory(const Config& config, const CheckEnvironment& env) {
                          bytes_text(static_cast<double>(env.memory_bytes)) +
                          " (cgroup memory.max, else RAM)";
   }
-  if (!env.stream_memory) return plan;
+  if (!env.stream_memory && !env.device_stream_memory) return plan;
+  if (env.device_stream_memory && env.device_free_bytes) {
+    if (const uint64_t free = env.device_free_bytes(); free > 0) {
+      plan.device_budget_bytes =
+          static_cast<uint64_t>(static_cast<double>(free) * kDeviceMemoryShare);
+      plan.device_budget_source =
+          "90% of the device memory free now, " + bytes_text(static_cast<double>(free));
+    }
+  }
   std::map<std::string, uint64_t> keep_of_symbol;
   for (const config::StrategyConfig& s : config.strategies) {
     const StreamSpec spec = stream_spec_for(s);
-    const StreamMemory m = env.stream_memory(spec);
+    const StreamMemory m = env.stream_memory ? env.stream_memory(spec) : StreamMemory{};
+    const uint64_t device =
+        plan.device_budget_bytes > 0 ? env.device_stream_memory(spec).device_bytes : 0;
     for (const std::string& symbol : s.symbols) {
-      plan.streams.push_back(
-          {symbol, s.name, s.spec.grid.size(), saturating_add(m.host_bytes, kStreamOverheadBytes)});
+      plan.streams.push_back({symbol, s.name, s.spec.grid.size(),
+                              saturating_add(m.host_bytes, kStreamOverheadBytes), device});
       uint64_t& keep = keep_of_symbol[symbol];
       keep = std::max<uint64_t>(keep, spec.window + spec.warmup + 2);
     }
@@ -474,6 +520,18 @@ std::string memory_plan_text(const MemoryPlan& plan) {
             plan.budget_source + ")";
   } else {
     text += " (no budget: memory unknown and [daemon] memory_budget_mb = 0)";
+  }
+  if (plan.device_budget_bytes > 0) {
+    const MemoryPlanLine* most = nullptr;
+    for (const MemoryPlanLine& line : plan.streams)
+      if (!most || line.device_bytes > most->device_bytes) most = &line;
+    text += "; device: " + bytes_text(static_cast<double>(plan.device_total()));
+    if (most && most->device_bytes > 0) {
+      text += " (largest " + most->symbol + "/" + most->strategy + " " +
+              bytes_text(static_cast<double>(most->device_bytes)) + ")";
+    }
+    text += " of a " + bytes_text(static_cast<double>(plan.device_budget_bytes)) + " budget (" +
+            plan.device_budget_source + ")";
   }
   return text;
 }

@@ -76,6 +76,7 @@ class FaultBackend final : public Backend {
   // It fails as a device would (the daemon must move to the cpu backend); its streams wrap
   // the inner ones without their bar queries, so they are not bounded.
   bool runs_on_device() const override { return true; }
+  uint64_t device_memory_free() const override { return inner_->device_memory_free(); }
   StreamMemory stream_memory(const StreamSpec& spec) const override {
     return inner_->stream_memory(spec);
   }

@@ -346,6 +346,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   // query from it: the daemon keeps only the history's tail in memory for them.
   bool streams_bounded() const override { return true; }
   bool runs_on_device() const override { return true; }
+  uint64_t device_memory_free() const override { return free_device_bytes(); }
   // The size query of sweep(req), host side: the preparation's copy of the bars it uploads
   // (four columns of prepare_target(req) bars, compared on every call) and the ranking. The
   // device side (the preparation's tables and the sweep's work buffers, some sized from the

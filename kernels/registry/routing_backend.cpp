@@ -77,6 +77,7 @@ class RoutingBackend final : public Backend, public selection::SelectionExtensio
   bool streams_bounded() const override { return device_->streams_bounded(); }
   bool streams_open_concurrently() const override { return device_->streams_open_concurrently(); }
   bool runs_on_device() const override { return device_->runs_on_device(); }
+  uint64_t device_memory_free() const override { return device_->device_memory_free(); }
   // The backend the stream would open on: the device's where it takes the family.
   StreamMemory stream_memory(const StreamSpec& spec) const override {
     return device_->supports(Work::stream, spec.strategy).ok() ? device_->stream_memory(spec)

@@ -295,6 +295,9 @@ class Backend {
   // Its work runs on a device and can fail as one does (a CUDA error, a lost GPU): the daemon
   // then moves to the cpu backend (docs/operations.md "Backend fallback"). Default: no.
   virtual bool runs_on_device() const { return false; }
+  // The device memory free for new allocations now, in bytes: what the daemon's plan holds the
+  // streams' StreamMemory::device_bytes to before it opens them. 0 for a host backend (default).
+  virtual uint64_t device_memory_free() const { return 0; }
 
   // Robust selection's grid pass where the block summaries are made (the cuda backend keeps
   // them on the device): wfod/selection/selection_extension.hpp. Null (the default): the

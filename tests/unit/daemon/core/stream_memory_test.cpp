@@ -168,6 +168,60 @@ TEST(MemoryPlan, TheKeySetsTheBudget) {
   EXPECT_TRUE(errors_of(config_text("memory_budget_mb = 1", kBigGrid, 1), {}).empty());
 }
 
+// A device plan: each stream's device bytes from the device backend's size query, against 90%
+// of the device memory free before the start (a fake device of `free` bytes whose streams
+// take `per_combo` bytes a combo).
+daemon::CheckEnvironment device_environment(uint64_t free, uint64_t per_combo) {
+  daemon::CheckEnvironment env = cpu_environment(1ull << 40);
+  env.device_stream_memory = [per_combo](const StreamSpec& spec) {
+    return StreamMemory{0, spec.strategy.grid.size() * per_combo};
+  };
+  env.device_free_bytes = [free] { return free; };
+  return env;
+}
+
+TEST(MemoryPlan, TheDevicesSideIsStatedPerStream) {
+  const config::Config c = config::parse_config(config_text("", kSmallGrid, 3), kSource);
+  const daemon::MemoryPlan plan = daemon::plan_memory(c, device_environment(10ull << 30, 1000));
+  ASSERT_EQ(plan.streams.size(), 3u);
+  EXPECT_EQ(plan.streams[0].device_bytes, 16u * 1000);
+  EXPECT_EQ(plan.device_total(), 3u * 16 * 1000);
+  EXPECT_EQ(plan.device_budget_bytes, static_cast<uint64_t>(0.9 * double(10ull << 30)));
+  const std::string text = daemon::memory_plan_text(plan);
+  EXPECT_NE(text.find("; device: "), std::string::npos) << text;
+  EXPECT_NE(text.find("90% of the device memory free now"), std::string::npos) << text;
+  EXPECT_TRUE(
+      errors_of(config_text("", kSmallGrid, 3), device_environment(10ull << 30, 1000)).empty());
+  // A host backend (no device plan) states none.
+  EXPECT_EQ(
+      daemon::memory_plan_text(daemon::plan_memory(c, cpu_environment(8ull << 30))).find("device"),
+      std::string::npos);
+}
+
+TEST(MemoryPlan, OverTheDevicesFreeMemoryIsRefusedNamingTheStreamAndWhatFits) {
+  // 4 streams of 99,000 combos at 10 kB a combo: 990 MB each; 2.5 of them fit in 90% of 2.75 GB.
+  const uint64_t free = static_cast<uint64_t>(2.5 * 990e6 / 0.9);
+  const auto errors = errors_of(config_text("", kBigGrid, 4), device_environment(free, 10'000));
+  ASSERT_EQ(errors.size(), 1u);
+  const std::string& e = errors[0];
+  EXPECT_NE(e.find("key 'strategy[0].grid': the device memory plan does not fit: stream S0/big "
+                   "(99,000 combos, window 2000) needs"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("of device memory (x4 symbols)"), std::string::npos) << e;
+  EXPECT_NE(e.find("90% of the device memory free now"), std::string::npos) << e;
+  EXPECT_NE(e.find("combos of this strategy fit per stream on the device"), std::string::npos) << e;
+  const size_t at = e.find("About ");
+  ASSERT_NE(at, std::string::npos) << e;
+  uint64_t n = 0;
+  for (char ch : e.substr(at + 6, e.find(' ', at + 6) - at - 6))
+    if (ch != ',') n = n * 10 + static_cast<uint64_t>(ch - '0');
+  EXPECT_GT(n, 99'000u / 2) << e;
+  EXPECT_LT(n, 99'000u * 2 / 3) << e;
+  // The host's budget is not what refused it: a large host plan alone passes.
+  EXPECT_TRUE(errors_of(config_text("", kBigGrid, 4), cpu_environment(1ull << 40)).empty());
+}
+
 }  // namespace daemon_plan
 }  // namespace
 }  // namespace wfod

@@ -17,6 +17,11 @@ namespace wfod::daemon {
 // backend's own words.
 std::string stream_refusal(const Backend& backend, const StrategySpec& spec, bool selection);
 
+// The backend `[daemon] backend = name` makes (choose_backend), made on the first call and
+// kept by the returned function (and its copies); null when it cannot be made at all (no GPU
+// for "cuda"): the start reports that itself.
+std::function<Backend*()> lazy_backend(std::string name);
+
 // stream_refusal on the backend `[daemon] backend = name` makes (choose_backend), made once
 // on the first call: --check-config and start-up have none yet. Answers "" when the backend
 // cannot be made at all (no GPU for "cuda"): the start reports that itself.

@@ -33,11 +33,19 @@ struct CheckEnvironment {
   // Why the daemon's backend cannot run a strategy's streams, "" when it can (backend_fit.hpp:
   // asked through the backend seam); `selection`: robust selection is on. Empty = not checked.
   std::function<std::string(const StrategySpec&, bool selection)> backend_refusal;
+  // Where the daemon's backend runs on a device: the device bytes a stream of the spec
+  // allocates there (its Backend::stream_memory) and the device memory free now
+  // (Backend::device_memory_free). Empty = no device plan (a host backend, no GPU, tests).
+  std::function<StreamMemory(const StreamSpec&)> device_stream_memory;
+  std::function<uint64_t()> device_free_bytes;
 };
 
 // [daemon] memory_budget_mb = 0: this share of the memory wfod may use (cgroup memory.max,
 // else RAM), leaving room for the page cache of the bar logs, the allocator and the kernel.
 inline constexpr double kDefaultMemoryBudgetShare = 0.8;
+// The device's streams may take this share of the device memory free before they open,
+// leaving room for the sweeps' and the selection's work buffers and the CUDA context's growth.
+inline constexpr double kDeviceMemoryShare = 0.9;
 
 // The memory plan of a configuration (issue 43 item 1): every stream (symbol x strategy)
 // at what its backend's size query says it holds at most, plus each symbol's bars in memory
@@ -46,6 +54,7 @@ struct MemoryPlanLine {
   std::string symbol, strategy;
   uint64_t combos = 0;  // the grid's size
   uint64_t host_bytes = 0;
+  uint64_t device_bytes = 0;  // on the daemon's device (0: a host backend or no device plan)
 };
 struct MemoryPlan {
   std::vector<MemoryPlanLine> streams;  // in config order
@@ -53,7 +62,12 @@ struct MemoryPlan {
   uint64_t process_bytes = 0;           // the program, its libraries, sockets and buffers
   uint64_t budget_bytes = 0;            // 0 = no budget known
   std::string budget_source;            // "memory_budget_mb", "80% of cgroup memory.max / RAM"
+  // The device's side, where the backend runs on one: its budget (0 = no device plan) and
+  // what it was taken from.
+  uint64_t device_budget_bytes = 0;
+  std::string device_budget_source;
   uint64_t total() const;
+  uint64_t device_total() const;  // every stream's device_bytes
 };
 // Empty streams when env has no stream_memory.
 MemoryPlan plan_memory(const config::Config& config, const CheckEnvironment& env);
