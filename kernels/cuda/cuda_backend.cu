@@ -41,6 +41,7 @@
 #include "sweep_kernels.cuh"
 #include "sweep_split.cuh"
 #include "tally.cuh"
+#include "tuning.cuh"
 #include "wfod/combo_returns.hpp"
 #include "wfod/cuda_arch.hpp"
 #include "wfod/detail/rank_math.hpp"
@@ -139,20 +140,16 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     const long long window = static_cast<long long>(req.window.bars);
     const long long first = static_cast<long long>(req.window.first());
     int chunks = 1;
-    // The level families chunk only when combos fill under a quarter of the GPU (so never into
-    // 2 chunks): their chunks each scan back for their entry state over three positions
-    // (position_at), and on the H200 2 chunks ran slower than one thread per combo for both
-    // (bench/results/h200-2026-12-01-s7: bollinger 100k x 10k 9.0 ms vs 8.2, rsi 102k x 10k
-    // 10.1 ms vs 9.5).
-    const long long fill = is_level_family(prep_->tables.view.family) ? 4 : 2;
+    // The level families chunk only when combos fill under a quarter of the GPU, the others
+    // under half; at least min_chunk_bars a chunk (tuning.cuh says what set each value).
+    const CudaTuning& tune = cuda_tuning();
+    const long long fill = is_level_family(prep_->tables.view.family) ? tune.chunk_fill_level
+                                                                      : tune.chunk_fill_set_or_hold;
     if (static_cast<long long>(n_ids) * fill < resident_threads_) {
       const long long want =
           resident_threads_ / static_cast<long long>(std::max<unsigned long long>(n_ids, 1));
-      // At least ~128 bars a chunk: with the chunk-major layout, gpu_bench B (80 combos x
-      // 150k bars) evaluated in 0.208 / 0.177 / 0.271 ms at 256 / 1024 / 4096 chunks
-      // (bench/results/h200-2026-12-03-s18d): below that, the chunks' backward scans and joins
-      // cost more than the bars they split.
-      chunks = std::min(next_pow2(want), next_pow2(std::max<long long>(1, window / 128)) / 2);
+      chunks = std::min(next_pow2(want),
+                        next_pow2(std::max<long long>(1, window / tune.min_chunk_bars)) / 2);
       chunks = std::max(chunks, 1);
     }
     // WFOD_CUDA_FORCE_CHUNKS=N (a power of two) overrides the choice: tests run parity on
@@ -405,7 +402,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     if (v && std::string_view(v) == "0") return -1;
     if (v && std::string_view(v) == "all") return 0;
     if (few_canonical_threads(grid.size(), kBlock)) return 0;
-    return static_cast<long long>(kMinSignalSharing);
+    return static_cast<long long>(cuda_tuning().min_signal_sharing);
   }
   static bool plain_kernel() {
     const char* k = wfod::env_value(wfod::Env::cuda_kernel);
@@ -416,13 +413,15 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     const char* k = wfod::env_value(wfod::Env::cuda_kernel);
     return !(k && std::string_view(k) == "fused");
   }
-  // The split sweep's events buffer: a quarter of the free device memory, within 64 MiB ..
-  // 2 GiB (what it holds already counts as free: it is reused).
+  // The split sweep's events buffer: the tuning's share (a quarter) of the free device memory,
+  // within its bounds (64 MiB .. 2 GiB); what it holds already counts as free: it is reused.
   unsigned long long split_event_bytes() const {
     size_t free = 0, total = 0;
     WFOD_CUDA_CHECK(cudaMemGetInfo(&free, &total));
     const unsigned long long mine = split_events_.size() * sizeof(uint32_t);
-    return std::clamp<unsigned long long>((free + mine) / 4, 64ull << 20, 2ull << 30);
+    const CudaTuning& tune = cuda_tuning();
+    return std::clamp<unsigned long long>((free + mine) / tune.event_free_divisor,
+                                          tune.event_buffer_min, tune.event_buffer_max);
   }
   // WFOD_CUDA_EVENT_CAP=N (1 .. 2^20) overrides the split sweep's events per combo (tests).
   static unsigned int event_cap() {
@@ -430,7 +429,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
       const long long n = std::atoll(v);
       if (n >= 1 && n <= (1ll << 20)) return static_cast<unsigned int>(n);
     }
-    return kEventCap;
+    return cuda_tuning().event_cap;
   }
   // The first n bars kept equal the first n of `now`.
   static bool same_bars(const std::vector<double>& kept, std::span<const double> now, size_t n) {

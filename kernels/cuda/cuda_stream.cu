@@ -68,10 +68,12 @@ std::vector<KernelKind> kinds_of(const Grid& g) {
 StreamLayout::StreamLayout(const StreamSpec& spec, const detail::RollingIndicators& row_set) {
   chunk = spec.chunk ? spec.chunk : detail::default_stream_chunk(spec.window);
   ring_slots = static_cast<int>((spec.window + chunk - 1) / chunk + 3);
-  sub = std::max<size_t>(1, chunk / kSubChunks);
+  const CudaTuning& tune = cuda_tuning();
+  sub = std::max<size_t>(1, chunk / tune.stream_sub_chunks);
   subs = static_cast<int>((chunk + sub - 1) / sub);
+  batch = tune.stream_max_batch_bars;
   // Bars the ring must hold: the replayed head chunk's start - 1 .. end, plus one batch.
-  ring_len = std::bit_ceil(spec.window + 2 * chunk + kMaxBatchBars + 8);
+  ring_len = std::bit_ceil(spec.window + 2 * chunk + batch + 8);
   rows = static_cast<int>(row_set.row_count());
   lookback = row_set.lookback();
   n = spec.strategy.grid.size();

@@ -40,14 +40,12 @@
 #include "src/window_schedule.hpp"
 #include "stream_kernels.cuh"
 #include "tally.cuh"
+#include "tuning.cuh"
 #include "wfod/backend.hpp"
 #include "wfod/position_tracker.hpp"
 
 namespace wfod::cuda {
 namespace stream_detail {
-
-constexpr size_t kSubChunks = 32;       // a run replays <= C/32 bars per combo
-constexpr size_t kMaxBatchBars = 2048;  // columns staged per upload while catching up
 
 class Graph {
  public:
@@ -78,7 +76,8 @@ std::vector<KernelKind> kinds_of(const Grid& g);
 // A stream's sizes from its spec alone: one function for the constructor and the size query
 // (Backend::stream_memory), so what is planned is what is allocated.
 struct StreamLayout {
-  size_t chunk = 1, sub = 1, ring_len = 1, batch = kMaxBatchBars;
+  // batch: columns staged per upload while catching up (tuning.cuh)
+  size_t chunk = 1, sub = 1, ring_len = 1, batch = 1;
   int ring_slots = 1, subs = 1, rows = 0, top_k = 1;
   unsigned long long n = 0;
   size_t kinds = 1;

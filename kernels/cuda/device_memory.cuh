@@ -8,6 +8,7 @@
 #include <cstddef>
 
 #include "cuda_check.cuh"
+#include "tuning.cuh"
 
 namespace wfod::cuda {
 
@@ -17,13 +18,13 @@ inline size_t free_device_bytes() {
   return free;
 }
 
-// The largest decision table built, in bytes: 1 GiB, and a quarter of the free device memory
-// counting the `held` bytes the table's own buffers hold now (they are reused or released).
-// A table is a speed-up (without it the kernels decide from the indicator rows), so it must
-// not take the memory a sweep's own buffers need on a smaller GPU.
+// The largest decision table built, in bytes: the tuning's cap (1 GiB), and its share (a
+// quarter) of the free device memory counting the `held` bytes the table's own buffers hold now
+// (they are reused or released). A table is a speed-up (without it the kernels decide from the
+// indicator rows), so it must not take the memory a sweep's own buffers need on a smaller GPU.
 inline size_t decision_table_cap(size_t held) {
-  constexpr size_t kMaxTableBytes = size_t{1} << 30;
-  return std::min(kMaxTableBytes, (free_device_bytes() + held) / 4);
+  const CudaTuning& tune = cuda_tuning();
+  return std::min(tune.table_max_bytes, (free_device_bytes() + held) / tune.table_free_divisor);
 }
 
 }  // namespace wfod::cuda

@@ -46,10 +46,9 @@ __device__ __forceinline__ uint32_t signal_word(const uint32_t* table, long long
 // Builds the tables a grid's sweep can use over bars [0, bars) of the transposed float64
 // indicator matrix and the close (both precisions read them: exact answers are what precision
 // "fast" may approximate, SPEC §9). A table is built when at least min_sharing of the
-// grid's combos share each of its keys on average (kMinSignalSharing by default: fewer, and
-// building it costs about what it saves) and it fits (decision_table_cap, device_memory.cuh);
-// otherwise its view stays null.
-inline constexpr unsigned long long kMinSignalSharing = 16;
+// grid's combos share each of its keys on average (CudaTuning::min_signal_sharing by default,
+// tuning.cuh: fewer, and building it costs about what it saves) and it fits
+// (decision_table_cap, device_memory.cuh); otherwise its view stays null.
 void build_signal_bits(const GridTables& g, unsigned long long min_sharing, const double* matrix,
                        int rows, const double* close, long long bars, DeviceSignalBits& out);
 

@@ -7,16 +7,12 @@
 #include "device_memory.cuh"
 #include "selection_pipeline.cuh"
 #include "stop_sweep.cuh"
+#include "tuning.cuh"
 #include "wfod/ranking.hpp"
 #include "wfod/summary.hpp"
 
 namespace wfod::cuda {
-namespace {
-
-// Combos per batch: their Summaries staged on the device (~40 MB), small next to its memory.
-constexpr unsigned long long kBatch = 1ull << 18;
-
-}  // namespace
+namespace {}  // namespace
 
 SweepResult stop_sweep(StopWorkspace& ws, const SweepRequest& req, const StopPrepared& p,
                        Backend& host) {
@@ -33,7 +29,7 @@ SweepResult stop_sweep(StopWorkspace& ws, const SweepRequest& req, const StopPre
     top.offer({grid.decode(id), m, objective_value(m, req.rank.objective)});
   };
   std::vector<uint64_t> fallback;
-  const unsigned long long batch = std::min(n_ids, kBatch);
+  const unsigned long long batch = std::min(n_ids, cuda_tuning().stop_batch_combos);
   ws.summaries.ensure(batch);
   ws.valid.ensure(batch);
   for (unsigned long long id0 = 0; id0 < n_ids; id0 += batch) {
@@ -75,7 +71,7 @@ std::vector<Summary> stop_window_summaries(StopWorkspace& ws, const SweepRequest
   out.reserve(ids.size());
   const long long first = static_cast<long long>(req.window.first());
   const long long last = static_cast<long long>(req.window.end);
-  const size_t batch = std::min<size_t>(ids.size(), kBatch);
+  const size_t batch = std::min<size_t>(ids.size(), cuda_tuning().stop_batch_combos);
   ws.summaries.ensure(batch);
   ws.valid.ensure(batch);
   for (size_t b0 = 0; b0 < ids.size(); b0 += batch) {

@@ -9,9 +9,9 @@
 
 namespace wfod::cuda {
 
-// Change events kept per combo unless WFOD_CUDA_EVENT_CAP says otherwise: a combo with more is
-// evaluated whole by the accounting kernel.
-inline constexpr unsigned int kEventCap = 256;
+// Change events are kept per combo up to CudaTuning::event_cap (tuning.cuh) unless
+// WFOD_CUDA_EVENT_CAP says otherwise: a combo with more is evaluated whole by the accounting
+// kernel.
 // The device buffers of one batch: cap events per combo (events[...], sweep_split.cu's
 // event_slot) and heads[i].
 struct SplitBuffers {
