@@ -14,7 +14,6 @@ namespace {
 
 using rules::Kind;
 
-
 // An argument's values over a grid: its one literal, or its parameter's axis.
 std::vector<double> arg_values(const Grid& grid, const rules::Arg& a) {
   if (a.is_param) return grid.rule_axes.at(a.param);

@@ -52,9 +52,9 @@
 #include "src/tracker_seed.hpp"
 #include "src/worker_pool.hpp"
 #include "sweep_ranking.hpp"
+#include "wfod/position_tracker.hpp"
 #include "wfod/segments.hpp"
 #include "wfod/selection/blocks.hpp"
-#include "wfod/position_tracker.hpp"
 #include "wfod/summary.hpp"
 #include "wfod/support.hpp"
 
@@ -167,9 +167,7 @@ struct RulesStreamLanes {
 class RulesStream final : public Stream {
  public:
   explicit RulesStream(const StreamSpec& spec)
-      : spec_(spec),
-        threads_(detail::resolve_threads(spec.threads)),
-        rows_(spec.strategy.grid) {
+      : spec_(spec), threads_(detail::resolve_threads(spec.threads)), rows_(spec.strategy.grid) {
     const Grid& grid = spec_.strategy.grid;
     if (spec_.window < 1) throw std::invalid_argument("window must hold at least 1 bar");
     grid.validate();
@@ -302,7 +300,7 @@ class RulesStream final : public Stream {
           const size_t in_state = (b + 1) % 2, out_state = b % 2;
           const LaneState* from = b == 0 ? lanes.start : state[in_state];
           const StopState* from_stop = b == 0 ? lanes.stop : stops[in_state];
-          const LaneRange range{edge(b), edge(b),          edge(b + 1),     from,
+          const LaneRange range{edge(b),          edge(b),   edge(b + 1),     from,
                                 state[out_state], from_stop, stops[out_state]};
           run_lanes(kGivenKind, g.stops, tables, lanes.matrix.data(), lanes.in, g.lanes, range,
                     sum);
@@ -383,7 +381,8 @@ class RulesStream final : public Stream {
       r.fail(std::to_string(slots) + " combo slots, this grid has " + std::to_string(r_.size()));
     auto position = [&r](const char* what) {
       const auto v = r.get<int8_t>(what);
-      if (v < -1 || v > 1) r.fail(std::string(what) + " " + std::to_string(v) + " is not -1, 0 or 1");
+      if (v < -1 || v > 1)
+        r.fail(std::string(what) + " " + std::to_string(v) + " is not -1, 0 or 1");
       return v;
     };
     for (size_t c = 0; c < r_.size(); ++c) {
@@ -450,20 +449,16 @@ class RulesStream final : public Stream {
         // From the anchor (start_ = 0): the kernel's scan back over the ring, which starts
         // there; else from the kept states.
         const bool anchor = start_ == 0;
-        const LaneRange range{anchor ? to : start_,
-                              to,
-                              to,
-                              anchor ? nullptr : lanes.start,
-                              state,
-                              anchor ? nullptr : lanes.stop,
-                              stops};
+        const LaneRange range{
+            anchor ? to : start_,          to,   to, anchor ? nullptr : lanes.start, state,
+            anchor ? nullptr : lanes.stop, stops};
         run_lanes(kGivenKind, g.stops, tables, lanes.matrix.data(), lanes.in, g.lanes, range, sum);
         for (int j = 0; j < g.lanes; ++j) {
           const size_t c = lanes.slot[j];
           lane_[c] = state[j];
           if (g.stops) stop_[c] = stops[j];
-          r_[c] = static_cast<int8_t>(lanes.matrix[static_cast<size_t>(j) * lanes.size +
-                                                   (to - 1 - base_)]);
+          r_[c] = static_cast<int8_t>(
+              lanes.matrix[static_cast<size_t>(j) * lanes.size + (to - 1 - base_)]);
         }
       }
     });
@@ -509,8 +504,8 @@ class RulesStream final : public Stream {
       }
       lanes.combos[j] = c;
       lanes.slot[j] = slot;
-      lanes.in[j] = rules_lane_input(c, row, static_cast<int64_t>(offset) -
-                                                 static_cast<int64_t>(base_));
+      lanes.in[j] =
+          rules_lane_input(c, row, static_cast<int64_t>(offset) - static_cast<int64_t>(base_));
       lanes.start[j] = lane_[slot];
       lanes.stop[j] = stop_[slot];
     }
@@ -545,8 +540,8 @@ class RulesStream final : public Stream {
     std::vector<double> out;
     out.reserve(end - first);
     for (size_t t = first; t < end; ++t) {
-      const BarSegments b = bar_segments(ring, spec_.strategy.fill, cost, t - base_,
-                                         p[t - start_], p[t - start_ + 1]);
+      const BarSegments b = bar_segments(ring, spec_.strategy.fill, cost, t - base_, p[t - start_],
+                                         p[t - start_ + 1]);
       out.push_back(b.exit_value + b.body_value);
     }
     return out;
@@ -593,9 +588,8 @@ class RulesStream final : public Stream {
           ranking.offer(worker, lanes.combos[j], metrics(lanes.combos[j], lanes.slot[j], sum[j]));
       }
     });
-    return ranking.result(t0, [&](const Combo& c) {
-      return window_returns(c, slot_of_[c.id], first, end_);
-    });
+    return ranking.result(
+        t0, [&](const Combo& c) { return window_returns(c, slot_of_[c.id], first, end_); });
   }
 
   void check_range(size_t first, size_t end, size_t oldest) const {
@@ -628,7 +622,7 @@ class RulesStream final : public Stream {
   mutable RulesRows rows_;
   mutable bool dirty_ = true;
   detail::RulesRowStates states_;
-  Series ring_;  // bars [base_, end_)
+  Series ring_;                             // bars [base_, end_)
   mutable std::vector<double> gap_, body_;  // the ring's bar_returns, made when first read
   size_t base_ = 0, start_ = 0, end_ = 0, cap_ = 0;
   // Per slot, entering bar start_: r_{start-1}, p_{start-2}, p_{start-1}, the stops' state.
@@ -648,12 +642,12 @@ PositionTracker RulesStream::tracker(const Combo& combo, size_t keep) const {
   const std::vector<detail::RulesRowKey>& grid_keys = rows_.keys();
   const std::vector<int>& grid_vols = rows_.vol_periods();
   for (const detail::RulesRowKey& k : keys)
-    which.push_back(static_cast<size_t>(std::find(grid_keys.begin(), grid_keys.end(), k) -
-                                        grid_keys.begin()));
+    which.push_back(
+        static_cast<size_t>(std::find(grid_keys.begin(), grid_keys.end(), k) - grid_keys.begin()));
   for (int n : vols)
-    which.push_back(grid_keys.size() + static_cast<size_t>(std::find(grid_vols.begin(),
-                                                                     grid_vols.end(), n) -
-                                                           grid_vols.begin()));
+    which.push_back(
+        grid_keys.size() +
+        static_cast<size_t>(std::find(grid_vols.begin(), grid_vols.end(), n) - grid_vols.begin()));
   detail::RulesComboRows rows(c, states_.subset(which));
   // At least the newest position, and the state its next decision starts from.
   const size_t kept = std::max<size_t>(keep, 1);
@@ -703,7 +697,8 @@ std::unique_ptr<Stream> make_rules_stream([[maybe_unused]] Backend& backend, con
   return s;
 }
 
-std::unique_ptr<Stream> restore_rules_stream([[maybe_unused]] Backend& backend, const StreamSpec& spec,
+std::unique_ptr<Stream> restore_rules_stream([[maybe_unused]] Backend& backend,
+                                             const StreamSpec& spec,
                                              std::span<const uint8_t> blob) {
   const auto start = std::chrono::steady_clock::now();
   auto s = std::make_unique<RulesStream>(spec);

@@ -113,9 +113,8 @@ void RulesRowStates::trim() {
 }
 
 size_t RulesRowStates::footprint_bytes() const {
-  size_t bytes =
-      (close_.capacity() + high_.capacity() + low_.capacity() + values_.capacity()) *
-      sizeof(double);
+  size_t bytes = (close_.capacity() + high_.capacity() + low_.capacity() + values_.capacity()) *
+                 sizeof(double);
   for (const Row& r : rows_) {
     bytes += sizeof(Row);
     if (const auto* h = std::get_if<HmaState>(&r.state)) bytes += h->heap_bytes();
@@ -136,7 +135,8 @@ size_t RulesRowStates::most_bytes(std::span<const RulesRowKey> keys, std::span<c
   }
   for (int n : vols) longest = std::max(longest, static_cast<size_t>(n));
   const size_t rows = keys.size() + vols.size();
-  return bytes + rows * (sizeof(Row) + sizeof(double)) + 3 * (2 * (longest + 1) + 256) * sizeof(double);
+  return bytes + rows * (sizeof(Row) + sizeof(double)) +
+         3 * (2 * (longest + 1) + 256) * sizeof(double);
 }
 
 RulesRowStates RulesRowStates::subset(std::span<const size_t> which) const {
@@ -247,7 +247,8 @@ void RulesComboRows::map(const Combo& c) {
     if (!ind.used) continue;
     const double width = ind.width ? rules::arg_value(*ind.width, c.rule_values) : 0.0;
     const RulesRowKey key = rules_row_key(ind, rules::arg_value(ind.period, c.rule_values), width);
-    indicator_row_[i] = static_cast<size_t>(std::find(keys.begin(), keys.end(), key) - keys.begin());
+    indicator_row_[i] =
+        static_cast<size_t>(std::find(keys.begin(), keys.end(), key) - keys.begin());
   }
   used_rows_ = keys.size();
   vol_row_ = keys.size();

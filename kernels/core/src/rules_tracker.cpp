@@ -85,8 +85,8 @@ size_t PositionTracker::Rules::footprint_bytes() const {
 namespace detail {
 
 PositionTracker TrackerSeed::make_rules(const StrategySpec& spec, const Combo& combo,
-                                        RulesComboRows rows, const rules::BarLeaves& now,
-                                        int8_t r1, double close1, int64_t last_ts, size_t first,
+                                        RulesComboRows rows, const rules::BarLeaves& now, int8_t r1,
+                                        double close1, int64_t last_ts, size_t first,
                                         std::vector<int8_t> positions, const ComboState& state,
                                         size_t keep) {
   auto s = std::make_unique<PositionTracker::Rules>(spec, combo);
