@@ -32,6 +32,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -213,7 +214,6 @@ class RulesStream final : public Stream {
       last = new_bars[i].ts_ns;
     }
     for (const Bar& b : new_bars) push(b);
-    settle();
     return sweep(t0);
   }
 
@@ -431,37 +431,61 @@ class RulesStream final : public Stream {
   void settle() { slide(start_of(end_)); }
 
   // Moves every combo's entering state from start_ to `to` (its decisions over the bars that
-  // left the window), then drops the ring's bars before to - 1.
-  void slide(size_t to) {
-    if (to <= start_) return;
+  // left the window), then drops the ring's bars before to - 1. With `offer` (an advance whose
+  // window [to, end) is valid), each group's window is summarised from the moved states in
+  // the same pass (one evaluation of the rules over the ring) and its combos' metrics offered.
+  using Offer = std::function<void(int worker, const Combo&, const Metrics&)>;
+  void slide(size_t to, const Offer* offer = nullptr) {
+    if (to <= start_ && !offer) return;
     ready();
     const BarTables tables = bar_tables();
     const HistoryView ring = ring_view();
     std::atomic<size_t> next{0};
-    detail::run_workers(threads_, [&](int) {
+    detail::run_workers(threads_, [&](int worker) {
       RulesStreamLanes lanes(rows_, *spec_.strategy.grid.program, ring);
       LaneState state[kLanes];
       StopState stops[kLanes];
+      int8_t r[kLanes];
       Summary sum[kLanes];
       for (size_t gi; (gi = next.fetch_add(1)) < groups_.size();) {
         const Group& g = groups_[gi];
         load(lanes, g);
-        // From the anchor (start_ = 0): the kernel's scan back over the ring, which starts
-        // there; else from the kept states.
-        const bool anchor = start_ == 0;
-        const LaneRange range{
-            anchor ? to : start_,          to,   to, anchor ? nullptr : lanes.start, state,
-            anchor ? nullptr : lanes.stop, stops};
-        run_lanes(kGivenKind, g.stops, tables, lanes.matrix.data(), lanes.in, g.lanes, range, sum);
+        if (to > start_) {
+          // From the anchor (start_ = 0): the kernel's scan back over the ring, which starts
+          // there; else from the kept states.
+          const bool anchor = start_ == 0;
+          const LaneRange range{
+              anchor ? to : start_,          to,   to, anchor ? nullptr : lanes.start, state,
+              anchor ? nullptr : lanes.stop, stops};
+          run_lanes(kGivenKind, g.stops, tables, lanes.matrix.data(), lanes.in, g.lanes, range,
+                    sum);
+          for (int j = 0; j < g.lanes; ++j)
+            r[j] = static_cast<int8_t>(
+                lanes.matrix[static_cast<size_t>(j) * lanes.size + (to - 1 - base_)]);
+        } else {
+          for (int j = 0; j < g.lanes; ++j) {
+            state[j] = lanes.start[j];
+            stops[j] = lanes.stop[j];
+            r[j] = r_[lanes.slot[j]];
+          }
+        }
+        if (offer) {
+          const LaneRange range{to, to, end_, state, nullptr, stops, nullptr};
+          run_lanes(kGivenKind, g.stops, tables, lanes.matrix.data(), lanes.in, g.lanes, range,
+                    sum);
+          // Before the group's states move: metrics() may replay a combo from start_.
+          for (int j = 0; j < g.lanes; ++j)
+            (*offer)(worker, lanes.combos[j], metrics(lanes.combos[j], lanes.slot[j], sum[j]));
+        }
         for (int j = 0; j < g.lanes; ++j) {
           const size_t c = lanes.slot[j];
           lane_[c] = state[j];
           if (g.stops) stop_[c] = stops[j];
-          r_[c] = static_cast<int8_t>(
-              lanes.matrix[static_cast<size_t>(j) * lanes.size + (to - 1 - base_)]);
+          r_[c] = r[j];
         }
       }
     });
+    if (to <= start_) return;
     start_ = to;
     const size_t base = base_of(to), drop = base - base_;
     auto cut = [drop](auto& v) { v.erase(v.begin(), v.begin() + static_cast<ptrdiff_t>(drop)); };
@@ -562,32 +586,24 @@ class RulesStream final : public Stream {
     return m.finish(spec_.strategy.bars_per_year);
   }
 
-  SweepResult sweep(std::chrono::steady_clock::time_point t0) const {
+  // The window ending at the newest bar, ranked, its combos' states moved to its first bar
+  // on the way; while the history is too short, the states move and SPEC §3's refusal is
+  // thrown.
+  SweepResult sweep(std::chrono::steady_clock::time_point t0) {
     SweepRequest req;
     req.strategy = spec_.strategy;
     req.window = window();
     req.rank = spec_.rank;
     req.precision = spec_.precision;
     req.threads = spec_.threads;
+    if (end_ < spec_.window + 1 + spec_.warmup) settle();
     check_window(req.window, end_, spec_.strategy);
-    ready();
     const size_t first = req.window.first();
-    const BarTables tables = bar_tables();
-    const HistoryView ring = ring_view();
     SweepRanking ranking(req, count_combos(spec_.strategy.grid), threads_);
-    std::atomic<size_t> next{0};
-    detail::run_workers(threads_, [&](int worker) {
-      RulesStreamLanes lanes(rows_, *spec_.strategy.grid.program, ring);
-      Summary sum[kLanes];
-      for (size_t gi; (gi = next.fetch_add(1)) < groups_.size();) {
-        const Group& g = groups_[gi];
-        load(lanes, g);
-        const LaneRange range{first, first, end_, lanes.start, nullptr, lanes.stop, nullptr};
-        run_lanes(kGivenKind, g.stops, tables, lanes.matrix.data(), lanes.in, g.lanes, range, sum);
-        for (int j = 0; j < g.lanes; ++j)
-          ranking.offer(worker, lanes.combos[j], metrics(lanes.combos[j], lanes.slot[j], sum[j]));
-      }
-    });
+    const Offer offer = [&ranking](int worker, const Combo& c, const Metrics& m) {
+      ranking.offer(worker, c, m);
+    };
+    slide(first, &offer);
     return ranking.result(
         t0, [&](const Combo& c) { return window_returns(c, slot_of_[c.id], first, end_); });
   }
