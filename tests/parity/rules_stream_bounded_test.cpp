@@ -337,6 +337,48 @@ INSTANTIATE_TEST_SUITE_P(RealData, RulesStreamBounded, ::testing::ValuesIn(bound
                            return i.param.name;
                          });
 
+// A short rule through a bar whose close triples: its equity reaches zero, so its metrics come
+// from its positions bar by bar (SPEC §6's literal drawdown), replayed from the kept states.
+TEST(RulesStreamBoundedSequential, EquityThroughZeroIsTheSweepsToTheBit) {
+  Series s = test::random_walk(1600, 5);
+  for (size_t t = 900; t < s.size(); ++t) {  // from bar 900 on, every price three times higher
+    s.open[t] *= t == 900 ? 1 : 3;
+    s.high[t] *= 3;
+    s.low[t] *= t == 900 ? 1 : 3;
+    s.close[t] *= 3;
+  }
+  rules::RulesText t;
+  t.params = {"n"};
+  t.indicators = {{"m", "sma($n)"}};
+  t.short_entry = "close > m * 0.5";
+  t.short_exit = "close < m * 0.1";
+  t.long_entry = "close < m * 0.05";
+  const Grid g = bounded_grid(t, {{5, 10, 20}}, {0, 0.5});
+  const StreamSpec spec = stream_spec_of(test::spec_of(g, Fill::close, 1), 400);
+  std::unique_ptr<Backend> cpu = make_backend("cpu");
+  const size_t open_at = spec.warmup + spec.window + 1;
+  std::unique_ptr<Stream> stream = cpu->open_stream(spec, HistoryView::of(s).prefix(open_at));
+  std::vector<uint64_t> ids;
+  for (uint64_t id = 0; id < g.size(); ++id)
+    if (g.decode(id).valid()) ids.push_back(id);
+  bool through_zero = false;
+  for (size_t at = open_at; at < s.size();) {
+    const size_t n = std::min<size_t>(at % 2 ? 37 : 1, s.size() - at);
+    const std::vector<Bar> bars = bounded_bars(s, at, at + n);
+    at += n;
+    SweepRequest req;
+    req.history = HistoryView::of(s).prefix(at);
+    req.strategy = spec.strategy;
+    req.window = {at, spec.window, spec.warmup};
+    req.rank = spec.rank;
+    test::expect_same_sweep_bits(stream->advance(bars), cpu->sweep(req));
+    const std::vector<Metrics> m = stream->evaluate(ids);
+    expect_metrics_bits(m, cpu->evaluate(req, ids));
+    for (const Metrics& x : m) through_zero = through_zero || x.total_return <= -1;
+  }
+  EXPECT_TRUE(through_zero) << "no combo's equity reached zero: the case tests nothing";
+}
+
 // Bounded: a stream that has seen 20,000 bars holds (stats().footprint_bytes) and writes
 // (checkpoint) exactly as much as one that has seen 2,000 past its window, and no more than
 // its size query; the stream of every bar grew with both.
