@@ -9,11 +9,11 @@
 // with base = max(start, 1) - 1 (a cross reads bar t - 1, a fresh trade's entry c_{t-1}). Each
 // advance appends the bars to the states and the ring, moves the entering states to the new
 // window's first bar (codes, r_t and the lane kernel's decisions over the bars that left the
-// window) and summarises the window from them; a long batch moves them every W + 1 bars, so
-// the ring never holds more than 2W + 2 bars. Memory and checkpoint are set by the window, the
-// rows' look-back and the grid, whatever the uptime. Every advance and query is bit-identical
-// to a fresh cpu sweep of the window on the history from the anchor (the same rows, the same
-// evaluator, the same lane kernel entered with the states its scan back finds).
+// window) and summarises the window from them, in one pass; a long batch moves them each time
+// the ring is full (ring_capacity: max(2W + 2, W + 1025) bars). Memory and checkpoint are set by
+// the window, the rows' look-back and the grid, whatever the uptime. Every advance and query is
+// bit-identical to a fresh cpu sweep of the window on the history from the anchor (the same rows,
+// the same evaluator, the same lane kernel entered with the states its scan back finds).
 //
 // Checkpoint layout (host byte order, recorded):
 //   "WFODRULE", u32 version (2), u32 byte-order mark, string backend ("cpu"),
@@ -144,9 +144,12 @@ std::string spec_text(const StreamSpec& spec) {
   return out;
 }
 
-// The ring's most bars: the window and the bar before it, twice (a long batch moves the
-// entering states every W + 1 bars).
-size_t ring_capacity(const StreamSpec& spec) { return 2 * (spec.window + 1); }
+// The ring's most bars: the window and the bar before it, twice, and at least 1,024 bars
+// beyond them (a long batch moves the entering states each time the ring is full: every W + 1
+// bars, or 1,024 for a short window, so a long history opens in few passes).
+size_t ring_capacity(const StreamSpec& spec) {
+  return std::max(2 * (spec.window + 1), spec.window + 1 + 1024);
+}
 
 // One worker's lanes over the stream's ring: the evaluator's scratch, the r_t rows of up to
 // kLanes combos (ring-indexed) and their states entering the stream's start bar.
@@ -596,8 +599,12 @@ class RulesStream final : public Stream {
     req.rank = spec_.rank;
     req.precision = spec_.precision;
     req.threads = spec_.threads;
-    if (end_ < spec_.window + 1 + spec_.warmup) settle();
-    check_window(req.window, end_, spec_.strategy);
+    try {
+      check_window(req.window, end_, spec_.strategy);
+    } catch (const std::invalid_argument&) {
+      settle();  // the states still follow the bars: the stream stays bounded
+      throw;
+    }
     const size_t first = req.window.first();
     SweepRanking ranking(req, count_combos(spec_.strategy.grid), threads_);
     const Offer offer = [&ranking](int worker, const Combo& c, const Metrics& m) {

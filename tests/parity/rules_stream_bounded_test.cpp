@@ -109,7 +109,7 @@ std::vector<BoundedCase> bounded_cases() {
   using test::spec_of;
   std::vector<BoundedCase> cs;
   const StrategySpec pullback = pullback_file().spec;  // long only, stop loss, take profit
-  cs.push_back({"pullback_example_close", "goog_d1_2004-2013", pullback, 400, 2500});
+  cs.push_back({"pullback_example_close", "goog_d1_2004-2013", pullback, 250, 2148});
   {
     StrategySpec next = pullback;
     next.fill = Fill::next_open;
@@ -128,18 +128,18 @@ std::vector<BoundedCase> bounded_cases() {
     g.vol_threshold = {0.9};
     g.validate();
     cs.push_back({"crosses_channels_volume_vol_filter", "btcperp_ftx_m1_2022-01",
-                  spec_of(g, Fill::close, 0.5), 400, 3000});
+                  spec_of(g, Fill::close, 0.5), 400, 6000});
   }
   cs.push_back(
       {"crosses_every_stop_next_open", "eurusd_h1_2017-2018",
        spec_of(bounded_grid(bounded_crosses(), cross_axes, {0, 0.004}, {0, 0.01}, {0, 0.003}),
                Fill::next_open, 1),
-       350, 2500});
+       350, 5000});
   const std::vector<std::vector<double>> band_axes = {{10, 20, 40}, {1.5, 2.5}, {30, 40}};
   cs.push_back({"bands_arithmetic_valid_every_stop_close", "nvda_d1_1999-2014",
                 spec_of(bounded_grid(bounded_bands(), band_axes, {0, 0.05}, {0, 0.12}, {0, 0.08}),
                         Fill::close, 2),
-                300, 2500});
+                300, 4000});
   {
     Grid g = bounded_grid(bounded_undefined(), {{1, 9, 16}, {50, 400}}, {0, 0.05}, {0}, {0, 0.1});
     g.vol_short = {10};
@@ -182,7 +182,7 @@ void expect_returns_bits(const std::vector<double>& a, const std::vector<double>
     ASSERT_TRUE(test::same_bits(a[i], b[i])) << "return " << i << ": " << a[i] << " vs " << b[i];
 }
 
-// A batch size: single bars, short runs, sometimes longer than the window.
+// A batch size: single bars, short runs, sometimes about a window.
 size_t bounded_batch(std::mt19937_64& rng) {
   switch (rng() % 5) {
     case 0:
@@ -193,7 +193,7 @@ size_t bounded_batch(std::mt19937_64& rng) {
     case 3:
       return 1 + rng() % 120;
     default:
-      return 1 + rng() % 900;
+      return 1 + rng() % 300;
   }
 }
 
@@ -236,9 +236,12 @@ TEST_P(RulesStreamBounded, EveryAdvanceAndQueryIsTheSweepOfTheHistoryToTheBit) {
   std::vector<PositionTracker> trackers;  // seeded by the stream, then fed the bars
   size_t at = open_at, step = 0;
   while (at < total) {
-    // Bar by bar at first and around the checkpoint, random batches else.
-    const size_t n =
-        std::min(step < 12 || (step >= 30 && step < 36) ? 1 : bounded_batch(rng), total - at);
+    // Bar by bar at first and around the checkpoint, random batches else; twice a batch longer
+    // than the ring's spare room (the states move inside it, then again at its end).
+    const size_t n = std::min(step < 12 || (step >= 20 && step < 26) ? 1
+                              : step == 27 || step == 40             ? 1100
+                                                                     : bounded_batch(rng),
+                              total - at);
     const std::vector<Bar> bars = bounded_bars(s, at, at + n);
     at += n;
     ++step;
@@ -289,7 +292,7 @@ TEST_P(RulesStreamBounded, EveryAdvanceAndQueryIsTheSweepOfTheHistoryToTheBit) {
       }
     }
 
-    if (step == 30) {  // checkpoint mid-way; the restored stream runs beside the original
+    if (step == 20) {  // checkpoint mid-way; the restored stream runs beside the original
       const std::vector<uint8_t> blob = stream->checkpoint();
       restored = cpu->restore_stream(spec, blob);
       EXPECT_EQ(restored->stats().bars, at);
@@ -310,7 +313,7 @@ TEST_P(RulesStreamBounded, EveryAdvanceAndQueryIsTheSweepOfTheHistoryToTheBit) {
         EXPECT_NE(std::string(e.what()).find("version 1"), std::string::npos) << e.what();
       }
     }
-    if (step == 20 || step == 40) {
+    if (step == 16 || step == 30) {
       for (uint64_t id : {followed[1], followed[3]})
         trackers.push_back(stream->tracker(grid.decode(id), 100000));
     }
@@ -319,6 +322,16 @@ TEST_P(RulesStreamBounded, EveryAdvanceAndQueryIsTheSweepOfTheHistoryToTheBit) {
     }
   }
   ASSERT_TRUE(restored) << "too few advances for the checkpoint";
+  ASSERT_GT(step, 30u) << "too few advances for the long batch and the trackers";
+  // A stream opened on the long history (its open moves the states as its ring fills) gives
+  // the same advances.
+  const size_t late_at = total - 40;
+  std::unique_ptr<Stream> late = cpu->open_stream(spec, HistoryView::of(s).prefix(late_at));
+  for (size_t a = late_at; a < total; a += 8) {
+    const size_t e = std::min(a + 8, total);
+    test::expect_same_sweep_bits(late->advance(bounded_bars(s, a, e)), cpu->sweep(request(e)));
+  }
+  EXPECT_EQ(late->checkpoint(), stream->checkpoint());
   ASSERT_FALSE(trackers.empty());
   // The trackers the stream seeded followed every later bar: positions as the backend's.
   for (const PositionTracker& t : trackers) {
@@ -397,7 +410,7 @@ TEST(RulesStreamBoundedMemory, FootprintAndCheckpointDoNotGrowWithUptime) {
   auto run_to = [&](size_t end) {
     std::unique_ptr<Stream> st = cpu->open_stream(spec, HistoryView::of(s).prefix(open_at));
     for (size_t at = open_at; at < end;) {
-      const size_t n = std::min<size_t>(at % 3 == 0 ? 1 : 700, end - at);
+      const size_t n = std::min<size_t>(at % 3 == 0 ? 1 : 2500, end - at);
       (void)st->advance(bounded_bars(s, at, at + n));
       at += n;
     }
