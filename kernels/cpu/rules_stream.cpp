@@ -180,7 +180,6 @@ class RulesStream final : public Stream {
       throw std::invalid_argument("a stream holds at most 2^32 combos");
     slot_of_.assign(grid.size(), UINT32_MAX);
     for (size_t g = 0; g < groups_.size(); ++g) {
-      stops_ = stops_ || groups_[g].stops;
       for (int j = 0; j < groups_[g].lanes; ++j)
         slot_of_[groups_[g].ids[j]] = static_cast<uint32_t>(g * kLanes + static_cast<size_t>(j));
     }
@@ -192,6 +191,8 @@ class RulesStream final : public Stream {
     // The ring at its largest, once: the footprint does not creep with uptime.
     cap_ = ring_capacity(spec_);
     ring_.reserve(cap_);
+    gap_.reserve(cap_);
+    body_.reserve(cap_);
     for (size_t i = 0; i < rows_.size(); ++i) rows_.row(i).values.reserve(cap_);
   }
 
@@ -223,10 +224,10 @@ class RulesStream final : public Stream {
   StreamStats stats() const override {
     StreamStats s;
     s.bars = end_;
-    size_t bytes = ring_.ts_ns.capacity() * 6 * 8 + states_.footprint_bytes() +
-                   slot_of_.capacity() * sizeof(uint32_t) + groups_.capacity() * sizeof(Group) +
-                   r_.capacity() + lane_.capacity() * sizeof(LaneState) +
-                   stop_.capacity() * sizeof(StopState);
+    size_t bytes = ring_.ts_ns.capacity() * 6 * 8 + (gap_.capacity() + body_.capacity()) * 8 +
+                   states_.footprint_bytes() + slot_of_.capacity() * sizeof(uint32_t) +
+                   groups_.capacity() * sizeof(Group) + r_.capacity() +
+                   lane_.capacity() * sizeof(LaneState) + stop_.capacity() * sizeof(StopState);
     for (size_t i = 0; i < rows_.size(); ++i) bytes += rows_.row(i).values.capacity() * 8;
     s.footprint_bytes = bytes;
     s.open_seconds = open_seconds_;
@@ -638,7 +639,6 @@ class RulesStream final : public Stream {
   StreamSpec spec_;
   int threads_;
   std::vector<Group> groups_;
-  bool stops_ = false;
   std::vector<uint32_t> slot_of_;  // combo id -> slot (group * kLanes + lane); UINT32_MAX: invalid
   // The grid's rows over the ring's bars [base_, end_) (first_defined and gaps refreshed
   // before use), and their incremental states at end_.
@@ -702,7 +702,7 @@ uint64_t rules_stream_bytes(const StreamSpec& spec) {
   const uint64_t ring = ring_capacity(spec);
   const std::vector<Group> groups = group_valid_combos(grid);
   const uint64_t slots = groups.size() * kLanes;
-  return ring * 8 * (6 + rows.size()) +
+  return ring * 8 * (6 + 2 + rows.size()) +  // bars, gap and body, rows
          detail::RulesRowStates::most_bytes(rows.keys(), rows.vol_periods()) +
          grid.size() * sizeof(uint32_t) + groups.capacity() * sizeof(Group) +
          slots * (1 + sizeof(LaneState) + sizeof(StopState));
