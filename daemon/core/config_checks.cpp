@@ -419,8 +419,9 @@ CheckEnvironment system_check_environment(const std::string& backend) {
   // The cpu backend's size query whatever [daemon] backend says: a cuda daemon whose device
   // fails runs every stream on the cpu backend (docs/operations.md "Backend fallback"), so
   // the host must hold them; a cuda stream's device memory is checked when it opens.
-  // A strategy the cpu backend's streams do not run (rules, SPEC §5a) runs as a re-sweeping
-  // stream (EngineSlot::open): the seam's default size query is that stream's.
+  // A strategy the cpu backend's streams do not run runs as a re-sweeping stream
+  // (EngineSlot::open): the seam's default size query is that stream's. Rules strategies
+  // (SPEC §5a) have the cpu backend's bounded rules stream (cpu/rules_stream.hpp) and its plan.
   env.stream_memory = [cpu =
                            std::shared_ptr<Backend>(make_backend("cpu"))](const StreamSpec& spec) {
     return cpu->supports(Work::stream, spec.strategy).ok() ? cpu->stream_memory(spec)

@@ -39,17 +39,6 @@ struct Tables {
   }
 };
 
-// A lane reading its r_t row `row` (bar-indexed) at offset `offset` of the lanes' matrix.
-LaneInput given_input(const Combo& c, const double* row, int64_t offset) {
-  LaneInput in;
-  in.off_a = in.off_b = offset;
-  in.a = in.b = row;
-  in.stop_loss = c.stop_loss;
-  in.take_profit = c.take_profit;
-  in.trailing_stop = c.trailing_stop;
-  return in;
-}
-
 // One worker's lanes: the evaluator's scratch and kLanes rows of r_t over [0, end).
 class Lanes {
  public:
@@ -71,7 +60,7 @@ class Lanes {
       eval_.codes(combos[j], end_, codes_.data() + offset);
       codes[j] = codes_.data() + offset;
       rows[j] = matrix_.data() + offset;
-      in_[j] = given_input(combos[j], rows[j], static_cast<int64_t>(offset));
+      in_[j] = rules_lane_input(combos[j], rows[j], static_cast<int64_t>(offset));
     }
     RulesEvaluator::transitions(codes, g.lanes, end_, rows);
   }
@@ -143,6 +132,16 @@ void run_groups(const SweepRequest& req, const RulesRows& rows, const std::vecto
 }
 
 }  // namespace
+
+LaneInput rules_lane_input(const Combo& c, const double* row, int64_t offset) {
+  LaneInput in;
+  in.off_a = in.off_b = offset;
+  in.a = in.b = row;
+  in.stop_loss = c.stop_loss;
+  in.take_profit = c.take_profit;
+  in.trailing_stop = c.trailing_stop;
+  return in;
+}
 
 SweepResult rules_sweep(Backend& self, const SweepRequest& req) {
   const auto start = std::chrono::steady_clock::now();
@@ -228,7 +227,7 @@ std::vector<int8_t> rules_positions(const HistoryView& h, const StrategySpec& sp
   std::vector<int8_t> p;
   p.reserve(h.size());
   ComboState state;
-  run_positions(given_input(c, r.data(), 0), kGivenKind, h.close.data(),
+  run_positions(rules_lane_input(c, r.data(), 0), kGivenKind, h.close.data(),
                 spec.fill == Fill::next_open ? h.open.data() : nullptr, 0, h.size(), state, p);
   return p;
 }

@@ -10,9 +10,14 @@
 #include <span>
 #include <vector>
 
+#include "lane_kernel.hpp"
 #include "wfod/backend.hpp"
 
 namespace wfod::cpu {
+
+// A lane of combo `c` reading its r_t row (`row`, bar-indexed from the columns' first bar) at
+// `offset` of the lanes' matrix (the kernel reads matrix[offset + t] for bar t).
+LaneInput rules_lane_input(const Combo& c, const double* row, int64_t offset);
 
 // Backend::sweep of a rules grid; `self` answers the reported combos' positions (growth
 // refinement, src/growth_refine.hpp).

@@ -14,8 +14,6 @@ namespace {
 
 using rules::Kind;
 
-bool is_band(Kind k) { return k == Kind::bb_upper || k == Kind::bb_lower; }
-
 // An argument's values over a grid: its one literal, or its parameter's axis.
 std::vector<double> arg_values(const Grid& grid, const rules::Arg& a) {
   if (a.is_param) return grid.rule_axes.at(a.param);
@@ -57,32 +55,34 @@ std::vector<double> compute(const HistoryView& h, int kind, int n, double width,
   return {};
 }
 
-std::unique_ptr<RulesRow> finish_row(std::vector<double> v) {
-  auto row = std::make_unique<RulesRow>();
+void finish_row(RulesRow& row) {
+  const std::vector<double>& v = row.values;
   size_t t = 0;
   while (t < v.size() && std::isnan(v[t])) ++t;
-  row->first_defined = t;
+  row.first_defined = t;
+  row.gaps = false;
   for (; t < v.size(); ++t)
-    if (std::isnan(v[t])) row->gaps = true;
-  row->values = std::move(v);
-  return row;
+    if (std::isnan(v[t])) row.gaps = true;
 }
 
 }  // namespace
 
-RulesRows::Key RulesRows::key_of(const rules::Indicator& ind, double period, double width) {
-  const Kind k = ind.kind == Kind::bb_mid ? Kind::sma : ind.kind;
-  const bool channel = k == Kind::hh || k == Kind::ll;
-  return {static_cast<int>(k), static_cast<int>(period), is_band(k) ? width : 0.0,
-          channel && ind.high_low};
-}
-
 void RulesRows::add_indicator(const rules::Indicator& ind, double period, double width) {
-  const Key key = key_of(ind, period, width);
+  const Key key = detail::rules_row_key(ind, period, width);
   if (keys_.emplace(key, key_list_.size()).second) key_list_.push_back(key);
 }
 
 RulesRows::RulesRows(const HistoryView& h, const Grid& grid, int threads) {
+  add_grid(grid);
+  build(h, threads);
+}
+
+RulesRows::RulesRows(const Grid& grid) {
+  add_grid(grid);
+  index();
+}
+
+void RulesRows::add_grid(const Grid& grid) {
   for (const rules::Indicator& ind : grid.program->indicators) {
     if (!ind.used) continue;
     const std::vector<double> widths =
@@ -92,7 +92,6 @@ RulesRows::RulesRows(const HistoryView& h, const Grid& grid, int threads) {
   }
   for (int p : grid.vol_short) vols_[p];
   for (int p : grid.vol_long) vols_[p];
-  build(h, threads);
 }
 
 RulesRows::RulesRows(const HistoryView& h, std::span<const Combo> combos, int threads) {
@@ -110,21 +109,29 @@ RulesRows::RulesRows(const HistoryView& h, std::span<const Combo> combos, int th
   build(h, threads);
 }
 
-void RulesRows::build(const HistoryView& h, int threads) {
+void RulesRows::index() {
   for (auto& [period, index] : vols_) {
     index = key_list_.size() + vol_list_.size();
     vol_list_.push_back(period);
   }
   rows_.resize(key_list_.size() + vol_list_.size());
+  for (auto& row : rows_) row = std::make_unique<RulesRow>();
+}
+
+void RulesRows::refresh(size_t i) { finish_row(*rows_[i]); }
+
+void RulesRows::build(const HistoryView& h, int threads) {
+  index();
   std::atomic<size_t> next{0};
   detail::run_workers(threads, [&](int) {
     for (size_t i; (i = next.fetch_add(1)) < rows_.size();) {
       if (i < key_list_.size()) {
         const auto& [kind, n, width, high_low] = key_list_[i];
-        rows_[i] = finish_row(compute(h, kind, n, width, high_low));
+        rows_[i]->values = compute(h, kind, n, width, high_low);
       } else {
-        rows_[i] = finish_row(vol_row(h.close, vol_list_[i - key_list_.size()]));
+        rows_[i]->values = vol_row(h.close, vol_list_[i - key_list_.size()]);
       }
+      finish_row(*rows_[i]);
     }
   });
 }
@@ -132,7 +139,7 @@ void RulesRows::build(const HistoryView& h, int threads) {
 const RulesRow& RulesRows::indicator(const rules::Indicator& ind,
                                      const std::vector<double>& values) const {
   const double width = ind.width ? rules::arg_value(*ind.width, values) : 0.0;
-  return *rows_[keys_.at(key_of(ind, rules::arg_value(ind.period, values), width))];
+  return *rows_[keys_.at(detail::rules_row_key(ind, rules::arg_value(ind.period, values), width))];
 }
 
 }  // namespace wfod::cpu

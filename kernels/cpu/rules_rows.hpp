@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "src/rules_combo_rows.hpp"
 #include "wfod/bar.hpp"
 #include "wfod/grid.hpp"
 #include "wfod/rules/rules.hpp"
@@ -31,17 +32,29 @@ class RulesRows {
   RulesRows(const HistoryView& h, const Grid& grid, int threads);
   // Rows of these combos only (evaluate() lists, positions()).
   RulesRows(const HistoryView& h, std::span<const Combo> combos, int threads);
+  // The grid's rows without values: a stream fills them from its incremental states
+  // (rules_stream.cpp), row i of keys() then of vol_periods(), and refresh()es them.
+  explicit RulesRows(const Grid& grid);
 
   // The row of a used indicator for a combo's values.
   const RulesRow& indicator(const rules::Indicator& ind, const std::vector<double>& values) const;
   // The vol filter's STD(n) row, zero rule applied (SPEC §4, §5).
   const RulesRow& vol(int period) const { return *rows_[vols_.at(period)]; }
 
- private:
   // kind (bb_mid as sma), period, width (bands only, else 0), high_low.
-  using Key = std::tuple<int, int, double, bool>;
-  static Key key_of(const rules::Indicator& ind, double period, double width);
+  using Key = detail::RulesRowKey;
+  const std::vector<Key>& keys() const { return key_list_; }
+  const std::vector<int>& vol_periods() const { return vol_list_; }
+  size_t size() const { return rows_.size(); }
+  RulesRow& row(size_t i) { return *rows_[i]; }
+  const RulesRow& row(size_t i) const { return *rows_[i]; }
+  // Row i's first_defined and gaps from its values.
+  void refresh(size_t i);
+
+ private:
+  void add_grid(const Grid& grid);
   void add_indicator(const rules::Indicator& ind, double period, double width);
+  void index();  // the vol rows' indices, the rows allocated
   void build(const HistoryView& h, int threads);
 
   std::map<Key, size_t> keys_;

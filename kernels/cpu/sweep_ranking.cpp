@@ -24,6 +24,14 @@ void SweepRanking::offer(int worker, const Combo& c, const Metrics& m) {
 }
 
 SweepResult SweepRanking::result(Backend& self, std::chrono::steady_clock::time_point start) const {
+  const SweepRequest& req = req_;
+  return result(start, [&](const Combo& c) {
+    return combo_returns(self, req.history, req.strategy, c, req.window.first(), req.window.end);
+  });
+}
+
+SweepResult SweepRanking::result(std::chrono::steady_clock::time_point start,
+                                 const WindowReturns& window_returns) const {
   SweepResult result;
   result.backend = "cpu";
   result.evaluated = count_.valid;
@@ -34,10 +42,7 @@ SweepResult SweepRanking::result(Backend& self, std::chrono::steady_clock::time_
   result.unranked_by.emplace();
   for (const auto& u : unranked_) result.unranked_by->merge(u);
   result.top = top.sorted();
-  const SweepRequest& req = req_;
-  detail::refine_growth(result.top, req.rank, req.strategy.bars_per_year, [&](const Combo& c) {
-    return combo_returns(self, req.history, req.strategy, c, req.window.first(), req.window.end);
-  });
+  detail::refine_growth(result.top, req_.rank, req_.strategy.bars_per_year, window_returns);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }

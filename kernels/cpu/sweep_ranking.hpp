@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <vector>
 
 #include "wfod/backend.hpp"
@@ -24,6 +25,11 @@ class SweepRanking {
   // from their exact returns (src/growth_refine.hpp; `self` gives their positions, the
   // sweep's rows being gone by then) and the seconds since `start`.
   SweepResult result(Backend& self, std::chrono::steady_clock::time_point start) const;
+  // The same with the reported combos' window returns (SPEC §2, bars [first, end) of the
+  // request's window) from `window_returns` (a stream's, which holds no history from the anchor).
+  using WindowReturns = std::function<std::vector<double>(const Combo&)>;
+  SweepResult result(std::chrono::steady_clock::time_point start,
+                     const WindowReturns& window_returns) const;
 
  private:
   const SweepRequest& req_;

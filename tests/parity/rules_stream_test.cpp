@@ -65,7 +65,7 @@ TEST(RulesStream, CpuStreamMatchesCpuRefAndRestoresExactly) {
   const size_t open_at = spec.warmup + spec.window + 1;
   const HistoryView head = HistoryView::of(s).prefix(open_at);
   std::unique_ptr<Stream> stream = cpu->open_stream(spec, head);
-  EXPECT_FALSE(stream->bounded());
+  EXPECT_TRUE(stream->bounded());
   std::vector<uint64_t> ids;
   for (uint64_t id = 0; id < grid.size(); ++id)
     if (grid.decode(id).valid()) ids.push_back(id);
@@ -134,7 +134,12 @@ TEST(RulesStream, CpuStreamMatchesCpuRefAndRestoresExactly) {
     }
   }
   ASSERT_TRUE(restored);
-  EXPECT_THROW(stream->tracker(grid.decode(ids[0]), 10), Unsupported);
+  // The stream seeds a tracker at its newest bar: its positions are cpu_ref's.
+  const Combo c = grid.decode(ids[ids.size() / 2]);
+  const PositionTracker t = stream->tracker(c, 10);
+  EXPECT_EQ(t.bars(), at);
+  const std::vector<int8_t> want = ref->positions(HistoryView::of(s).prefix(at), spec.strategy, c);
+  EXPECT_EQ(t.positions(at - 10, at), std::vector<int8_t>(want.end() - 10, want.end()));
 }
 
 }  // namespace

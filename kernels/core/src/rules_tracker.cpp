@@ -9,6 +9,7 @@
 #include "src/lane_kinds.hpp"
 #include "src/position_rules.hpp"
 #include "src/rules/transitions.hpp"
+#include "src/tracker_seed.hpp"
 
 namespace wfod {
 
@@ -81,4 +82,26 @@ size_t PositionTracker::Rules::footprint_bytes() const {
          (now.indicator.capacity() + before.indicator.capacity()) * sizeof(double);
 }
 
+namespace detail {
+
+PositionTracker TrackerSeed::make_rules(const StrategySpec& spec, const Combo& combo,
+                                        RulesComboRows rows, const rules::BarLeaves& now, int8_t r1,
+                                        double close1, int64_t last_ts, size_t first,
+                                        std::vector<int8_t> positions, const ComboState& state,
+                                        size_t keep) {
+  auto s = std::make_unique<PositionTracker::Rules>(spec, combo);
+  s->rows = std::move(rows);
+  s->now = now;
+  s->r1 = r1;
+  s->close1 = close1;
+  s->last_ts = last_ts;
+  s->state = state;
+  s->kept.p = std::move(positions);
+  s->kept.first = first;
+  s->kept.dropped = first > 0;
+  s->kept.set_keep(keep);
+  return PositionTracker(std::move(s));
+}
+
+}  // namespace detail
 }  // namespace wfod

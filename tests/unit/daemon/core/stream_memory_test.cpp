@@ -11,6 +11,7 @@
 #include "support/series.hpp"
 #include "wfod/backend.hpp"
 #include "wfod/daemon/core/config_checks.hpp"
+#include "wfod/rules/rules.hpp"
 
 namespace wfod {
 namespace {
@@ -70,6 +71,36 @@ TEST(StreamMemory, TheCpuPlanBoundsTheOpenedStream) {
   vol.vol_long = parse_int_axis("20:40:20");
   vol.vol_threshold = parse_real_axis("0.5:1.5:0.5");
   expect_plan_bounds(spec_of(vol, 800, 180), "ma_cross with the vol filter");
+}
+
+// A rules grid (SPEC §5a) with every stop kind and the vol filter: its stream is bounded, so
+// its plan is a size, not the history's length (issue 43).
+Grid stream_memory_rules_grid() {
+  rules::RulesText t;
+  t.params = {"fast", "slow", "lvl"};
+  t.indicators = {{"f", "ema($fast)"}, {"s", "sma($slow)"}, {"r", "rsi(14)"}, {"h", "hh(20)"}};
+  t.long_entry = "f > s and r < $lvl or crosses_above(close, h)";
+  t.long_exit = "crosses_below(f, s)";
+  t.short_entry = "f < s and r > 100 - $lvl";
+  t.short_exit = "f > s";
+  t.valid = "$fast < $slow";
+  Grid g;
+  g.family = Family::rules;
+  g.program = std::make_shared<const rules::Program>(rules::compile(t));
+  g.rule_axes = {{5, 10, 15}, {20, 40, 60}, {30, 40}};
+  g.stop_loss = {0, 0.02};
+  g.take_profit = {0, 0.05};
+  g.trailing_stop = {0, 0.03};
+  g.vol_short = {10};
+  g.vol_long = {50};
+  g.vol_threshold = {0.8};
+  g.validate();
+  return g;
+}
+
+TEST(StreamMemory, TheCpuPlanBoundsTheOpenedRulesStream) {
+  expect_plan_bounds(spec_of(stream_memory_rules_grid(), 500, 600), "rules, W 500");
+  expect_plan_bounds(spec_of(stream_memory_rules_grid(), 3000, 180), "rules, W 3000");
 }
 
 TEST(StreamMemory, BillionsOfCombosAreAnsweredAtOnce) {
