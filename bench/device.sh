@@ -145,6 +145,15 @@ if [ "${WFOD_SOAK:-0}" = "1" ]; then
   [ "${WFOD_SOAK_ONLY:-0}" = "1" ] && exit 0
 fi
 
+# Rules strategies on the device against the built-in kernel (bench/rules_bench, issue 45 item
+# 5), with WFOD_RULES=1: WFOD_RULES_ARGS = window threads reps fast_max slow_max cases.
+if [ "${WFOD_RULES:-0}" = "1" ]; then
+  echo "== rules_bench cuda ${WFOD_RULES_ARGS:-10000 1 5 101 1009 ARS}"
+  "$S/bin/rules_bench" /work/shared/data/unittestbtc_m1_2017-11.csv ${WFOD_RULES_ARGS:-10000 1 5 101 1009 ARS} cuda 2>&1 |
+    tee -a "$OUT/rules_bench_cuda.txt"
+  [ "${WFOD_RULES_ONLY:-0}" = "1" ] && exit 0
+fi
+
 # Stream checkpoints at a stop (bench/checkpoint_bench), with WFOD_CKPT=1:
 # WFOD_CKPT_ARGS = combos window live dir backend, one run per `;`-separated set.
 if [ "${WFOD_CKPT:-0}" = "1" ]; then

@@ -6,7 +6,8 @@
 //   S  long_entry = f > s and r < $lvl, long_exit = crosses_below(f, s) (f = ema($fast),
 //      s = sma($slow), r = rsi(14)), $lvl = 60, stop_loss {0.01, 0.02, 0.03}, same fast x slow
 // Usage: rules_bench CSV [window=10000] [threads=1] [reps=3] [fast_max=101] [slow_max=1009]
-//        [cases=ARS] (a subset of the cases, e.g. R alone under a profiler; A always runs)
+//        [cases=ARS] [backend=cpu] (cases: a subset, e.g. R alone under a profiler; A always
+//        runs. backend: cuda times the device's sweeps by the wall clock, not CPU time)
 // Prints each case's best (minimum) sweep CPU seconds (and that run's wall seconds), valid combos
 // and combo-bars/s, and the ratios R/A and S/A of time per combo-bar (targets: 1.5 and 3).
 #include <algorithm>
@@ -49,7 +50,7 @@ double cpu_seconds() {
 }
 
 Timed time_sweep(Backend& cpu, const HistoryView& h, const Grid& grid, size_t window, int threads,
-                 int reps) {
+                 int reps, bool wall_clock) {
   SweepRequest req;
   req.history = h;
   req.strategy.grid = grid;
@@ -61,10 +62,12 @@ Timed time_sweep(Backend& cpu, const HistoryView& h, const Grid& grid, size_t wi
     const auto start = std::chrono::steady_clock::now();
     const double cpu0 = cpu_seconds();
     const SweepResult r = cpu.sweep(req);
-    const double s = cpu_seconds() - cpu0;
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double s = wall_clock ? wall : cpu_seconds() - cpu0;
     if (s < t.seconds) {
       t.seconds = s;
-      t.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      t.wall = wall;
     }
     t.valid = r.evaluated;
   }
@@ -86,9 +89,12 @@ int main(int argc, char** argv) {
   const int fast_max = argc > 5 ? std::atoi(argv[5]) : 101;
   const int slow_max = argc > 6 ? std::atoi(argv[6]) : 1009;
   const std::string which = argc > 7 ? argv[7] : "ARS";
+  const std::string backend_name = argc > 8 ? argv[8] : "cpu";
+  // A device's sweep is the device's time: CPU time would count the host thread's waits.
+  const bool wall_clock = backend_name != "cpu" && backend_name != "cpu_ref";
   const Series series = feeds::read_csv(argv[1]).series;
   const HistoryView h = HistoryView::of(series);
-  std::unique_ptr<Backend> cpu = make_backend("cpu");
+  std::unique_ptr<Backend> cpu = make_backend(backend_name);
 
   Grid a;
   a.family = Family::ma_cross;
@@ -113,12 +119,14 @@ int main(int argc, char** argv) {
   s.rule_axes = {doubles(a.fast), doubles(a.slow), {60}};
   s.stop_loss = {0.01, 0.02, 0.03};
 
-  std::printf("rules_bench: %s, %zu bars, window %zu, %d thread(s), best of %d\n", argv[1],
-              h.size(), window, threads, reps);
-  std::printf(
-      "| case | valid combos | sweep CPU s | (wall s) | combo-bars/CPU s | per combo-bar vs A |\n");
+  std::printf("rules_bench: %s, %zu bars, window %zu, backend %s, %d thread(s), best of %d\n",
+              argv[1], h.size(), window, backend_name.c_str(), threads, reps);
+  std::printf(wall_clock ? "| case | valid combos | sweep wall s | (wall s) | combo-bars/s | per "
+                           "combo-bar vs A |\n"
+                         : "| case | valid combos | sweep CPU s | (wall s) | combo-bars/CPU s | "
+                           "per combo-bar vs A |\n");
   std::printf("|---|---:|---:|---:|---:|---:|\n");
-  const Timed ta = time_sweep(*cpu, h, a, window, threads, reps);
+  const Timed ta = time_sweep(*cpu, h, a, window, threads, reps, wall_clock);
   const double rate_a = static_cast<double>(ta.valid) * static_cast<double>(window) / ta.seconds;
   auto row = [&](const char* name, const Timed& t) {
     const double rate = static_cast<double>(t.valid) * static_cast<double>(window) / t.seconds;
@@ -127,8 +135,9 @@ int main(int argc, char** argv) {
   };
   row("A built-in ma_cross", ta);
   if (which.find('R') != std::string::npos)
-    row("R ma_cross written as rules", time_sweep(*cpu, h, r, window, threads, reps));
+    row("R ma_cross written as rules", time_sweep(*cpu, h, r, window, threads, reps, wall_clock));
   if (which.find('S') != std::string::npos)
-    row("S f > s and r < $lvl, 3 stop_loss", time_sweep(*cpu, h, s, window, threads, reps));
+    row("S f > s and r < $lvl, 3 stop_loss",
+        time_sweep(*cpu, h, s, window, threads, reps, wall_clock));
   return 0;
 }

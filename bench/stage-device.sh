@@ -12,11 +12,11 @@ if [ "$B" = build/device ]; then
   # five architectures of a default build.
   cmake --preset device >/dev/null
 fi
-cmake --build "$B" -j "$(nproc)" --target wfod_parity_tests wfod_unit_tests gpu_bench stream_bench selection_bench walk_bench wfo wfod daemon_latency soak_bench checkpoint_bench
+cmake --build "$B" -j "$(nproc)" --target wfod_parity_tests wfod_unit_tests gpu_bench stream_bench selection_bench walk_bench wfo wfod daemon_latency soak_bench checkpoint_bench rules_bench
 rm -rf .device && mkdir -p .device/bin .device/lib .device/data
 cp "$B"/tests/wfod_parity_tests "$B"/tests/wfod_unit_tests \
    "$B"/bench/gpu_bench "$B"/bench/stream_bench "$B"/bench/selection_bench "$B"/bench/walk_bench \
-   "$B"/tools/wfo "$B"/bench/soak_bench "$B"/bench/checkpoint_bench \
+   "$B"/tools/wfo "$B"/bench/soak_bench "$B"/bench/checkpoint_bench "$B"/bench/rules_bench \
    "$B"/daemon/wfod "$B"/bench/daemon_latency .device/bin/
 # Everything but the C/C++ runtime itself (the device image has glibc and libstdc++).
 for lib in $(ldd .device/bin/* | awk '/=> \//{print $3}' | sort -u |
