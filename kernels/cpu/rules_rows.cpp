@@ -129,10 +129,15 @@ void RulesRows::build(const HistoryView& h, int threads) {
   });
 }
 
+size_t RulesRows::indicator_index(const rules::Indicator& ind,
+                                  const std::vector<double>& values) const {
+  const double width = ind.width ? rules::arg_value(*ind.width, values) : 0.0;
+  return keys_.at(key_of(ind, rules::arg_value(ind.period, values), width));
+}
+
 const RulesRow& RulesRows::indicator(const rules::Indicator& ind,
                                      const std::vector<double>& values) const {
-  const double width = ind.width ? rules::arg_value(*ind.width, values) : 0.0;
-  return *rows_[keys_.at(key_of(ind, rules::arg_value(ind.period, values), width))];
+  return *rows_[indicator_index(ind, values)];
 }
 
 }  // namespace wfod::cpu

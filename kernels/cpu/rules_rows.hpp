@@ -37,6 +37,13 @@ class RulesRows {
   // The vol filter's STD(n) row, zero rule applied (SPEC §4, §5).
   const RulesRow& vol(int period) const { return *rows_[vols_.at(period)]; }
 
+  // Every row as one list (the indicator rows, then the vol rows), and where the rows above
+  // stand in it: the cuda backend uploads the list and hands its combos the indices.
+  size_t size() const { return rows_.size(); }
+  const RulesRow& row(size_t i) const { return *rows_[i]; }
+  size_t indicator_index(const rules::Indicator& ind, const std::vector<double>& values) const;
+  size_t vol_index(int period) const { return vols_.at(period); }
+
  private:
   // kind (bb_mid as sma), period, width (bands only, else 0), high_low.
   using Key = std::tuple<int, int, double, bool>;
