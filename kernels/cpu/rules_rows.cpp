@@ -2,6 +2,7 @@
 // once per (kind, period, width, source), each by the engine's own SPEC §4 indicators.
 #include "rules_rows.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 
@@ -138,6 +139,26 @@ size_t RulesRows::indicator_index(const rules::Indicator& ind,
 const RulesRow& RulesRows::indicator(const rules::Indicator& ind,
                                      const std::vector<double>& values) const {
   return *rows_[indicator_index(ind, values)];
+}
+
+RulesRows::ComboRows RulesRows::combo_rows(const Combo& c) const {
+  ComboRows out;
+  out.row_of.reserve(c.program->indicators.size());
+  for (const rules::Indicator& ind : c.program->indicators) {
+    size_t index = 0;
+    if (ind.used) {
+      index = indicator_index(ind, c.rule_values);
+      out.start = std::max(out.start, rows_[index]->first_defined);
+    }
+    out.row_of.push_back(static_cast<int32_t>(index));
+  }
+  if (c.has_vol) {
+    const size_t vs = vol_index(c.vol_short), vl = vol_index(c.vol_long);
+    out.start = std::max({out.start, rows_[vs]->first_defined, rows_[vl]->first_defined});
+    out.vol_short = static_cast<int32_t>(vs);
+    out.vol_long = static_cast<int32_t>(vl);
+  }
+  return out;
 }
 
 }  // namespace wfod::cpu

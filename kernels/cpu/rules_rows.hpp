@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <span>
@@ -43,6 +44,18 @@ class RulesRows {
   const RulesRow& row(size_t i) const { return *rows_[i]; }
   size_t indicator_index(const rules::Indicator& ind, const std::vector<double>& values) const;
   size_t vol_index(int period) const { return vols_.at(period); }
+
+  // The rows one combo reads, by index into that list: row_of[i] for each program indicator
+  // (0 for an unused one, never read), the filter's STD rows (-1 without a filter), and
+  // `start`, the first bar where every used indicator's row and the filter's rows are
+  // defined: before it SPEC §5a's undefined rule holds the combo flat at every bar, so the
+  // state entering it is the anchor's (the cuda backend's walks begin there).
+  struct ComboRows {
+    std::vector<int32_t> row_of;
+    int32_t vol_short = -1, vol_long = -1;
+    size_t start = 0;
+  };
+  ComboRows combo_rows(const Combo& c) const;
 
  private:
   // kind (bb_mid as sma), period, width (bands only, else 0), high_low.
