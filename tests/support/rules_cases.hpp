@@ -123,7 +123,7 @@ inline rules::RulesText rules_case_dead_band() {
   t.indicators = {{"m", "sma($n)"}, {"e", "ema(3)"}};
   t.long_entry = "m * (1 + $eps) > close and not (e > m * (1 + 20 * $eps))";
   t.long_exit = "close / m < 1 - $eps or crosses_below(close * 2 / 2, m * (1 - $eps))";
-  t.short_entry = "close - m > $eps * close or (close - open) / (high - low + 0.0001) * 2 < -1";
+  t.short_entry = "close - m > $eps * close or (close - open) / (high - low + 0.0001) * 2 < 0 - 1";
   t.short_exit = "crosses_above(m + m * $eps, close - close * $eps)";
   return t;
 }
