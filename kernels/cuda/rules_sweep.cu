@@ -73,7 +73,7 @@ struct HostBatch {
 void add_combo(const Combo& c, const DeviceRules& r, const rules::Program& program, HostBatch& b) {
   if (c.rule_values.size() != program.params.size())
     throw std::invalid_argument("cuda: a rules combo's values do not match its program's params");
-  const cpu::RulesRows::ComboRows rows = r.rows->combo_rows(c);
+  const detail::RulesRows::ComboRows rows = r.rows->combo_rows(c);
   RuleComboData d;
   d.stop_loss = c.stop_loss;
   d.take_profit = c.take_profit;
@@ -145,8 +145,8 @@ void build_rules(const SweepRequest& req, const DeviceHistory& history, size_t n
                                 std::to_string(h.size()) + " bars");
   out.built = false;
   out.rows.reset();  // the previous build's host rows go before the new ones are made
-  out.rows = std::make_unique<cpu::RulesRows>(h.prefix(n), grid, threads);
-  const cpu::RulesRows& rows = *out.rows;
+  out.rows = std::make_unique<detail::RulesRows>(h.prefix(n), grid, threads);
+  const detail::RulesRows& rows = *out.rows;
   // The rows on the device, refused by name where they do not fit beside what a sweep stages.
   const size_t count = rows.size();
   const size_t bytes = count * n * sizeof(double);

@@ -1,16 +1,16 @@
 // A rules strategy (SPEC §5a) on the device: what one preparation holds for it (the compiled
-// program's nodes, the indicator rows its combos read, built on the host by the cpu backend's
-// RulesRows and uploaded once, the volumes where the program reads them) and what a kernel
-// reads of a batch of combos (each one's parameter values, rows, filter and stops, decoded on
-// the host). Read by rules_eval.cuh, built by rules_sweep.cu; no code is compiled per strategy.
+// program's nodes, the indicator rows its combos read, built on the host by the core's RulesRows
+// (the cpu backend's rows) and uploaded once, the volumes where the program reads them) and what a
+// kernel reads of a batch of combos (each one's parameter values, rows, filter and stops, decoded
+// on the host). Read by rules_eval.cuh, built by rules_sweep.cu; no code is compiled per strategy.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <vector>
 
-#include "cpu/rules_rows.hpp"
 #include "device_buffer.cuh"
+#include "src/rules_rows.hpp"
 #include "wfod/detail/rule_eval.hpp"
 #include "wfod/grid.hpp"
 
@@ -48,13 +48,13 @@ struct RuleTables {
 // A preparation's rules state: built for one program, grid axes (or combo list) and bars.
 struct DeviceRules {
   bool built = false;
-  std::unique_ptr<cpu::RulesRows> rows;  // host copies: first-defined bars and row indices
-  DeviceBuffer<double> matrix;           // rows.size() rows of `bars` values, row-major
-  DeviceBuffer<rules::Node> nodes;       // the four conditions' nodes, one after the other
-  DeviceBuffer<uint32_t> used;           // program indicators the conditions name
-  DeviceBuffer<double> volume;           // where the program reads volume
-  std::vector<double> uploaded_volume;   // its host copy (compared like the other bars)
-  detail::RuleProgramView view;          // device pointers into the above and the history
+  std::unique_ptr<detail::RulesRows> rows;  // host copies: first-defined bars and row indices
+  DeviceBuffer<double> matrix;              // rows.size() rows of `bars` values, row-major
+  DeviceBuffer<rules::Node> nodes;          // the four conditions' nodes, one after the other
+  DeviceBuffer<uint32_t> used;              // program indicators the conditions name
+  DeviceBuffer<double> volume;              // where the program reads volume
+  std::vector<double> uploaded_volume;      // its host copy (compared like the other bars)
+  detail::RuleProgramView view;             // device pointers into the above and the history
   long long bars = 0;
 };
 

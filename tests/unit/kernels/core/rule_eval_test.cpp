@@ -1,12 +1,12 @@
 // The rules decision a cuda thread runs, run here on the host and held to cpu_ref's (SPEC §5a,
 // §5b): wfod/detail/rule_eval.hpp's rule_next (the undefined rule, the vol filter, the
 // conditions with their magnitudes and dead band, crosses at t-1, the transitions) over the
-// cpu backend's rows laid out as the cuda backend uploads them (RulesRows' list, each combo's
-// rows and start from RulesRows::combo_rows), stepped through stop_walk.hpp's walk_step with
-// the stops. On the cuda rules cases (support/rules_cases.hpp) every valid combo's positions
-// equal cpu_ref's bit for bit, walked from the anchor and from the combo's start (where the
-// device begins its walks), so the device's rule logic is checked where no GPU is. The
-// oracle's evaluator (cpu_ref/ref_rules.cpp) is independent code.
+// cpu backend's rows (src/rules_rows.hpp) laid out as the cuda backend uploads them (RulesRows'
+// list, each combo's rows and start from RulesRows::combo_rows), stepped through stop_walk.hpp's
+// walk_step with the stops. On the cuda rules cases (support/rules_cases.hpp) every valid combo's
+// positions equal cpu_ref's bit for bit, walked from the anchor and from the combo's start (where
+// the device begins its walks), so the device's rule logic is checked where no GPU is. The oracle's
+// evaluator (cpu_ref/ref_rules.cpp) is independent code.
 #include "wfod/detail/rule_eval.hpp"
 
 #include <gtest/gtest.h>
@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu/rules_rows.hpp"
+#include "src/rules_rows.hpp"
 #include "support/rules_cases.hpp"
 #include "support/series.hpp"
 #include "wfod/backend.hpp"
@@ -40,7 +40,8 @@ struct RuleEvalHostProgram {
   detail::RuleProgramView view;
   size_t numbers = 1, truths = 1;
 
-  RuleEvalHostProgram(const rules::Program& p, const cpu::RulesRows& rows, const HistoryView& h) {
+  RuleEvalHostProgram(const rules::Program& p, const detail::RulesRows& rows,
+                      const HistoryView& h) {
     for (size_t s = 0; s < rules::kSlots; ++s) {
       const rules::Condition& c = p.conditions[s];
       view.begin[s] = static_cast<uint32_t>(nodes.size());
@@ -67,10 +68,10 @@ struct RuleEvalHostProgram {
 
 // p_t at every bar of h for a combo, as a device thread walks it: flat before `first` (the
 // combo's start, or the anchor), then rule_next and the stop step bar by bar.
-std::vector<int8_t> rule_eval_positions(const RuleEvalHostProgram& hp, const cpu::RulesRows& rows,
-                                        const Combo& c, const HistoryView& h, Fill fill,
-                                        bool from_start) {
-  const cpu::RulesRows::ComboRows cr = rows.combo_rows(c);
+std::vector<int8_t> rule_eval_positions(const RuleEvalHostProgram& hp,
+                                        const detail::RulesRows& rows, const Combo& c,
+                                        const HistoryView& h, Fill fill, bool from_start) {
+  const detail::RulesRows::ComboRows cr = rows.combo_rows(c);
   detail::RuleComboView v;
   v.values = c.rule_values.data();
   v.row_of = cr.row_of.data();
@@ -107,7 +108,7 @@ TEST_P(RuleEvalOnHost, DevicePathMatchesCpuRef) {
   const Series s = test::load_csv(path);
   const HistoryView h = HistoryView::of(s);
   const Grid& grid = c.spec.grid;
-  const cpu::RulesRows rows(h, grid, 2);
+  const detail::RulesRows rows(h, grid, 2);
   const RuleEvalHostProgram hp(*grid.program, rows, h);
   SCOPED_TRACE(c.name + ": " + std::to_string(h.size()) + " bars, " + std::to_string(grid.size()) +
                " combos");

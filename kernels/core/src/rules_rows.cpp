@@ -1,6 +1,6 @@
 // RulesRows: the distinct indicator rows of a rules grid or combo list, computed in parallel
 // once per (kind, period, width, source), each by the engine's own SPEC §4 indicators.
-#include "rules_rows.hpp"
+#include "src/rules_rows.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -10,7 +10,7 @@
 #include "src/worker_pool.hpp"
 #include "wfod/indicators.hpp"
 
-namespace wfod::cpu {
+namespace wfod::detail {
 namespace {
 
 using rules::Kind;
@@ -118,7 +118,7 @@ void RulesRows::build(const HistoryView& h, int threads) {
   }
   rows_.resize(key_list_.size() + vol_list_.size());
   std::atomic<size_t> next{0};
-  detail::run_workers(threads, [&](int) {
+  run_workers(threads, [&](int) {
     for (size_t i; (i = next.fetch_add(1)) < rows_.size();) {
       if (i < key_list_.size()) {
         const auto& [kind, n, width, high_low] = key_list_[i];
@@ -161,4 +161,4 @@ RulesRows::ComboRows RulesRows::combo_rows(const Combo& c) const {
   return out;
 }
 
-}  // namespace wfod::cpu
+}  // namespace wfod::detail

@@ -1,8 +1,9 @@
-// The indicator rows a rules strategy's combos read on the cpu backend (SPEC §5a): one row per
-// distinct (kind, period, width, source) any used indicator takes over the combos, computed
-// once by the engine's indicators (the values every built-in family's lanes read) and shared
-// by all combos, plus the vol filter's STD rows with SPEC §4's zero rule. The cpu analogue of
-// the built-in families' IndicatorCache, keyed by what a rule can name.
+// The indicator rows a rules strategy's combos read on the cpu and cuda backends (SPEC §5a):
+// one row per distinct (kind, period, width, source) any used indicator takes over the combos,
+// computed once by the engine's indicators (the values every built-in family's lanes read) and
+// shared by all combos, plus the vol filter's STD rows with SPEC §4's zero rule. The analogue
+// of the built-in families' IndicatorCache, keyed by what a rule can name; in the core so that
+// both backends read the very same rows (the cuda backend uploads them).
 #pragma once
 
 #include <cstddef>
@@ -17,7 +18,7 @@
 #include "wfod/grid.hpp"
 #include "wfod/rules/rules.hpp"
 
-namespace wfod::cpu {
+namespace wfod::detail {
 
 // One series over every bar of the history (NaN where undefined).
 struct RulesRow {
@@ -71,4 +72,4 @@ class RulesRows {
   std::vector<std::unique_ptr<RulesRow>> rows_;
 };
 
-}  // namespace wfod::cpu
+}  // namespace wfod::detail
