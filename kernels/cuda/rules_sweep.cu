@@ -145,7 +145,14 @@ void build_rules(const SweepRequest& req, const DeviceHistory& history, size_t n
                                 std::to_string(h.size()) + " bars");
   out.built = false;
   out.rows.reset();  // the previous build's host rows go before the new ones are made
-  out.rows = std::make_unique<detail::RulesRows>(h.prefix(n), grid, threads);
+  // The rows read the prices only: the first n bars of them (the volumes, read by the
+  // program through their own upload below, may be absent).
+  HistoryView prices;
+  prices.open = h.open.first(n);
+  prices.high = h.high.first(n);
+  prices.low = h.low.first(n);
+  prices.close = h.close.first(n);
+  out.rows = std::make_unique<detail::RulesRows>(prices, grid, threads);
   const detail::RulesRows& rows = *out.rows;
   // The rows on the device, refused by name where they do not fit beside what a sweep stages.
   const size_t count = rows.size();
