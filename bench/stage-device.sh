@@ -24,7 +24,9 @@ for lib in $(ldd .device/bin/* | awk '/=> \//{print $3}' | sort -u |
   cp -L "$lib" .device/lib/
 done
 cp ../shared/data/*.csv ../shared/data/README* .device/data/ 2>/dev/null || cp ../shared/data/*.csv .device/data/
-grep -qx '/.device/' .git/info/exclude 2>/dev/null || echo '/.device/' >> .git/info/exclude
+# The repository's exclude file (in a worktree .git is a file: ask git where it is).
+exclude=$(git rev-parse --git-path info/exclude)
+grep -qx '/.device/' "$exclude" 2>/dev/null || echo '/.device/' >> "$exclude"
 # Packed: the binaries embed the kernels (~8 MB each), and the carried tree must stay under
 # the device tool's 64 MiB; bench/device.sh unpacks them.
 # xz with a 64 MiB dictionary: the fatbins the binaries embed are the same bytes, so one

@@ -10,13 +10,16 @@
 #include <cstdint>
 #include <vector>
 
-#include "rules_rows.hpp"
 #include "src/rules/transitions.hpp"
+#include "src/rules_rows.hpp"
 #include "wfod/bar.hpp"
 #include "wfod/grid.hpp"
 #include "wfod/rules/rules.hpp"
 
 namespace wfod::cpu {
+
+using detail::RulesRow;
+using detail::RulesRows;
 
 class RulesEvaluator {
  public:

@@ -11,7 +11,6 @@
 #include "lane_groups.hpp"
 #include "lane_kernel.hpp"
 #include "rules_eval.hpp"
-#include "rules_rows.hpp"
 #include "src/huge_pages.hpp"
 #include "src/lane_setup.hpp"
 #include "src/thread_count.hpp"

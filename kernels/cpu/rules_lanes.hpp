@@ -1,6 +1,6 @@
 // The cpu backend's rules strategies (SPEC §5a, with §5b's stops): each combo's own target r_t
 // evaluated on the host (rules_eval.hpp) over indicator rows shared by the combos
-// (rules_rows.hpp) into a row per lane, then the lane kernel's given kind (src/lane_kinds.hpp
+// (src/rules_rows.hpp) into a row per lane, then the lane kernel's given kind (src/lane_kinds.hpp
 // kGivenKind) runs those rows as any family's: the stops, the segments and the Summary, so
 // sweeps, evaluations and block summaries give what the built-in families' paths give.
 // Rules groups run whole windows (no time chunks, no tiles): docs/engine.md says why.

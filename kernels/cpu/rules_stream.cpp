@@ -41,7 +41,7 @@
 #include "lane_kernel.hpp"
 #include "rules_eval.hpp"
 #include "rules_lanes.hpp"
-#include "rules_rows.hpp"
+#include "src/rules_rows.hpp"
 #include "src/blob_io.hpp"
 #include "src/huge_pages.hpp"
 #include "src/lane_setup.hpp"

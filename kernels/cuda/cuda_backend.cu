@@ -29,6 +29,7 @@
 #include "grid_tables.cuh"
 #include "level_bits.cuh"
 #include "prefix_tables.cuh"
+#include "rules_sweep.cuh"
 #include "selection_device.hpp"
 #include "selection_lean.cuh"
 #include "selection_pipeline.cuh"
@@ -37,6 +38,7 @@
 #include "src/compensated.hpp"
 #include "src/growth_refine.hpp"
 #include "src/position_cache.hpp"
+#include "src/thread_count.hpp"
 #include "stop_sweep.cuh"
 #include "sweep_kernels.cuh"
 #include "sweep_split.cuh"
@@ -82,9 +84,10 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   // What the device does not compute for a family (cuda::supports) is refused by name; the
   // registry's "auto" then runs it on cpu (registry/routing_backend.cpp). Stops (SPEC §5b) run
   // in sweeps, evaluate, block_summaries, robust selection and positions (stop_sweep.cuh), not
-  // in streams.
+  // in streams; so do rules strategies (SPEC §5a, rules_sweep.cuh) whose conditions fit a
+  // device thread's stacks.
   Support supports(Work work, const StrategySpec& strategy) const override {
-    if (Support rules = rules_support(name(), strategy); !rules.ok()) return rules;
+    if (strategy.grid.family == Family::rules) return rules_supported(work, strategy);
     if (work == Work::stream && strategy.grid.has_stops())
       return Support::no(
           "the cuda backend does not run stops (SPEC §5b) in streams yet; use backend cpu (or "
@@ -131,6 +134,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     // preparation: only the window moves.
     prepare_unless_current(req);
     e1.record();
+    if (grid.family == Family::rules) return sweep_rules(req, timing, e0, e1, start);
     if (grid.has_stops()) return sweep_stops(req, timing, e0, e1, start);
     if (ranks_from_scores(req)) return sweep_from_scores(req, timing, e0, e1, start);
     if (ranks_all_canonically(req)) return sweep_all_canonical(req, timing, e0, e1, start);
@@ -252,6 +256,8 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     maybe_inject_fault();
     use(req);
     prepare_unless_current(req);
+    if (grid.family == Family::rules)
+      return metrics_of(req, ids, rules_window_summaries(rules_ws_, req, rules_prepared(req), ids));
     if (grid.has_stops())
       return metrics_of(req, ids, stop_window_summaries(stops_ws_, req, stop_prepared(), ids));
     // Exact precision: the canonical order, as the sweep's winners (equal metrics for equal
@@ -271,6 +277,9 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     use(req);
     prepare_unless_current(req);
     spend_kept();
+    // A rules combo walks its blocks in order from its exact entering state (rules_eval.cuh).
+    if (req.strategy.grid.family == Family::rules)
+      return rules_block_summaries(rules_ws_, req, cuts, rules_prepared(req));
     // A stop grid's blocks each start from the exact state entering them (stop_eval.cuh).
     if (req.strategy.grid.has_stops())
       return stop_block_summaries(stops_ws_, req, cuts, stop_prepared());
@@ -283,14 +292,16 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     require(supports(Work::selection, req.strategy));
     // cagr and calmar need pow(), which the device does not round as glibc does: those run
     // the host pipeline (on this backend's device block summaries) so every backend agrees.
-    // So does a grid with stops: its block Summaries and evaluations are the stop evaluator's,
-    // which the device pipeline's grid passes do not run.
+    // So does a grid with stops or a rules strategy: its block Summaries and evaluations are
+    // the stop or rules evaluator's, which the device pipeline's grid passes do not run.
+    const bool rules = req.strategy.grid.family == Family::rules;
     const bool stops = req.strategy.grid.has_stops();
-    if (stops || !selection::lean::device_exact(req.rank.objective)) {
+    if (rules || stops || !selection::lean::device_exact(req.rank.objective)) {
       SelectionTiming t;
-      t.path = stops ? std::string("host: stops (SPEC §5b), on the device's stop Summaries")
-                     : "host: objective " + std::string(to_string(req.rank.objective)) +
-                           " needs pow(), not bit-identical on the device";
+      t.path = rules   ? std::string("host: rules (SPEC §5a), on the device's rules Summaries")
+               : stops ? std::string("host: stops (SPEC §5b), on the device's stop Summaries")
+                       : "host: objective " + std::string(to_string(req.rank.objective)) +
+                             " needs pow(), not bit-identical on the device";
       const auto start = std::chrono::steady_clock::now();
       selection::RobustScores out = selection::host_robust_scores(*this, req, options);
       t.total_ms =
@@ -378,7 +389,23 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
            a.k == b.k && a.style == b.style && a.lo == b.lo && a.hi == b.hi &&
            a.stop_loss == b.stop_loss && a.take_profit == b.take_profit &&
            a.trailing_stop == b.trailing_stop && a.vol_short == b.vol_short &&
-           a.vol_long == b.vol_long && a.vol_threshold == b.vol_threshold;
+           a.vol_long == b.vol_long && a.vol_threshold == b.vol_threshold &&
+           a.program == b.program && a.rule_axes == b.rule_axes;
+  }
+  // A rules strategy on the device (SPEC §5a): every entry point but streams, for a program
+  // whose conditions fit a thread's stacks (rules_tables.cuh).
+  Support rules_supported(Work work, const StrategySpec& strategy) const {
+    if (work == Work::stream)
+      return Support::no(
+          "the cuda backend does not run rules strategies (SPEC §5a) in streams yet; use "
+          "backend cpu (or auto, which runs them on cpu)");
+    size_t needed = 0;
+    if (strategy.grid.program && !rules_stack_fits(*strategy.grid.program, &needed))
+      return Support::no("the cuda backend evaluates rules whose conditions stack at most " +
+                         std::to_string(kRuleStack) + " values; this one needs " +
+                         std::to_string(needed) +
+                         "; use backend cpu (or auto, which runs it on cpu)");
+    return Support::yes();
   }
   // WFOD_CUDA_LEVEL_BITS=0: no decision-bit table for the level families (tests, benchmarks).
   static bool level_bits_enabled() {
@@ -453,7 +480,8 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
            k.level_bits == level_bits_enabled() &&
            k.signal_bits == signal_bits_min_sharing(req.strategy.grid) &&
            same_grid(k.grid, req.strategy.grid) && prep_->history.bars >= prepare_target(req) &&
-           uploaded_matches(req.history, req.window.end);
+           uploaded_matches(req.history, req.window.end) &&
+           rules_volume_matches(prep_->rules, req.history, req.window.end);
   }
   void prepare_unless_current(const SweepRequest& req) {
     if (!prepared_for(req)) build(req);
@@ -501,6 +529,11 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     // Bar returns, prefix sums, trees and sparse tables: kernels over the device history.
     build_prefix_tables(p.history.close.data(), p.history.open.data(), req.strategy.fill, n, cost,
                         p.prefix_tables);
+    if (req.strategy.grid.family == Family::rules) {
+      build_rules_state(req, n);
+      return;
+    }
+    p.rules = DeviceRules{};
     build_indicators(p.history, n, rows_needed(req.strategy.grid), p.indicators);
     build_tables(req.strategy.grid, p.indicators, p.tables);
     // A trade's entry price with fill next_open is o_{t0+1} (SPEC §5b): the stop evaluator reads
@@ -534,6 +567,30 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
                      p.level_bits.view,
                      p.signal_bits.view};
     p.kinds = kinds_of(req.strategy.grid);
+  }
+
+  // A rules strategy's state (SPEC §5a): its rows and program (rules_sweep.cuh), beside the
+  // bars' returns built above; the built-in families' rows, tables and bits are released.
+  void build_rules_state(const SweepRequest& req, size_t n) {
+    DevicePreparation& p = *prep_;
+    p.indicators = DeviceIndicators{};
+    p.tables = DeviceGridTables{};
+    p.level_bits = DeviceLevelBits{};
+    p.signal_bits = DeviceSignalBits{};
+    p.kinds.clear();
+    build_rules(req, p.history, n, resolve_threads(req.threads), p.rules);
+    p.bars = BarData{p.prefix_tables.gap.data(),
+                     p.prefix_tables.body.data(),
+                     p.history.close.data(),
+                     nullptr,
+                     nullptr,
+                     static_cast<long long>(n),
+                     0,
+                     0,
+                     req.strategy.costs.per_unit(),
+                     p.prefix_tables.view(),
+                     LevelBits{},
+                     SignalBits{}};
   }
 
   // The kernel instantiations this grid needs: one per `entry` value for ma_cross, one for
@@ -742,6 +799,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   bool ranks_from_scores(const SweepRequest& req) const {
     if (!req.prepared || !req.prepared->keeps_scores() || req.precision != Precision::exact ||
         !supports(Work::selection, req.strategy).ok() || req.strategy.grid.has_stops() ||
+        req.strategy.grid.family == Family::rules ||
         !selection::lean::device_exact(req.rank.objective) ||
         req.strategy.grid.size() > std::numeric_limits<uint32_t>::max())
       return false;
@@ -795,6 +853,25 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     timing.rescored = k;
     record_timing(timing, e0, e1, e2, e3);
     prep_->kept_scores = KeptScores{scores_key(req), scores_epoch_, std::move(w)};
+    result.seconds = seconds_since(start);
+    return result;
+  }
+
+  // The sweep of a rules strategy (SPEC §5a): every valid combo walked over the window from its
+  // exact entering state by the rules evaluator and ranked on the host (rules_sweep.cuh).
+  SweepResult sweep_rules(const SweepRequest& req, SweepTiming& timing, GpuEvent& e0, GpuEvent& e1,
+                          std::chrono::steady_clock::time_point start) {
+    timing.chunks_per_combo = 1;
+    timing.screen_passes = 0;
+    SweepResult result = rules_sweep(rules_ws_, req, rules_prepared(req), *cpu_);
+    GpuEvent e2;
+    e2.record();
+    result.backend = "cuda";
+    refine_reported(req, result.top);
+    GpuEvent e3;
+    e3.record();
+    timing.rescored = result.evaluated;
+    record_timing(timing, e0, e1, e2, e3);
     result.seconds = seconds_since(start);
     return result;
   }
@@ -917,6 +994,15 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   StopPrepared stop_prepared() const {
     return StopPrepared{&prep_->tables.view, &prep_->tables.stops, &prep_->bars, &prep_->kinds};
   }
+  RulesPrepared rules_prepared(const SweepRequest& req) const {
+    return RulesPrepared{
+        &prep_->rules,
+        prep_->prefix_tables.gap.data(),
+        prep_->prefix_tables.body.data(),
+        prep_->history.close.data(),
+        req.strategy.fill == Fill::next_open ? prep_->history.open.data() : nullptr,
+        req.strategy.costs.per_unit()};
+  }
 
   // The preparation a call runs on: the request's where this backend made it, else the
   // backend's own (a request without one, or one another backend made: cpu's under auto, or
@@ -970,7 +1056,8 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   uint64_t kept_epoch_ = 0, scores_epoch_ = 0;
   DeviceBuffer<double> returns_;
   std::shared_ptr<SelectionWorkspace> selection_ = make_selection_workspace();
-  StopWorkspace stops_ws_;  // the stop evaluator's buffers (grids with stop axes)
+  StopWorkspace stops_ws_;   // the stop evaluator's buffers (grids with stop axes)
+  RulesWorkspace rules_ws_;  // the rules evaluator's buffers (SPEC §5a)
 };
 
 }  // namespace
@@ -1052,7 +1139,9 @@ bool device_available(std::string* why) {
 }
 
 bool supports(Family family, Work work) {
-  if (family == Family::rules) return false;  // SPEC §5a: cpu_ref only, for now
+  // SPEC §5a: rules strategies in sweeps, evaluation and robust selection (rules_sweep.cuh),
+  // not in streams.
+  if (family == Family::rules) return work != Work::stream;
   // The level families' streams read their rows from the stream's rolling indicators.
   return family == Family::ma_cross || family == Family::channel_breakout || work != Work::stream ||
          streams_run_level_families();

@@ -1,8 +1,9 @@
 // What one preparation of the bars holds on the device (CudaBackend, cuda_backend.cu): the
 // uploaded bars with their host copy, bar returns and prefix tables, indicator rows, grid
-// tables and decision bits, what they were built for, and the scores and winner's returns a
-// sweep keeps for the selection right after it. A caller's Backend::prepare hands one out
-// inside a CudaPreparedHistory; a request without one runs on the backend's own.
+// tables and decision bits (or a rules strategy's rows and program), what they were built for, and
+// the scores and winner's returns a sweep keeps for the selection right after it. A caller's
+// Backend::prepare hands one out inside a CudaPreparedHistory; a request without one runs on the
+// backend's own.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include "grid_tables.cuh"
 #include "level_bits.cuh"
 #include "prefix_tables.cuh"
+#include "rules_tables.cuh"
 #include "selection_pipeline.cuh"
 #include "signal_bits.cuh"
 #include "sweep_kernels.cuh"
@@ -76,6 +78,7 @@ struct DevicePreparation {
   DeviceGridTables tables;
   DeviceLevelBits level_bits;
   DeviceSignalBits signal_bits;
+  DeviceRules rules;  // a rules strategy's rows and program (SPEC §5a); empty otherwise
   BarData bars{};
   std::vector<KernelKind> kinds;
   PreparedKey key;

@@ -19,8 +19,8 @@ class RoutingBackend final : public Backend, public selection::SelectionExtensio
       : device_(std::move(device)), host_(std::move(host)) {}
 
   std::string_view name() const override { return device_->name(); }
-  // Whatever either backend runs (what the device refuses, the host answers for: a rules
-  // strategy, SPEC §5a, or a stream with stops, SPEC §5b, runs on the host).
+  // Whatever either backend runs (what the device refuses, the host answers for: a stream of
+  // a rules strategy, SPEC §5a, or with stops, SPEC §5b, runs on the host).
   Support supports(Work work, const StrategySpec& strategy) const override {
     return device_->supports(work, strategy).ok() ? Support::yes()
                                                   : host_->supports(work, strategy);
@@ -48,8 +48,9 @@ class RoutingBackend final : public Backend, public selection::SelectionExtensio
     return on(Work::selection, req.strategy).block_summaries(req, cuts);
   }
   // Where the sweep of the strategy runs: the device backend (which answers positions for
-  // every family it sweeps; the cuda one on the host) unless it refuses the strategy (rules,
-  // SPEC §5a), whose positions the host backend then gives, as it gave the sweep.
+  // every family it sweeps; the cuda one on the host) unless it refuses the strategy (a rules
+  // program too deep for a device thread, SPEC §5a), whose positions the host backend then
+  // gives, as it gave the sweep.
   std::vector<int8_t> positions(const HistoryView& h, const StrategySpec& s,
                                 const Combo& c) override {
     return on(Work::sweep, s).positions(h, s, c);
@@ -59,8 +60,8 @@ class RoutingBackend final : public Backend, public selection::SelectionExtensio
   // share nothing).
   bool positions_overlap_sweep() const override { return device_->positions_overlap_sweep(); }
   // Per strategy, like every call: the device's source where the device runs the strategy and
-  // has one, else the host's (cuda has none and refuses rules: auto follows a rules winner on
-  // the cpu backend's positions, as it sweeps it there).
+  // has one, else the host's (cuda has none: auto follows a rules winner on the cpu backend's
+  // positions).
   PositionsOf positions_source() const override {
     PositionsOf device = device_->positions_source(), host = host_->positions_source();
     if (!device || !host) return device ? device : host;

@@ -1,6 +1,7 @@
-// The refusal of rules strategies (SPEC §5a) shared by the backends that do not evaluate them
-// yet (cuda), next to theirs of stops: one message, so `wfo` and the routing backend behind
-// "auto" tell the user the same thing, whichever backend refused.
+// The refusal of rules strategies (SPEC §5a) for a backend that does not evaluate them (the
+// engine's three all do now; cuda refuses only their streams, in its own words), next to
+// stops_support: one message, so `wfo` and the routing backend behind "auto" tell the user the
+// same thing, whichever backend refused.
 #include <string>
 
 #include "wfod/backend.hpp"

@@ -311,8 +311,9 @@ class Backend {
 // naming the backend, the feature and the ones that run it (cpu, and auto through it;
 // cpu_ref too) for a grid with stop axes; yes otherwise.
 Support stops_support(std::string_view backend, const StrategySpec& strategy);
-// Likewise for SPEC §5a's rules strategies (family rules), which only cpu_ref evaluates yet:
-// a refusal naming the backend and telling the user to pass --backend cpu_ref.
+// Likewise for SPEC §5a's rules strategies (family rules), for a backend that runs none of
+// them (cpu_ref, cpu and cuda all do; cuda refuses only their streams, in its own words): a
+// refusal naming the backend and telling the user to pass --backend cpu.
 Support rules_support(std::string_view backend, const StrategySpec& strategy);
 
 // "auto" picks cuda when built and a device this build can run on is present, else cpu;

@@ -3,7 +3,8 @@
 // every number carrying its magnitude M for the dead band, crosses reading the previous bar's
 // leaves. The scalar counterpart of the cpu backend's block evaluator (cpu/rules_eval.cpp):
 // the same roundings, dead band, exact comparisons and "a non-finite operand is false", so
-// both give cpu_ref's truths (cpu_ref/ref_rules.cpp, the oracle, keeps its own code).
+// both give cpu_ref's truths (cpu_ref/ref_rules.cpp, the oracle, keeps its own code). The
+// evaluation itself is wfod/detail/rule_eval.hpp's, which the cuda backend runs too.
 #pragma once
 
 #include <array>
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "wfod/detail/rule_eval.hpp"
 #include "wfod/rules/rules.hpp"
 
 namespace wfod::rules {
@@ -39,17 +41,8 @@ class BarEvaluator {
                const BarLeaves* before);
 
  private:
-  struct Num {
-    double v, m;  // value and its magnitude M
-  };
-  Num leaf(const Node& n, const std::vector<double>& values, const BarLeaves& at) const;
-  void step_number(const Node& n, const std::vector<double>& values, const BarLeaves& at,
-                   std::vector<Num>& stack) const;
-  // The numeric node range [begin, end) (an operand of a cross) at the bar of `at`.
-  Num number_at(const std::vector<Node>& nodes, size_t begin, size_t end,
-                const std::vector<double>& values, const BarLeaves& at);
-
-  std::vector<Num> numbers_, scratch_;
+  // The stacks of wfod/detail/rule_eval.hpp's rule_holds, sized to the program's depths.
+  std::vector<detail::RuleNum> numbers_;
   std::vector<uint8_t> truths_;
 };
 

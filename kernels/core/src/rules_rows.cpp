@@ -1,7 +1,8 @@
 // RulesRows: the distinct indicator rows of a rules grid or combo list, computed in parallel
 // once per (kind, period, width, source), each by the engine's own SPEC §4 indicators.
-#include "rules_rows.hpp"
+#include "src/rules_rows.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 
@@ -9,7 +10,7 @@
 #include "src/worker_pool.hpp"
 #include "wfod/indicators.hpp"
 
-namespace wfod::cpu {
+namespace wfod::detail {
 namespace {
 
 using rules::Kind;
@@ -123,7 +124,7 @@ void RulesRows::refresh(size_t i) { finish_row(*rows_[i]); }
 void RulesRows::build(const HistoryView& h, int threads) {
   index();
   std::atomic<size_t> next{0};
-  detail::run_workers(threads, [&](int) {
+  run_workers(threads, [&](int) {
     for (size_t i; (i = next.fetch_add(1)) < rows_.size();) {
       if (i < key_list_.size()) {
         const auto& [kind, n, width, high_low] = key_list_[i];
@@ -136,10 +137,35 @@ void RulesRows::build(const HistoryView& h, int threads) {
   });
 }
 
-const RulesRow& RulesRows::indicator(const rules::Indicator& ind,
-                                     const std::vector<double>& values) const {
+size_t RulesRows::indicator_index(const rules::Indicator& ind,
+                                  const std::vector<double>& values) const {
   const double width = ind.width ? rules::arg_value(*ind.width, values) : 0.0;
-  return *rows_[keys_.at(detail::rules_row_key(ind, rules::arg_value(ind.period, values), width))];
+  return keys_.at(detail::rules_row_key(ind, rules::arg_value(ind.period, values), width));
 }
 
-}  // namespace wfod::cpu
+const RulesRow& RulesRows::indicator(const rules::Indicator& ind,
+                                     const std::vector<double>& values) const {
+  return *rows_[indicator_index(ind, values)];
+}
+
+RulesRows::ComboRows RulesRows::combo_rows(const Combo& c) const {
+  ComboRows out;
+  out.row_of.reserve(c.program->indicators.size());
+  for (const rules::Indicator& ind : c.program->indicators) {
+    size_t index = 0;
+    if (ind.used) {
+      index = indicator_index(ind, c.rule_values);
+      out.start = std::max(out.start, rows_[index]->first_defined);
+    }
+    out.row_of.push_back(static_cast<int32_t>(index));
+  }
+  if (c.has_vol) {
+    const size_t vs = vol_index(c.vol_short), vl = vol_index(c.vol_long);
+    out.start = std::max({out.start, rows_[vs]->first_defined, rows_[vl]->first_defined});
+    out.vol_short = static_cast<int32_t>(vs);
+    out.vol_long = static_cast<int32_t>(vl);
+  }
+  return out;
+}
+
+}  // namespace wfod::detail

@@ -1,11 +1,13 @@
-// The indicator rows a rules strategy's combos read on the cpu backend (SPEC §5a): one row per
-// distinct (kind, period, width, source) any used indicator takes over the combos, computed
-// once by the engine's indicators (the values every built-in family's lanes read) and shared
-// by all combos, plus the vol filter's STD rows with SPEC §4's zero rule. The cpu analogue of
-// the built-in families' IndicatorCache, keyed by what a rule can name.
+// The indicator rows a rules strategy's combos read on the cpu and cuda backends (SPEC §5a):
+// one row per distinct (kind, period, width, source) any used indicator takes over the combos,
+// computed once by the engine's indicators (the values every built-in family's lanes read) and
+// shared by all combos, plus the vol filter's STD rows with SPEC §4's zero rule. The analogue
+// of the built-in families' IndicatorCache, keyed by what a rule can name; in the core so that
+// both backends read the very same rows (the cuda backend uploads them).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <span>
@@ -17,7 +19,7 @@
 #include "wfod/grid.hpp"
 #include "wfod/rules/rules.hpp"
 
-namespace wfod::cpu {
+namespace wfod::detail {
 
 // One series over every bar of the history (NaN where undefined).
 struct RulesRow {
@@ -40,6 +42,24 @@ class RulesRows {
   const RulesRow& indicator(const rules::Indicator& ind, const std::vector<double>& values) const;
   // The vol filter's STD(n) row, zero rule applied (SPEC §4, §5).
   const RulesRow& vol(int period) const { return *rows_[vols_.at(period)]; }
+
+  // Every row as one list (the indicator rows, then the vol rows; size() and row(i) below),
+  // and where the rows above stand in it: the cuda backend uploads the list and hands its
+  // combos the indices.
+  size_t indicator_index(const rules::Indicator& ind, const std::vector<double>& values) const;
+  size_t vol_index(int period) const { return vols_.at(period); }
+
+  // The rows one combo reads, by index into that list: row_of[i] for each program indicator
+  // (0 for an unused one, never read), the filter's STD rows (-1 without a filter), and
+  // `start`, the first bar where every used indicator's row and the filter's rows are
+  // defined: before it SPEC §5a's undefined rule holds the combo flat at every bar, so the
+  // state entering it is the anchor's (the cuda backend's walks begin there).
+  struct ComboRows {
+    std::vector<int32_t> row_of;
+    int32_t vol_short = -1, vol_long = -1;
+    size_t start = 0;
+  };
+  ComboRows combo_rows(const Combo& c) const;
 
   // kind (bb_mid as sma), period, width (bands only, else 0), high_low.
   using Key = detail::RulesRowKey;
@@ -64,4 +84,4 @@ class RulesRows {
   std::vector<std::unique_ptr<RulesRow>> rows_;
 };
 
-}  // namespace wfod::cpu
+}  // namespace wfod::detail
