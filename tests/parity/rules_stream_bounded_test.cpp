@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -166,14 +167,21 @@ std::vector<Bar> bounded_bars(const Series& s, size_t from, size_t to) {
   return test::bars_of(s, from, to);
 }
 
+// Field by field, never memcmp over the structs: their padding bytes are unspecified (clang
+// leaves them different between copies).
 void expect_summary_bits(const Summary& a, const Summary& b, const std::string& what) {
-  EXPECT_EQ(std::memcmp(&a, &b, sizeof(Summary)), 0) << what;
+  test::expect_same_summary_bits(a, b, what);
 }
 
 void expect_metrics_bits(const std::vector<Metrics>& a, const std::vector<Metrics>& b) {
   ASSERT_EQ(a.size(), b.size());
-  for (size_t i = 0; i < a.size(); ++i)
-    EXPECT_EQ(std::memcmp(&a[i], &b[i], sizeof(Metrics)), 0) << "combo " << i;
+  for (size_t i = 0; i < a.size(); ++i) {
+    for (const test::IntField& f : test::kIntFields)
+      EXPECT_EQ(a[i].*f.member, b[i].*f.member) << "combo " << i << " " << f.name;
+    for (const test::RealField& f : test::kRealFields)
+      EXPECT_EQ(std::bit_cast<uint64_t>(a[i].*f.member), std::bit_cast<uint64_t>(b[i].*f.member))
+          << "combo " << i << " " << f.name << ": " << a[i].*f.member << " vs " << b[i].*f.member;
+  }
 }
 
 void expect_returns_bits(const std::vector<double>& a, const std::vector<double>& b) {
