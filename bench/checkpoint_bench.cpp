@@ -1,8 +1,8 @@
 // Stream checkpoint benchmark (issue 43 item 6, docs/operations.md "Stop budget"): what a
-// stream's checkpoint costs at a daemon's stop (cpu by default; `cuda` on a GPU machine). Opens an ma_cross stream of about
-// `combos` (6,400 per vol threshold) at window W, feeds `live` bars one at a time (as a
-// live daemon does, so chunks complete across advances), then times each step of a stop:
-// Stream::checkpoint() (serialise), CheckpointStore::save (frame + CRC, write, fsync,
+// stream's checkpoint costs at a daemon's stop (cpu by default; `cuda` on a GPU machine). Opens an
+// ma_cross stream of about `combos` (6,400 per vol threshold) at window W, feeds `live` bars one at
+// a time (as a live daemon does, so chunks complete across advances), then times each step of a
+// stop: Stream::checkpoint() (serialise), CheckpointStore::save (frame + CRC, write, fsync,
 // rename), and the restore (CheckpointStore::load + Backend::restore_stream), and checks
 // that the restored stream's next advance equals the uninterrupted stream's to the bit.
 //   checkpoint_bench [combos=20000] [window=20000] [live=600] [dir=/tmp/wfod_ckpt_bench]
