@@ -12,6 +12,7 @@
 
 #include "rules_columns.hpp"
 #include "src/rules/transitions.hpp"
+#include "wfod/detail/rule_eval.hpp"
 #include "wfod/indicators.hpp"
 
 namespace wfod::cpu {
@@ -26,40 +27,6 @@ using rules::Op;
 constexpr size_t kBlock = 512;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// Numeric and truth stack depths a condition needs (it is a postorder program).
-void depths(const rules::Condition& c, size_t& numbers, size_t& truths) {
-  size_t ns = 0, ts = 0;
-  for (const Node& n : c.nodes) {
-    switch (n.op) {
-      case Op::number:
-      case Op::param:
-      case Op::field:
-      case Op::indicator:
-        numbers = std::max(numbers, ++ns);
-        break;
-      case Op::add:
-      case Op::sub:
-      case Op::mul:
-      case Op::div:
-        --ns;
-        break;
-      case Op::greater:
-      case Op::less:
-      case Op::crosses_above:
-      case Op::crosses_below:
-        ns -= 2;
-        truths = std::max(truths, ++ts);
-        break;
-      case Op::both:
-      case Op::either:
-        --ts;
-        break;
-      case Op::negate:
-        break;
-    }
-  }
-}
-
 inline double mag(const double* m, const double* v, size_t k) { return m ? m[k] : std::abs(v[k]); }
 
 }  // namespace
@@ -68,7 +35,9 @@ RulesEvaluator::RulesEvaluator(const RulesRows& rows, const rules::Program& prog
                                const HistoryView& h)
     : rows_(rows), program_(program), h_(h) {
   size_t numbers = 1, truths = 1;
-  for (const rules::Condition& c : program.conditions) depths(c, numbers, truths);
+  // The stacks' depths as the per-bar evaluator sizes them (one postorder walk, written once).
+  for (const rules::Condition& c : program.conditions)
+    detail::rule_stack_depths(c, numbers, truths);
   v_.assign(numbers, std::vector<double>(kBlock + 1));
   m_.assign(numbers, std::vector<double>(kBlock + 1));
   truth_.assign(truths, std::vector<uint8_t>(kBlock));
