@@ -22,8 +22,7 @@ class RoutingBackend final : public Backend, public selection::SelectionExtensio
   // Whatever either backend runs (what the device refuses, the host answers for: a stream of
   // a rules strategy, SPEC §5a, or with stops, SPEC §5b, runs on the host).
   Support supports(Work work, const StrategySpec& strategy) const override {
-    return device_->supports(work, strategy).ok() ? Support::yes()
-                                                  : host_->supports(work, strategy);
+    return device_takes(work, strategy) ? Support::yes() : host_->supports(work, strategy);
   }
 
   // Where the strategy's sweeps run: the device's preparation, or the host's (which holds
@@ -34,8 +33,8 @@ class RoutingBackend final : public Backend, public selection::SelectionExtensio
   }
   // The backend the sweep would run on.
   SweepMemory sweep_memory(const SweepRequest& req) const override {
-    return device_->supports(Work::sweep, req.strategy).ok() ? device_->sweep_memory(req)
-                                                             : host_->sweep_memory(req);
+    return device_takes(Work::sweep, req.strategy) ? device_->sweep_memory(req)
+                                                   : host_->sweep_memory(req);
   }
   SweepResult sweep(const SweepRequest& req) override {
     return on(Work::sweep, req.strategy).sweep(req);
@@ -81,8 +80,8 @@ class RoutingBackend final : public Backend, public selection::SelectionExtensio
   uint64_t device_memory_free() const override { return device_->device_memory_free(); }
   // The backend the stream would open on: the device's where it takes the family.
   StreamMemory stream_memory(const StreamSpec& spec) const override {
-    return device_->supports(Work::stream, spec.strategy).ok() ? device_->stream_memory(spec)
-                                                               : host_->stream_memory(spec);
+    return device_takes(Work::stream, spec.strategy) ? device_->stream_memory(spec)
+                                                     : host_->stream_memory(spec);
   }
   // Where open_stream opens it: a stream the device takes restores there (its refusal
   // included, "the cuda backend restores no streams": the caller then opens and replays); one
@@ -99,7 +98,7 @@ class RoutingBackend final : public Backend, public selection::SelectionExtensio
   // backend's robust selection where it does not.
   selection::RobustScores robust_scores(const SweepRequest& req,
                                         const selection::RobustOptions& options) override {
-    if (!device_->supports(Work::selection, req.strategy).ok())
+    if (!device_takes(Work::selection, req.strategy))
       return selection::robust_scores(*host_, req, options);
     if (selection::SelectionExtension* ext = device_->selection())
       return ext->robust_scores(req, options);
@@ -109,14 +108,22 @@ class RoutingBackend final : public Backend, public selection::SelectionExtensio
   // takes the family); nothing when the host ran it.
   std::optional<std::vector<double>> kept_returns(const SweepRequest& req,
                                                   const Combo& combo) override {
-    if (!device_->supports(Work::sweep, req.strategy).ok()) return std::nullopt;
+    if (!device_takes(Work::sweep, req.strategy)) return std::nullopt;
     selection::SelectionExtension* ext = device_->selection();
     return ext ? ext->kept_returns(req, combo) : std::nullopt;
   }
 
  private:
   Backend& on(Work work, const StrategySpec& strategy) {
-    return device_->supports(work, strategy).ok() ? *device_ : *host_;
+    return device_takes(work, strategy) ? *device_ : *host_;
+  }
+  // Whether "auto" gives the device this work. Rules strategies (SPEC §5a) stay on the host
+  // under auto: the cuda backend's rules path (kernels/cuda/rules_*) was merged on 2026-12-07
+  // with its device parity run (CudaRulesParity) still to come, and auto must not move a
+  // verified path to an unverified one. `--backend cuda` runs them on the device; drop this
+  // clause once CudaRulesParity has passed on a GPU.
+  bool device_takes(Work work, const StrategySpec& strategy) const {
+    return strategy.grid.family != Family::rules && device_->supports(work, strategy).ok();
   }
 
   std::unique_ptr<Backend> device_;
