@@ -146,6 +146,7 @@ int main(int argc, char** argv) {
       const bool check_only = arg == "--check-config";
       wfod::config::Config cfg;
       std::vector<std::string> notes;
+      std::string plan;  // the memory plan the checks held it to
       try {
         // The same checks before a run as for --check-config: a config that check-config
         // rejects never starts (exit 2 in both cases).
@@ -153,7 +154,7 @@ int main(int argc, char** argv) {
             wfod::daemon::load_checked_config(path,
                                               check_only ? wfod::daemon::StateDirUser::unknown
                                                          : wfod::daemon::StateDirUser::this_process,
-                                              notes);
+                                              notes, &plan);
       } catch (const wfod::config::ConfigError& e) {
         // One line per error (the whole-configuration checks report all of theirs).
         std::string_view text = e.what();
@@ -165,8 +166,6 @@ int main(int argc, char** argv) {
         return 2;
       }
       for (const std::string& note : notes) std::fprintf(stderr, "wfod: %s\n", note.c_str());
-      const std::string plan = wfod::daemon::memory_plan_text(wfod::daemon::plan_memory(
-          cfg, wfod::daemon::system_check_environment(cfg.daemon.backend)));
       if (check_only) {
         std::printf("%s: valid (%zu symbol(s), %zu strategy(ies), %zu feed(s))\n%s\n", path.c_str(),
                     cfg.symbols.size(), cfg.strategies.size(), cfg.feeds.size(), plan.c_str());

@@ -104,7 +104,7 @@ std::string check_state_dir(const std::string& dir, StateDirUser user) {
 void check_backfill_parses(const std::string& path) { (void)feeds::read_csv(path); }
 
 config::Config load_checked_config(const std::string& path, StateDirUser user,
-                                   std::vector<std::string>& notes) {
+                                   std::vector<std::string>& notes, std::string* plan) {
   config::FileChecks checks;
   checks.backfill_exists = true;
   checks.backfill = check_backfill_parses;
@@ -114,10 +114,11 @@ config::Config load_checked_config(const std::string& path, StateDirUser user,
     }
   };
   config::Config config = config::load_config(path, checks);
-  for (std::string& warning :
-       enforce_daemon_config(config, system_check_environment(config.daemon.backend))) {
+  const CheckEnvironment env = system_check_environment(config.daemon.backend);
+  for (std::string& warning : enforce_daemon_config(config, env)) {
     notes.push_back("warning: " + std::move(warning));
   }
+  if (plan) *plan = memory_plan_text(plan_memory(config, env));
   return config;
 }
 

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "cuda_stream_impl.cuh"
+#include "device_memory.cuh"
 #include "src/lane_setup.hpp"
 #include "src/same_point.hpp"
 #include "src/thread_count.hpp"
@@ -185,8 +186,8 @@ std::vector<Metrics> CudaStream::evaluate(std::span<const uint64_t> ids) const {
 // On the device: robust selection asks for every combo's blocks after every run, which the
 // host could only answer by replaying every combo over the window (O(combos x W) on the
 // host's cores). The device replays each combo from the state entering the window's head
-// chunk over the ring, as a run does (the same run_from), in slices of ids whose Summaries fit
-// 256 MiB, one launch per kernel kind.
+// chunk over the ring, as a run does (the same run_from), in slices of ids whose Summaries the
+// device stages as the other block passes do (staged_summary_chunk), one launch per kind.
 std::vector<Summary> CudaStream::block_summaries(std::span<const size_t> cuts) const {
   const WindowSpec w = current_window();
   selection::check_cuts(w, cuts);
@@ -202,9 +203,7 @@ std::vector<Summary> CudaStream::block_summaries(std::span<const size_t> cuts) c
   cudaStream_t s = stream_.get();
   WFOD_CUDA_CHECK(cudaMemcpyAsync(d_edges.data(), edges.data(), edges.size() * sizeof(long long),
                                   cudaMemcpyHostToDevice, s));
-  constexpr size_t kSliceBytes = size_t{256} << 20;
-  const unsigned long long slice = std::max<unsigned long long>(
-      1, std::min<unsigned long long>(n_, kSliceBytes / (blocks * sizeof(Summary))));
+  const unsigned long long slice = staged_summary_chunk(n_, blocks * sizeof(Summary), 0);
   DeviceBuffer<Summary> d_out(slice * blocks);
   for (unsigned long long id0 = 0; id0 < n_; id0 += slice) {
     const unsigned long long count = std::min<unsigned long long>(slice, n_ - id0);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 
 #include "cuda_check.cuh"
 #include "tuning.cuh"
@@ -16,6 +17,15 @@ inline size_t free_device_bytes() {
   size_t free = 0, total = 0;
   WFOD_CUDA_CHECK(cudaMemGetInfo(&free, &total));
   return free;
+}
+
+// Combos per chunk of a block-Summary pass of `total` combos (`per_combo` bytes of Summaries
+// each) staged on the device and copied to the host, which takes the whole result anyway:
+// half the free device memory, counting the `held` bytes the staging buffer already has (it
+// is reused), and at most 2 GiB.
+inline uint64_t staged_summary_chunk(uint64_t total, size_t per_combo, size_t held) {
+  const size_t budget = std::min<size_t>(free_device_bytes() / 2 + held, size_t{2} << 30);
+  return std::max<uint64_t>(1, std::min<uint64_t>(total, budget / per_combo));
 }
 
 // The largest decision table built, in bytes: the tuning's cap (1 GiB), and its share (a

@@ -17,6 +17,7 @@
 
 #include "cuda_check.cuh"
 #include "device_buffer.cuh"
+#include "device_memory.cuh"
 #include "selection_cscv.cuh"
 #include "selection_device.hpp"
 #include "selection_kernels.cuh"
@@ -303,12 +304,8 @@ std::vector<Summary> device_block_summaries(SelectionWorkspace& ws, const SweepR
   std::vector<Summary> out(total * blocks);
   if (total == 0) return out;
   ws.edges.upload(block_edges(req, cuts));
-  // Chunks of combos whose summaries fit comfortably (half the free memory, at most 2 GiB):
-  // the whole result goes to the host anyway, so the device only stages it.
   const size_t per_combo = blocks * sizeof(Summary);
-  const size_t budget = std::min<size_t>(
-      free_device_bytes() / 2 + ws.blocks.size() * sizeof(Summary), size_t{2} << 30);
-  const uint64_t chunk = std::max<uint64_t>(1, std::min<uint64_t>(total, budget / per_combo));
+  const uint64_t chunk = staged_summary_chunk(total, per_combo, ws.blocks.size() * sizeof(Summary));
   ws.blocks.ensure(chunk * blocks);
   for (uint64_t id0 = 0; id0 < total; id0 += chunk) {
     const uint64_t count = std::min(chunk, total - id0);

@@ -92,12 +92,9 @@ std::vector<Summary> stop_block_summaries(StopWorkspace& ws, const SweepRequest&
   std::vector<Summary> out(total * blocks);
   if (total == 0) return out;
   ws.edges.upload(block_edges(req, cuts));
-  // Chunks of combos whose Summaries fit comfortably (half the free memory, at most 2 GiB):
-  // the whole result goes to the host anyway, so the device only stages it.
   const size_t per_combo = blocks * sizeof(Summary);
-  const size_t budget = std::min<size_t>(
-      free_device_bytes() / 2 + ws.summaries.size() * sizeof(Summary), size_t{2} << 30);
-  const uint64_t chunk = std::max<uint64_t>(1, std::min<uint64_t>(total, budget / per_combo));
+  const uint64_t chunk =
+      staged_summary_chunk(total, per_combo, ws.summaries.size() * sizeof(Summary));
   ws.summaries.ensure(chunk * blocks);
   for (uint64_t id0 = 0; id0 < total; id0 += chunk) {
     const uint64_t count = std::min(chunk, total - id0);

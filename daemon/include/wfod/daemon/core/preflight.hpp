@@ -29,7 +29,9 @@ void check_backfill_parses(const std::string& path);
 // load_config with both checks on, then enforce_daemon_config (config_checks.hpp): its
 // errors throw ConfigError like the loader's. Notes (see check_state_dir, "note: ...") and
 // the configuration's warnings ("warning: FILE:LINE:COL: ...") are appended to `notes`.
+// `plan`, when given, receives memory_plan_text of the plan the checks held the config to
+// (the same environment, so the daemon's backend is made once for both).
 config::Config load_checked_config(const std::string& path, StateDirUser user,
-                                   std::vector<std::string>& notes);
+                                   std::vector<std::string>& notes, std::string* plan = nullptr);
 
 }  // namespace wfod::daemon
