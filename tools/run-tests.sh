@@ -66,7 +66,11 @@ fi
 
 cmake --build --preset ci -j "$jobs"
 phase_done "release build"
-ctest --preset ci -j "$jobs"
+# More ctest slots than cores: the tests that keep a core busy share one slot per core (the
+# `cpus` resource of the test presets, tests/CMakeLists.txt), and the integration scripts,
+# which mostly wait on daemons, run in the slots beyond them.
+test_jobs=$((jobs + 4))
+ctest --preset ci -j "$test_jobs"
 phase_done "release tests"
 
 # The .deb from the ci build above (cpack: no second compile): dpkg -i, --version,
@@ -87,8 +91,9 @@ if [ -n "$asan_build_pid" ]; then
   fi
   tail -n 1 build/asan-build.log
   phase_done "sanitizer build (rest)"
+  # Two slots beyond the cores here, not four: the instrumented daemons need more CPU.
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --preset asan -j "$jobs"
+    ctest --preset asan -j "$((jobs + 2))"
   phase_done "sanitizer tests"
 fi
 

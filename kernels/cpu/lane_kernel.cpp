@@ -10,8 +10,10 @@ namespace wfod::cpu {
   void run_lanes(int, bool, const BarTables&, const double*, const LaneInput*, int, \
                  const LaneRange&, Summary*);                                       \
   }
+#if !defined(WFOD_GENERIC_KERNELS_ONLY)  // sanitizer builds carry generic only (cpu_isa.cpp)
 WFOD_DECLARE_VARIANT(avx512)
 WFOD_DECLARE_VARIANT(avx2)
+#endif
 WFOD_DECLARE_VARIANT(generic)
 #undef WFOD_DECLARE_VARIANT
 
@@ -25,6 +27,7 @@ struct Variant {
 };
 
 Variant pick() {
+#if !defined(WFOD_GENERIC_KERNELS_ONLY)
   switch (preferred_cpu_isa()) {  // WFOD_CPU_KERNEL forces one (tests run parity on each)
     case CpuIsa::avx512:
       return {avx512::run_lanes, "avx512"};
@@ -33,6 +36,7 @@ Variant pick() {
     case CpuIsa::generic:
       break;
   }
+#endif
   return {generic::run_lanes, "generic"};
 }
 

@@ -11,8 +11,10 @@ namespace wfod::cpu {
   void above_columns(const double*, const double*, const double*, const double*, size_t, size_t, \
                      bool, uint8_t*);                                                            \
   }
+#if !defined(WFOD_GENERIC_KERNELS_ONLY)  // sanitizer builds carry generic only (cpu_isa.cpp)
 WFOD_DECLARE_VARIANT(avx512)
 WFOD_DECLARE_VARIANT(avx2)
+#endif
 WFOD_DECLARE_VARIANT(generic)
 #undef WFOD_DECLARE_VARIANT
 
@@ -20,6 +22,7 @@ namespace {
 using Above = void (*)(const double*, const double*, const double*, const double*, size_t, size_t,
                        bool, uint8_t*);
 Above pick() {
+#if !defined(WFOD_GENERIC_KERNELS_ONLY)
   switch (preferred_cpu_isa()) {
     case CpuIsa::avx512:
       return avx512::above_columns;
@@ -28,6 +31,7 @@ Above pick() {
     case CpuIsa::generic:
       break;
   }
+#endif
   return generic::above_columns;
 }
 }  // namespace

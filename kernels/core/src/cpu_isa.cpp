@@ -21,7 +21,10 @@ const char* to_string(CpuIsa isa) {
 }
 
 bool cpu_supports(CpuIsa isa) {
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(WFOD_GENERIC_KERNELS_ONLY)
+  // This build carries no wider variant (sanitizer and fuzz builds: kernels/CMakeLists.txt).
+  return isa == CpuIsa::generic;
+#elif defined(__x86_64__) && defined(__GNUC__)
   __builtin_cpu_init();
   switch (isa) {
     case CpuIsa::avx512:

@@ -3,17 +3,22 @@
 
 namespace wfod::selection::cscv {
 
+#if !defined(WFOD_GENERIC_KERNELS_ONLY)
 namespace avx512 {
 const WalkKernels& walk_kernels();
 }
 namespace avx2 {
 const WalkKernels& walk_kernels();
 }
+#endif
 namespace generic {
 const WalkKernels& walk_kernels();
 }
 
 const WalkKernels& walk_kernels(CpuIsa isa) {
+#if defined(WFOD_GENERIC_KERNELS_ONLY)  // the only variant this build carries (cpu_isa.cpp)
+  (void)isa;
+#else
   switch (isa) {
     case CpuIsa::avx512:
       return avx512::walk_kernels();
@@ -22,6 +27,7 @@ const WalkKernels& walk_kernels(CpuIsa isa) {
     case CpuIsa::generic:
       break;
   }
+#endif
   return generic::walk_kernels();
 }
 

@@ -120,7 +120,9 @@ TEST(LevelFamilyGrid, CountingLevelPairsOfHugeAxesIsFast) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(c.valid, want);
   EXPECT_EQ(c.family_rule, c.total - want);
-  EXPECT_LT(seconds, 10.0);  // pair by pair: 4e12 comparisons
+  // Pair by pair would be 4e12 comparisons (hours); the merge takes well under a second
+  // optimised, ~10 s under the sanitizers on a loaded 2-core machine.
+  EXPECT_LT(seconds, 60.0);
 }
 
 TEST(LevelFamilyGrid, ValidateRejectsWhatNoComboCanMean) {
