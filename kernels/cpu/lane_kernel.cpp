@@ -10,11 +10,7 @@ namespace wfod::cpu {
   void run_lanes(int, bool, const BarTables&, const double*, const LaneInput*, int, \
                  const LaneRange&, Summary*);                                       \
   }
-#if !defined(WFOD_GENERIC_KERNELS_ONLY)  // sanitizer builds carry generic only (cpu_isa.cpp)
-WFOD_DECLARE_VARIANT(avx512)
-WFOD_DECLARE_VARIANT(avx2)
-#endif
-WFOD_DECLARE_VARIANT(generic)
+WFOD_FOR_EACH_CPU_VARIANT(WFOD_DECLARE_VARIANT)
 #undef WFOD_DECLARE_VARIANT
 
 namespace {

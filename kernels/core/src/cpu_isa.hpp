@@ -14,3 +14,12 @@ bool cpu_supports(CpuIsa);
 CpuIsa preferred_cpu_isa();
 
 }  // namespace wfod
+
+// M(isa) for each variant namespace this build compiles (avx512, avx2, generic): declaring a
+// kernel's variants in its dispatcher. Sanitizer and fuzz builds compile generic only
+// (WFOD_GENERIC_KERNELS_ONLY, kernels/CMakeLists.txt).
+#if defined(WFOD_GENERIC_KERNELS_ONLY)
+#define WFOD_FOR_EACH_CPU_VARIANT(M) M(generic)
+#else
+#define WFOD_FOR_EACH_CPU_VARIANT(M) M(avx512) M(avx2) M(generic)
+#endif

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace wfod::detail {
@@ -47,15 +48,23 @@ struct KeptPositions {
             p.begin() + static_cast<ptrdiff_t>(to - first)};
   }
 
-  // The last min(keep, held) positions, kept by `keep` from then on (a fork's).
-  KeptPositions fork(size_t keep_bars) const {
+  // Positions p_t of bars [from, from + p.size()), kept by `keep_bars` from then on: the
+  // positions that bars before `from` had are taken as dropped (a fork's, a restored
+  // tracker's).
+  static KeptPositions starting_at(size_t from, std::vector<int8_t> positions, size_t keep_bars) {
     KeptPositions k;
-    const size_t kept = std::max<size_t>(keep_bars, 1);
-    k.first = std::max(first, end() > kept ? end() - kept : 0);
-    k.p = range(k.first, end());
-    k.dropped = k.first > 0;
+    k.first = from;
+    k.p = std::move(positions);
+    k.dropped = from > 0;
     k.set_keep(keep_bars);
     return k;
+  }
+
+  // The last min(keep, held) positions, kept by `keep` from then on (a fork's).
+  KeptPositions fork(size_t keep_bars) const {
+    const size_t kept = std::max<size_t>(keep_bars, 1);
+    const size_t from = std::max(first, end() > kept ? end() - kept : 0);
+    return starting_at(from, range(from, end()), keep_bars);
   }
 };
 

@@ -250,11 +250,8 @@ PositionTracker TrackerSeed::make(const StrategySpec& spec, const Combo& combo,
   const size_t from = end > s->rows.lookback() ? end - s->rows.lookback() : 0;
   s->bars.start_at(from);
   s->bars.append(bars.view(), from - bars.kept_from(), end - bars.kept_from());
-  s->kept.p = std::move(positions);
   s->state = state;
-  s->kept.first = first;
-  s->kept.dropped = first > 0;
-  s->kept.set_keep(keep);
+  s->kept = KeptPositions::starting_at(first, std::move(positions), keep);
   return PositionTracker(std::move(s));
 }
 

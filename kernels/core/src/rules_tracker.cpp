@@ -96,10 +96,7 @@ PositionTracker TrackerSeed::make_rules(const StrategySpec& spec, const Combo& c
   s->close1 = close1;
   s->last_ts = last_ts;
   s->state = state;
-  s->kept.p = std::move(positions);
-  s->kept.first = first;
-  s->kept.dropped = first > 0;
-  s->kept.set_keep(keep);
+  s->kept = KeptPositions::starting_at(first, std::move(positions), keep);
   return PositionTracker(std::move(s));
 }
 

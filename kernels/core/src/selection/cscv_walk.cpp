@@ -3,17 +3,12 @@
 
 namespace wfod::selection::cscv {
 
-#if !defined(WFOD_GENERIC_KERNELS_ONLY)
-namespace avx512 {
-const WalkKernels& walk_kernels();
-}
-namespace avx2 {
-const WalkKernels& walk_kernels();
-}
-#endif
-namespace generic {
-const WalkKernels& walk_kernels();
-}
+#define WFOD_DECLARE_VARIANT(isa)    \
+  namespace isa {                    \
+  const WalkKernels& walk_kernels(); \
+  }
+WFOD_FOR_EACH_CPU_VARIANT(WFOD_DECLARE_VARIANT)
+#undef WFOD_DECLARE_VARIANT
 
 const WalkKernels& walk_kernels(CpuIsa isa) {
 #if defined(WFOD_GENERIC_KERNELS_ONLY)  // the only variant this build carries (cpu_isa.cpp)
