@@ -705,7 +705,9 @@ std::string select_backend(const std::string& entry, std::string* skip) {
   const std::string in_use = cpu::lane_kernel_variant();
   if (in_use != kernel) {
     *skip = "cpu kernel variant '" + kernel + "' not run: this process uses '" + in_use + "' (" +
-            (in_use == "generic" || kernel == "avx512" ? "the CPU may lack it, or " : "") +
+            (in_use == "generic" || kernel == "avx512"
+                 ? "the CPU may lack it, a sanitizer build carries generic only, or "
+                 : "") +
             "an earlier test fixed the variant; ctest runs every entry in its own process)";
     return "";
   }

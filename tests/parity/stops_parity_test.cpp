@@ -49,7 +49,8 @@ std::unique_ptr<Backend> cpu_variant(const std::string& variant, std::string* sk
   const std::string in_use = cpu::lane_kernel_variant();
   if (in_use != variant) {
     *skip = "cpu kernel variant '" + variant + "' not run: this process uses '" + in_use +
-            "' (the CPU may lack it, or an earlier test fixed the variant)";
+            "' (the CPU may lack it, a sanitizer build carries generic only, or an earlier test "
+            "fixed the variant)";
     return nullptr;
   }
   return make_backend("cpu");
