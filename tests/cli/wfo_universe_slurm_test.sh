@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
 # Issue 47 item 3 on a real Slurm: tools/slurm/wfo-universe.sbatch submits a 3-shard array
 # and the dependent merge, and the merge's result.json equals `wfo walk --universe` on this
-# host outside "run". Needs a running cluster this user can submit to (sinfo shows a node
-# up) and the build folder on a path its nodes share; skipped (77) otherwise: the test does
-# not start munged, slurmctld or slurmd (docs/operations.md says how one node runs them).
+# host outside "run". On the cluster this machine is a client of (sinfo shows a node up; the
+# build folder must be on a path its nodes share), else on a one-node cluster the test starts
+# on loopback (slurm_one_node.sh: munged, slurmctld, slurmd from Debian's packages, all files
+# in the test's temp dir). Skipped (77), saying why, where neither can run.
 # usage: wfo_universe_slurm_test.sh WFO SHARED_DATA_DIR REPO_GOOG_CSV
 set -euo pipefail
 WFO=${1:?usage: wfo_universe_slurm_test.sh WFO SHARED_DATA_DIR REPO_GOOG_CSV}
 DATA=${2:?usage: wfo_universe_slurm_test.sh WFO SHARED_DATA_DIR REPO_GOOG_CSV}
 REPO_GOOG=${3:?usage: wfo_universe_slurm_test.sh WFO SHARED_DATA_DIR REPO_GOOG_CSV}
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/slurm_one_node.sh"
 SBATCH_SCRIPT="$(cd "$(dirname "$0")/../../tools/slurm" && pwd)/wfo-universe.sbatch"
-command -v sbatch >/dev/null && command -v sinfo >/dev/null || { echo "SKIP: no Slurm client"; exit 77; }
-states=$(timeout 10 sinfo -h -o %T 2>/dev/null || true)
-grep -qE '^(idle|mixed|allocated)' <<<"$states" || { echo "SKIP: no Slurm node up (sinfo: ${states:-no answer})"; exit 77; }
 [[ -r "$DATA/goog_d1_2004-2013.csv" ]] || { echo "SKIP: no shared data in $DATA"; exit 77; }
+states=$(command -v sinfo >/dev/null && timeout 10 sinfo -h -o %T 2>/dev/null || true)
+if grep -qE '^(idle|mixed|allocated)' <<<"$states"; then
+  echo "on the configured Slurm cluster"
+else
+  rc=0
+  slurm_one_node_start || rc=$?
+  ((rc == 0)) || exit "$rc"
+  echo "on a one-node Slurm started on loopback ($SLURM_CONF)"
+fi
 REPO_GOOG="$(cd "$(dirname "$REPO_GOOG")" && pwd)/$(basename "$REPO_GOOG")"
 WFO="$(cd "$(dirname "$WFO")" && pwd)/$(basename "$WFO")"
 

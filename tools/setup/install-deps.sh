@@ -27,6 +27,11 @@ packages=(
 # prometheus.service the tests do not use. Without it those tests skip, saying so.
 packages+=(prometheus)
 
+# The Slurm test (tests/cli/wfo_universe_slurm_test.sh, issue 47 item 3) starts a one-node
+# cluster on loopback in its temp dir: munged, slurmctld and slurmd (~17 s to install; the
+# packages' systemd units are not started by the test).
+packages+=(slurmctld slurmd slurm-client munge)
+
 # The Python client (clients/python) and its tests: pyzmq from Debian, for the system
 # python3 (/usr/bin/python3). Without it those tests skip, saying so.
 packages+=(python3-zmq python3-venv python3-setuptools)
