@@ -1,9 +1,11 @@
-// Streaming benchmark: ma_cross SMA over W = 10,000 bars, re-optimised on every
+// Streaming benchmark: ma_cross SMA over W = 10,000 bars (or `window`), re-optimised on every
 // new bar (k = 1) through Stream::advance, against a full sweep of the same window in the
 // same run. Prints one table: advance latency percentiles over consecutive bars, the full
-// sweep's median time, the speed-up, the stream's memory footprint and its open (rebuild)
-// time.
+// sweep's median time, the speed-up, the stream's memory footprint, its size query
+// (Backend::stream_memory, what the memory plans budget) and its open (rebuild) time over
+// `open` bars (default warmup + W + 65).
 //   stream_bench [backend=cpu] [combos=20k|1m] [bars=1000] [chunk=0 (default heuristic)]
+//                [window=10000] [open=0 (default)]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -38,6 +40,8 @@ int main(int argc, char** argv) {
   const std::string size = argc > 2 ? argv[2] : "20k";
   const size_t streamed = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 1000;
   const size_t chunk = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 0;
+  const size_t window = argc > 5 ? std::strtoull(argv[5], nullptr, 10) : 10'000;
+  const size_t open_bars = argc > 6 ? std::strtoull(argv[6], nullptr, 10) : 0;
 
   StreamSpec spec;
   Grid& g = spec.strategy.grid;
@@ -48,13 +52,14 @@ int main(int argc, char** argv) {
     g.fast = bench::range(2, 21);
     g.slow = bench::range(10, 1009);
   }
-  spec.window = 10'000;
+  spec.window = window;
   spec.warmup = default_warmup(g);
   spec.chunk = chunk;
-  const size_t opened = spec.warmup + spec.window + 1 + 64;
+  const size_t opened = std::max(open_bars, spec.warmup + spec.window + 1 + 64);
   const Series all = bench::random_walk(opened + streamed, 7, bench::kMinuteWalk);
 
   auto backend = make_backend(backend_name);
+  const StreamMemory plan = backend->stream_memory(spec);
   auto t0 = std::chrono::steady_clock::now();
   auto stream = backend->open_stream(spec, HistoryView::of(all).prefix(opened));
   const double open_s = seconds_since(t0);
@@ -93,8 +98,12 @@ int main(int argc, char** argv) {
   char date[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-  std::printf("# stream_bench %s %s, W=%zu, k=1, %zu consecutive advances, %s\n",
-              backend_name.c_str(), size.c_str(), spec.window, lat.size(), date);
+  std::printf(
+      "# stream_bench %s %s, W=%zu, k=1, opened on %zu bars, %zu consecutive advances, %s\n",
+      backend_name.c_str(), size.c_str(), spec.window, opened, lat.size(), date);
+  std::printf("# size query (stream_memory): host %llu bytes, device %llu bytes\n",
+              static_cast<unsigned long long>(plan.host_bytes),
+              static_cast<unsigned long long>(plan.device_bytes));
   std::printf(
       "| backend | combos (valid) | chunk | footprint MB | open s | advance p50 ms | p90 ms | "
       "p99 ms | max ms | full sweep ms | sweep/p50 | sweep/p99 | top-1 agrees |\n");
