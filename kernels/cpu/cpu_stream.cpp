@@ -40,9 +40,6 @@ namespace wfod::cpu {
 namespace {
 
 constexpr size_t kSubChunks = 16;  // a run replays at most chunk / kSubChunks bars per combo
-// Long histories are extended in slices of max(this, W + 2C) bars: the transient storage of
-// bars and indicator values stays O(W + slice), and each slice amortises its re-layout.
-constexpr size_t kMinSlice = 4096;
 
 template <typename T>
 size_t bytes(const std::vector<T>& v) {
@@ -62,13 +59,26 @@ CpuStream::Layout CpuStream::layout_of(const StreamSpec& spec) {
   l.ring = (spec.window + l.chunk - 1) / l.chunk + 3;  // head chunk, middle, tail, slack
   l.sub = std::max<size_t>(1, l.chunk / kSubChunks);
   l.subs = (l.chunk + l.sub - 1) / l.sub;
-  l.slice = std::max<size_t>(kMinSlice, spec.window + 2 * l.chunk);
+  // Long histories (an open, a large advance) are extended in slices of W + 2C bars rounded up
+  // to whole chunks, cut at multiples of the slice from the anchor (so at chunk boundaries: a
+  // chunk is never cut by a slice, and the stream's state does not depend on the slice). The
+  // indicator rows hold the ring's bars plus a slice; a slice at least as long as what the
+  // ring keeps means a re-layout (which copies the kept bars) comes at most once a slice:
+  // < 2 copied values per row and bar. Until issue 47 the slice was at least 4,096 bars
+  // whatever the window, and the rows held twice (ring + 1) C + slice + look-back bars: at
+  // W = 1,000 (C = 64) 12,774 bars a row where 3,521 now do, the same speed (bench/RESULTS.md).
+  l.slice = (spec.window + 2 * l.chunk + l.chunk - 1) / l.chunk * l.chunk;
   return l;
 }
 
-// The most the indicator rows and the bar columns ever hold: the ring's chunks, the chunk
-// being rolled, a slice being added and the indicators' look-back (reserve_memory() reserves
-// twice that, so re-layouts amortise).
+// The most bars the indicator rows ever hold: the ring's chunks (from horizon() - 1, what
+// extend() keeps) and a slice being added; plus a slice of room, so that re-layouts (which
+// drop the released bars) come at most once a slice.
+size_t CpuStream::Layout::row_span() const { return ring * chunk + 1 + 2 * slice; }
+
+// The most the bar columns ever hold: the ring's chunks, the chunk being rolled, a slice being
+// added and the indicators' look-back (reserve_memory() reserves twice that, StreamBars
+// dropping its released bars in bulk once they outnumber the kept ones).
 size_t CpuStream::Layout::most_bars(size_t lookback) const {
   return (ring + 1) * chunk + slice + lookback + 1;
 }
@@ -91,12 +101,13 @@ StreamMemory CpuStream::memory(const StreamSpec& spec) {
       sizeof(Summary) * static_cast<double>(2 + l.ring + l.subs) + sizeof(LaneInput);
   const RollingIndicators rows(grid);
   const double most = static_cast<double>(2 * l.most_bars(rows.lookback()));
+  const double span = static_cast<double>(l.row_span());
   const double row_states =
       static_cast<double>(rows.row_count()) *
       static_cast<double>(kRowStateBytes + kRowStateBytesPerLookbackBar * (rows.lookback() + 1));
   const double host = sizeof(CpuStream) + lanes * per_lane + groups * sizeof(Group) +
                       static_cast<double>(grid.size()) * sizeof(uint32_t) +
-                      static_cast<double>(rows.row_count()) * most * sizeof(double) + row_states +
+                      static_cast<double>(rows.row_count()) * span * sizeof(double) + row_states +
                       (most + 1024) * (sizeof(int64_t) + 6 * sizeof(double));
   StreamMemory m;
   m.host_bytes = host >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(host);
@@ -104,6 +115,9 @@ StreamMemory CpuStream::memory(const StreamSpec& spec) {
 }
 
 CpuStream::CpuStream(const StreamSpec& spec, const HistoryView& history)
+    : CpuStream(spec, history, 0) {}
+
+CpuStream::CpuStream(const StreamSpec& spec, const HistoryView& history, size_t slice)
     : spec_(spec), bars_(spec.strategy.fill), rows_(spec.strategy.grid) {
   const auto start = std::chrono::steady_clock::now();
   if (spec_.window < 1) throw std::invalid_argument("stream window must hold at least 1 bar");
@@ -114,7 +128,8 @@ CpuStream::CpuStream(const StreamSpec& spec, const HistoryView& history)
   sub_ = layout.sub;
   subs_ = layout.subs;
   schedule_ = detail::WindowSchedule(chunk_, sub_, subs_);
-  slice_ = layout.slice;
+  slice_ = slice ? slice : layout.slice;
+  if (slice_ % chunk_) throw std::invalid_argument("a stream's slice must be whole chunks");
   threads_ = resolve_threads(spec_.threads);
   make_groups();
   const size_t combos = groups_.size() * kLanes;
@@ -141,8 +156,9 @@ CpuStream::CpuStream(const StreamSpec& spec, const HistoryView& history)
 SweepResult CpuStream::advance(std::span<const Bar> bars) {
   const auto start = std::chrono::steady_clock::now();
   bars_.check_order(bars);
-  for (size_t i = 0; i < bars.size(); i += slice_) {
-    bars_.append(bars.subspan(i, std::min(slice_, bars.size() - i)));
+  for (size_t i = 0, n = 0; i < bars.size(); i += n) {  // cut where the open's slices are
+    n = std::min(slice_ - bars_.end() % slice_, bars.size() - i);
+    bars_.append(bars.subspan(i, n));
     extend();
   }
   SweepResult result = optimise();
@@ -170,12 +186,14 @@ size_t CpuStream::horizon() const {
   return (cur + 1 > ring_ ? cur + 1 - ring_ : 0) * chunk_;
 }
 
-// Layout::most_bars, twice, reserved once: the stream's memory is set by its window from the
-// first bar instead of creeping up with the largest advance it has seen.
+// Layout::row_span and Layout::most_bars (twice), reserved once: the stream's memory is set
+// by its window from the first bar instead of creeping up with the largest advance it has seen.
 void CpuStream::reserve_memory() {
-  const size_t most = layout_of(spec_).most_bars(rows_.lookback());
-  rows_.reserve_span(2 * most);
-  bars_.reserve(2 * most + 1024);
+  Layout l = layout_of(spec_);
+  l.slice = slice_;
+  rows_.reserve_span(l.row_span());
+  bars_.reserve(2 * l.most_bars(rows_.lookback()) + 1024);
+  inputs_.reserve(groups_.size() * kLanes);  // filled at the first bar (refresh_inputs)
 }
 
 void CpuStream::make_groups() {

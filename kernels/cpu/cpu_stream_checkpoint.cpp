@@ -311,10 +311,10 @@ void CpuStream::load(std::span<const uint8_t> blob) {
   rebuild();
 }
 
-std::unique_ptr<CpuStream> CpuStream::restore(const StreamSpec& spec,
-                                              std::span<const uint8_t> blob) {
+std::unique_ptr<CpuStream> CpuStream::restore(const StreamSpec& spec, std::span<const uint8_t> blob,
+                                              size_t slice) {
   const auto start = std::chrono::steady_clock::now();
-  auto stream = std::make_unique<CpuStream>(spec, HistoryView{});
+  auto stream = std::make_unique<CpuStream>(spec, HistoryView{}, slice);
   stream->load(blob);
   stream->open_seconds_ =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

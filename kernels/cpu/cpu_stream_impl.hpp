@@ -24,6 +24,9 @@ namespace wfod::cpu {
 class CpuStream final : public Stream {
  public:
   CpuStream(const StreamSpec& spec, const HistoryView& history);
+  // The same, extending long histories in slices of `slice` bars (whole chunks; 0: the
+  // layout's): tests show that results and checkpoints do not depend on it.
+  CpuStream(const StreamSpec& spec, const HistoryView& history, size_t slice);
   // The size query (Backend::stream_memory): what a stream of `spec` holds at most.
   static StreamMemory memory(const StreamSpec& spec);
 
@@ -41,14 +44,16 @@ class CpuStream final : public Stream {
 
   // Checkpoints (cpu_stream_checkpoint.cpp).
   std::vector<uint8_t> checkpoint() const override;
-  static std::unique_ptr<CpuStream> restore(const StreamSpec& spec, std::span<const uint8_t> blob);
+  static std::unique_ptr<CpuStream> restore(const StreamSpec& spec, std::span<const uint8_t> blob,
+                                            size_t slice = 0);
 
  private:
   // Chunk sizes of a spec: one function for the constructor and the size query.
   struct Layout {
     size_t chunk = 1, ring = 1;  // bars per chunk, ring slots
     size_t sub = 1, subs = 1;    // sub-chunk bars, sub-chunks per chunk
-    size_t slice = 1;            // most bars extended at once
+    size_t slice = 1;            // most bars extended at once (whole chunks)
+    size_t row_span() const;     // bars a row of the indicator matrix holds
     size_t most_bars(size_t lookback) const;
   };
   static Layout layout_of(const StreamSpec& spec);
