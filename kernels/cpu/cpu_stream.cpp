@@ -46,10 +46,8 @@ size_t bytes(const std::vector<T>& v) {
   return v.capacity() * sizeof(T);
 }
 
-// Per-row indicator state beyond the row itself (a channel's monotonic deques, a windowed
-// sum's ring): at most two values and an index per bar of the row's look-back.
-constexpr size_t kRowStateBytesPerLookbackBar = 24;
-constexpr size_t kRowStateBytes = 256;
+// Per indicator row, beside its state (RollingIndicators::most_state_bytes): its map node.
+constexpr size_t kRowNodeBytes = 64;
 
 }  // namespace
 
@@ -102,9 +100,8 @@ StreamMemory CpuStream::memory(const StreamSpec& spec) {
   const RollingIndicators rows(grid);
   const double most = static_cast<double>(2 * l.most_bars(rows.lookback()));
   const double span = static_cast<double>(l.row_span());
-  const double row_states =
-      static_cast<double>(rows.row_count()) *
-      static_cast<double>(kRowStateBytes + kRowStateBytesPerLookbackBar * (rows.lookback() + 1));
+  const double row_states = static_cast<double>(rows.most_state_bytes()) +
+                            static_cast<double>(rows.row_count() * kRowNodeBytes);
   const double host = sizeof(CpuStream) + lanes * per_lane + groups * sizeof(Group) +
                       static_cast<double>(grid.size()) * sizeof(uint32_t) +
                       static_cast<double>(rows.row_count()) * span * sizeof(double) + row_states +

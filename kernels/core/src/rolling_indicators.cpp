@@ -53,6 +53,15 @@ size_t heap_bytes(const State& s) {
   }
 }
 
+template <typename State>
+size_t max_heap_bytes(const State& s) {
+  if constexpr (requires { s.max_heap_bytes(); }) {
+    return s.max_heap_bytes();
+  } else {
+    return 0;
+  }
+}
+
 }  // namespace
 
 RollingIndicators::RollingIndicators(const Grid& grid) {
@@ -226,6 +235,14 @@ void RollingIndicators::seed_from(const RollingIndicators& from, size_t values_f
   values(vols_, from.vols_);
   values(rsis_, from.rsis_);
   ++layout_version_;
+}
+
+size_t RollingIndicators::most_state_bytes() const {
+  size_t states = 0;
+  for (const RollingRow* row : rows_)
+    states += sizeof(RollingRow) +
+              std::visit([](const auto& s) { return max_heap_bytes(s); }, row->state);
+  return states;
 }
 
 size_t RollingIndicators::footprint_bytes() const {
