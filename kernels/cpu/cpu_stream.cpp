@@ -55,6 +55,11 @@ CpuStream::Layout CpuStream::layout_of(const StreamSpec& spec) {
   Layout l;
   l.chunk = spec.chunk ? spec.chunk : default_stream_chunk(spec.window);
   l.ring = (spec.window + l.chunk - 1) / l.chunk + 3;  // head chunk, middle, tail, slack
+  // A window's middle is at most floor(W / C) chunks, and between two runs only the chunks
+  // after the window's head are read or written (flip, roll, rebuild), so their Summaries need
+  // a ring of floor(W / C) slots (one fewer fails the stream parity tests); one of slack. The
+  // start states' ring reaches back to the horizon: 2 or 3 slots more.
+  l.sums = spec.window / l.chunk + 1;
   l.sub = std::max<size_t>(1, l.chunk / kSubChunks);
   l.subs = (l.chunk + l.sub - 1) / l.sub;
   // Long histories (an open, a large advance) are extended in slices of W + 2C bars rounded up
@@ -94,9 +99,10 @@ StreamMemory CpuStream::memory(const StreamSpec& spec) {
   const double groups = std::ceil(static_cast<double>(count.valid) / kLanes) + 2 * kFamilyKindCount;
   const double lanes = groups * kLanes;
   const double states = static_cast<double>(1 + l.ring + l.subs);
-  const double per_lane =
-      sizeof(LaneState) * states + (grid.has_stops() ? sizeof(StopState) * states : 0.0) +
-      sizeof(Summary) * static_cast<double>(2 + l.ring + l.subs) + sizeof(LaneInput);
+  const double summaries = static_cast<double>(2 + l.sums + (l.subs - 1));
+  const double per_lane = sizeof(LaneState) * states +
+                          (grid.has_stops() ? sizeof(StopState) * states : 0.0) +
+                          sizeof(Summary) * summaries + sizeof(LaneInput);
   const RollingIndicators rows(grid);
   const double most = static_cast<double>(2 * l.most_bars(rows.lookback()));
   const double span = static_cast<double>(l.row_span());
@@ -122,6 +128,7 @@ CpuStream::CpuStream(const StreamSpec& spec, const HistoryView& history, size_t 
   const Layout layout = layout_of(spec_);
   chunk_ = layout.chunk;
   ring_ = layout.ring;
+  sums_ = layout.sums;
   sub_ = layout.sub;
   subs_ = layout.subs;
   schedule_ = detail::WindowSchedule(chunk_, sub_, subs_);
@@ -133,9 +140,9 @@ CpuStream::CpuStream(const StreamSpec& spec, const HistoryView& history, size_t 
   state_.assign(combos, LaneState{});
   tail_.assign(combos, Summary{});
   back_.assign(combos, Summary{});
-  chunk_sum_.assign(combos * ring_, Summary{});
-  chunk_start_.assign(combos * ring_, LaneState{});  // chunk 0 starts flat (p_{-1} = p_0 = 0)
-  head_suffix_.assign(combos * subs_, Summary{});
+  chunk_sum_.assign(combos * sums_, Summary{});
+  chunk_start_.assign(combos * ring_, LaneState{});      // chunk 0 starts flat (p_{-1} = p_0 = 0)
+  head_suffix_.assign(combos * (subs_ - 1), Summary{});  // sub-chunk 0's is never read
   head_start_.assign(combos * subs_, LaneState{});
   if (stops_) {
     stop_state_.assign(combos, StopState{});
@@ -275,7 +282,7 @@ void CpuStream::roll_group(const BarTables& tables, size_t g, size_t end) {
       const size_t c = base + static_cast<size_t>(j);
       tail_[c] = stop % chunk_ == 0 && t != from ? part[j] : combine(tail_[c], part[j]);
       if (stop % chunk_ == 0) {
-        chunk_sum_[slot(c, chunk)] = tail_[c];
+        chunk_sum_[sum_slot(c, chunk)] = tail_[c];
         back_[c] = combine(back_[c], tail_[c]);
         tail_[c] = Summary{};
         chunk_start_[slot(c, chunk + 1)] = state_[c];
@@ -303,8 +310,8 @@ void CpuStream::flip(size_t from, size_t to) {
   parallel_for(state_.size(), threads_, [&](int, size_t c) {
     Summary acc;
     for (size_t j = to; j-- > from;) {
-      acc = combine(chunk_sum_[slot(c, j)], acc);
-      chunk_sum_[slot(c, j)] = acc;
+      acc = combine(chunk_sum_[sum_slot(c, j)], acc);
+      chunk_sum_[sum_slot(c, j)] = acc;
     }
     back_[c] = Summary{};
   });
@@ -327,11 +334,12 @@ void CpuStream::cache_head(const BarTables& tables, size_t head) {
       const size_t from = std::max<size_t>(a, 1);
       run_lanes(grp.kind, grp.stops, tables, rows_.matrix(), &inputs_[base], grp.lanes,
                 LaneRange{from, from, b, s.state, s.state, s.stops, s.stops}, part);
-      for (int j = 0; j < grp.lanes; ++j) head_suffix_[(base + size_t(j)) * subs_ + i] = part[j];
+      if (i > 0)
+        for (int j = 0; j < grp.lanes; ++j) head_suffix_[suffix_at(base + size_t(j), i)] = part[j];
     }
-    for (int j = 0; j < grp.lanes; ++j) {
-      Summary* suffix = &head_suffix_[(base + size_t(j)) * subs_];
-      for (size_t i = subs_ - 1; i-- > 0;) suffix[i] = combine(suffix[i], suffix[i + 1]);
+    for (int j = 0; j < grp.lanes && subs_ > 2; ++j) {
+      Summary* suffix = &head_suffix_[suffix_at(base + size_t(j), 1)];  // [k]: sub-chunk k + 1
+      for (size_t k = subs_ - 2; k-- > 0;) suffix[k] = combine(suffix[k], suffix[k + 1]);
     }
   });
 }
@@ -364,10 +372,10 @@ SweepResult CpuStream::optimise() {
               window);
     for (int j = 0; j < grp.lanes; ++j) {
       const size_t c = base + static_cast<size_t>(j);
-      if (p.has_suffix) window[j] = combine(window[j], head_suffix_[c * subs_ + sub + 1]);
+      if (p.has_suffix) window[j] = combine(window[j], head_suffix_[suffix_at(c, sub + 1)]);
       if (!p.in_one_chunk) {
         if (p.has_middle)
-          window[j] = combine(window[j], combine(chunk_sum_[slot(c, head + 1)], back_[c]));
+          window[j] = combine(window[j], combine(chunk_sum_[sum_slot(c, head + 1)], back_[c]));
         window[j] = combine(window[j], tail_[c]);
       }
       const Combo combo = spec_.strategy.grid.decode(grp.ids[j]);

@@ -247,13 +247,13 @@ void CpuStream::rebuild() {
     Summary part[kLanes];
     for (size_t j = lo; j < cur; ++j) {
       whole_chunk(tables, g, j, part);
-      for (int i = 0; i < lanes; ++i) chunk_sum_[slot(base + size_t(i), j)] = part[i];
+      for (int i = 0; i < lanes; ++i) chunk_sum_[sum_slot(base + size_t(i), j)] = part[i];
     }
     for (int i = 0; i < lanes; ++i) {
       Summary acc;
       for (size_t j = std::min(split, cur); j-- > lo;) {
-        acc = combine(chunk_sum_[slot(base + size_t(i), j)], acc);
-        chunk_sum_[slot(base + size_t(i), j)] = acc;
+        acc = combine(chunk_sum_[sum_slot(base + size_t(i), j)], acc);
+        chunk_sum_[sum_slot(base + size_t(i), j)] = acc;
       }
     }
   });

@@ -82,10 +82,11 @@ TEST(StreamMemory, TheCpuPlanBoundsTheOpenedStream) {
 // 10..1,009, so a thousand indicator rows (here with 2 fast periods instead of 20: 1,989
 // combos, the rows as many). The plan is the footprint but for the lane groups it cannot
 // count at once (a partly filled group per kernel kind and per kind with stops: 24 groups of
-// 8 lanes, ~1.2 MB here): 42.5 MB planned, 41.3 MB held, of which 28.2 MB are the rows,
-// reserved for 3,521 bars each (the ring's 1,216 bars, a slice of 1,152 and a slice of room).
-// Before issue 47 they were reserved for 12,774 bars (a slice of at least 4,096, twice), and
-// the plan counted 24 kB more a row for states an SMA does not keep: 152 MB planned.
+// 8 lanes, ~1.1 MB here): 41.1 MB planned, 40.0 MB held, of which 28.2 MB are the rows,
+// reserved for 3,521 bars each (the ring's 1,216 bars, a slice of 1,152 and a slice of room),
+// and 5.9 kB a combo (33 Summaries). Before issue 47 the rows were reserved for 12,774 bars
+// (a slice of at least 4,096, twice), a combo held 37 Summaries, and the plan counted 24 kB
+// more a row for states an SMA does not keep.
 TEST(StreamMemory, TheCpuPlanIsTheFootprintAtTheUniverseShape) {
   StreamSpec spec = spec_of(ma_grid("2:21:19", "10:1009:1"), 1000, 3027);
   spec.threads = 2;
@@ -94,7 +95,7 @@ TEST(StreamMemory, TheCpuPlanIsTheFootprintAtTheUniverseShape) {
   const size_t rows = 1001;  // slow 10..1009 and fast 2 (21 is a slow period too)
   const size_t span = 19 * 64 + 1 + 2 * 1152;
   EXPECT_GE(most, rows * span * sizeof(double));
-  EXPECT_LE(most, rows * span * sizeof(double) + 1989 * 7000) << "the rows, then ~6.5 kB a combo";
+  EXPECT_LE(most, rows * span * sizeof(double) + 1989 * 6200) << "the rows, then ~6 kB a combo";
 }
 
 // A rules grid (SPEC §5a) with every stop kind and the vol filter: its stream is bounded, so
