@@ -1,9 +1,11 @@
-// Streaming benchmark: ma_cross SMA over W = 10,000 bars, re-optimised on every
+// Streaming benchmark: ma_cross SMA over W = 10,000 bars (or `window`), re-optimised on every
 // new bar (k = 1) through Stream::advance, against a full sweep of the same window in the
 // same run. Prints one table: advance latency percentiles over consecutive bars, the full
-// sweep's median time, the speed-up, the stream's memory footprint and its open (rebuild)
-// time.
+// sweep's median time, the speed-up, the stream's memory footprint, its size query
+// (Backend::stream_memory, what the memory plans budget) and its open (rebuild) time over
+// `open` bars (default warmup + W + 65).
 //   stream_bench [backend=cpu] [combos=20k|1m] [bars=1000] [chunk=0 (default heuristic)]
+//                [window=10000] [open=0 (default)]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -31,6 +33,14 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// The process's CPU time (every thread), in ms: on a shared machine it moves far less than
+// the wall time with what else runs.
+double cpu_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -38,6 +48,8 @@ int main(int argc, char** argv) {
   const std::string size = argc > 2 ? argv[2] : "20k";
   const size_t streamed = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 1000;
   const size_t chunk = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 0;
+  const size_t window = argc > 5 ? std::strtoull(argv[5], nullptr, 10) : 10'000;
+  const size_t open_bars = argc > 6 ? std::strtoull(argv[6], nullptr, 10) : 0;
 
   StreamSpec spec;
   Grid& g = spec.strategy.grid;
@@ -48,25 +60,28 @@ int main(int argc, char** argv) {
     g.fast = bench::range(2, 21);
     g.slow = bench::range(10, 1009);
   }
-  spec.window = 10'000;
+  spec.window = window;
   spec.warmup = default_warmup(g);
   spec.chunk = chunk;
-  const size_t opened = spec.warmup + spec.window + 1 + 64;
+  const size_t opened = std::max(open_bars, spec.warmup + spec.window + 1 + 64);
   const Series all = bench::random_walk(opened + streamed, 7, bench::kMinuteWalk);
 
   auto backend = make_backend(backend_name);
+  const StreamMemory plan = backend->stream_memory(spec);
   auto t0 = std::chrono::steady_clock::now();
   auto stream = backend->open_stream(spec, HistoryView::of(all).prefix(opened));
   const double open_s = seconds_since(t0);
 
-  std::vector<double> lat, prepare, wait;
+  std::vector<double> lat, cpu, prepare, wait;
   lat.reserve(streamed);
   SweepResult last;
   for (size_t t = opened; t < all.size(); ++t) {
     const Bar b{all.ts_ns[t], all.open[t], all.high[t], all.low[t], all.close[t], 1000, 0};
     t0 = std::chrono::steady_clock::now();
+    const double c0 = cpu_ms();
     last = stream->advance(std::span<const Bar>(&b, 1));
     lat.push_back(seconds_since(t0) * 1e3);
+    cpu.push_back(cpu_ms() - c0);
     prepare.push_back(stream->stats().last_prepare_ms);
     wait.push_back(stream->stats().last_wait_ms);
   }
@@ -93,8 +108,12 @@ int main(int argc, char** argv) {
   char date[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-  std::printf("# stream_bench %s %s, W=%zu, k=1, %zu consecutive advances, %s\n",
-              backend_name.c_str(), size.c_str(), spec.window, lat.size(), date);
+  std::printf(
+      "# stream_bench %s %s, W=%zu, k=1, opened on %zu bars, %zu consecutive advances, %s\n",
+      backend_name.c_str(), size.c_str(), spec.window, opened, lat.size(), date);
+  std::printf("# size query (stream_memory): host %llu bytes, device %llu bytes\n",
+              static_cast<unsigned long long>(plan.host_bytes),
+              static_cast<unsigned long long>(plan.device_bytes));
   std::printf(
       "| backend | combos (valid) | chunk | footprint MB | open s | advance p50 ms | p90 ms | "
       "p99 ms | max ms | full sweep ms | sweep/p50 | sweep/p99 | top-1 agrees |\n");
@@ -104,6 +123,13 @@ int main(int argc, char** argv) {
       std::string(backend->name()).c_str(), static_cast<unsigned long long>(full.evaluated),
       st.chunk, static_cast<double>(st.footprint_bytes) / 1e6, open_s, p50, percentile(lat, 0.9),
       p99, percentile(lat, 1.0), sweep_ms, sweep_ms / p50, sweep_ms / p99, same ? "yes" : "NO");
+  double cpu_sum = 0;
+  for (double c : cpu) cpu_sum += c;
+  std::printf(
+      "\nadvance CPU time (process, every thread) p50 / p99 / max / mean ms: %.3f / %.3f / %.3f / "
+      "%.3f\n",
+      percentile(cpu, 0.5), percentile(cpu, 0.99), percentile(cpu, 1.0),
+      cpu_sum / static_cast<double>(cpu.size()));
   if (percentile(wait, 1.0) > 0)
     std::printf(
         "\nadvance split (p50 / p99 ms): host prepare %.3f / %.3f, device wait %.3f / %.3f\n",

@@ -40,19 +40,14 @@ namespace wfod::cpu {
 namespace {
 
 constexpr size_t kSubChunks = 16;  // a run replays at most chunk / kSubChunks bars per combo
-// Long histories are extended in slices of max(this, W + 2C) bars: the transient storage of
-// bars and indicator values stays O(W + slice), and each slice amortises its re-layout.
-constexpr size_t kMinSlice = 4096;
 
 template <typename T>
 size_t bytes(const std::vector<T>& v) {
   return v.capacity() * sizeof(T);
 }
 
-// Per-row indicator state beyond the row itself (a channel's monotonic deques, a windowed
-// sum's ring): at most two values and an index per bar of the row's look-back.
-constexpr size_t kRowStateBytesPerLookbackBar = 24;
-constexpr size_t kRowStateBytes = 256;
+// Per indicator row, beside its state (RollingIndicators::most_state_bytes): its map node.
+constexpr size_t kRowNodeBytes = 64;
 
 }  // namespace
 
@@ -60,15 +55,33 @@ CpuStream::Layout CpuStream::layout_of(const StreamSpec& spec) {
   Layout l;
   l.chunk = spec.chunk ? spec.chunk : default_stream_chunk(spec.window);
   l.ring = (spec.window + l.chunk - 1) / l.chunk + 3;  // head chunk, middle, tail, slack
+  // A window's middle is at most floor(W / C) chunks, and between two runs only the chunks
+  // after the window's head are read or written (flip, roll, rebuild), so their Summaries need
+  // a ring of floor(W / C) slots (one fewer fails the stream parity tests); one of slack. The
+  // start states' ring reaches back to the horizon: 2 or 3 slots more.
+  l.sums = spec.window / l.chunk + 1;
   l.sub = std::max<size_t>(1, l.chunk / kSubChunks);
   l.subs = (l.chunk + l.sub - 1) / l.sub;
-  l.slice = std::max<size_t>(kMinSlice, spec.window + 2 * l.chunk);
+  // Long histories (an open, a large advance) are extended in slices of W + 2C bars rounded up
+  // to whole chunks, cut at multiples of the slice from the anchor (so at chunk boundaries: a
+  // chunk is never cut by a slice, and the stream's state does not depend on the slice). The
+  // indicator rows hold the ring's bars plus a slice; a slice at least as long as what the
+  // ring keeps means a re-layout (which copies the kept bars) comes at most once a slice:
+  // < 2 copied values per row and bar. Until issue 47 the slice was at least 4,096 bars
+  // whatever the window, and the rows held twice (ring + 1) C + slice + look-back bars: at
+  // W = 1,000 (C = 64) 12,774 bars a row where 3,521 now do, the same speed (bench/RESULTS.md).
+  l.slice = (spec.window + 2 * l.chunk + l.chunk - 1) / l.chunk * l.chunk;
   return l;
 }
 
-// The most the indicator rows and the bar columns ever hold: the ring's chunks, the chunk
-// being rolled, a slice being added and the indicators' look-back (reserve_memory() reserves
-// twice that, so re-layouts amortise).
+// The most bars the indicator rows ever hold: the ring's chunks (from horizon() - 1, what
+// extend() keeps) and a slice being added; plus a slice of room, so that re-layouts (which
+// drop the released bars) come at most once a slice.
+size_t CpuStream::Layout::row_span() const { return ring * chunk + 1 + 2 * slice; }
+
+// The most the bar columns ever hold: the ring's chunks, the chunk being rolled, a slice being
+// added and the indicators' look-back (reserve_memory() reserves twice that, StreamBars
+// dropping its released bars in bulk once they outnumber the kept ones).
 size_t CpuStream::Layout::most_bars(size_t lookback) const {
   return (ring + 1) * chunk + slice + lookback + 1;
 }
@@ -86,17 +99,18 @@ StreamMemory CpuStream::memory(const StreamSpec& spec) {
   const double groups = std::ceil(static_cast<double>(count.valid) / kLanes) + 2 * kFamilyKindCount;
   const double lanes = groups * kLanes;
   const double states = static_cast<double>(1 + l.ring + l.subs);
-  const double per_lane =
-      sizeof(LaneState) * states + (grid.has_stops() ? sizeof(StopState) * states : 0.0) +
-      sizeof(Summary) * static_cast<double>(2 + l.ring + l.subs) + sizeof(LaneInput);
+  const double summaries = static_cast<double>(2 + l.sums + (l.subs - 1));
+  const double per_lane = sizeof(LaneState) * states +
+                          (grid.has_stops() ? sizeof(StopState) * states : 0.0) +
+                          sizeof(Summary) * summaries + sizeof(LaneInput);
   const RollingIndicators rows(grid);
   const double most = static_cast<double>(2 * l.most_bars(rows.lookback()));
-  const double row_states =
-      static_cast<double>(rows.row_count()) *
-      static_cast<double>(kRowStateBytes + kRowStateBytesPerLookbackBar * (rows.lookback() + 1));
+  const double span = static_cast<double>(l.row_span());
+  const double row_states = static_cast<double>(rows.most_state_bytes()) +
+                            static_cast<double>(rows.row_count() * kRowNodeBytes);
   const double host = sizeof(CpuStream) + lanes * per_lane + groups * sizeof(Group) +
                       static_cast<double>(grid.size()) * sizeof(uint32_t) +
-                      static_cast<double>(rows.row_count()) * most * sizeof(double) + row_states +
+                      static_cast<double>(rows.row_count()) * span * sizeof(double) + row_states +
                       (most + 1024) * (sizeof(int64_t) + 6 * sizeof(double));
   StreamMemory m;
   m.host_bytes = host >= 1.8e19 ? UINT64_MAX : static_cast<uint64_t>(host);
@@ -104,6 +118,9 @@ StreamMemory CpuStream::memory(const StreamSpec& spec) {
 }
 
 CpuStream::CpuStream(const StreamSpec& spec, const HistoryView& history)
+    : CpuStream(spec, history, 0) {}
+
+CpuStream::CpuStream(const StreamSpec& spec, const HistoryView& history, size_t slice)
     : spec_(spec), bars_(spec.strategy.fill), rows_(spec.strategy.grid) {
   const auto start = std::chrono::steady_clock::now();
   if (spec_.window < 1) throw std::invalid_argument("stream window must hold at least 1 bar");
@@ -111,19 +128,21 @@ CpuStream::CpuStream(const StreamSpec& spec, const HistoryView& history)
   const Layout layout = layout_of(spec_);
   chunk_ = layout.chunk;
   ring_ = layout.ring;
+  sums_ = layout.sums;
   sub_ = layout.sub;
   subs_ = layout.subs;
   schedule_ = detail::WindowSchedule(chunk_, sub_, subs_);
-  slice_ = layout.slice;
+  slice_ = slice ? slice : layout.slice;
+  if (slice_ % chunk_) throw std::invalid_argument("a stream's slice must be whole chunks");
   threads_ = resolve_threads(spec_.threads);
   make_groups();
   const size_t combos = groups_.size() * kLanes;
   state_.assign(combos, LaneState{});
   tail_.assign(combos, Summary{});
   back_.assign(combos, Summary{});
-  chunk_sum_.assign(combos * ring_, Summary{});
-  chunk_start_.assign(combos * ring_, LaneState{});  // chunk 0 starts flat (p_{-1} = p_0 = 0)
-  head_suffix_.assign(combos * subs_, Summary{});
+  chunk_sum_.assign(combos * sums_, Summary{});
+  chunk_start_.assign(combos * ring_, LaneState{});      // chunk 0 starts flat (p_{-1} = p_0 = 0)
+  head_suffix_.assign(combos * (subs_ - 1), Summary{});  // sub-chunk 0's is never read
   head_start_.assign(combos * subs_, LaneState{});
   if (stops_) {
     stop_state_.assign(combos, StopState{});
@@ -141,8 +160,9 @@ CpuStream::CpuStream(const StreamSpec& spec, const HistoryView& history)
 SweepResult CpuStream::advance(std::span<const Bar> bars) {
   const auto start = std::chrono::steady_clock::now();
   bars_.check_order(bars);
-  for (size_t i = 0; i < bars.size(); i += slice_) {
-    bars_.append(bars.subspan(i, std::min(slice_, bars.size() - i)));
+  for (size_t i = 0, n = 0; i < bars.size(); i += n) {  // cut where the open's slices are
+    n = std::min(slice_ - bars_.end() % slice_, bars.size() - i);
+    bars_.append(bars.subspan(i, n));
     extend();
   }
   SweepResult result = optimise();
@@ -170,12 +190,14 @@ size_t CpuStream::horizon() const {
   return (cur + 1 > ring_ ? cur + 1 - ring_ : 0) * chunk_;
 }
 
-// Layout::most_bars, twice, reserved once: the stream's memory is set by its window from the
-// first bar instead of creeping up with the largest advance it has seen.
+// Layout::row_span and Layout::most_bars (twice), reserved once: the stream's memory is set
+// by its window from the first bar instead of creeping up with the largest advance it has seen.
 void CpuStream::reserve_memory() {
-  const size_t most = layout_of(spec_).most_bars(rows_.lookback());
-  rows_.reserve_span(2 * most);
-  bars_.reserve(2 * most + 1024);
+  Layout l = layout_of(spec_);
+  l.slice = slice_;
+  rows_.reserve_span(l.row_span());
+  bars_.reserve(2 * l.most_bars(rows_.lookback()) + 1024);
+  inputs_.reserve(groups_.size() * kLanes);  // filled at the first bar (refresh_inputs)
 }
 
 void CpuStream::make_groups() {
@@ -260,7 +282,7 @@ void CpuStream::roll_group(const BarTables& tables, size_t g, size_t end) {
       const size_t c = base + static_cast<size_t>(j);
       tail_[c] = stop % chunk_ == 0 && t != from ? part[j] : combine(tail_[c], part[j]);
       if (stop % chunk_ == 0) {
-        chunk_sum_[slot(c, chunk)] = tail_[c];
+        chunk_sum_[sum_slot(c, chunk)] = tail_[c];
         back_[c] = combine(back_[c], tail_[c]);
         tail_[c] = Summary{};
         chunk_start_[slot(c, chunk + 1)] = state_[c];
@@ -288,8 +310,8 @@ void CpuStream::flip(size_t from, size_t to) {
   parallel_for(state_.size(), threads_, [&](int, size_t c) {
     Summary acc;
     for (size_t j = to; j-- > from;) {
-      acc = combine(chunk_sum_[slot(c, j)], acc);
-      chunk_sum_[slot(c, j)] = acc;
+      acc = combine(chunk_sum_[sum_slot(c, j)], acc);
+      chunk_sum_[sum_slot(c, j)] = acc;
     }
     back_[c] = Summary{};
   });
@@ -312,11 +334,12 @@ void CpuStream::cache_head(const BarTables& tables, size_t head) {
       const size_t from = std::max<size_t>(a, 1);
       run_lanes(grp.kind, grp.stops, tables, rows_.matrix(), &inputs_[base], grp.lanes,
                 LaneRange{from, from, b, s.state, s.state, s.stops, s.stops}, part);
-      for (int j = 0; j < grp.lanes; ++j) head_suffix_[(base + size_t(j)) * subs_ + i] = part[j];
+      if (i > 0)
+        for (int j = 0; j < grp.lanes; ++j) head_suffix_[suffix_at(base + size_t(j), i)] = part[j];
     }
-    for (int j = 0; j < grp.lanes; ++j) {
-      Summary* suffix = &head_suffix_[(base + size_t(j)) * subs_];
-      for (size_t i = subs_ - 1; i-- > 0;) suffix[i] = combine(suffix[i], suffix[i + 1]);
+    for (int j = 0; j < grp.lanes && subs_ > 2; ++j) {
+      Summary* suffix = &head_suffix_[suffix_at(base + size_t(j), 1)];  // [k]: sub-chunk k + 1
+      for (size_t k = subs_ - 2; k-- > 0;) suffix[k] = combine(suffix[k], suffix[k + 1]);
     }
   });
 }
@@ -349,10 +372,10 @@ SweepResult CpuStream::optimise() {
               window);
     for (int j = 0; j < grp.lanes; ++j) {
       const size_t c = base + static_cast<size_t>(j);
-      if (p.has_suffix) window[j] = combine(window[j], head_suffix_[c * subs_ + sub + 1]);
+      if (p.has_suffix) window[j] = combine(window[j], head_suffix_[suffix_at(c, sub + 1)]);
       if (!p.in_one_chunk) {
         if (p.has_middle)
-          window[j] = combine(window[j], combine(chunk_sum_[slot(c, head + 1)], back_[c]));
+          window[j] = combine(window[j], combine(chunk_sum_[sum_slot(c, head + 1)], back_[c]));
         window[j] = combine(window[j], tail_[c]);
       }
       const Combo combo = spec_.strategy.grid.decode(grp.ids[j]);

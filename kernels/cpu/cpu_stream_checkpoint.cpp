@@ -247,13 +247,13 @@ void CpuStream::rebuild() {
     Summary part[kLanes];
     for (size_t j = lo; j < cur; ++j) {
       whole_chunk(tables, g, j, part);
-      for (int i = 0; i < lanes; ++i) chunk_sum_[slot(base + size_t(i), j)] = part[i];
+      for (int i = 0; i < lanes; ++i) chunk_sum_[sum_slot(base + size_t(i), j)] = part[i];
     }
     for (int i = 0; i < lanes; ++i) {
       Summary acc;
       for (size_t j = std::min(split, cur); j-- > lo;) {
-        acc = combine(chunk_sum_[slot(base + size_t(i), j)], acc);
-        chunk_sum_[slot(base + size_t(i), j)] = acc;
+        acc = combine(chunk_sum_[sum_slot(base + size_t(i), j)], acc);
+        chunk_sum_[sum_slot(base + size_t(i), j)] = acc;
       }
     }
   });
@@ -311,10 +311,10 @@ void CpuStream::load(std::span<const uint8_t> blob) {
   rebuild();
 }
 
-std::unique_ptr<CpuStream> CpuStream::restore(const StreamSpec& spec,
-                                              std::span<const uint8_t> blob) {
+std::unique_ptr<CpuStream> CpuStream::restore(const StreamSpec& spec, std::span<const uint8_t> blob,
+                                              size_t slice) {
   const auto start = std::chrono::steady_clock::now();
-  auto stream = std::make_unique<CpuStream>(spec, HistoryView{});
+  auto stream = std::make_unique<CpuStream>(spec, HistoryView{}, slice);
   stream->load(blob);
   stream->open_seconds_ =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

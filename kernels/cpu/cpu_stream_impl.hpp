@@ -24,6 +24,9 @@ namespace wfod::cpu {
 class CpuStream final : public Stream {
  public:
   CpuStream(const StreamSpec& spec, const HistoryView& history);
+  // The same, extending long histories in slices of `slice` bars (whole chunks; 0: the
+  // layout's): tests show that results and checkpoints do not depend on it.
+  CpuStream(const StreamSpec& spec, const HistoryView& history, size_t slice);
   // The size query (Backend::stream_memory): what a stream of `spec` holds at most.
   static StreamMemory memory(const StreamSpec& spec);
 
@@ -41,19 +44,25 @@ class CpuStream final : public Stream {
 
   // Checkpoints (cpu_stream_checkpoint.cpp).
   std::vector<uint8_t> checkpoint() const override;
-  static std::unique_ptr<CpuStream> restore(const StreamSpec& spec, std::span<const uint8_t> blob);
+  static std::unique_ptr<CpuStream> restore(const StreamSpec& spec, std::span<const uint8_t> blob,
+                                            size_t slice = 0);
 
  private:
   // Chunk sizes of a spec: one function for the constructor and the size query.
   struct Layout {
-    size_t chunk = 1, ring = 1;  // bars per chunk, ring slots
+    size_t chunk = 1, ring = 1;  // bars per chunk, ring slots (chunk start states)
+    size_t sums = 1;             // ring slots of chunk Summaries
     size_t sub = 1, subs = 1;    // sub-chunk bars, sub-chunks per chunk
-    size_t slice = 1;            // most bars extended at once
+    size_t slice = 1;            // most bars extended at once (whole chunks)
+    size_t row_span() const;     // bars a row of the indicator matrix holds
     size_t most_bars(size_t lookback) const;
   };
   static Layout layout_of(const StreamSpec& spec);
 
   size_t slot(size_t combo, size_t chunk) const { return combo * ring_ + chunk % ring_; }
+  size_t sum_slot(size_t combo, size_t chunk) const { return combo * sums_ + chunk % sums_; }
+  // Sub-chunk i >= 1's suffix in the head cache (sub-chunk 0's is never read).
+  size_t suffix_at(size_t combo, size_t i) const { return combo * (subs_ - 1) + (i - 1); }
   size_t combos() const { return state_.size(); }
   int kind_of_combo(size_t c) const { return groups_[c / kLanes].kind; }
 
@@ -119,7 +128,7 @@ class CpuStream final : public Stream {
   std::vector<LaneInput> inputs_;
   uint64_t inputs_version_ = 0;
   uint64_t evaluated_ = 0, skipped_ = 0;
-  size_t chunk_ = 0, ring_ = 0;
+  size_t chunk_ = 0, ring_ = 0, sums_ = 1;
   size_t sub_ = 1, subs_ = 1;                 // sub-chunk bars, sub-chunks per chunk
   detail::WindowSchedule schedule_{1, 1, 1};  // set in the constructor
   size_t slice_ = 0;                          // most bars extended at once
@@ -133,12 +142,13 @@ class CpuStream final : public Stream {
   std::vector<StopState> stop_state_, chunk_stop_, head_stop_;
   std::vector<Summary> tail_;  // bars [max(1, floor(rolled_/C) C), rolled_)
   std::vector<Summary> back_;  // chunks [split, floor(rolled_/C)) (split: schedule_)
-  // Per combo and ring slot (chunk j at slot j mod ring_): the chunk's Summary (raw, or the
-  // suffix combine up to the schedule's split below it) and the state entering its first bar.
+  // Per combo and ring slot: the chunk's Summary (chunk j at slot j mod sums_; raw, or the
+  // suffix combine up to the schedule's split below it) and the state entering its first bar
+  // (chunk j at slot j mod ring_).
   std::vector<Summary> chunk_sum_;
   std::vector<LaneState> chunk_start_;
   // Per combo and sub-chunk of the schedule's head chunk: the state entering the sub-chunk and
-  // the suffix combine from it to the chunk's end.
+  // (from sub-chunk 1 on: suffix_at) the suffix combine from it to the chunk's end.
   std::vector<Summary> head_suffix_;
   std::vector<LaneState> head_start_;
   double open_seconds_ = 0;

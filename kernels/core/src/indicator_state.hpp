@@ -179,6 +179,11 @@ class HmaState {
     root_.prepare(diff_tail());
   }
   size_t heap_bytes() const { return diff_.capacity() * sizeof(double); }
+  // The most heap_bytes() reaches: trim() keeps fewer than 2 (root + 1) + 64 inner values,
+  // and a vector grows to at most twice what it holds.
+  size_t max_heap_bytes() const {
+    return 2 * (2 * (static_cast<size_t>(root_period()) + 1) + 64) * sizeof(double);
+  }
 
  private:
   friend struct StateCodec;
@@ -219,6 +224,9 @@ class ExtremeState {
   }
   void prepare(SeriesTail) {}  // exact, no sums
   size_t heap_bytes() const { return window_.size() * sizeof(size_t); }
+  // The most the deque allocates: at most n + 1 indices (those of the last n + 1 bars), in
+  // blocks, with a block and its map of slack.
+  size_t max_heap_bytes() const { return 2 * (n_ + 1) * sizeof(size_t) + 1024; }
 
  private:
   friend struct StateCodec;

@@ -53,6 +53,15 @@ size_t heap_bytes(const State& s) {
   }
 }
 
+template <typename State>
+size_t max_heap_bytes(const State& s) {
+  if constexpr (requires { s.max_heap_bytes(); }) {
+    return s.max_heap_bytes();
+  } else {
+    return 0;
+  }
+}
+
 }  // namespace
 
 RollingIndicators::RollingIndicators(const Grid& grid) {
@@ -108,9 +117,12 @@ RollingIndicators::RollingIndicators(const Grid& grid) {
 
 void RollingIndicators::reserve_for(size_t new_end) {
   if (new_end - base_ <= stride_) return;
-  // Re-lay out: drop released bars, and at least double the room so appends amortise.
+  // Re-lay out: drop released bars, and at least double the room so appends amortise; within
+  // a reserved span (reserve_span: its owner bounds what it keeps and appends) the span stays.
   const size_t new_base = std::max(base_, std::min(keep_from_, end_));
-  relayout(std::max<size_t>({64, 2 * (new_end - new_base), stride_, min_stride_}));
+  const size_t need = new_end - new_base;
+  relayout(need <= min_stride_ ? std::max(stride_, min_stride_)
+                               : std::max<size_t>({64, 2 * need, stride_, min_stride_}));
 }
 
 void RollingIndicators::reserve_span(size_t bars) {
@@ -118,10 +130,21 @@ void RollingIndicators::reserve_span(size_t bars) {
   if (stride_ < min_stride_) relayout(min_stride_);
 }
 
-// Rows of new_stride values from the first bar still stored (released ones are dropped).
+// Rows of new_stride values from the first bar still stored (released ones are dropped). At
+// the same stride the rows move down in place: no second matrix, not even for a moment.
 void RollingIndicators::relayout(size_t new_stride) {
   const size_t new_base = std::max(base_, std::min(keep_from_, end_));
   const size_t kept = end_ - new_base;
+  if (new_stride == stride_ && new_base != base_ && matrix_.size() == rows_.size() * stride_) {
+    for (size_t r = 0; r < rows_.size(); ++r) {
+      const auto row = matrix_.begin() + static_cast<ptrdiff_t>(r * stride_);
+      const auto from = row + static_cast<ptrdiff_t>(new_base - base_);
+      std::copy(from, from + static_cast<ptrdiff_t>(kept), row);  // forward: row < from
+    }
+    base_ = new_base;
+    ++layout_version_;
+    return;
+  }
   std::vector<double> next(rows_.size() * new_stride);
   for (size_t r = 0; r < rows_.size(); ++r)
     std::copy_n(matrix_.begin() + static_cast<ptrdiff_t>(r * stride_ + (new_base - base_)), kept,
@@ -212,6 +235,14 @@ void RollingIndicators::seed_from(const RollingIndicators& from, size_t values_f
   values(vols_, from.vols_);
   values(rsis_, from.rsis_);
   ++layout_version_;
+}
+
+size_t RollingIndicators::most_state_bytes() const {
+  size_t states = 0;
+  for (const RollingRow* row : rows_)
+    states += sizeof(RollingRow) +
+              std::visit([](const auto& s) { return max_heap_bytes(s); }, row->state);
+  return states;
 }
 
 size_t RollingIndicators::footprint_bytes() const {

@@ -95,6 +95,8 @@ class RollingIndicators {
   uint64_t layout_version() const { return layout_version_; }
   // The matrix and every state's own storage, in bytes.
   size_t footprint_bytes() const;
+  // The most the states' part of footprint_bytes() reaches, whatever the bars (size queries).
+  size_t most_state_bytes() const;
 
  private:
   void reserve_for(size_t new_end);

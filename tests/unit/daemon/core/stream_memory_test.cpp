@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support/series.hpp"
@@ -36,8 +38,8 @@ Grid ma_grid(const std::string& fast, const std::string& slow) {
 
 // The stream's own footprint after opening on a long history and advancing in steps, against
 // its plan: never above it (the plan is what the daemon budgets), and within 2x (a plan far
-// above the real use would refuse configs that fit).
-void expect_plan_bounds(const StreamSpec& spec, const char* what) {
+// above the real use would refuse configs that fit); returns the plan and the footprint.
+std::pair<uint64_t, size_t> expect_plan_bounds(const StreamSpec& spec, const char* what) {
   std::unique_ptr<Backend> cpu = make_backend("cpu");
   const StreamMemory plan = cpu->stream_memory(spec);
   EXPECT_EQ(plan.device_bytes, 0u) << what;
@@ -57,6 +59,9 @@ void expect_plan_bounds(const StreamSpec& spec, const char* what) {
   }
   EXPECT_LE(most, plan.host_bytes) << what;
   EXPECT_LE(plan.host_bytes, 2 * most + (1u << 20)) << what << ": footprint " << most;
+  std::printf("[ PLAN     ] %s: plan %llu bytes, footprint at most %zu\n", what,
+              static_cast<unsigned long long>(plan.host_bytes), most);
+  return {plan.host_bytes, most};
 }
 
 TEST(StreamMemory, TheCpuPlanBoundsTheOpenedStream) {
@@ -71,6 +76,26 @@ TEST(StreamMemory, TheCpuPlanBoundsTheOpenedStream) {
   vol.vol_long = parse_int_axis("20:40:20");
   vol.vol_threshold = parse_real_axis("0.5:1.5:0.5");
   expect_plan_bounds(spec_of(vol, 800, 180), "ma_cross with the vol filter");
+}
+
+// bench/daemon_universe.sh's shape (issue 47 item 4): W = 1,000 (C = 64), SMA slow periods
+// 10..1,009, so a thousand indicator rows (here with 2 fast periods instead of 20: 1,989
+// combos, the rows as many). The plan is the footprint but for the lane groups it cannot
+// count at once (a partly filled group per kernel kind and per kind with stops: 24 groups of
+// 8 lanes, ~1.1 MB here): 41.1 MB planned, 40.0 MB held, of which 28.2 MB are the rows,
+// reserved for 3,521 bars each (the ring's 1,216 bars, a slice of 1,152 and a slice of room),
+// and 5.9 kB a combo (33 Summaries). Before issue 47 the rows were reserved for 12,774 bars
+// (a slice of at least 4,096, twice), a combo held 37 Summaries, and the plan counted 24 kB
+// more a row for states an SMA does not keep.
+TEST(StreamMemory, TheCpuPlanIsTheFootprintAtTheUniverseShape) {
+  StreamSpec spec = spec_of(ma_grid("2:21:19", "10:1009:1"), 1000, 3027);
+  spec.threads = 2;
+  const auto [plan, most] = expect_plan_bounds(spec, "ma_cross SMA, W 1,000, 1,001 rows");
+  EXPECT_LE(plan, most + (2u << 20));
+  const size_t rows = 1001;  // slow 10..1009 and fast 2 (21 is a slow period too)
+  const size_t span = 19 * 64 + 1 + 2 * 1152;
+  EXPECT_GE(most, rows * span * sizeof(double));
+  EXPECT_LE(most, rows * span * sizeof(double) + 1989 * 6200) << "the rows, then ~6 kB a combo";
 }
 
 // A rules grid (SPEC §5a) with every stop kind and the vol filter: its stream is bounded, so
