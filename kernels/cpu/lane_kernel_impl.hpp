@@ -20,6 +20,11 @@ inline vd vabs(vd x) { return reinterpret_cast<vd>(reinterpret_cast<vm>(x) & (vm
 inline vd vmax(vd a, vd b) { return a < b ? b : a; }
 inline vd vmin(vd a, vd b) { return b < a ? b : a; }
 inline vd splat(double x) { return vd{} + x; }
+// x in every lane, as it is (-0 stays -0, unlike splat).
+inline vd bcast(double x) {
+  static_assert(kLanes == 8);
+  return vd{x, x, x, x, x, x, x, x};
+}
 // Whether any lane has a != b (`changed` = a != b): a compare into a mask register and a test
 // with AVX-512, a sign-bit mask test with AVX2, else lane by lane.
 inline bool any_change(vd a, vd b, vm changed) {
@@ -174,7 +179,9 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
   // p_{t-1}.
   // `checked`: std::true_type where some lane's indicators may be undefined at t (p_t = 0
   // there), std::false_type from the bar where every lane's are defined (max_defined).
-  auto decide_next = [&](size_t t, vd held, auto checked) -> vd {
+  // `one_b`: std::true_type where every lane reads the same b row (ma_cross lanes of one slow
+  // MA): one load and a broadcast instead of a gather.
+  auto decide_next = [&](size_t t, vd held, auto checked, auto one_b) -> vd {
     const int64_t ti = static_cast<int64_t>(t);
     vd next;
     if constexpr (Kind == kGivenKind) {  // r_t evaluated beforehand (cpu/rules_lanes.hpp)
@@ -203,7 +210,13 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
         next = open ? next : held;
       }
     } else {
-      const vd x = gather(oa, ti), y = gather(ob, ti);
+      auto row_b = [&](int64_t at) {
+        if constexpr (decltype(one_b)::value)
+          return bcast(m[ob[0] + at]);
+        else
+          return gather(ob, at);
+      };
+      const vd x = gather(oa, ti), y = row_b(ti);
       TrendSignals<vm> sig;
       if constexpr (F == Family::ma_cross) {
         // The dead band's scale max(|x|, |y|) once for both comparisons: `greater` takes it
@@ -213,7 +226,7 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
         sig = ma_cross_signals(x, y, [scale](vd u, vd v) -> vm { return u - v > scale; });
         if constexpr (Cross) {
           const vm before_ok = splat(static_cast<double>(t) - 1.0) >= signal_defined;
-          const vd xb = gather(oa, ti - 1), yb = gather(ob, ti - 1);
+          const vd xb = gather(oa, ti - 1), yb = row_b(ti - 1);
           const vd scale_b = band * vmax(vabs(xb), vabs(yb));
           sig = cross_entries(
               sig,
@@ -238,9 +251,9 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
   };
 
   // p_t: the family's decision, through the stops where they act (r1: r_{t-1}).
-  auto position_next = [&](size_t t, vd held, vd held_before, auto checked) -> vd {
+  auto position_next = [&](size_t t, vd held, vd held_before, auto checked, auto one_b) -> vd {
     if constexpr (Stops) {
-      const vd r = decide_next(t, r1, checked);
+      const vd r = decide_next(t, r1, checked, one_b);
       // A trade held at t - 1 began at t >= first >= 1: c_{t-1} is in the columns.
       const double fresh_entry =
           bars.entry_open ? bars.entry_open[t - bars.base] : bars.close[t - 1 - bars.base];
@@ -254,14 +267,14 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
       return next;
     } else {
       (void)held_before;
-      return decide_next(t, held, checked);
+      return decide_next(t, held, checked, one_b);
     }
   };
 
   // Replay decisions only, from the given state entering `start` to the state entering `first`.
   if (range.start_state) {
     for (size_t t = range.start; t < first; ++t) {
-      const vd next = position_next(t, p1, p2, std::true_type{});
+      const vd next = position_next(t, p1, p2, std::true_type{}, std::false_type{});
       p2 = p1;
       p1 = next;
     }
@@ -273,7 +286,7 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
   // changes (on_changes): on every other bar its selects would keep every value
   // (adding +0 to sums that are never -0), so skipping them keeps every bit.
   vd g_min = one;  // the least 1 + s_t (nonpositive)
-  auto bar_loop = [&](size_t from, size_t to, auto checked) {
+  auto bar_loop = [&](size_t from, size_t to, auto checked, auto one_b) {
     for (size_t t = from; t < to; ++t) {
       const vd gap = splat(bars.gap[t - bars.base]), body = splat(bars.body[t - bars.base]);
       // --- the bar's two segments (SPEC §2) and the window statistics (SPEC §6) ---
@@ -304,7 +317,7 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
         run_abs = run_abs + exit_abs + body_abs;
       }
 
-      const vd next = position_next(t, b, a, checked);
+      const vd next = position_next(t, b, a, checked, one_b);
       p2 = b;
       p1 = next;
     }
@@ -315,8 +328,20 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
   for (int j = 0; j < kLanes; ++j)
     max_defined = std::max(max_defined, static_cast<size_t>(first_defined[j]));
   const size_t split = std::clamp(max_defined, first, last);
-  bar_loop(first, split, std::true_type{});
-  bar_loop(split, last, std::false_type{});
+  auto all_bars = [&](auto one_b) {
+    bar_loop(first, split, std::true_type{}, one_b);
+    bar_loop(split, last, std::false_type{}, one_b);
+  };
+  if constexpr (F == Family::ma_cross) {
+    bool same_b = true;  // padding lanes repeat lane 0
+    for (int j = 1; j < kLanes; ++j) same_b = same_b && ob[j] == ob[0];
+    if (same_b)
+      all_bars(std::true_type{});
+    else
+      all_bars(std::false_type{});
+  } else {
+    all_bars(std::false_type{});
+  }
   {  // the last held run (p2: held in the last bar's body)
     const vd held_for = splat(static_cast<double>(last)) - k.seg_start;
     k.longs += p2 > 0.0 ? held_for : zero;
