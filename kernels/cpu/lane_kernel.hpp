@@ -7,6 +7,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>  // the lane kernel's checked / unchecked bar loops
+#if defined(__AVX2__) || defined(__AVX512F__)
+#include <immintrin.h>  // the lane kernel's mask tests (lane_kernel_impl.hpp any_change)
+#endif
 
 #include "src/lane_kinds.hpp"
 #include "src/position_rules.hpp"

@@ -13,12 +13,86 @@
 using vd = double __attribute__((vector_size(kLanes * sizeof(double))));
 using vm = int64_t __attribute__((vector_size(kLanes * sizeof(int64_t))));
 
-// |x| with +0 for -0 (as fabs, which cpu_ref and the device use: a Σ|v| of -0 would differ in its
-// bits).
-inline vd vabs(vd x) { return x <= 0.0 ? 0.0 - x : x; }
+// |x| as fabs computes it, by clearing the sign bit: +0 for -0 (cpu_ref and the device use fabs:
+// a Σ|v| of -0 would differ in its bits). One bitwise and instead of a compare and a masked
+// subtraction; the same value for every x but NaN (whose sign no result reads).
+inline vd vabs(vd x) { return reinterpret_cast<vd>(reinterpret_cast<vm>(x) & (vm{} + INT64_MAX)); }
 inline vd vmax(vd a, vd b) { return a < b ? b : a; }
 inline vd vmin(vd a, vd b) { return b < a ? b : a; }
 inline vd splat(double x) { return vd{} + x; }
+// x in every lane, as it is (-0 stays -0, unlike splat).
+inline vd bcast(double x) {
+  static_assert(kLanes == 8);
+  return vd{x, x, x, x, x, x, x, x};
+}
+// Whether any lane has a != b (`changed` = a != b): a compare into a mask register and a test
+// with AVX-512, a sign-bit mask test with AVX2, else lane by lane.
+inline bool any_change(vd a, vd b, vm changed) {
+#if defined(__AVX512F__)
+  static_assert(sizeof(vd) == sizeof(__m512d));
+  (void)changed;
+  return _mm512_cmp_pd_mask(reinterpret_cast<__m512d>(a), reinterpret_cast<__m512d>(b),
+                            _CMP_NEQ_UQ) != 0;
+#elif defined(__AVX2__)
+  static_assert(kLanes == 8);
+  (void)a;
+  (void)b;
+  using half = int64_t __attribute__((vector_size(4 * sizeof(int64_t))));
+  const half x = __builtin_shufflevector(changed, changed, 0, 1, 2, 3) |
+                 __builtin_shufflevector(changed, changed, 4, 5, 6, 7);
+  return _mm256_movemask_pd(reinterpret_cast<__m256d>(x)) != 0;
+#else
+  (void)a;
+  (void)b;
+  int64_t any = 0;
+  for (int j = 0; j < kLanes; ++j) any |= changed[j];
+  return any != 0;
+#endif
+}
+
+// A lane group's tallies that move only on bars where some lane's held position changes.
+struct ChangeTally {
+  vd head_ret, head_abs;  // the head run's Σ value and Σ|value| (closed by the first change)
+  vd win_sum, loss_sum;   // closed trades' returns, winning and losing
+  vd head_closed;         // 1 once the head run is closed
+  vd closed, wins;        // closed trades and wins
+  vd longs, shorts;       // bars held long and short, up to the current run
+  vd changes;             // bars t with p_{t-1} != p_{t-2}
+  vd seg_start;           // the bar the current held run began
+};
+
+// Bar t where some lane changes: a = p_{t-2} (held through the exit segment), changed its
+// lanes. Trades: a change closes the run held through the exit segment; it wins or loses
+// only outside its dead band (SPEC v1.2 §6). The run of `a` ends before bar t. Lanes that do
+// not change keep every value, as on the bars that skip this call. Inlined: out of line, its
+// call would clobber every vector register and the bar loop would keep its sums in memory.
+[[gnu::always_inline]] inline void on_changes(ChangeTally& k, vd& run, vd& run_abs, size_t t, vd a,
+                                              vm changed, vd exit_value, vd body_value, vd exit_abs,
+                                              vd body_abs, vd trade_band) {
+  const vd zero = splat(0.0), one = splat(1.0);
+  const vd closing = run + exit_value;
+  const vd closing_abs = run_abs + exit_abs;
+  const vm first_close = changed & (k.head_closed == 0.0);
+  const vm counted = changed & (k.head_closed != 0.0) & (a != 0.0);
+  const vd closing_band = trade_band * closing_abs;
+  const vm won = counted & (closing > closing_band);
+  const vm lost = counted & (closing < -closing_band);
+  k.head_ret = first_close ? closing : k.head_ret;
+  k.head_abs = first_close ? closing_abs : k.head_abs;
+  k.closed += counted ? one : zero;
+  k.wins += won ? one : zero;
+  k.win_sum += won ? closing : zero;
+  k.loss_sum += lost ? closing : zero;
+  k.head_closed = changed ? one : k.head_closed;
+  run = changed ? body_value : run + (exit_value + body_value);
+  run_abs = changed ? body_abs : run_abs + exit_abs + body_abs;
+  const vd bar_t = splat(static_cast<double>(t));
+  const vd held_for = bar_t - k.seg_start;
+  k.longs += (changed & (a > 0.0)) ? held_for : zero;
+  k.shorts += (changed & (a < 0.0)) ? held_for : zero;
+  k.seg_start = changed ? bar_t : k.seg_start;
+  k.changes += changed ? one : zero;
+}
 
 template <int Kind, bool Stops>
 void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneInput* in, int lanes,
@@ -28,7 +102,7 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
   if (Stops && range.start_state && !range.start_stop)
     throw std::logic_error("run_lanes: a start state without its stop state for stop lanes");
   const size_t first = range.first, last = range.last;
-  int64_t oa[kLanes], ob[kLanes], ovs[kLanes], ovl[kLanes];
+  vm oa, ob, ovs, ovl;  // the lanes' row offsets
   vd first_defined, signal_defined, short_value, threshold, p2, p1;
   vd band_k, level_lo, level_hi;  // bollinger's k, rsi_reversion's levels
   // Stops: r_{t-1}, the stopped side, the trade's entry and extreme, and the level factors.
@@ -83,14 +157,16 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
     }
   }
   const vd zero = splat(0.0), one = splat(1.0);
-  vd sum = zero, sum_sq = zero, down_sq = zero, nonpositive = zero;
+  vd sum = zero, sum_sq = zero, down_sq = zero;
   vd equity = one, peak = one, trough = one, best_peak = one, best_trough = one;
-  vd run = zero, head_ret = zero, win_sum = zero, loss_sum = zero, head_closed = zero;
-  vd run_abs = zero, head_abs = zero;  // Σ|segment value| of the open run and the head run
-  vd closed = zero, wins = zero, longs = zero, shorts = zero, changes = zero;
+  vd run = zero, run_abs = zero;  // the open run's Σ segment value and Σ|segment value|
+  ChangeTally k;                  // what moves only where a held position changes
+  k.head_ret = k.head_abs = k.win_sum = k.loss_sum = k.head_closed = zero;
+  k.closed = k.wins = k.longs = k.shorts = k.changes = zero;
+  k.seg_start = splat(static_cast<double>(first));
   const vd cost = splat(bars.cost), band = splat(kDeadBand), trade_band = splat(kTradeBand);
 
-  auto gather = [m](const int64_t* offsets, int64_t t) {
+  auto gather = [m](vm offsets, int64_t t) {
     vd v;
     for (int j = 0; j < kLanes; ++j) v[j] = m[offsets[j] + t];
     return v;
@@ -101,7 +177,11 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
 
   // The decision at bar t's close (SPEC §5), the same rules as next_position(): p_t given
   // p_{t-1}.
-  auto decide_next = [&](size_t t, vd held) -> vd {
+  // `checked`: std::true_type where some lane's indicators may be undefined at t (p_t = 0
+  // there), std::false_type from the bar where every lane's are defined (max_defined).
+  // `one_b`: std::true_type where every lane reads the same b row (ma_cross lanes of one slow
+  // MA): one load and a broadcast instead of a gather.
+  auto decide_next = [&](size_t t, vd held, auto checked, auto one_b) -> vd {
     const int64_t ti = static_cast<int64_t>(t);
     vd next;
     if constexpr (Kind == kGivenKind) {  // r_t evaluated beforehand (cpu/rules_lanes.hpp)
@@ -130,14 +210,28 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
         next = open ? next : held;
       }
     } else {
-      const vd x = gather(oa, ti), y = gather(ob, ti);
+      auto row_b = [&](int64_t at) {
+        if constexpr (decltype(one_b)::value)
+          return bcast(m[ob[0] + at]);
+        else
+          return gather(ob, at);
+      };
+      const vd x = gather(oa, ti), y = row_b(ti);
       TrendSignals<vm> sig;
       if constexpr (F == Family::ma_cross) {
-        sig = ma_cross_signals(x, y, greater);
+        // The dead band's scale max(|x|, |y|) once for both comparisons: `greater` takes it
+        // in its own argument order, which gives the same value wherever x - y is not NaN (and
+        // where it is, both comparisons are false either way).
+        const vd scale = band * vmax(vabs(x), vabs(y));
+        sig = ma_cross_signals(x, y, [scale](vd u, vd v) -> vm { return u - v > scale; });
         if constexpr (Cross) {
           const vm before_ok = splat(static_cast<double>(t) - 1.0) >= signal_defined;
+          const vd xb = gather(oa, ti - 1), yb = row_b(ti - 1);
+          const vd scale_b = band * vmax(vabs(xb), vabs(yb));
           sig = cross_entries(
-              sig, ma_cross_signals(gather(oa, ti - 1), gather(ob, ti - 1), greater), before_ok);
+              sig,
+              ma_cross_signals(xb, yb, [scale_b](vd u, vd v) -> vm { return u - v > scale_b; }),
+              before_ok);
         }
       } else {
         // Clang types a double-vector comparison as long long lanes, GCC as long: cast.
@@ -150,13 +244,16 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
       }
       next = trend_rule(sig, held, short_value, one);
     }
-    return splat(static_cast<double>(t)) < first_defined ? zero : next;
+    if constexpr (decltype(checked)::value)
+      return splat(static_cast<double>(t)) < first_defined ? zero : next;
+    else
+      return next;
   };
 
   // p_t: the family's decision, through the stops where they act (r1: r_{t-1}).
-  auto position_next = [&](size_t t, vd held, vd held_before) -> vd {
+  auto position_next = [&](size_t t, vd held, vd held_before, auto checked, auto one_b) -> vd {
     if constexpr (Stops) {
-      const vd r = decide_next(t, r1);
+      const vd r = decide_next(t, r1, checked, one_b);
       // A trade held at t - 1 began at t >= first >= 1: c_{t-1} is in the columns.
       const double fresh_entry =
           bars.entry_open ? bars.entry_open[t - bars.base] : bars.close[t - 1 - bars.base];
@@ -170,64 +267,85 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
       return next;
     } else {
       (void)held_before;
-      return decide_next(t, held);
+      return decide_next(t, held, checked, one_b);
     }
   };
 
   // Replay decisions only, from the given state entering `start` to the state entering `first`.
   if (range.start_state) {
     for (size_t t = range.start; t < first; ++t) {
-      const vd next = position_next(t, p1, p2);
+      const vd next = position_next(t, p1, p2, std::true_type{}, std::false_type{});
       p2 = p1;
       p1 = next;
     }
   }
   const vd head_pos = p2;
 
-  for (size_t t = first; t < last; ++t) {
-    const vd gap = splat(bars.gap[t - bars.base]), body = splat(bars.body[t - bars.base]);
-    // --- the bar's two segments (SPEC §2) and the window statistics (SPEC §6) ---
-    const vd a = p2, b = p1;
-    const vm changed = a != b;
-    const vd exit_value = a * gap - (changed ? cost * vabs(a) : zero);
-    const vd body_value = b * body - (changed ? cost * vabs(b) : zero);
-    const vd s = exit_value + body_value;
-    sum += s;
-    sum_sq += s * s;
-    down_sq += s < 0.0 ? s * s : zero;
-    const vd g = 1.0 + s;
-    nonpositive = g <= 0.0 ? one : nonpositive;
-    equity = equity * g;
-    peak = vmax(peak, equity);
-    trough = vmin(trough, equity);
-    // Deepest drawdown so far is best_trough / best_peak; replace when e / peak is lower.
-    const vm deeper = equity * best_peak < best_trough * peak;
-    best_peak = deeper ? peak : best_peak;
-    best_trough = deeper ? equity : best_trough;
-    // Trades: a change closes the run held through the exit segment; it wins or loses only
-    // outside its dead band (SPEC v1.2 §6).
-    const vd closing = run + exit_value;
-    const vd closing_abs = run_abs + vabs(exit_value);
-    const vm first_close = changed & (head_closed == 0.0);
-    const vm counted = changed & (head_closed != 0.0) & (a != 0.0);
-    const vd closing_band = trade_band * closing_abs;
-    const vm won = counted & (closing > closing_band), lost = counted & (closing < -closing_band);
-    head_ret = first_close ? closing : head_ret;
-    head_abs = first_close ? closing_abs : head_abs;
-    closed += counted ? one : zero;
-    wins += won ? one : zero;
-    win_sum += won ? closing : zero;
-    loss_sum += lost ? closing : zero;
-    head_closed = changed ? one : head_closed;
-    run = changed ? body_value : run + s;
-    run_abs = changed ? vabs(body_value) : run_abs + vabs(exit_value) + vabs(body_value);
-    longs += b > 0.0 ? one : zero;
-    shorts += b < 0.0 ? one : zero;
-    changes += changed ? one : zero;
+  // The bar loop. What changes only where a lane's held position changes (a trade closes, the
+  // head run ends, a run of long or short bars ends) runs only on bars where some lane
+  // changes (on_changes): on every other bar its selects would keep every value
+  // (adding +0 to sums that are never -0), so skipping them keeps every bit.
+  vd g_min = one;  // the least 1 + s_t (nonpositive)
+  auto bar_loop = [&](size_t from, size_t to, auto checked, auto one_b) {
+    for (size_t t = from; t < to; ++t) {
+      const vd gap = splat(bars.gap[t - bars.base]), body = splat(bars.body[t - bars.base]);
+      // --- the bar's two segments (SPEC §2) and the window statistics (SPEC §6) ---
+      const vd a = p2, b = p1;
+      const vm changed = a != b;
+      const vd exit_value = a * gap - (changed ? cost * vabs(a) : zero);
+      const vd body_value = b * body - (changed ? cost * vabs(b) : zero);
+      const vd s = exit_value + body_value;
+      sum += s;
+      const vd sq = s * s;
+      sum_sq += sq;
+      down_sq = s < 0.0 ? down_sq + sq : down_sq;
+      const vd g = 1.0 + s;
+      g_min = vmin(g_min, g);
+      equity = equity * g;
+      peak = vmax(peak, equity);
+      trough = vmin(trough, equity);
+      // Deepest drawdown so far is best_trough / best_peak; replace when e / peak is lower.
+      const vm deeper = equity * best_peak < best_trough * peak;
+      best_peak = deeper ? peak : best_peak;
+      best_trough = deeper ? equity : best_trough;
+      const vd exit_abs = vabs(exit_value), body_abs = vabs(body_value);
+      if (__builtin_expect(any_change(a, b, changed), 0)) {
+        on_changes(k, run, run_abs, t, a, changed, exit_value, body_value, exit_abs, body_abs,
+                   trade_band);
+      } else {
+        run = run + s;
+        run_abs = run_abs + exit_abs + body_abs;
+      }
 
-    const vd next = position_next(t, b, a);
-    p2 = b;
-    p1 = next;
+      const vd next = position_next(t, b, a, checked, one_b);
+      p2 = b;
+      p1 = next;
+    }
+  };
+  // Bars before every lane's indicators are defined decide through the check, the rest
+  // without it (the check would keep every value there).
+  size_t max_defined = 0;
+  for (int j = 0; j < kLanes; ++j)
+    max_defined = std::max(max_defined, static_cast<size_t>(first_defined[j]));
+  const size_t split = std::clamp(max_defined, first, last);
+  auto all_bars = [&](auto one_b) {
+    bar_loop(first, split, std::true_type{}, one_b);
+    bar_loop(split, last, std::false_type{}, one_b);
+  };
+  if constexpr (F == Family::ma_cross) {
+    bool same_b = true;  // padding lanes repeat lane 0
+    for (int j = 1; j < kLanes; ++j) same_b = same_b && ob[j] == ob[0];
+    if (same_b)
+      all_bars(std::true_type{});
+    else
+      all_bars(std::false_type{});
+  } else {
+    all_bars(std::false_type{});
+  }
+  {  // the last held run (p2: held in the last bar's body)
+    const vd held_for = splat(static_cast<double>(last)) - k.seg_start;
+    k.longs += p2 > 0.0 ? held_for : zero;
+    k.shorts += p2 < 0.0 ? held_for : zero;
   }
 
   if (range.end_state)
@@ -251,21 +369,21 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
     r.peak = peak[j];
     r.trough = trough[j];
     r.drawdown = 1.0 - best_trough[j] / best_peak[j];
-    r.nonpositive = nonpositive[j] != 0.0;
+    r.nonpositive = g_min[j] <= 0.0;  // some 1 + s_t <= 0
     r.head_pos = static_cast<int8_t>(head_pos[j]);
     r.tail_pos = static_cast<int8_t>(p2[j]);  // p_{last-2}: held in the last bar's body
-    r.single_run = head_closed[j] == 0.0;
-    r.head_ret = r.single_run ? run[j] : head_ret[j];
+    r.single_run = k.head_closed[j] == 0.0;
+    r.head_ret = r.single_run ? run[j] : k.head_ret[j];
     r.tail_ret = run[j];
-    r.head_abs = r.single_run ? run_abs[j] : head_abs[j];
+    r.head_abs = r.single_run ? run_abs[j] : k.head_abs[j];
     r.tail_abs = run_abs[j];
-    r.closed_trades = static_cast<int64_t>(closed[j]);
-    r.closed_wins = static_cast<int64_t>(wins[j]);
-    r.closed_win_sum = win_sum[j];
-    r.closed_loss_sum = loss_sum[j];
-    r.long_bars = static_cast<int64_t>(longs[j]);
-    r.short_bars = static_cast<int64_t>(shorts[j]);
-    r.changes = static_cast<int64_t>(changes[j]);
+    r.closed_trades = static_cast<int64_t>(k.closed[j]);
+    r.closed_wins = static_cast<int64_t>(k.wins[j]);
+    r.closed_win_sum = k.win_sum[j];
+    r.closed_loss_sum = k.loss_sum[j];
+    r.long_bars = static_cast<int64_t>(k.longs[j]);
+    r.short_bars = static_cast<int64_t>(k.shorts[j]);
+    r.changes = static_cast<int64_t>(k.changes[j]);
   }
 }
 
