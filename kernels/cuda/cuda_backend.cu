@@ -5,6 +5,7 @@
 // canonical summation order (exact ties by the lower id, docs/spec-notes.md item 13).
 // Combos whose equity reaches zero (rare) are re-evaluated on the host, exactly.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -38,8 +39,10 @@
 #include "src/compensated.hpp"
 #include "src/growth_refine.hpp"
 #include "src/position_cache.hpp"
+#include "src/rolling_indicators.hpp"
 #include "src/thread_count.hpp"
 #include "stop_sweep.cuh"
+#include "sweep_device_memory.hpp"
 #include "sweep_kernels.cuh"
 #include "sweep_split.cuh"
 #include "tally.cuh"
@@ -143,25 +146,7 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     // split the window into chunks (>= 32 bars) so combos x chunks fills it.
     const long long window = static_cast<long long>(req.window.bars);
     const long long first = static_cast<long long>(req.window.first());
-    int chunks = 1;
-    // The level families chunk only when combos fill under a quarter of the GPU, the others
-    // under half; at least min_chunk_bars a chunk (tuning.cuh says what set each value).
-    const CudaTuning& tune = cuda_tuning();
-    const long long fill = is_level_family(prep_->tables.view.family) ? tune.chunk_fill_level
-                                                                      : tune.chunk_fill_set_or_hold;
-    if (static_cast<long long>(n_ids) * fill < resident_threads_) {
-      const long long want =
-          resident_threads_ / static_cast<long long>(std::max<unsigned long long>(n_ids, 1));
-      chunks = std::min(next_pow2(want),
-                        next_pow2(std::max<long long>(1, window / tune.min_chunk_bars)) / 2);
-      chunks = std::max(chunks, 1);
-    }
-    // WFOD_CUDA_FORCE_CHUNKS=N (a power of two) overrides the choice: tests run parity on
-    // both layouts, benchmarks time the plain thread-per-combo layout (N = 1) beside it.
-    if (const char* forced = wfod::env_value(wfod::Env::cuda_force_chunks)) {
-      const long long f = std::atoll(forced);
-      if (f >= 1 && (f & (f - 1)) == 0 && f <= window) chunks = static_cast<int>(f);
-    }
+    const int chunks = screen_chunks(req.strategy.grid, window);
     timing.chunks_per_combo = chunks;
 
     const RankParams rp = rank_params_of(req.rank, req.strategy.bars_per_year);
@@ -355,15 +340,110 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   bool streams_bounded() const override { return true; }
   bool runs_on_device() const override { return true; }
   uint64_t device_memory_free() const override { return free_device_bytes(); }
-  // The size query of sweep(req), host side: the preparation's copy of the bars it uploads
-  // (four columns of prepare_target(req) bars, compared on every call) and the ranking. The
-  // device side (the preparation's tables and the sweep's work buffers, some sized from the
-  // device's free memory) is not counted yet: device_bytes stays 0.
+  // The size query of sweep(req). Host: the preparation's copy of the bars it uploads (four
+  // columns of prepare_target(req) bars, compared on every call) and the ranking. Device: the
+  // peak the sweep holds on a fresh backend (sweep_device_shape, sweep_device_memory.hpp: the
+  // preparation that evaluate, block_summaries and robust_scores of the same request reuse,
+  // and the sweep's own work buffers; the ones sized from the free memory at their caps).
+  // Where the request could rank from the selection's scores, the larger of that way and
+  // the screen's.
   SweepMemory sweep_memory(const SweepRequest& req) const override {
     if (!supports(Work::sweep, req.strategy).ok()) return Backend::sweep_memory(req);
     SweepMemory m;
     m.host_bytes = 4 * prepare_target(req) * sizeof(double) + 2 * req.rank.top * sizeof(Ranked);
+    SweepDeviceShape shape = sweep_device_shape(req);
+    uint64_t device = sweep_device_terms(shape).total();
+    if (shape.path == SweepPath::from_scores) {
+      shape.path = ranks_all_canonically(req) ? SweepPath::all_canonical : SweepPath::screen;
+      device = std::max(device, sweep_device_terms(shape).total());
+    }
+    m.device_bytes = device;
     return m;
+  }
+  // The shape the size query reads: the request's sizes and the layout sweep() picks for it,
+  // from the functions the sweep and the allocation sites use.
+  SweepDeviceShape sweep_device_shape(const SweepRequest& req) const {
+    const Grid& grid = req.strategy.grid;
+    const CudaTuning& tune = cuda_tuning();
+    const long long window = static_cast<long long>(req.window.bars);
+    SweepDeviceShape s;
+    s.path = grid.family == Family::rules ? SweepPath::rules
+             : grid.has_stops()           ? SweepPath::stops
+             : scores_path_applies(req)   ? SweepPath::from_scores
+             : ranks_all_canonically(req) ? SweepPath::all_canonical
+                                          : SweepPath::screen;
+    s.bars = prepare_target(req);
+    s.window = req.window.bars;
+    s.combos = grid.size();
+    s.top = req.rank.top;
+    s.exact = req.precision == Precision::exact;
+    s.block = kBlock;
+    s.summary_bytes = sizeof(Summary);
+    s.eval_parts_bytes = kEvalPartsBytes;
+    s.canonical_chunks = static_cast<uint64_t>(canonical_chunks(window));
+    s.stop_batch = tune.stop_batch_combos;
+    if (grid.family == Family::rules) {
+      // The rows RulesRows builds: each used indicator per value of its axes and the vol
+      // filter's (detail::series_rows, an upper bound: RulesRows shares equal rows).
+      s.rows = static_cast<uint64_t>(detail::series_rows(grid));
+      s.rules_batch = kRulesBatch;
+      s.rule_combo_bytes = sizeof(RuleComboData);
+      s.node_bytes = sizeof(rules::Node);
+      if (grid.program) {
+        const rules::Program& program = *grid.program;
+        s.rules_params = program.params.size();
+        s.rules_indicators = program.indicators.size();
+        for (const rules::Condition& c : program.conditions) s.rules_nodes += c.nodes.size();
+        s.volume = program.uses_volume;
+      }
+      return s;
+    }
+    const std::vector<RowKey> rows = rows_needed(grid);
+    s.rows = rows.size();
+    for (const RowKey& r : rows) s.hma_scratch_rows += r.kind == RowKind::hma ? 1 : 0;
+    s.float_group = kFloatGroup;
+    // The axes as GridTables has them (grid_tables.cu: the stop axes out of the radix).
+    uint64_t radix[kMaxAxes] = {};
+    int axes = 0;
+    uint64_t axis_values = 0;
+    for (const AxisInfo& axis : grid.axes()) {
+      axis_values += axis.size;
+      const bool stop_axis =
+          axis.name == "stop_loss" || axis.name == "take_profit" || axis.name == "trailing_stop";
+      if (!stop_axis && axes < kMaxAxes) radix[axes++] = axis.size;
+    }
+    // The axis tables (grid_tables.cu, ~14 lists; an upper bound of a few KiB): each axis's
+    // values at most three arrays of 8 bytes (the stops' {0} where not given), the row indices
+    // of (ma or source) x period, and the rows' first defined bars.
+    const uint64_t per_period = std::max<uint64_t>({1, grid.ma.size(), grid.source.size()});
+    s.grid_table_bytes =
+        3 * 8 * (axis_values + 3) +
+        2 * 4 * per_period * (grid.fast.size() + grid.slow.size() + grid.n.size()) + 8 * s.rows;
+    s.table_cap = tune.table_max_bytes;
+    const bool level = grid.family == Family::bollinger || grid.family == Family::rsi_reversion;
+    if (level && level_bits_enabled() && axes >= 3)
+      s.level_bits_bytes =
+          4 * level_bits_words(radix[0], grid.family == Family::bollinger ? radix[1] : radix[2],
+                               radix[1], s.bars);
+    const long long sharing = signal_bits_min_sharing(grid);
+    const bool ma = grid.family == Family::ma_cross;
+    if (sharing >= 0 && axes >= 3) {
+      const SignalBitsWords w = signal_bits_words(
+          ma, ma || grid.family == Family::channel_breakout, radix, axes, grid.has_vol_filter(),
+          signal_vol_axis(ma), static_cast<uint64_t>(sharing), s.bars);
+      s.signal_bits_bytes = 4 * (w.pair + w.gate);
+    }
+    const std::vector<KernelKind> kinds = kinds_of(grid);
+    s.kinds = kinds.size();
+    s.chunks = static_cast<uint64_t>(screen_chunks(grid, window));
+    s.split = split_kernel() && std::any_of(kinds.begin(), kinds.end(), [&](const KernelKind& k) {
+                return split_sweep_applies(k, window);
+              });
+    s.event_cap = event_cap();
+    s.event_buffer_max = tune.event_buffer_max;
+    if (s.path == SweepPath::from_scores)
+      s.scores_bytes = robust_scores_bytes(grid.size(), 1, {}, req);
+    return s;
   }
   StreamMemory stream_memory(const StreamSpec& spec) const override {
     if (!supports(Work::stream, spec.strategy).ok()) return Backend::stream_memory(spec);
@@ -416,6 +496,31 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
   // resident threads: too few threads to fill it, each walking a long chunk bar by bar.
   bool few_canonical_threads(unsigned long long n, unsigned long long chunks) const {
     return n <= static_cast<unsigned long long>(resident_threads_) / 8 / chunks;
+  }
+  // The screen's time chunks per combo (1: a thread per combo): the level families chunk only
+  // when combos fill under a quarter of the GPU, the others under half; at least
+  // min_chunk_bars a chunk (tuning.cuh says what set each value). One rule for the sweep and
+  // its size query.
+  int screen_chunks(const Grid& grid, long long window) const {
+    const unsigned long long n_ids = grid.size();
+    int chunks = 1;
+    const CudaTuning& tune = cuda_tuning();
+    const bool level = grid.family == Family::bollinger || grid.family == Family::rsi_reversion;
+    const long long fill = level ? tune.chunk_fill_level : tune.chunk_fill_set_or_hold;
+    if (static_cast<long long>(n_ids) * fill < resident_threads_) {
+      const long long want =
+          resident_threads_ / static_cast<long long>(std::max<unsigned long long>(n_ids, 1));
+      chunks = std::min(next_pow2(want),
+                        next_pow2(std::max<long long>(1, window / tune.min_chunk_bars)) / 2);
+      chunks = std::max(chunks, 1);
+    }
+    // WFOD_CUDA_FORCE_CHUNKS=N (a power of two) overrides the choice: tests run parity on
+    // both layouts, benchmarks time the plain thread-per-combo layout (N = 1) beside it.
+    if (const char* forced = wfod::env_value(wfod::Env::cuda_force_chunks)) {
+      const long long f = std::atoll(forced);
+      if (f >= 1 && (f & (f - 1)) == 0 && f <= window) chunks = static_cast<int>(f);
+    }
+    return chunks;
   }
   // WFOD_CUDA_SIGNAL_BITS: 0 = no set-or-hold signal tables (-1 here), all = built for any
   // sharing (0), else the default sharing rule (signal_bits.cuh), and any sharing for a grid
@@ -641,7 +746,8 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
     const unsigned long long blocks = (n_ids + kBlock - 1) / kBlock;
     const unsigned long long per_kind = blocks * static_cast<unsigned long long>(k);
     // Work buffers are members that only grow: no allocation once a sweep of this size ran.
-    candidates_.ensure(per_kind * prep_->kinds.size());
+    candidates_.ensure(
+        screen_candidate_count(n_ids, static_cast<uint64_t>(k), prep_->kinds.size(), kBlock));
     counters_.ensure(1);
     WFOD_CUDA_CHECK(cudaMemset(counters_.data(), 0, sizeof(Counters)));
     Screen screen;
@@ -794,15 +900,17 @@ class CudaBackend final : public Backend, public selection::SelectionExtension {
 
   // A preparation asked to keep scores (PrepareSpec::keep_scores), where they are the device's own
   // (exact precision, an objective the device computes bit-identically:
-  // selection::lean::device_exact) and fit its memory: the sweep ranks from them
-  // (sweep_from_scores).
+  // selection::lean::device_exact): the sweep ranks from them (sweep_from_scores) where they
+  // also fit its memory (ranks_from_scores; the size query counts both ways).
+  bool scores_path_applies(const SweepRequest& req) const {
+    return req.prepared && req.prepared->keeps_scores() && req.precision == Precision::exact &&
+           supports(Work::selection, req.strategy).ok() && !req.strategy.grid.has_stops() &&
+           req.strategy.grid.family != Family::rules &&
+           selection::lean::device_exact(req.rank.objective) &&
+           req.strategy.grid.size() <= std::numeric_limits<uint32_t>::max();
+  }
   bool ranks_from_scores(const SweepRequest& req) const {
-    if (!req.prepared || !req.prepared->keeps_scores() || req.precision != Precision::exact ||
-        !supports(Work::selection, req.strategy).ok() || req.strategy.grid.has_stops() ||
-        req.strategy.grid.family == Family::rules ||
-        !selection::lean::device_exact(req.rank.objective) ||
-        req.strategy.grid.size() > std::numeric_limits<uint32_t>::max())
-      return false;
+    if (!scores_path_applies(req)) return false;
     const size_t need = robust_scores_bytes(req.strategy.grid.size(), 1, {}, req);
     return need <= free_device_bytes() / 10 * 9;
   }
@@ -1153,5 +1261,23 @@ std::unique_ptr<Backend> make_cuda_backend(std::unique_ptr<Backend> host) {
 }
 
 SweepTiming last_sweep_timing() { return g_last_timing; }
+
+namespace {
+std::atomic<long long> g_device_now{0}, g_device_peak{0};
+}  // namespace
+
+void note_device_bytes(long long delta) {
+  const long long now = g_device_now.fetch_add(delta, std::memory_order_relaxed) + delta;
+  long long peak = g_device_peak.load(std::memory_order_relaxed);
+  while (now > peak && !g_device_peak.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+  }
+}
+
+DeviceAllocations device_allocations() {
+  return {static_cast<uint64_t>(std::max<long long>(0, g_device_now.load())),
+          static_cast<uint64_t>(std::max<long long>(0, g_device_peak.load()))};
+}
+
+void reset_device_allocation_peak() { g_device_peak.store(g_device_now.load()); }
 
 }  // namespace wfod::cuda

@@ -2,6 +2,7 @@
 // WFOD_CUDA is on; make_backend("cuda"|"auto") reaches it through these functions.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -55,5 +56,14 @@ struct SweepTiming {
   std::string device;
 };
 SweepTiming last_sweep_timing();
+
+// Tests only: the bytes every DeviceBuffer of this process holds now and the most they held
+// since the last reset_device_allocation_peak() (bytes asked of cudaMalloc): what the test of
+// the size query of sweeps (Backend::sweep_memory's device_bytes) holds the query to.
+struct DeviceAllocations {
+  uint64_t now = 0, peak = 0;
+};
+DeviceAllocations device_allocations();
+void reset_device_allocation_peak();
 
 }  // namespace wfod::cuda

@@ -9,6 +9,11 @@
 
 namespace wfod::cuda {
 
+// Every DeviceBuffer's allocations and releases, in bytes asked (cudaMalloc's own rounding
+// aside): the count behind device_allocations() (cuda_backend.hpp), which the test of the
+// size query of sweeps holds the query to. Defined in cuda_backend.cu.
+void note_device_bytes(long long delta);
+
 template <typename T>
 class DeviceBuffer {
  public:
@@ -39,6 +44,7 @@ class DeviceBuffer {
       release();
       WFOD_CUDA_CHECK(cudaMalloc(&ptr_, count * sizeof(T)));
       capacity_ = count;
+      note_device_bytes(static_cast<long long>(count * sizeof(T)));
     }
     size_ = count;
   }
@@ -59,7 +65,10 @@ class DeviceBuffer {
 
  private:
   void release() {
-    if (ptr_) cudaFree(ptr_);
+    if (ptr_) {
+      cudaFree(ptr_);
+      note_device_bytes(-static_cast<long long>(capacity_ * sizeof(T)));
+    }
     ptr_ = nullptr;
     size_ = capacity_ = 0;
   }

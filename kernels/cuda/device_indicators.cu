@@ -10,6 +10,7 @@
 #include "device_indicators.cuh"
 #include "src/compensated.hpp"
 #include "src/sliding.hpp"
+#include "sweep_device_memory.hpp"
 #include "wfod/indicators.hpp"
 
 namespace wfod::cuda {
@@ -365,7 +366,8 @@ void build_indicators(const DeviceHistory& h, size_t bars_u, const std::vector<R
     WFOD_CUDA_CHECK_LAUNCH();
     WFOD_CUDA_CHECK(cudaDeviceSynchronize());
   }
-  const long long cells = (bars + kFloatGroup - 1) / kFloatGroup * kFloatGroup * rows;
+  const long long cells = static_cast<long long>(float_row_cells(
+      static_cast<size_t>(bars), static_cast<size_t>(rows), static_cast<size_t>(kFloatGroup)));
   out.matrix32.resize(static_cast<size_t>(cells));
   to_float_kernel<<<grid_for(cells), kThreads>>>(out.matrix.data(), out.matrix32.data(), bars, rows,
                                                  cells);

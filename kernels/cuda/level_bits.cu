@@ -3,6 +3,7 @@
 #include "cuda_check.cuh"
 #include "device_memory.cuh"
 #include "level_bits.cuh"
+#include "sweep_device_memory.hpp"
 
 namespace wfod::cuda {
 namespace {
@@ -69,7 +70,9 @@ void build_level_bits(const GridTables& g, const double* matrix, int rows, const
   const int down_count = static_cast<int>(g.radix[1]);
   const int up_words = (up_count + 31) / 32;
   const int words = 1 + up_words + (down_count + 31) / 32;
-  const size_t count = static_cast<size_t>(n_count) * static_cast<size_t>(bars) * words;
+  const size_t count = static_cast<size_t>(
+      level_bits_words(static_cast<uint64_t>(n_count), static_cast<uint64_t>(up_count),
+                       static_cast<uint64_t>(down_count), static_cast<uint64_t>(bars)));
   // The buffer is reused in place when it fits.
   if (count * sizeof(uint32_t) > decision_table_cap(out.bits.size() * sizeof(uint32_t))) {
     out.bits = DeviceBuffer<uint32_t>{};

@@ -14,6 +14,7 @@
 #include "prefix_tables.cuh"
 #include "prefix_tables_host.hpp"
 #include "src/compensated.hpp"
+#include "sweep_device_memory.hpp"
 #include "wfod/detail/hd.hpp"
 
 namespace wfod::cuda {
@@ -177,12 +178,14 @@ void build_prefix_tables(const double* close, const double* open, Fill fill, siz
   out.shape = detail::prefix_shape(bars);
   const long long leaves = out.shape.tree_leaves;
   const int levels = out.shape.sparse_levels;
-  out.gap.ensure(bars);
-  out.body.ensure(bars);
-  out.terms.ensure(detail::kPrefixArrays * bars);
-  out.prefix.ensure(detail::kPrefixArrays * (bars + 1) + detail::kChangeRows * bars);
-  out.trees.ensure(static_cast<size_t>(2 * 3 * 2 * leaves));
-  out.sparse.ensure(2 * static_cast<size_t>(levels) * 2 * bars);
+  // The sizes the size query of sweeps counts (sweep_device_memory.hpp).
+  const PrefixTableSizes size = prefix_table_sizes(bars);
+  out.gap.ensure(size.gap);
+  out.body.ensure(size.body);
+  out.terms.ensure(size.terms);
+  out.prefix.ensure(size.prefix);
+  out.trees.ensure(size.trees);
+  out.sparse.ensure(size.sparse);
   double* change = out.prefix.data() + detail::kPrefixArrays * (bars + 1);
   bar_terms_kernel<<<blocks_for(bars), kThreads>>>(close, open, fill == Fill::close, n, cost,
                                                    out.gap.data(), out.body.data(),
@@ -203,7 +206,8 @@ void build_prefix_tables(const double* close, const double* open, Fill fill, siz
     sparse_level_kernel<<<blocks_for(bars), kThreads>>>(out.sparse.data(), n, levels, level);
     WFOD_CUDA_CHECK_LAUNCH();
   }
-  out.records.ensure((bars + 1) * StretchRecord::kDoubles);
+  static_assert(static_cast<size_t>(StretchRecord::kDoubles) == kStretchRecordDoubles);
+  out.records.ensure(size.records);
   records_kernel<<<blocks_for(bars + 1), kThreads>>>(out.prefix.data(), change, out.gap.data(),
                                                      out.body.data(), n, out.records.data());
   WFOD_CUDA_CHECK_LAUNCH();

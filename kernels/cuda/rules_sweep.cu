@@ -21,9 +21,7 @@ namespace wfod::cuda {
 namespace {
 
 constexpr int kThreads = 128;
-// Combos per batch: their values, rows and Summaries staged on the device (a few MB), and the
-// host's decode of one batch overlapping nothing (the decode is small next to a walk).
-constexpr size_t kBatch = size_t{1} << 16;
+constexpr size_t kBatch = kRulesBatch;
 
 unsigned blocks_for(unsigned long long threads) {
   return static_cast<unsigned>((threads + kThreads - 1) / kThreads);

@@ -15,6 +15,10 @@
 
 namespace wfod::cuda {
 
+// Combos per batch: their values, rows and Summaries staged on the device (a few MB), and the
+// host's decode of one batch overlapping nothing (the decode is small next to a walk).
+inline constexpr size_t kRulesBatch = size_t{1} << 16;
+
 // What the preparation left on the device for a rules request.
 struct RulesPrepared {
   const DeviceRules* rules = nullptr;

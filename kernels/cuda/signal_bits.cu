@@ -4,6 +4,7 @@
 #include "cuda_check.cuh"
 #include "device_memory.cuh"
 #include "signal_bits.cuh"
+#include "sweep_device_memory.hpp"
 
 namespace wfod::cuda {
 namespace {
@@ -11,7 +12,7 @@ namespace {
 constexpr int kThreads = 256;
 
 // The grid's axis where the filter's three axes start (decode_combo's order).
-int vol_axis_of(const GridTables& g) { return g.family == kMaCross ? 5 : 3; }
+int vol_axis_of(const GridTables& g) { return signal_vol_axis(g.family == kMaCross); }
 
 template <int Family>
 __global__ void __launch_bounds__(kThreads)
@@ -88,25 +89,16 @@ unsigned int blocks_for(long long threads) {
 void build_signal_bits(const GridTables& g, unsigned long long min_sharing, const double* matrix,
                        int rows, const double* close, long long bars, DeviceSignalBits& out) {
   out.view = SignalBits{};
-  unsigned long long combos = 1;
-  for (int i = 0; i < g.axes; ++i) combos *= g.radix[i];
-  const bool set_or_hold = g.family == kMaCross || g.family == kChannel;
-  long long pair_keys = 0, gate_keys = 0;
-  if (set_or_hold && bars > 0) {
-    pair_keys = static_cast<long long>(g.radix[0] * g.radix[1]) *
-                static_cast<long long>(g.family == kMaCross ? g.radix[2] : 1);
-    if (pair_keys == 0 || combos / static_cast<unsigned long long>(pair_keys) < min_sharing)
-      pair_keys = 0;
-    if (g.has_vol) {
-      const int b = vol_axis_of(g);
-      gate_keys = static_cast<long long>(g.radix[b] * g.radix[b + 1] * g.radix[b + 2]);
-      if (gate_keys == 0 || combos / static_cast<unsigned long long>(gate_keys) < min_sharing)
-        gate_keys = 0;
-    }
-  }
+  // The tables' sizes from the query's arithmetic (sweep_device_memory.hpp): one rule for
+  // the build and the size query of sweeps.
+  const SignalBitsWords w = signal_bits_words(
+      g.family == kMaCross, g.family == kMaCross || g.family == kChannel, g.radix, g.axes,
+      g.has_vol != 0, vol_axis_of(g), min_sharing, bars > 0 ? static_cast<uint64_t>(bars) : 0);
+  const long long pair_keys = static_cast<long long>(w.pair_keys);
+  const long long gate_keys = static_cast<long long>(w.gate_keys);
   const long long words = (bars + 31) / 32;
-  const size_t pair_count = static_cast<size_t>(pair_keys * words * 2);
-  const size_t gate_count = static_cast<size_t>(gate_keys * words);
+  const size_t pair_count = static_cast<size_t>(w.pair);
+  const size_t gate_count = static_cast<size_t>(w.gate);
   const size_t held = (out.pair.size() + out.gate.size()) * sizeof(uint32_t);
   if ((pair_count + gate_count) * sizeof(uint32_t) > decision_table_cap(held) ||
       pair_count + gate_count == 0) {

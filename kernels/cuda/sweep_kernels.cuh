@@ -12,6 +12,7 @@
 #include "device_grid.cuh"
 #include "level_bits.cuh"
 #include "signal_bits.cuh"
+#include "sweep_device_memory.hpp"
 #include "wfod/ranking.hpp"
 #include "wfod/summary.hpp"
 
@@ -118,6 +119,8 @@ struct Candidate {
 struct Counters {
   unsigned long long evaluated, skipped, ranked, fallback;
 };
+// The size query of sweeps counts them by these (sweep_device_memory.hpp).
+static_assert(sizeof(Candidate) == kCandidateBytes && sizeof(Counters) == kCountersBytes);
 
 // One kernel instantiation per kind of combo: a grid mixing `entry` values runs one launch
 // per value (each thread skips combos of the other kind), so no kernel carries the code and

@@ -27,11 +27,7 @@ struct SplitBuffers {
 // 128k combos, 50 in batches of 1M).
 inline unsigned int split_batch(unsigned long long n_ids, unsigned int cap,
                                 unsigned long long bytes) {
-  const unsigned long long fit = bytes / (4ull * cap) / kBlock * kBlock;
-  const unsigned long long most = fit > kBlock ? fit : kBlock;
-  const unsigned long long all = (n_ids + kBlock - 1) / kBlock * kBlock;
-  const unsigned long long batch = all < most ? all : most;
-  return static_cast<unsigned int>(batch < (1ull << 31) ? batch : (1ull << 31));
+  return static_cast<unsigned int>(split_batch_combos(n_ids, cap, bytes, kBlock));
 }
 
 // Whether a sweep of this kind over a window of `window` bars can run split.

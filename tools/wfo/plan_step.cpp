@@ -24,11 +24,7 @@ RunPlan plan_checked_run(PlanInputs& in, const StrategySetup& setup, const Backe
   shape.rank = setup.rank;
   shape.precision = setup.precision;
   shape.threads = in.threads;
-  in.sweep_memory = [&backend, shape](size_t memory_budget) {
-    SweepRequest req = shape;
-    req.memory_budget = memory_budget;
-    return backend.sweep_memory(req);
-  };
+  ask_backend(in, backend, shape);
   const RunPlan plan = plan_run(in);
   std::fprintf(stderr, "%s; %s\n", plan_text(plan, in).c_str(),
                bars_per_year_text(setup.data).c_str());

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -368,9 +369,16 @@ RunPlan plan_run(const PlanInputs& in) {
   p.chunk_budget = static_cast<size_t>(std::max(std::min(left, wanted), one_combo));
   // What the engine holds under that budget: the backend's own answer (the rule its sweep
   // sizes its tiles by), else the whole budget.
-  const double chunk = in.sweep_memory
-                           ? static_cast<double>(in.sweep_memory(p.chunk_budget).host_bytes)
-                           : static_cast<double>(p.chunk_budget);
+  const std::optional<SweepMemory> asked =
+      in.sweep_memory ? std::optional<SweepMemory>(in.sweep_memory(p.chunk_budget)) : std::nullopt;
+  const double chunk =
+      asked ? static_cast<double>(asked->host_bytes) : static_cast<double>(p.chunk_budget);
+  // The device side, where the backend runs on one: its own answer against the share of the
+  // device memory free now (the daemon's plan's rule).
+  if (asked && in.device_free_bytes > 0) {
+    p.device_bytes = static_cast<double>(asked->device_bytes);
+    p.device_budget = static_cast<double>(in.device_free_bytes) * kDevicePlanShare;
+  }
 
   p.sweep_bytes = history + chunk;
   if (in.selection) {
@@ -407,6 +415,15 @@ RunPlan plan_run(const PlanInputs& in) {
   return p;
 }
 
+void ask_backend(PlanInputs& in, const Backend& backend, const SweepRequest& shape) {
+  in.sweep_memory = [&backend, shape](size_t memory_budget) {
+    SweepRequest req = shape;
+    req.memory_budget = memory_budget;
+    return backend.sweep_memory(req);
+  };
+  in.device_free_bytes = backend.runs_on_device() ? backend.device_memory_free() : 0;
+}
+
 void check_plan(const RunPlan& p, const PlanInputs& in) {
   const double budget = in.budget.bytes;
   const auto& sel = in.selection_spec;
@@ -434,6 +451,17 @@ void check_plan(const RunPlan& p, const PlanInputs& in) {
     }
     throw InputError("the plan needs about " + bytes_text(p.peak_bytes) + " for " + p.peak_phase +
                      ", over " + in.budget.name + ": " + fix + ", or " + in.budget.raise);
+  }
+  if (p.device_budget > 0 && p.device_bytes > p.device_budget) {
+    throw InputError("the sweep of " + grouped(p.combos.total) + " " +
+                     std::string(to_string(in.grid.family)) + " combos over " +
+                     grouped(in.history_bars) + " bars needs about " + bytes_text(p.device_bytes) +
+                     " of device memory on " + in.backend + ", over the " +
+                     bytes_text(p.device_budget) + " that fit (" +
+                     std::to_string(static_cast<int>(kDevicePlanShare * 100)) +
+                     "% of the device memory free now, " +
+                     bytes_text(static_cast<double>(in.device_free_bytes)) +
+                     "): shrink the grid or the history, or pass --backend cpu");
   }
 }
 
@@ -463,6 +491,10 @@ std::string plan_text(const RunPlan& p, const PlanInputs& in) {
   s += "; memory ~" + bytes_text(p.peak_bytes) + " (" + p.peak_phase + ") of " +
        bytes_text(in.budget.bytes) + " budget";
   if (!in.budget.label.empty()) s += " (" + in.budget.label + ")";
+  if (p.device_budget > 0)
+    s += ", device ~" + bytes_text(p.device_bytes) + " of " + bytes_text(p.device_budget) + " (" +
+         std::to_string(static_cast<int>(kDevicePlanShare * 100)) + "% of " +
+         bytes_text(static_cast<double>(in.device_free_bytes)) + " free)";
   char work[48];
   std::snprintf(work, sizeof work, "%.2g", p.combo_bars);
   s += "; " + std::string(work) + " combo-bars, ";

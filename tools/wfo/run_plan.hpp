@@ -39,7 +39,16 @@ struct PlanInputs {
   // run's backend and request. Empty (the time model's tests, which have no backend): the
   // whole budget is counted.
   std::function<SweepMemory(size_t memory_budget)> sweep_memory;
+  // Where the backend runs on a device (Backend::runs_on_device): the device memory free now
+  // (Backend::device_memory_free), which the sweep's device side (SweepMemory::device_bytes)
+  // must fit within kDevicePlanShare of. 0: no device plan (a host backend, the time model's
+  // tests).
+  uint64_t device_free_bytes = 0;
 };
+
+// The share of the free device memory a plan may count on: the daemon's plan's rule
+// (kDeviceMemoryShare, wfod/daemon/core/config_checks.hpp), room for the driver's own.
+inline constexpr double kDevicePlanShare = 0.9;
 
 // What robust selection runs after each sweep, which sets most of its time: nothing
 // (--no-selection); a scores pass over the grid (PBO skipped: more valid combos than
@@ -66,12 +75,22 @@ struct RunPlan {
   SelectionPath selection_path = SelectionPath::none;
   double min_bytes = 0;  // the history and one combo's rows: the least a run needs
   bool pbo = false;      // robust selection will run PBO (block summaries)
+  // The device side (a backend that runs_on_device): what one sweep holds on the device
+  // (SweepMemory::device_bytes) against kDevicePlanShare of its free memory; 0 without one.
+  double device_bytes = 0;
+  double device_budget = 0;
 };
+
+// Binds the plan's size queries to `backend` (which must outlive `in`): in.sweep_memory asks
+// its sweep_memory of `shape` at the budget the plan gives, and a backend that runs on a
+// device gives in.device_free_bytes its free memory now.
+void ask_backend(PlanInputs& in, const Backend& backend, const SweepRequest& shape);
 
 // Throws InputError when no combo of the grid is valid, naming the rule every combo breaks.
 RunPlan plan_run(const PlanInputs&);
 // Throws InputError when the plan's largest phase exceeds the budget, naming the phase and
-// what to change.
+// what to change; or when the sweep's device memory exceeds the device's share, naming the
+// grid and what fits.
 void check_plan(const RunPlan&, const PlanInputs&);
 
 // "wfo: plan: ..." (one line, no newline).

@@ -113,4 +113,10 @@ class RollingIndicators {
   uint64_t layout_version_ = 0;
 };
 
+// Distinct indicator series a sweep of `grid` computes: the rolling rows of a built-in family;
+// for a rules grid (which RollingIndicators does not build) each used indicator once per value
+// of its period's and width's axes, plus the vol filter's (stream_defaults.cpp; the size
+// queries of the default backend and of the cuda backend's rules rows).
+double series_rows(const Grid& grid);
+
 }  // namespace wfod::detail

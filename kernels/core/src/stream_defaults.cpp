@@ -48,10 +48,7 @@ Support stops_support(std::string_view backend, const StrategySpec& strategy) {
                      "which runs them on cpu)");
 }
 
-// Distinct indicator series a sweep of `grid` computes: the rolling rows of a built-in family;
-// for a rules grid (which RollingIndicators does not build) each used indicator once per value
-// of its period's and width's axes, plus the vol filter's.
-namespace {
+namespace detail {
 double series_rows(const Grid& grid) {
   if (grid.family != Family::rules || !grid.program)
     return static_cast<double>(detail::RollingIndicators(grid).row_count());
@@ -65,14 +62,14 @@ double series_rows(const Grid& grid) {
     if (i.used) rows += values(i.period) * (i.width ? values(*i.width) : 1.0);
   return rows;
 }
-}  // namespace
+}  // namespace detail
 
 // open_sweep_stream's own memory: one window's bars and indicator values per distinct series
 // while a sweep runs, and its ranking (top-K); the bars from the anchor it keeps are the
 // caller's to count (they grow with uptime: the daemon keeps such a stream's history anyway).
 StreamMemory Backend::stream_memory(const StreamSpec& spec) const {
   const double bars = static_cast<double>(spec.window) + static_cast<double>(spec.warmup) + 1;
-  const double rows = series_rows(spec.strategy.grid);
+  const double rows = detail::series_rows(spec.strategy.grid);
   StreamMemory m;
   m.host_bytes = static_cast<uint64_t>(bars * (7 + rows) * sizeof(double) +
                                        static_cast<double>(spec.rank.top) * 512);
@@ -91,8 +88,8 @@ SweepMemory Backend::sweep_memory(const SweepRequest& req) const {
       static_cast<double>(req.memory_budget ? req.memory_budget : kDefaultMemoryBudget);
   const double own = 2 * (3 + (grid.has_vol_filter() ? 2 : 0)) + 2;
   SweepMemory m;
-  m.host_bytes = static_cast<uint64_t>(std::min(budget, series_rows(grid) * row) + own * row +
-                                       static_cast<double>(req.rank.top) * 512);
+  m.host_bytes = static_cast<uint64_t>(std::min(budget, detail::series_rows(grid) * row) +
+                                       own * row + static_cast<double>(req.rank.top) * 512);
   return m;
 }
 

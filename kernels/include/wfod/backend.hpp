@@ -192,8 +192,9 @@ struct StreamMemory {
 // What a sweep of a request holds at most, asked before it runs (the size query of sweeps, as
 // StreamMemory is of streams): wfo's run plan counts the sweep phase by it, with the memory
 // budget it will give the sweep. Host: the backend's own bar tables, indicator rows and lane
-// work at their largest; device: what the backend allocates on its GPU for it (0 for a host
-// backend; the cuda backend does not count its device side yet and answers 0 there too).
+// work at their largest; device: what the backend allocates on its GPU for it at its peak (0
+// for a host backend; cuda: kernels/cuda/sweep_device_memory.hpp, the buffers sized from the
+// free device memory at their caps), which wfo's plan holds to 90% of the device's free memory.
 // Neither counts the caller's copy of the history.
 struct SweepMemory {
   uint64_t host_bytes = 0;
