@@ -477,7 +477,7 @@ MemoryPlan plan_memory(const Config& config, const CheckEnvironment& env) {
   if (env.device_stream_memory && env.device_free_bytes) {
     if (const uint64_t free = env.device_free_bytes(); free > 0) {
       plan.device_budget_bytes =
-          static_cast<uint64_t>(static_cast<double>(free) * kDeviceMemoryShare);
+          static_cast<uint64_t>(static_cast<double>(free) * kDeviceMemoryPlanShare);
       plan.device_budget_source =
           "90% of the device memory free now, " + bytes_text(static_cast<double>(free));
     }

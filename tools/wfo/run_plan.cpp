@@ -377,7 +377,7 @@ RunPlan plan_run(const PlanInputs& in) {
   // device memory free now (the daemon's plan's rule).
   if (asked && in.device_free_bytes > 0) {
     p.device_bytes = static_cast<double>(asked->device_bytes);
-    p.device_budget = static_cast<double>(in.device_free_bytes) * kDevicePlanShare;
+    p.device_budget = static_cast<double>(in.device_free_bytes) * kDeviceMemoryPlanShare;
   }
 
   p.sweep_bytes = history + chunk;
@@ -424,6 +424,13 @@ void ask_backend(PlanInputs& in, const Backend& backend, const SweepRequest& sha
   in.device_free_bytes = backend.runs_on_device() ? backend.device_memory_free() : 0;
 }
 
+namespace {
+// "90%": the share of the free device memory a plan counts on (kDeviceMemoryPlanShare).
+std::string device_share() {
+  return std::to_string(static_cast<int>(kDeviceMemoryPlanShare * 100)) + "%";
+}
+}  // namespace
+
 void check_plan(const RunPlan& p, const PlanInputs& in) {
   const double budget = in.budget.bytes;
   const auto& sel = in.selection_spec;
@@ -453,15 +460,13 @@ void check_plan(const RunPlan& p, const PlanInputs& in) {
                      ", over " + in.budget.name + ": " + fix + ", or " + in.budget.raise);
   }
   if (p.device_budget > 0 && p.device_bytes > p.device_budget) {
-    throw InputError("the sweep of " + grouped(p.combos.total) + " " +
-                     std::string(to_string(in.grid.family)) + " combos over " +
-                     grouped(in.history_bars) + " bars needs about " + bytes_text(p.device_bytes) +
-                     " of device memory on " + in.backend + ", over the " +
-                     bytes_text(p.device_budget) + " that fit (" +
-                     std::to_string(static_cast<int>(kDevicePlanShare * 100)) +
-                     "% of the device memory free now, " +
-                     bytes_text(static_cast<double>(in.device_free_bytes)) +
-                     "): shrink the grid or the history, or pass --backend cpu");
+    throw InputError(
+        "the sweep of " + grouped(p.combos.total) + " " + std::string(to_string(in.grid.family)) +
+        " combos over " + grouped(in.history_bars) + " bars needs about " +
+        bytes_text(p.device_bytes) + " of device memory on " + in.backend + ", over the " +
+        bytes_text(p.device_budget) + " that fit (" + device_share() +
+        " of the device memory free now, " + bytes_text(static_cast<double>(in.device_free_bytes)) +
+        "): shrink the grid or the history, or pass --backend cpu");
   }
 }
 
@@ -493,8 +498,7 @@ std::string plan_text(const RunPlan& p, const PlanInputs& in) {
   if (!in.budget.label.empty()) s += " (" + in.budget.label + ")";
   if (p.device_budget > 0)
     s += ", device ~" + bytes_text(p.device_bytes) + " of " + bytes_text(p.device_budget) + " (" +
-         std::to_string(static_cast<int>(kDevicePlanShare * 100)) + "% of " +
-         bytes_text(static_cast<double>(in.device_free_bytes)) + " free)";
+         device_share() + " of " + bytes_text(static_cast<double>(in.device_free_bytes)) + " free)";
   char work[48];
   std::snprintf(work, sizeof work, "%.2g", p.combo_bars);
   s += "; " + std::string(work) + " combo-bars, ";

@@ -41,14 +41,10 @@ struct PlanInputs {
   std::function<SweepMemory(size_t memory_budget)> sweep_memory;
   // Where the backend runs on a device (Backend::runs_on_device): the device memory free now
   // (Backend::device_memory_free), which the sweep's device side (SweepMemory::device_bytes)
-  // must fit within kDevicePlanShare of. 0: no device plan (a host backend, the time model's
-  // tests).
+  // must fit within kDeviceMemoryPlanShare (wfod/backend.hpp) of. 0: no device plan (a host
+  // backend, the time model's tests).
   uint64_t device_free_bytes = 0;
 };
-
-// The share of the free device memory a plan may count on: the daemon's plan's rule
-// (kDeviceMemoryShare, wfod/daemon/core/config_checks.hpp), room for the driver's own.
-inline constexpr double kDevicePlanShare = 0.9;
 
 // What robust selection runs after each sweep, which sets most of its time: nothing
 // (--no-selection); a scores pass over the grid (PBO skipped: more valid combos than
@@ -76,7 +72,7 @@ struct RunPlan {
   double min_bytes = 0;  // the history and one combo's rows: the least a run needs
   bool pbo = false;      // robust selection will run PBO (block summaries)
   // The device side (a backend that runs_on_device): what one sweep holds on the device
-  // (SweepMemory::device_bytes) against kDevicePlanShare of its free memory; 0 without one.
+  // (SweepMemory::device_bytes) against kDeviceMemoryPlanShare of its free memory; 0 without one.
   double device_bytes = 0;
   double device_budget = 0;
 };

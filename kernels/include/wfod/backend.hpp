@@ -203,6 +203,11 @@ struct SweepMemory {
 
 class Backend;
 
+// The share of a device's free memory (Backend::device_memory_free) that a plan may count on,
+// leaving room for the driver, the CUDA context's growth and the work buffers sized from what
+// is free at run time: the daemon's plan of its streams and wfo's plan of a sweep both use it.
+inline constexpr double kDeviceMemoryPlanShare = 0.9;
+
 // A stream that keeps the bars and re-sweeps the whole window on `backend` on every advance:
 // Backend::open_stream's default, and the fallback where a backend's own stream is refused
 // (its plan does not fit). Exact by construction. `backend` must outlive it.

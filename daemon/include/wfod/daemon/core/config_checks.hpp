@@ -43,9 +43,6 @@ struct CheckEnvironment {
 // [daemon] memory_budget_mb = 0: this share of the memory wfod may use (cgroup memory.max,
 // else RAM), leaving room for the page cache of the bar logs, the allocator and the kernel.
 inline constexpr double kDefaultMemoryBudgetShare = 0.8;
-// The device's streams may take this share of the device memory free before they open,
-// leaving room for the sweeps' and the selection's work buffers and the CUDA context's growth.
-inline constexpr double kDeviceMemoryShare = 0.9;
 
 // The memory plan of a configuration (issue 43 item 1): every stream (symbol x strategy)
 // at what its backend's size query says it holds at most, plus each symbol's bars in memory
