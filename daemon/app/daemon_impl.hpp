@@ -83,10 +83,6 @@ using Clock = std::chrono::steady_clock;
 // with the bar flush and the checkpoints the whole stop stays within 5 s of SIGTERM.
 inline constexpr std::chrono::milliseconds kWorkerStopBudget{2000};
 
-inline double ms_between(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double, std::milli>(b - a).count();
-}
-
 class Daemon {
  public:
   Daemon(config::Config config, std::string config_path)

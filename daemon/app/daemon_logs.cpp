@@ -15,14 +15,6 @@
 
 namespace wfod::daemon::loop {
 
-namespace {
-
-double ms_between(LatencyStats::Clock::time_point a, LatencyStats::Clock::time_point b) {
-  return std::chrono::duration<double, std::milli>(b - a).count();
-}
-
-}  // namespace
-
 // --- the Publisher (core/publisher.cpp) ---
 
 void PublicationLog::selection_withheld(const PublicationKey& key, std::string_view reason) {

@@ -5,13 +5,6 @@
 #include <cmath>
 
 namespace wfod::daemon {
-namespace {
-
-double ms_between(LatencyStats::Clock::time_point a, LatencyStats::Clock::time_point b) {
-  return std::chrono::duration<double, std::milli>(b - a).count();
-}
-
-}  // namespace
 
 const char* to_string(LatencyStage s) {
   switch (s) {

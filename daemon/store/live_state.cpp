@@ -17,7 +17,7 @@
 namespace wfod::daemon {
 namespace {
 
-constexpr std::string_view kFirstLine = "wfod-live 1";
+constexpr std::string_view kLiveFirstLine = "wfod-live 1";
 
 std::string hex8(uint32_t v) {
   char buf[16];
@@ -62,7 +62,7 @@ std::string LiveStateStore::path(std::string_view symbol, std::string_view strat
 
 Status LiveStateStore::save(std::string_view symbol, std::string_view strategy,
                             const LiveState& st) {
-  std::string text(kFirstLine);
+  std::string text(kLiveFirstLine);
   text += '\n';
   text += "fp=" + hex8(st.fingerprint) + " seq=" + std::to_string(st.seq) +
           " end=" + std::to_string(st.end) + " winner=" + std::to_string(st.winner) +
@@ -114,7 +114,7 @@ Result<std::optional<LiveState>> LiveStateStore::load(std::string_view symbol,
   }
   std::string_view body(text.data(), crc_at);
   const size_t l1 = body.find('\n');
-  if (l1 == std::string_view::npos || body.substr(0, l1) != kFirstLine) {
+  if (l1 == std::string_view::npos || body.substr(0, l1) != kLiveFirstLine) {
     return corrupt(p, "first line is not \"wfod-live 1\"");
   }
   body.remove_prefix(l1 + 1);

@@ -17,7 +17,7 @@
 namespace wfod::daemon {
 namespace {
 
-constexpr std::string_view kFirstLine = "wfod-publications 1";
+constexpr std::string_view kSequenceFirstLine = "wfod-publications 1";
 constexpr std::string_view kCrcPrefix = "crc32 ";
 
 bool valid_name(std::string_view name) {
@@ -29,7 +29,7 @@ bool valid_name(std::string_view name) {
 }
 
 std::string encode(const std::map<SequenceStore::Key, uint64_t>& entries) {
-  std::string text(kFirstLine);
+  std::string text(kSequenceFirstLine);
   text += '\n';
   for (const auto& [key, seq] : entries) {
     text.append(key.first).append(" ").append(key.second).append(" ");
@@ -64,8 +64,8 @@ Result<std::map<SequenceStore::Key, uint64_t>> parse(std::string_view text,
     ++line_no;
     if (saw_crc) return corrupt(path, line_no, "text after the crc32 line");
     if (line_no == 1) {
-      if (line != kFirstLine) {
-        return corrupt(path, 1, "expected '" + std::string(kFirstLine) + "'");
+      if (line != kSequenceFirstLine) {
+        return corrupt(path, 1, "expected '" + std::string(kSequenceFirstLine) + "'");
       }
     } else if (line.substr(0, kCrcPrefix.size()) == kCrcPrefix) {
       const std::string_view hex = line.substr(kCrcPrefix.size());

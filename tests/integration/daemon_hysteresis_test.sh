@@ -35,7 +35,7 @@ run() {
   local sub=$!
   PIDS+=("$sub")
   "$REPLAY" --csv "$CSV" --symbol "$SYMBOL" --endpoint "$FEED_EP" --format json \
-    --count "$BARS" --rate 1000 --wait-ms 1500 --quiet || fail "wfo-replay failed ($1)"
+    --count "$BARS" --rate 250 --wait-ms 1500 --quiet || fail "wfo-replay failed ($1)"
   wait_bars "$SNAP_EP" "$SYMBOL" "$BARS"
   wait_settled "$SNAP_EP" "$SYMBOL" "$1" >/dev/null || exit 1
   sleep 0.5
@@ -52,7 +52,10 @@ HELD=$(jq -sc 'unique_by(.seq) | sort_by(.seq)
                | map({seq, ts: .window.last_ts, id, raw: .selection.raw_id, reason: .selection.reason})' \
   "$TMP/held.jsonl")
 N=$(jq length <<<"$HELD")
-[[ "$N" -ge 20 ]] || fail "expected at least 20 publications with selection, got $N"
+# 40 runs fall due; on a loaded machine runs due within one sweep's time are coalesced into one
+# publication (PROTOCOL allows it), so the replay is slow (a run every 40 ms) and the bound
+# leaves room.
+[[ "$N" -ge 15 ]] || fail "expected at least 15 publications with selection, got $N"
 
 RAW_FLIPS=$(jq '[range(1; length) as $i | select(.[$i].raw != .[$i-1].raw)] | length' <<<"$HELD")
 HELD_FLIPS=$(jq '[range(1; length) as $i | select(.[$i].id != .[$i-1].id)] | length' <<<"$HELD")

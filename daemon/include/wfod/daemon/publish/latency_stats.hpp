@@ -12,6 +12,12 @@
 
 namespace wfod::daemon {
 
+// Milliseconds from a to b, as every latency figure is given.
+inline double ms_between(std::chrono::steady_clock::time_point a,
+                         std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
 // The stages of one publication, in order; their sum is bar_to_send.
 enum class LatencyStage : size_t {
   ingest,   // the loop woke with the bar -> the job was queued (decode, log append)
