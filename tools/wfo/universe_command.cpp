@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -20,8 +21,11 @@
 #include "load_estimate.hpp"
 #include "memory_limits.hpp"
 #include "output.hpp"
+#include "report_writer.hpp"
 #include "run_timing.hpp"
+#include "selection_output.hpp"
 #include "universe.hpp"
+#include "universe_report.hpp"
 #include "universe_result.hpp"
 #include "walk_run.hpp"
 #include "wfod/config/config.hpp"
@@ -85,8 +89,44 @@ void print_result(const Json& result, bool json) {
   print(json ? result.dump(2) + "\n" : universe_table(result));
 }
 
+// Every symbol's page folder under --report DIR, by universe index (universe_report.hpp).
+std::vector<std::string> report_dir_names(const Json& universe_symbols) {
+  std::vector<std::string> symbols;
+  for (const Json& s : universe_symbols) symbols.push_back(s.at("symbol").get<std::string>());
+  return symbol_dir_names(symbols);
+}
+
+// A symbol's walk report as `wfo walk --csv FILE --report DIR/NAME` writes it, kept in the
+// symbol's partial entry until the universe report is written (so a merge writes it too).
+Json symbol_report(Args args, const std::string& dir, const StrategySetup& setup,
+                   const WalkRun& run, Backend& backend) {
+  Json selection = Json::array();
+  for (const auto& fs : run.fold_selection)
+    selection.push_back(selection_json(fs, setup.selection, setup.rank.objective));
+  return walk_report_files(backend, run.report, make_run_inputs("walk", args, setup, dir),
+                           setup.precision, setup.threads,
+                           run.fold_selection.empty() ? nullptr : &selection);
+}
+
+// DIR/index.html, DIR/universe.json and DIR/NAME/ per walked symbol, from the partials'
+// stored reports; after the result is printed, as `wfo walk --csv --report` does.
+void write_universe_pages(const std::string& dir, const Json& result,
+                          const std::vector<Json>& partials) {
+  if (std::fflush(stdout) != 0) throw WriteError("standard output", errno);
+  const std::vector<std::string> names =
+      report_dir_names(partials.front().at("universe").at("symbols"));
+  const std::vector<const Json*> walked = walked_entries(partials);
+  std::vector<std::pair<std::string, const Json*>> pages;
+  for (const Json* r : walked)
+    pages.emplace_back(names.at(r->at("index").get<size_t>()), &r->at("report"));
+  Json page = universe_page_json(result, walked, names);
+  page["generated"] = utc_now();  // run-specific, as a walk report's "generated"
+  const std::string path = write_universe_report(dir, page, pages);
+  std::fprintf(stderr, "report: %s\n", path.c_str());
+}
+
 constexpr const char* kMergeUsage =
-    R"(usage: wfo merge PARTIAL.json... [--json]
+    R"(usage: wfo merge PARTIAL.json... [--json] [--report DIR]
 
 Joins the partial results that `wfo walk --universe FILE --shard I/N --out PARTIAL.json`
 wrote for I = 0 .. N-1 into the result of one run: the per-symbol table (or --json) and
@@ -96,7 +136,16 @@ The JSON is the one-host run's bit for bit apart from the run-specific fields, w
 timing, and the merge's host and time).
 
 Every shard must be given once, of one split (the same N), one universe and the same
-settings (every flag but --shard, --out, --json and --threads); otherwise exit code 2.
+settings (every flag but --shard, --out, --json, --threads and --report); otherwise exit
+code 2.
+
+  --report DIR   the universe report, as `wfo walk --universe FILE --report DIR` writes it:
+                 DIR/index.html (the symbols' table, sortable; the portfolio's equity
+                 against buy and hold; OOS sharpe and WFE across symbols; the winners'
+                 parameters) and DIR/NAME/report.html per symbol, the walk report of that
+                 symbol. The pages come from the partials: the shards must have been run
+                 with --report (give them the same DIR, which each page names); otherwise
+                 exit code 2, naming the partial.
 )";
 
 }  // namespace
@@ -105,10 +154,6 @@ int run_walk_universe(Args args, ParsedArgs& parsed) {
   const Stopwatch run_time;
   const std::string started = utc_now();
   if (parsed.has("csv")) throw UsageError("--csv and --universe: give one of them");
-  if (parsed.has("report"))
-    throw UsageError(
-        "--report: the HTML report has no universe page yet; walk a symbol with --csv for "
-        "its report");
   const Universe universe = read_universe(*parsed.text("universe"));
   // GCC's -Wmaybe-uninitialized misreads an optional<Shard> here: a flag and a value.
   const bool sharded = parsed.has("shard");
@@ -117,6 +162,9 @@ int run_walk_universe(Args args, ParsedArgs& parsed) {
   if (sharded && !out_path)
     throw UsageError("--shard needs --out PARTIAL.json (the shard's part, for wfo merge)");
   const bool skip_bad = parsed.has("skip-bad-files");
+  // With --shard, --report keeps each symbol's page in the partial for wfo merge --report.
+  const auto report_dir = parsed.text("report");
+  if (report_dir && !sharded) prepare_report_dir(*report_dir);
   const bool json = parsed.has("json");
   const Json settings = settings_json(parsed);
   // strategy_from_flags wants a data file; each symbol sets its own below.
@@ -128,6 +176,7 @@ int run_walk_universe(Args args, ParsedArgs& parsed) {
   WalkRunOptions options;
   options.selection = !parsed.has("no-selection");
   options.budget = budget;
+  options.report = report_dir.has_value();
 
   Json partial = partial_frame(
       universe, split, settings,
@@ -172,7 +221,14 @@ int run_walk_universe(Args args, ParsedArgs& parsed) {
     }
     WalkRun run = run_loaded_walk(setup, std::move(loaded), *backend, options);
     run.timing.total = symbol_time.seconds();
-    partial["results"].push_back(universe_entry(k, sym, run, setup));
+    Json entry = universe_entry(k, sym, run, setup);
+    if (report_dir) {
+      const std::string dir = (std::filesystem::path(*report_dir) /
+                               report_dir_names(partial.at("universe").at("symbols")).at(k))
+                                  .string();
+      entry["report"] = symbol_report(args, dir, setup, run, *backend);
+    }
+    partial["results"].push_back(std::move(entry));
     symbol_times.push_back(Json{{"symbol", sym.symbol},
                                 {"seconds", run.report.result.seconds},
                                 {"timing", timing_json(run.timing)}});
@@ -195,8 +251,10 @@ int run_walk_universe(Args args, ParsedArgs& parsed) {
                  partial["skipped"].size());
   }
   if (sharded) return 0;  // a shard's result is its partial; wfo merge prints the whole
-  (void)args;
-  print_result(assemble_universe({partial}, {"this run"}, nullptr), json);
+  const std::vector<Json> partials{std::move(partial)};
+  const Json result = assemble_universe(partials, {"this run"}, nullptr);
+  print_result(result, json);
+  if (report_dir) write_universe_pages(*report_dir, result, partials);
   return 0;
 }
 
@@ -206,13 +264,18 @@ int run_merge(Args args) {
     return 0;
   }
   bool json = false;
+  std::optional<std::string> report_dir;
   std::vector<std::string> paths;
-  for (const std::string_view a : args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string_view a = args[i];
     if (a == "--json") {
       json = true;
+    } else if (a == "--report") {
+      if (i + 1 == args.size()) throw UsageError("--report needs a directory");
+      report_dir = std::string(args[++i]);
+    } else if (a.substr(0, 9) == "--report=") {
+      report_dir = std::string(a.substr(9));
     } else if (a.substr(0, 2) == "--") {
-      if (a == "--report" || a.substr(0, 9) == "--report=")
-        throw UsageError("--report: the HTML report has no universe page yet");
       throw UsageError("unknown flag '" + std::string(a) + "'");
     } else {
       paths.emplace_back(a);
@@ -234,7 +297,19 @@ int run_merge(Args args) {
   merged["finished"] = utc_now();
   merged["wfo_version"] = kVersionText;
   try {
-    print_result(assemble_universe(partials, paths, merged), json);
+    const Json result = assemble_universe(partials, paths, merged);
+    if (report_dir) {
+      // Before anything is printed or created: a partial without the pages.
+      for (size_t i = 0; i < partials.size(); ++i)
+        for (const Json& r : partials[i].at("results"))
+          if (!r.contains("report"))
+            throw InputError(paths[i] + ": symbol " + r.at("symbol").get<std::string>() +
+                             " has no report in this partial (run the shards with --report "
+                             "DIR for wfo merge --report)");
+      prepare_report_dir(*report_dir);
+    }
+    print_result(result, json);
+    if (report_dir) write_universe_pages(*report_dir, result, partials);
   } catch (const Json::exception& e) {
     // A partial of the right format with a field missing or mistyped: edited, or of a bug.
     throw InputError(std::string("a partial lacks a field this wfo reads: ") + e.what());

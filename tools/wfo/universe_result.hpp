@@ -40,6 +40,17 @@ Json partial_frame(const Universe&, const Shard&, const Json& settings,
 Json assemble_universe(const std::vector<Json>& partials, const std::vector<std::string>& names,
                        const Json& merged);
 
+// The partials' symbol entries (universe_entry), in universe order.
+std::vector<const Json*> walked_entries(const std::vector<Json>& partials);
+
+// The universe page's document (universe.json, the data of index.html): "kind", "source",
+// "settings", "symbols": [{"symbol", "page" (DIR-relative link to its walk report), "dir",
+// "summary"}], "skipped", "portfolio" (the result's), "equity": {"dates", "strategy",
+// "buy_and_hold"} (the portfolio's and buy and hold's equity from 1, one point per bar).
+// `dir_names`: every universe symbol's folder, by index (symbol_dir_names).
+Json universe_page_json(const Json& result, const std::vector<const Json*>& walked,
+                        const std::vector<std::string>& dir_names);
+
 // The human-readable result: the per-symbol table, the skipped files, the portfolio.
 std::string universe_table(const Json& result);
 
