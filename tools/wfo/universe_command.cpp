@@ -1,13 +1,11 @@
 // `wfo walk --universe FILE` (issue 47 items 1-3): every symbol of a universe walked forward
 // on its own bars by the single-symbol walk's code (walk_run.hpp), on one backend started
-// once, symbols one after another; the per-symbol table or JSON and the equal-weight
-// portfolio (universe_result.hpp); --shard I/N --out PARTIAL.json for one of N disjoint
-// symbol sets, and `wfo merge PARTIALS...` for the result of all of them.
-
-#include <unistd.h>
+// once, symbols one after another (universe_loop.hpp); the per-symbol table or JSON and the
+// equal-weight portfolio (universe_result.hpp); --report DIR, the universe page and each
+// symbol's walk report (universe_report.hpp); --shard I/N --out PARTIAL.json for one of N
+// disjoint symbol sets, and `wfo merge PARTIALS...` for the result of all of them.
 
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -17,48 +15,20 @@
 
 #include "args.hpp"
 #include "commands.hpp"
-#include "history.hpp"
-#include "load_estimate.hpp"
-#include "memory_limits.hpp"
 #include "output.hpp"
 #include "report_writer.hpp"
 #include "run_timing.hpp"
 #include "selection_output.hpp"
 #include "universe.hpp"
+#include "universe_loop.hpp"
 #include "universe_report.hpp"
 #include "universe_result.hpp"
 #include "walk_run.hpp"
-#include "wfod/config/config.hpp"
-#include "wfod/feeds/csv_reader.hpp"
 #include "wfod/version.hpp"
 
 namespace wfod::cli {
 
 namespace {
-
-std::string utc_now() {
-  const auto now = std::chrono::system_clock::now().time_since_epoch();
-  return feeds::format_timestamp(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count());
-}
-
-std::string host_name() {
-  char buf[256] = {};
-  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown";
-  return buf;
-}
-
-// The flags that make a run's results: every one given but those that only say where the
-// results go or how many threads compute them. Shards of one run must agree on them.
-Json settings_json(const ParsedArgs& parsed) {
-  Json j = Json::object();
-  for (const std::string& name : parsed.names()) {
-    if (name == "shard" || name == "out" || name == "json" || name == "threads" || name == "csv" ||
-        name == "report")
-      continue;
-    j[name] = *parsed.text(name);
-  }
-  return j;
-}
 
 // Written beside its final name and renamed into place: a stopped job leaves no truncated
 // partial that a merge could take for a whole one.
@@ -152,109 +122,52 @@ code 2.
 
 int run_walk_universe(Args args, ParsedArgs& parsed) {
   const Stopwatch run_time;
-  const std::string started = utc_now();
-  if (parsed.has("csv")) throw UsageError("--csv and --universe: give one of them");
-  const Universe universe = read_universe(*parsed.text("universe"));
-  // GCC's -Wmaybe-uninitialized misreads an optional<Shard> here: a flag and a value.
-  const bool sharded = parsed.has("shard");
-  const Shard split = sharded ? parse_shard(*parsed.text("shard")) : Shard{};
-  const auto out_path = parsed.text("out");
-  if (sharded && !out_path)
-    throw UsageError("--shard needs --out PARTIAL.json (the shard's part, for wfo merge)");
-  const bool skip_bad = parsed.has("skip-bad-files");
+  const UniverseRun u = open_universe_run(parsed);
   // With --shard, --report keeps each symbol's page in the partial for wfo merge --report.
-  const auto report_dir = parsed.text("report");
-  if (report_dir && !sharded) prepare_report_dir(*report_dir);
-  const bool json = parsed.has("json");
-  const Json settings = settings_json(parsed);
-  // strategy_from_flags wants a data file; each symbol sets its own below.
-  parsed.set("csv", universe.symbols.front().path);
-  const StrategySetup base = strategy_from_flags(parsed);
-  for (const auto& w : base.warnings) std::fprintf(stderr, "wfo: warning: %s\n", w.c_str());
-  const MemoryBudget budget = binding_budget(base.memory_budget_mib << 20, read_process_limits());
-  const WalkSpec walk = walk_spec_from_flags(parsed, base);
+  if (u.report_dir && !u.sharded) prepare_report_dir(*u.report_dir);
+  const WalkSpec walk = walk_spec_from_flags(parsed, u.base);
   WalkRunOptions options;
   options.selection = !parsed.has("no-selection");
-  options.budget = budget;
-  options.report = report_dir.has_value();
+  options.budget = u.budget;
+  options.report = u.report_dir.has_value();
 
   Json partial = partial_frame(
-      universe, split, settings,
-      base.bars_per_year_given ? std::optional(base.spec.bars_per_year) : std::nullopt);
+      u.universe, u.split, u.settings,
+      u.base.bars_per_year_given ? std::optional(u.base.spec.bars_per_year) : std::nullopt);
+  const std::vector<std::string> page_dirs =
+      u.report_dir ? report_dir_names(partial.at("universe").at("symbols"))
+                   : std::vector<std::string>();
   Json symbol_times = Json::array();
-  // One backend for every symbol, started while the first file parses.
-  BackendStarter starting(base.backend);
-  std::unique_ptr<Backend> backend;
-  std::string backend_name;
-  for (size_t k = 0; k < universe.symbols.size(); ++k) {
-    if (!split.holds(k)) continue;
-    const UniverseSymbol& sym = universe.symbols[k];
-    const Stopwatch symbol_time;
-    StrategySetup setup = base;
-    setup.csv_path = sym.path;
-    if (sym.bars_per_year) {
-      // The universe file's column is this symbol's --bars-per-year.
-      setup.spec.bars_per_year = *sym.bars_per_year;
-      setup.bars_per_year_given = true;
-      setup.bars_per_year_from_universe = true;
-    }
-    std::fprintf(stderr, "wfo: %s (%s)\n", sym.symbol.c_str(), sym.path.c_str());
-    LoadedWalk loaded;
-    try {
-      if (const auto load = estimate_csv_load(setup.csv_path))
-        check_load(*load, budget, setup.csv_path);
-      starting.run_beside([&] { loaded = load_walk(setup, walk); });
-    } catch (const std::exception& e) {
-      const bool bad_file = dynamic_cast<const feeds::CsvError*>(&e) != nullptr ||
-                            dynamic_cast<const InputError*>(&e) != nullptr;
-      if (!bad_file) throw;
-      if (!skip_bad)
-        throw InputError("symbol " + sym.symbol + ": " + e.what() +
-                         " (--skip-bad-files walks the other symbols)");
-      std::fprintf(stderr, "wfo: warning: skipping symbol %s: %s\n", sym.symbol.c_str(), e.what());
-      partial["skipped"].push_back(skipped_entry(k, sym, e.what()));
-      continue;
-    }
-    if (!backend) {
-      backend = starting.take();
-      backend_name = std::string(backend->name());
-    }
-    WalkRun run = run_loaded_walk(setup, std::move(loaded), *backend, options);
-    run.timing.total = symbol_time.seconds();
-    Json entry = universe_entry(k, sym, run, setup);
-    if (report_dir) {
-      const std::string dir = (std::filesystem::path(*report_dir) /
-                               report_dir_names(partial.at("universe").at("symbols")).at(k))
-                                  .string();
-      entry["report"] = symbol_report(args, dir, setup, run, *backend);
-    }
-    partial["results"].push_back(std::move(entry));
-    symbol_times.push_back(Json{{"symbol", sym.symbol},
-                                {"seconds", run.report.result.seconds},
-                                {"timing", timing_json(run.timing)}});
-  }
-  Json run = Json::object();
-  run["shard"] = std::to_string(split.index) + "/" + std::to_string(split.count);
-  run["host"] = host_name();
-  run["started"] = started;
-  run["finished"] = utc_now();
-  run["seconds"] = run_time.seconds();
-  run["wfo_version"] = kVersionText;
-  run["backend"] = backend ? Json(backend_name) : Json(nullptr);
-  run["symbols"] = std::move(symbol_times);
-  partial["run"] = std::move(run);
+  LoadedWalk loaded;
+  const auto backend = for_each_symbol(
+      u, partial["skipped"], [&](StrategySetup& setup) { loaded = load_walk(setup, walk); },
+      [&](size_t k, const UniverseSymbol& sym, StrategySetup& setup, Backend& engine,
+          const Stopwatch& symbol_time) {
+        WalkRun run = run_loaded_walk(setup, std::move(loaded), engine, options);
+        run.timing.total = symbol_time.seconds();
+        Json entry = universe_entry(k, sym, run, setup);
+        if (u.report_dir) {
+          const auto dir = std::filesystem::path(*u.report_dir) / page_dirs.at(k);
+          entry["report"] = symbol_report(args, dir.string(), setup, run, engine);
+        }
+        partial["results"].push_back(std::move(entry));
+        symbol_times.push_back(Json{{"symbol", sym.symbol},
+                                    {"seconds", run.report.result.seconds},
+                                    {"timing", timing_json(run.timing)}});
+      });
+  partial["run"] = run_json(u, run_time, backend.get(), std::move(symbol_times));
 
-  if (out_path) {
-    write_whole_file(*out_path, partial.dump() + "\n");
+  if (u.out_path) {
+    write_whole_file(*u.out_path, partial.dump() + "\n");
     std::fprintf(stderr, "wfo: wrote %s: shard %zu/%zu, %zu symbols walked, %zu skipped\n",
-                 out_path->c_str(), split.index, split.count, partial["results"].size(),
+                 u.out_path->c_str(), u.split.index, u.split.count, partial["results"].size(),
                  partial["skipped"].size());
   }
-  if (sharded) return 0;  // a shard's result is its partial; wfo merge prints the whole
+  if (u.sharded) return 0;  // a shard's result is its partial; wfo merge prints the whole
   const std::vector<Json> partials{std::move(partial)};
   const Json result = assemble_universe(partials, {"this run"}, nullptr);
-  print_result(result, json);
-  if (report_dir) write_universe_pages(*report_dir, result, partials);
+  print_result(result, u.json);
+  if (u.report_dir) write_universe_pages(*u.report_dir, result, partials);
   return 0;
 }
 
