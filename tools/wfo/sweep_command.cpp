@@ -30,6 +30,7 @@ constexpr const char* kUsage =
     R"(usage: wfo sweep --csv FILE --family FAMILY AXIS FLAGS... [options]
        wfo sweep --config FILE [--strategy NAME] [overriding flags...]
        wfo sweep --rules FILE --csv FILE [overriding flags...]
+       wfo sweep --universe FILE [--skip-bad-files] [flags...]
 
 Evaluates every combo of the grid over one window that ends at the last bar of the CSV
 (or at --end) and prints the best --top combos (SPEC §6 metrics, SPEC §7 ranking).
@@ -39,6 +40,19 @@ Evaluates every combo of the grid over one window that ends at the last bar of t
   --no-selection     skip robust selection (plateau, DSR, PBO: one more pass over the grid,
                      which on cuda without PBO shares the sweep's; settings from the
                      config's [strategy.selection])
+
+universe (issue 47):
+  --universe FILE    sweep every symbol of FILE, each on its own bars exactly as
+                     `wfo sweep --csv` sweeps it (the window ends at each file's last bar),
+                     on one backend, one symbol after another. FILE as for
+                     `wfo walk --universe` (a CSV symbol,path[,bars_per_year], a folder of
+                     .csv files or a quoted glob). Prints a row per symbol: its window, the
+                     combo it would trade (robust selection's published combo, else the
+                     best-ranked) with that combo's cagr, sharpe, max drawdown and trades,
+                     and the PBO. One host only: not with --csv, --shard, --out or --report
+                     (walk the universe for shards and the report).
+  --skip-bad-files   a file that does not load, or has no room for the window, is skipped
+                     and listed (stderr, the table, "skipped" in JSON)
 
 )";
 
@@ -62,6 +76,17 @@ constexpr const char* kJsonShape = R"(
     "selection": {"calls", "robust_seconds", "blocks_seconds", "scores_seconds",
     "cscv_seconds", "plateau_seconds", "other_seconds"}}
   (wall time of the whole run and its parts; selection null with --no-selection)}
+
+--universe --json prints {"universe": {"source", "symbols", "swept",
+    "skipped": [{"symbol", "path", "error"}], "settings": {the flags that make the run}},
+  "symbols": [{"symbol", "path", "summary": {"window_bars", "first_ts", "last_ts",
+    "evaluated", "ranked", "winner_source" (selection|top|none), "winner": {"id", "params",
+    "metrics"} or null, "pbo"},
+    "sweep": {the symbol's wfo sweep --json document less "seconds" and "timing"}}]
+    (universe order),
+  "run_specific": ["run"],
+  "run": {"host", "started", "finished", "seconds", "wfo_version", "backend",
+    "symbols": [{"symbol", "seconds", "timing"}]}}
 
 example:
   wfo sweep --csv goog.csv --family ma_cross --fast 5:50:1 --slow 20:200:5 --ma sma,ema \
