@@ -63,20 +63,6 @@ std::string metric(const Json& winner, const char* name, int digits) {
   return v.is_number_integer() ? v.dump() : fixed(v.get<double>(), digits);
 }
 
-std::string params_text(const Json& winner) {
-  if (winner.is_null()) return "(none)";
-  std::string s = "id " + winner.at("id").dump();
-  for (const auto& [k, v] : winner.at("params").items())
-    s += " " + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
-  return s;
-}
-
-std::string day(const Json& ts) {
-  const std::string t = ts.is_string() ? ts.get<std::string>() : "-";
-  const auto midnight = t.find("T00:00:00");
-  return midnight == std::string::npos ? t : t.substr(0, midnight);
-}
-
 std::string sweep_universe_table(const Json& r) {
   const Json& u = r.at("universe");
   std::string out = "universe " + u.at("source").get<std::string>() + ": " +
@@ -98,17 +84,13 @@ std::string sweep_universe_table(const Json& r) {
     const Json& s = e.at("summary");
     const Json& w = s.at("winner");
     t.add_row({e.at("symbol").get<std::string>(), s.at("window_bars").dump(),
-               day(s.at("first_ts")) + " .. " + day(s.at("last_ts")), s.at("evaluated").dump(),
-               s.at("ranked").dump(), metric(w, "cagr", 4), metric(w, "sharpe", 3),
-               metric(w, "max_drawdown", 4), metric(w, "trades", 0),
+               date_of(s.at("first_ts")) + " .. " + date_of(s.at("last_ts")),
+               s.at("evaluated").dump(), s.at("ranked").dump(), metric(w, "cagr", 4),
+               metric(w, "sharpe", 3), metric(w, "max_drawdown", 4), metric(w, "trades", 0),
                s.at("pbo").is_number() ? fixed(s.at("pbo").get<double>(), 3) : "-",
-               params_text(w)});
+               winner_text(w, "(none)")});
   }
-  out += t.render();
-  for (const Json& s : u.at("skipped"))
-    out += "skipped " + s.at("symbol").get<std::string>() + ": " +
-           s.at("error").get<std::string>() + "\n";
-  return out;
+  return out + t.render() + skipped_text(u.at("skipped"));
 }
 
 }  // namespace

@@ -347,8 +347,10 @@ std::string number(const Json& v, int digits) {
   return v.is_number() ? fixed(v.get<double>(), digits) : "-";
 }
 
-std::string winner_text(const Json& w) {
-  if (w.is_null()) return "(flat)";
+}  // namespace
+
+std::string winner_text(const Json& w, std::string_view none) {
+  if (w.is_null()) return std::string(none);
   std::string s = "id " + w.at("id").dump();
   for (const auto& [k, v] : w.at("params").items())
     s += " " + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
@@ -362,7 +364,13 @@ std::string date_of(const Json& ts) {
   return midnight == std::string::npos ? t : t.substr(0, midnight);
 }
 
-}  // namespace
+std::string skipped_text(const Json& skipped) {
+  std::string out;
+  for (const Json& s : skipped)
+    out += "skipped " + s.at("symbol").get<std::string>() + ": " +
+           s.at("error").get<std::string>() + "\n";
+  return out;
+}
 
 std::string universe_table(const Json& r) {
   const Json& u = r.at("universe");
@@ -389,10 +397,7 @@ std::string universe_table(const Json& r) {
                number(s.at("oos_max_drawdown"), 4), s.at("oos_trades").dump(),
                number(s.at("wfe"), 3), number(s.at("pbo"), 3), winner_text(s.at("last_winner"))});
   }
-  out += t.render();
-  for (const Json& s : u.at("skipped"))
-    out += "skipped " + s.at("symbol").get<std::string>() + ": " +
-           s.at("error").get<std::string>() + "\n";
+  out += t.render() + skipped_text(u.at("skipped"));
   const Json& p = r.at("portfolio");
   if (p.is_null()) return out + "\nno symbol walked: no portfolio\n";
   out += "\nEqual-weight portfolio of the stitched OOS returns, " + p.at("symbols").dump() +
