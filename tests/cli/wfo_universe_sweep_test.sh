@@ -96,6 +96,7 @@ for e in u["symbols"]:
     assert s["winner_source"] == "top" and s["winner"]["id"] == top[0]["id"], e["symbol"]
     assert s["pbo"] is None
 ' "$TMP/out" || fail "--no-selection winners"
+echo "ok --no-selection: each winner is the sweep's best-ranked combo"
 
 # (b) a file too short for the window: named, or skipped with --skip-bad-files.
 LONG=(--window 1000 --backend cpu --no-selection)
@@ -121,6 +122,7 @@ assert sys.argv[2] not in [e["symbol"] for e in u["symbols"]]
 assert u["universe"]["swept"] + len(u["universe"]["skipped"]) == u["universe"]["symbols"]
 ' "$TMP/out" "$SHORT_SYM" || fail "--skip-bad-files result"
   expect_err "warning: skipping symbol $SHORT_SYM" "the skip said"
+  echo "ok a file too short for the window: named, or skipped with --skip-bad-files"
 fi
 printf 'symbol,path\nmissing,%s\n' "$TMP/no_such.csv" >"$TMP/all_bad.csv"
 run_wfo sweep --universe "$TMP/all_bad.csv" "${G[@]}" --skip-bad-files
