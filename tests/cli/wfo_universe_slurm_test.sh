@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Issue 47 item 3 on a real Slurm: tools/slurm/wfo-universe.sbatch submits a 3-shard array
-# and the dependent merge, and the merge's result.json equals `wfo walk --universe` on this
+# and the dependent merge (with WFO_REPORT: the universe report too, checked for every
+# symbol's page), and the merge's result.json equals `wfo walk --universe` on this
 # host outside "run". On the cluster this machine is a client of (sinfo shows a node up; the
 # build folder must be on a path its nodes share), else on a one-node cluster the test starts
 # on loopback (slurm_one_node.sh: munged, slurmctld, slurmd from Debian's packages, all files
@@ -37,7 +38,8 @@ expect_rc 0 "one-host run"
 cp "$TMP/out" "$TMP/one.json"
 
 OUT="$TMP/slurm"
-WFO="$WFO" WFO_SHARDS=3 WFO_OUT="$OUT" bash "$SBATCH_SCRIPT" "$TMP/universe.csv" "${G[@]}" >"$TMP/submit.txt" 2>&1 ||
+# With the HTML report (WFO_REPORT): the shards keep the pages, the merge writes them.
+WFO="$WFO" WFO_SHARDS=3 WFO_OUT="$OUT" WFO_REPORT="$OUT/report" bash "$SBATCH_SCRIPT" "$TMP/universe.csv" "${G[@]}" >"$TMP/submit.txt" 2>&1 ||
   { cat "$TMP/submit.txt"; fail "sbatch refused the jobs"; }
 merge_job=$(sed -n 's/^merge: job \([0-9]*\) .*/\1/p' "$TMP/submit.txt")
 [[ -n $merge_job ]] || { cat "$TMP/submit.txt"; fail "no merge job id"; }
@@ -55,5 +57,15 @@ assert [s["shard"] for s in slurm["run"]["shards"]] == ["0/3", "1/3", "2/3"]
 one.pop("run"); slurm.pop("run")
 assert json.dumps(one) == json.dumps(slurm), [k for k in one if one[k] != slurm[k]]
 print(f"ok Slurm: 3 array tasks + the dependent merge = the one-host run ({len(one['symbols'])} symbols)")
+PY
+python3 - "$TMP/one.json" "$OUT/report" <<'PY' || fail "Slurm report"
+import json, os, sys
+one = json.load(open(sys.argv[1]))
+page = json.load(open(os.path.join(sys.argv[2], "universe.json")))
+assert os.path.isfile(os.path.join(sys.argv[2], "index.html"))
+assert [s["symbol"] for s in page["symbols"]] == [s["symbol"] for s in one["symbols"]]
+for s in page["symbols"]:
+    assert os.path.isfile(os.path.join(sys.argv[2], s["page"])), s["page"]
+print(f"ok Slurm report: index.html and {len(page['symbols'])} symbol pages")
 PY
 echo "PASS"

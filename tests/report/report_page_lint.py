@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Static checks of the --report page sources (tools/wfo/report/), before the build inlines
-them: report.html is well formed (every element closed in order, void elements never closed,
+them: report.html (and the universe page, universe.html) is well formed (every element closed in order, void elements never closed,
 ids unique, the title and data slots and the two @inline lines once each and where they
 belong, nothing loaded from outside the file); report.css has balanced braces, closed
 comments and strings, and defines every custom property (--name) that the style or the
@@ -98,13 +98,13 @@ def line_of(text, offset):
     return text.count("\n", 0, offset) + 1
 
 
-def check_html(path):
+def check_html(path, js_marker=JS_MARKER):
     text = path.read_text(encoding="utf-8")
     checker = PageChecker(path.name)
     checker.feed(text)
     checker.finish()
     errors = checker.errors
-    for needle in (CSS_MARKER, JS_MARKER) + SLOTS:
+    for needle in (CSS_MARKER, js_marker) + SLOTS:
         n = text.count(needle)
         if n != 1:
             errors.append(f"{path.name}: {needle} occurs {n} times, want once")
@@ -112,8 +112,8 @@ def check_html(path):
     if checker.text_in.get("style", "").strip() != CSS_MARKER:
         errors.append(f"{path.name}: <style> must hold only the line {CSS_MARKER}")
     scripts = re.findall(r"<script([^>]*)>(.*?)</script>", text, re.S)
-    if [body.strip() for _, body in scripts].count(JS_MARKER) != 1:
-        errors.append(f"{path.name}: no <script> holding only the line {JS_MARKER}")
+    if [body.strip() for _, body in scripts].count(js_marker) != 1:
+        errors.append(f"{path.name}: no <script> holding only the line {js_marker}")
     if not re.search(r"<title>__WFO_REPORT_TITLE__</title>", text):
         errors.append(f"{path.name}: __WFO_REPORT_TITLE__ is not the whole <title>")
     if not re.search(r'<script id="report-data" type="application/json">__WFO_REPORT_DATA__</script>',
@@ -150,7 +150,7 @@ def strip_css(text, name, errors):
     return "".join(out)
 
 
-def check_css(path, script):
+def check_css(path, scripts):
     errors = []
     text = path.read_text(encoding="utf-8")
     if not text.strip():
@@ -176,7 +176,7 @@ def check_css(path, script):
         errors.append(f"{path.name}: only {rules} rules; is this the report's style sheet?")
     # Custom properties: every var(--x) of the style sheet or the script is defined.
     defined = set(re.findall(r"(--[\w-]+)\s*:", bare))
-    for where, source in ((path.name, bare), ("report.js", script)):
+    for where, source in [(path.name, bare)] + scripts:
         for m in re.finditer(r"var\(\s*(--[\w-]+)", source):
             if m.group(1) not in defined:
                 errors.append(f"{where}:{line_of(source, m.start())}: var({m.group(1)}) is not "
@@ -189,14 +189,19 @@ def main():
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
     folder = pathlib.Path(sys.argv[1])
-    script = (folder / "report.js").read_text(encoding="utf-8")
-    errors = check_html(folder / "report.html") + check_css(folder / "report.css", script)
+    # The walk/sweep page and the universe page (universe.html, universe.js) share report.css.
+    scripts = [(name, (folder / name).read_text(encoding="utf-8"))
+               for name in ("report.js", "universe.js")]
+    errors = (check_html(folder / "report.html") +
+              check_html(folder / "universe.html", "// @inline universe.js") +
+              check_css(folder / "report.css", scripts))
     for e in errors:
         print("FAIL:", e)
     if errors:
         print(f"{len(errors)} problem(s) in {folder}")
         return 1
-    print(f"ok: report.html well formed, report.css balanced, custom properties defined ({folder})")
+    print(f"ok: report.html and universe.html well formed, report.css balanced, custom "
+          f"properties defined ({folder})")
     return 0
 
 

@@ -20,5 +20,7 @@ int run_trades(Args);
 int run_merge(Args);
 // `wfo walk --universe`: run_walk hands its parsed flags on (universe_command.cpp).
 int run_walk_universe(Args, ParsedArgs&);
+// `wfo sweep --universe`: run_sweep hands its parsed flags on (sweep_universe.cpp).
+int run_sweep_universe(Args, ParsedArgs&);
 
 }  // namespace wfod::cli

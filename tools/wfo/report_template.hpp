@@ -14,5 +14,7 @@ inline constexpr std::string_view kReportDataSlot = "__WFO_REPORT_DATA__";
 
 // The page, with both slots once each.
 std::string_view report_template();
+// The universe page of `wfo walk --universe --report` (report/universe.html), the same slots.
+std::string_view universe_template();
 
 }  // namespace wfod::cli

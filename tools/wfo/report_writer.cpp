@@ -83,14 +83,27 @@ std::string write_documents(const std::string& dir, const Json& doc) {
   return (fs::path(dir) / "report.html").string();
 }
 
+// The page of `template_text` with its two slots filled.
+std::string fill_page(std::string_view template_text, const std::string& title, const Json& doc) {
+  std::string page(template_text);
+  // The data slot first: the title could not contain it, but the data could contain the
+  // title slot's text.
+  replace_once(page, kReportDataSlot, script_safe_json(doc));
+  replace_once(page, kReportTitleSlot, html_escape(title));
+  return page;
+}
+
+// A stale objective.csv from an earlier report would not belong to this one.
+void remove_stale_objective_csv(const std::string& dir) {
+  std::error_code ec;
+  fs::remove(fs::path(dir) / "objective.csv", ec);
+}
+
 void write_objective_csv(const std::string& dir, const Grid& grid, const GridObjectives* obj) {
-  if (obj) {
+  if (obj)
     write_file(dir, "objective.csv", objective_csv(grid, *obj));
-  } else {
-    // A stale objective.csv from an earlier report would not belong to this one.
-    std::error_code ec;
-    fs::remove(fs::path(dir) / "objective.csv", ec);
-  }
+  else
+    remove_stale_objective_csv(dir);
 }
 
 }  // namespace
@@ -144,16 +157,20 @@ std::string render_html(const Json& doc) {
   if (doc.contains("inputs")) {
     title += " - " + fs::path(doc["inputs"]["data"]["path"].get<std::string>()).filename().string();
   }
-  // The data slot first: the title could not contain it, but the data could contain the
-  // title slot's text.
-  replace_once(page, kReportDataSlot, script_safe_json(doc));
-  replace_once(page, kReportTitleSlot, html_escape(title));
-  return page;
+  return fill_page(page, title, doc);
 }
 
-std::string write_walk_report(const std::string& dir, Backend& backend, const WalkReport& r,
-                              const RunInputs& in, Precision precision, int threads,
-                              const Json* selection) {
+std::string render_universe_html(const Json& doc) {
+  return fill_page(universe_template(),
+                   "wfo universe report - " + doc.value("source", std::string("universe")), doc);
+}
+
+void write_page_file(const std::string& dir, const std::string& name, std::string_view content) {
+  write_file(dir, name, content);
+}
+
+Json walk_report_files(Backend& backend, const WalkReport& r, const RunInputs& in,
+                       Precision precision, int threads, const Json* selection) {
   const auto& folds = r.result.folds;
   std::vector<GridObjectives> landscape;
   const uint64_t valid = folds.empty() ? 0 : folds.front().evaluated;
@@ -187,15 +204,28 @@ std::string write_walk_report(const std::string& dir, Backend& backend, const Wa
   }
   Json doc = walk_report_json(r, in, landscape);
   attach_selection(doc, selection, in.setup.selection);
-  write_file(dir, "folds.csv", folds_csv(r));
+  Json files = Json::object();
+  files["folds.csv"] = folds_csv(r);
   const size_t first_bar = folds.empty() ? 1 : folds.front().oos_first;
-  write_file(dir, "equity.csv",
-             equity_csv(equity_curve(r.history, first_bar, r.result.oos_returns)));
-  write_objective_csv(dir, r.spec.grid, landscape.empty() ? nullptr : &landscape.back());
+  files["equity.csv"] = equity_csv(equity_curve(r.history, first_bar, r.result.oos_returns));
+  if (!landscape.empty()) files["objective.csv"] = objective_csv(r.spec.grid, landscape.back());
   // Every trade of the stitched OOS series (wfo trades --walk prints the same).
-  write_file(dir, "trades.csv",
-             trades_csv(r.history, walk_trades(backend, r.history, r.spec, r.result)));
-  return write_documents(dir, doc);
+  files["trades.csv"] = trades_csv(r.history, walk_trades(backend, r.history, r.spec, r.result));
+  return Json{{"document", std::move(doc)}, {"files", std::move(files)}};
+}
+
+std::string write_report_files(const std::string& dir, const Json& report) {
+  const Json& files = report.at("files");
+  for (const auto& [name, text] : files.items())
+    write_file(dir, name, text.get_ref<const std::string&>());
+  if (!files.contains("objective.csv")) remove_stale_objective_csv(dir);
+  return write_documents(dir, report.at("document"));
+}
+
+std::string write_walk_report(const std::string& dir, Backend& backend, const WalkReport& r,
+                              const RunInputs& in, Precision precision, int threads,
+                              const Json* selection) {
+  return write_report_files(dir, walk_report_files(backend, r, in, precision, threads, selection));
 }
 
 std::string write_sweep_report(const std::string& dir, Backend& backend, const SweepReport& r,

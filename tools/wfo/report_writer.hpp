@@ -21,6 +21,11 @@ RunInputs make_run_inputs(std::string command, std::span<const std::string_view>
 
 // report.html: the template with the title and the document (script-safe) filled in.
 std::string render_html(const Json& chart_document);
+// The universe page (index.html, report/universe.html) with `doc` as its data; the title
+// names doc's "source".
+std::string render_universe_html(const Json& doc);
+// One file of a report into DIR; throws WriteError naming it.
+void write_page_file(const std::string& dir, const std::string& name, std::string_view content);
 
 // Evaluate, assemble, write; returns the path of report.html. Throws InputError naming DIR
 // when a file cannot be written.
@@ -29,6 +34,16 @@ std::string render_html(const Json& chart_document);
 // (report/report.js).
 std::string write_walk_report(const std::string& dir, Backend&, const WalkReport&, const RunInputs&,
                               Precision, int threads, const Json* selection = nullptr);
+// The same report before it is written: {"document": report.json's document, "files":
+// {"folds.csv", "equity.csv", "trades.csv", "objective.csv" (absent past the combo cap):
+// their text}}. A universe run keeps it in its partial, so that `wfo merge --report`
+// writes the same page as the one-host run (universe_report.hpp).
+Json walk_report_files(Backend&, const WalkReport&, const RunInputs&, Precision, int threads,
+                       const Json* selection = nullptr);
+// Writes walk_report_files' files, report.json and report.html into DIR (which must exist);
+// returns the path of report.html.
+std::string write_report_files(const std::string& dir, const Json& report);
+
 std::string write_sweep_report(const std::string& dir, Backend&, const SweepReport&,
                                const SweepRequest&, const RunInputs&,
                                const Json* selection = nullptr);

@@ -13,15 +13,13 @@
 #include "load_estimate.hpp"
 #include "memory_limits.hpp"
 #include "output.hpp"
-#include "plan_step.hpp"
-#include "progress_bar.hpp"
 #include "report.hpp"
 #include "report_writer.hpp"
-#include "run_plan.hpp"
 #include "run_timing.hpp"
 #include "selection_output.hpp"
 #include "strategy_command.hpp"
 #include "strategy_from_flags.hpp"
+#include "sweep_run.hpp"
 #include "table_output.hpp"
 
 namespace wfod::cli {
@@ -32,6 +30,7 @@ constexpr const char* kUsage =
     R"(usage: wfo sweep --csv FILE --family FAMILY AXIS FLAGS... [options]
        wfo sweep --config FILE [--strategy NAME] [overriding flags...]
        wfo sweep --rules FILE --csv FILE [overriding flags...]
+       wfo sweep --universe FILE [--skip-bad-files] [flags...]
 
 Evaluates every combo of the grid over one window that ends at the last bar of the CSV
 (or at --end) and prints the best --top combos (SPEC §6 metrics, SPEC §7 ranking).
@@ -41,6 +40,19 @@ Evaluates every combo of the grid over one window that ends at the last bar of t
   --no-selection     skip robust selection (plateau, DSR, PBO: one more pass over the grid,
                      which on cuda without PBO shares the sweep's; settings from the
                      config's [strategy.selection])
+
+universe (issue 47):
+  --universe FILE    sweep every symbol of FILE, each on its own bars exactly as
+                     `wfo sweep --csv` sweeps it (the window ends at each file's last bar),
+                     on one backend, one symbol after another. FILE as for
+                     `wfo walk --universe` (a CSV symbol,path[,bars_per_year], a folder of
+                     .csv files or a quoted glob). Prints a row per symbol: its window, the
+                     combo it would trade (robust selection's published combo, else the
+                     best-ranked) with that combo's cagr, sharpe, max drawdown and trades,
+                     and the PBO. One host only: not with --csv, --shard, --out or --report
+                     (walk the universe for shards and the report).
+  --skip-bad-files   a file that does not load, or has no room for the window, is skipped
+                     and listed (stderr, the table, "skipped" in JSON)
 
 )";
 
@@ -65,6 +77,17 @@ constexpr const char* kJsonShape = R"(
     "cscv_seconds", "plateau_seconds", "other_seconds"}}
   (wall time of the whole run and its parts; selection null with --no-selection)}
 
+--universe --json prints {"universe": {"source", "symbols", "swept",
+    "skipped": [{"symbol", "path", "error"}], "settings": {the flags that make the run}},
+  "symbols": [{"symbol", "path", "summary": {"window_bars", "first_ts", "last_ts",
+    "evaluated", "ranked", "winner_source" (selection|top|none), "winner": {"id", "params",
+    "metrics"} or null, "pbo"},
+    "sweep": {the symbol's wfo sweep --json document less "seconds" and "timing"}}]
+    (universe order),
+  "run_specific": ["run"],
+  "run": {"host", "started", "finished", "seconds", "wfo_version", "backend",
+    "symbols": [{"symbol", "seconds", "timing"}]}}
+
 example:
   wfo sweep --csv goog.csv --family ma_cross --fast 5:50:1 --slow 20:200:5 --ma sma,ema \
             --cost-bps 1 --top 10
@@ -74,103 +97,45 @@ example:
 
 int run_sweep(Args args) {
   const Stopwatch run_time;
-  std::optional<ParsedArgs> parsed_args = parse_strategy_command(
-      args, kUsage, {{"window"}, {"no-selection", false}, {"memory-budget"}}, kJsonShape);
+  std::optional<ParsedArgs> parsed_args = parse_strategy_command(args, kUsage,
+                                                                 {{"window"},
+                                                                  {"no-selection", false},
+                                                                  {"memory-budget"},
+                                                                  {"universe"},
+                                                                  {"shard"},
+                                                                  {"out"},
+                                                                  {"skip-bad-files", false}},
+                                                                 kJsonShape);
   if (!parsed_args) return 0;
   ParsedArgs& parsed = *parsed_args;
+  if (parsed.has("universe")) return run_sweep_universe(args, parsed);
+  for (const char* flag : {"shard", "out", "skip-bad-files"}) {
+    if (parsed.has(flag))
+      throw UsageError("--" + std::string(flag) + " applies to --universe runs only");
+  }
   StrategySetup setup = strategy_from_flags(parsed);
   const RunOpening opening = open_run(parsed, setup);
-  const MemoryBudget& budget = opening.budget;
   const bool json = opening.json;
   const auto& report_dir = opening.report_dir;
 
   // The backend starts while the CSV parses; its errors still come after the CSV's, where
   // the choice is taken below.
   BackendStarter starting(setup.backend);
-  Stopwatch load_time;
-  feeds::CsvReadResult csv;
-  starting.run_beside([&] {
-    csv = load_history(setup.csv_path, setup.skip_bad_rows, setup.columns);
-    settle_data_facts(setup, csv.series);  // A from the whole file (spec-notes 37)
-    cut_to_range(csv.series, setup.range, setup.csv_path);
-    note_gaps(setup, csv.series);
-  });
-  RunTiming timing;
-  timing.load = load_time.seconds();
-  Stopwatch plan_time;
-  const HistoryView history = HistoryView::of(csv.series);
-  const size_t n = history.size();
-  const size_t warmup = setup.warmup.value_or(default_warmup(setup.spec.grid));
-  size_t window = 0;
-  if (setup.window) {
-    window = *setup.window;
-    if (window + warmup + 1 > n) {
-      throw InputError(setup.csv_path + " has " + std::to_string(n) + " bars; a window of " +
-                       std::to_string(window) + " bars after a warm-up of " +
-                       std::to_string(warmup) + " needs " + std::to_string(window + warmup + 1));
-    }
-  } else {
-    if (n < warmup + 2) {
-      throw InputError(setup.csv_path + " has " + std::to_string(n) +
-                       " bars: no room for a window after a warm-up of " + std::to_string(warmup) +
-                       " (needs at least " + std::to_string(warmup + 2) + ")");
-    }
-    window = n - 1 - warmup;
-  }
-
-  SweepRequest request;
-  request.history = history;
-  request.strategy = setup.spec;
-  request.window = WindowSpec{n, window, warmup};
-  request.rank = setup.rank;
-  request.precision = setup.precision;
-  request.threads = setup.threads;
-  check_window(request);
-
+  LoadedSweep loaded;
+  starting.run_beside([&] { loaded = load_sweep(setup); });
   auto backend = starting.take();
-  PlanInputs plan_in;
-  plan_in.history_bars = n;
-  plan_in.window_bars = window;
-  plan_in.warmup_bars = warmup;
-  plan_in.selection = !parsed.has("no-selection");
-  plan_in.report = report_dir.has_value();
-  plan_in.budget = budget;
-  const RunPlan plan = plan_checked_run(plan_in, setup, *backend, history, timing);
-  request.memory_budget = plan.chunk_budget;
-  // One preparation for the sweep and its selection. Selection without PBO scores every combo
-  // of the window: the sweep may share that pass, its preparation keeping the scores.
-  PrepareSpec preparing;
-  preparing.bars = n;
-  preparing.keep_scores =
-      plan_in.selection && !selection::pbo_applies(setup.selection, plan.combos.valid, window);
-  request.prepared = backend->prepare(history, setup.spec, preparing);
-  if (plan_in.selection)
-    std::fputs(
-        plain_cscv_note(setup.selection, setup.rank.objective, plan.combos.valid, window).c_str(),
-        stderr);
-  timing.plan = plan_time.seconds();
-
-  ProgressBar progress("sweep");
-  request.progress = progress.callback();
-  Stopwatch sweep_time;
-  SweepResult result = backend->sweep(request);
-  timing.sweep = sweep_time.seconds();
-  progress.finish();
-  // Robust selection of this window; a one-off sweep has no current combo.
-  std::optional<selection::SelectionReport> sel;
-  if (!parsed.has("no-selection")) {
-    request.progress = nullptr;
-    sel = selection::select(*backend, request, result, std::nullopt, setup.selection);
-    timing.selection.emplace().add(sel->timing);
-  }
+  SweepRunOptions options;
+  options.selection = !parsed.has("no-selection");
+  options.report = report_dir.has_value();
+  options.budget = opening.budget;
+  SweepRun run = run_loaded_sweep(setup, std::move(loaded), *backend, options);
+  RunTiming& timing = run.timing;
   timing.total = run_time.seconds();
+  const SweepReport& report = run.report;
+  const auto& sel = run.selection;
 
-  SweepReport report{setup.csv_path, setup.strategy_name, history,           setup.spec,
-                     setup.rank,     request.window,      std::move(result), setup.precision};
-  report.data = &setup.data;
   if (json) {
-    Json j = sweep_json(report);
-    if (sel) j["selection"] = selection_json(*sel, setup.selection, setup.rank.objective);
+    Json j = sweep_run_json(run, setup);
     j["timing"] = timing_json(timing);
     print(j.dump(2) + "\n");
   } else {
@@ -182,7 +147,7 @@ int run_sweep(Args args) {
     if (std::fflush(stdout) != 0) throw WriteError("standard output", errno);
     Json sel_json;
     if (sel) sel_json = selection_json(*sel, setup.selection, setup.rank.objective);
-    const std::string path = write_sweep_report(*report_dir, *backend, report, request,
+    const std::string path = write_sweep_report(*report_dir, *backend, report, run.request,
                                                 make_run_inputs("sweep", args, setup, *report_dir),
                                                 sel ? &sel_json : nullptr);
     std::fprintf(stderr, "report: %s\n", path.c_str());

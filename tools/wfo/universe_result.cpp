@@ -80,17 +80,20 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// The equal-weight portfolio (spec-notes 60): at each timestamp of any symbol's OOS series,
-// the mean return of the symbols with a bar then, summed in symbol order; beside it the same
-// of each symbol's close-to-close return from its first OOS bar (buy and hold).
-Json portfolio_of(const std::vector<const Json*>& results, const Json& flag_bars_per_year) {
-  if (results.empty()) return nullptr;
+// The equal-weight portfolio's returns (spec-notes 60): at each timestamp of any symbol's
+// OOS series, the mean return of the symbols with a bar then, summed in symbol order; beside
+// it the same of each symbol's close-to-close return from its first OOS bar (buy and hold).
+struct PortfolioReturns {
+  std::vector<int64_t> ts;
+  std::vector<double> s, bh;
+};
+
+PortfolioReturns portfolio_returns(const std::vector<const Json*>& results) {
   struct Sum {
     double s = 0, bh = 0;
     size_t n = 0;
   };
   std::map<int64_t, Sum> by_ts;
-  std::vector<double> symbol_a;
   for (const Json* r : results) {  // symbol order
     const Json& series = r->at("series");
     const Json& ts = series.at("ts_ns");
@@ -102,22 +105,32 @@ Json portfolio_of(const std::vector<const Json*>& results, const Json& flag_bars
       at.bh += bh[i].get<double>();
       ++at.n;
     }
+  }
+  PortfolioReturns out;
+  for (const auto& [ts, at] : by_ts) {
+    out.ts.push_back(ts);
+    out.s.push_back(at.s / static_cast<double>(at.n));
+    out.bh.push_back(at.bh / static_cast<double>(at.n));
+  }
+  return out;
+}
+
+Json portfolio_of(const std::vector<const Json*>& results, const Json& flag_bars_per_year) {
+  if (results.empty()) return nullptr;
+  std::vector<double> symbol_a;
+  for (const Json* r : results) {
     const Json& a = r->at("walk").at("bars_per_year");
     if (a.is_number()) symbol_a.push_back(a.get<double>());
   }
-  std::vector<double> s, bh;
-  s.reserve(by_ts.size());
-  bh.reserve(by_ts.size());
-  for (const auto& [ts, at] : by_ts) {
-    s.push_back(at.s / static_cast<double>(at.n));
-    bh.push_back(at.bh / static_cast<double>(at.n));
-  }
+  const PortfolioReturns returns = portfolio_returns(results);
+  const std::vector<double>& s = returns.s;
+  const std::vector<double>& bh = returns.bh;
   Json p = Json::object();
   p["weighting"] = "equal: the mean of the symbols with an OOS bar at each timestamp";
   p["symbols"] = results.size();
   p["bars"] = s.size();
-  p["first_ts"] = feeds::format_timestamp(by_ts.begin()->first);
-  p["last_ts"] = feeds::format_timestamp(by_ts.rbegin()->first);
+  p["first_ts"] = feeds::format_timestamp(returns.ts.front());
+  p["last_ts"] = feeds::format_timestamp(returns.ts.back());
   double a = 0;
   if (flag_bars_per_year.is_number()) {
     a = flag_bars_per_year.get<double>();
@@ -284,14 +297,60 @@ Json assemble_universe(const std::vector<Json>& partials, const std::vector<std:
   return j;
 }
 
+std::vector<const Json*> walked_entries(const std::vector<Json>& partials) {
+  std::vector<const Json*> walked;
+  for (const Json& p : partials)
+    for (const Json& r : p.at("results")) walked.push_back(&r);
+  std::sort(walked.begin(), walked.end(), [](const Json* a, const Json* b) {
+    return a->at("index").get<size_t>() < b->at("index").get<size_t>();
+  });
+  return walked;
+}
+
+Json universe_page_json(const Json& result, const std::vector<const Json*>& walked,
+                        const std::vector<std::string>& dir_names) {
+  Json page = Json::object();
+  page["kind"] = "universe";
+  page["source"] = result.at("universe").at("source");
+  page["settings"] = result.at("universe").at("settings");
+  Json symbols = Json::array();
+  for (const Json* r : walked) {
+    const std::string& dir = dir_names.at(r->at("index").get<size_t>());
+    symbols.push_back(Json{{"symbol", r->at("symbol")},
+                           {"page", dir + "/report.html"},
+                           {"dir", dir},
+                           {"summary", r->at("summary")}});
+  }
+  page["symbols"] = std::move(symbols);
+  page["skipped"] = result.at("universe").at("skipped");
+  page["portfolio"] = result.at("portfolio");
+  // The portfolio's equity and buy and hold's, each from 1: the returns the metrics read.
+  const PortfolioReturns returns = portfolio_returns(walked);
+  Json dates = Json::array(), strategy = Json::array(), buy_hold = Json::array();
+  double eq = 1, eq_bh = 1;
+  for (size_t i = 0; i < returns.ts.size(); ++i) {
+    eq *= 1 + returns.s[i];
+    eq_bh *= 1 + returns.bh[i];
+    dates.push_back(feeds::format_timestamp(returns.ts[i]));
+    strategy.push_back(real(eq));
+    buy_hold.push_back(real(eq_bh));
+  }
+  page["equity"] = Json{{"dates", std::move(dates)},
+                        {"strategy", std::move(strategy)},
+                        {"buy_and_hold", std::move(buy_hold)}};
+  return page;
+}
+
 namespace {
 
 std::string number(const Json& v, int digits) {
   return v.is_number() ? fixed(v.get<double>(), digits) : "-";
 }
 
-std::string winner_text(const Json& w) {
-  if (w.is_null()) return "(flat)";
+}  // namespace
+
+std::string winner_text(const Json& w, std::string_view none) {
+  if (w.is_null()) return std::string(none);
   std::string s = "id " + w.at("id").dump();
   for (const auto& [k, v] : w.at("params").items())
     s += " " + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
@@ -305,7 +364,13 @@ std::string date_of(const Json& ts) {
   return midnight == std::string::npos ? t : t.substr(0, midnight);
 }
 
-}  // namespace
+std::string skipped_text(const Json& skipped) {
+  std::string out;
+  for (const Json& s : skipped)
+    out += "skipped " + s.at("symbol").get<std::string>() + ": " +
+           s.at("error").get<std::string>() + "\n";
+  return out;
+}
 
 std::string universe_table(const Json& r) {
   const Json& u = r.at("universe");
@@ -332,10 +397,7 @@ std::string universe_table(const Json& r) {
                number(s.at("oos_max_drawdown"), 4), s.at("oos_trades").dump(),
                number(s.at("wfe"), 3), number(s.at("pbo"), 3), winner_text(s.at("last_winner"))});
   }
-  out += t.render();
-  for (const Json& s : u.at("skipped"))
-    out += "skipped " + s.at("symbol").get<std::string>() + ": " +
-           s.at("error").get<std::string>() + "\n";
+  out += t.render() + skipped_text(u.at("skipped"));
   const Json& p = r.at("portfolio");
   if (p.is_null()) return out + "\nno symbol walked: no portfolio\n";
   out += "\nEqual-weight portfolio of the stitched OOS returns, " + p.at("symbols").dump() +

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "json_output.hpp"
@@ -39,6 +40,24 @@ Json partial_frame(const Universe&, const Shard&, const Json& settings,
 // "run" beside the shards' own; null for a one-host run.
 Json assemble_universe(const std::vector<Json>& partials, const std::vector<std::string>& names,
                        const Json& merged);
+
+// The partials' symbol entries (universe_entry), in universe order.
+std::vector<const Json*> walked_entries(const std::vector<Json>& partials);
+
+// The universe page's document (universe.json, the data of index.html): "kind", "source",
+// "settings", "symbols": [{"symbol", "page" (DIR-relative link to its walk report), "dir",
+// "summary"}], "skipped", "portfolio" (the result's), "equity": {"dates", "strategy",
+// "buy_and_hold"} (the portfolio's and buy and hold's equity from 1, one point per bar).
+// `dir_names`: every universe symbol's folder, by index (symbol_dir_names).
+Json universe_page_json(const Json& result, const std::vector<const Json*>& walked,
+                        const std::vector<std::string>& dir_names);
+
+// Pieces of the universe tables (walk's here, sweep --universe's): a winner {"id", "params"}
+// as "id N k=v ...", `none` where null; a timestamp as its date where it is midnight ("-"
+// where null); a "skipped SYMBOL: error" line per skipped file.
+std::string winner_text(const Json& winner, std::string_view none = "(flat)");
+std::string date_of(const Json& ts);
+std::string skipped_text(const Json& skipped);
 
 // The human-readable result: the per-symbol table, the skipped files, the portfolio.
 std::string universe_table(const Json& result);

@@ -55,7 +55,16 @@ universe (issue 47; docs/spec-notes.md 60):
                      symbol (OOS cagr, sharpe, max drawdown, trades, WFE, the last fold's PBO
                      and winner) and the equal-weight portfolio of the symbols' stitched OOS
                      returns beside equal-weight buy and hold, at --bars-per-year (else the
-                     median of the symbols' bars per year). Not with --csv or --report.
+                     median of the symbols' bars per year). Not with --csv.
+  --report DIR       the universe report: DIR/index.html (the symbols' table, sorted by a
+                     click on a column; the portfolio's equity against buy and hold; OOS
+                     sharpe and WFE across symbols; the last winners' parameters),
+                     DIR/universe.json (its data) and DIR/NAME/ per symbol, the files that
+                     `wfo walk --csv FILE --report DIR/NAME` writes (report.html, linked from
+                     the table). NAME is the symbol made safe as a folder name (letters,
+                     digits, - _ . kept, others _; "~2" on a clash). With --shard, the pages
+                     go into the partial and `wfo merge --report DIR` writes them (give the
+                     shards the same DIR)
   --skip-bad-files   a file that does not load, or has no room for one fold, is skipped and
                      listed (stderr, the table, "skipped" in JSON) instead of ending the run
   --shard I/N        walk only symbols k (0-based, universe order) with k mod N = I,

@@ -52,5 +52,14 @@ TEST(ReportTemplate, IsTheHtmlWithTheStyleAndScriptInlined) {
   EXPECT_EQ(report_template().find("// @inline report.js"), std::string_view::npos);
 }
 
+TEST(ReportTemplate, UniversePageIsItsHtmlWithTheSharedStyleAndItsScript) {
+  std::string want = source_file("universe.html");
+  replace_line(want, "/* @inline report.css */\n", indented(source_file("report.css")));
+  replace_line(want, "// @inline universe.js\n", source_file("universe.js"));
+  ASSERT_EQ(universe_template().size(), want.size());
+  EXPECT_TRUE(universe_template() == want);
+  EXPECT_EQ(universe_template().find("// @inline"), std::string_view::npos);
+}
+
 }  // namespace
 }  // namespace wfod::cli
