@@ -26,7 +26,7 @@ namespace wfod::cli {
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: wfo bench [--csv FILE] [--threads N] [--repeat R]
+constexpr const char* kBenchUsage = R"(usage: wfo bench [--csv FILE] [--threads N] [--repeat R]
 
 Three grids, long_short, close fills, no costs, backend cpu, over the last 10,000 bars of
 the CSV (warm-up: the default, 3 x the largest period of each grid):
@@ -46,7 +46,7 @@ of R runs after one warm-up run.
   --repeat R         timed runs per thread count (5)
 )";
 
-constexpr std::array kFlags = {FlagSpec{"csv"}, FlagSpec{"threads"}, FlagSpec{"repeat"}};
+constexpr std::array kBenchFlags = {FlagSpec{"csv"}, FlagSpec{"threads"}, FlagSpec{"repeat"}};
 
 constexpr size_t kWindowBars = 10'000;
 constexpr size_t kSyntheticMinBars = 13'000;
@@ -98,7 +98,7 @@ Timing time_sweep(Backend& backend, SweepRequest request, int threads, int repea
   return {"", threads, evaluated, median};
 }
 
-// The benchmark grids (kUsage lists them).
+// The benchmark grids (kBenchUsage lists them).
 std::vector<std::pair<std::string, Grid>> bench_grids() {
   std::vector<std::pair<std::string, Grid>> out;
   Grid ma;
@@ -126,10 +126,10 @@ std::vector<std::pair<std::string, Grid>> bench_grids() {
 
 int run_bench(Args args) {
   if (wants_help(args)) {
-    print(kUsage);
+    print(kBenchUsage);
     return 0;
   }
-  ParsedArgs parsed = parse_args(args, kFlags);
+  ParsedArgs parsed = parse_args(args, kBenchFlags);
   const int repeat = static_cast<int>(parsed.integer("repeat", 1, 1000).value_or(5));
   std::string warning;
   int all_threads = usable_threads(parsed.integer("threads", 1, 4096).value_or(0),

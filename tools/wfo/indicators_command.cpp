@@ -20,7 +20,7 @@ namespace wfod::cli {
 
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kIndicatorsUsage =
     R"(usage: wfo indicators --csv FILE --name sma|ema|wma|hma|std|hh|ll|rsi --period N [options]
        wfo indicators --csv FILE --name bbands --period N --k K [options]
 
@@ -55,9 +55,9 @@ std::optional<std::string> undefined_everywhere(IndicatorKind kind, int64_t peri
   return std::nullopt;
 }
 
-constexpr std::array kFlags = {FlagSpec{"csv"},    FlagSpec{"name"},
-                               FlagSpec{"period"}, FlagSpec{"source"},
-                               FlagSpec{"k"},      FlagSpec{"skip-bad-rows", false}};
+constexpr std::array kIndicatorsFlags = {FlagSpec{"csv"},    FlagSpec{"name"},
+                                         FlagSpec{"period"}, FlagSpec{"source"},
+                                         FlagSpec{"k"},      FlagSpec{"skip-bad-rows", false}};
 
 void append_value(std::string& out, double v) {
   if (std::isnan(v)) return;
@@ -95,10 +95,10 @@ int print_bands(const ParsedArgs& parsed, int64_t period) {
 
 int run_indicators(Args args) {
   if (wants_help(args)) {
-    print(kUsage);
+    print(kIndicatorsUsage);
     return 0;
   }
-  ParsedArgs parsed = parse_args(args, kFlags);
+  ParsedArgs parsed = parse_args(args, kIndicatorsFlags);
   auto csv_path = parsed.text("csv");
   if (!csv_path) throw UsageError("--csv FILE is required");
   auto name = parsed.text("name");

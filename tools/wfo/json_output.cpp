@@ -15,8 +15,6 @@ namespace wfod::cli {
 
 namespace {
 
-Json real(double v) { return finite_or_null(v); }
-
 // {"first", "last", "first_ts", "last_ts"} of bars [first, last], plus metrics when given.
 Json span_json(const HistoryView& h, size_t first, size_t last) {
   Json j = Json::object();

@@ -11,6 +11,9 @@ namespace wfod::cli {
 
 using Json = nlohmann::ordered_json;
 
+// A float as JSON: null where it is not finite (a §6 metric may be infinite or undefined).
+inline Json real(double v) { return finite_or_null(v); }
+
 // metrics_json and params_json: wfod/net/result_json.hpp (shared with the daemon's publications).
 Json sweep_json(const SweepReport&);
 Json walk_json(const WalkReport&);

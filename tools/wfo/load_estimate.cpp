@@ -17,7 +17,6 @@ namespace wfod::cli {
 
 namespace {
 
-constexpr double kProcessBytes = 8 << 20;     // the program, as run_plan.cpp counts it
 constexpr double kColumnBytesPerBar = 6 * 8;  // ts, open, high, low, close, volume
 constexpr uint64_t kReadChunk = 64 << 10;     // read_csv's fread buffer
 // No bar line is shorter than this ("1,1,1,1,1\n"): the bound where the head has no whole

@@ -27,7 +27,7 @@ namespace wfod::cli {
 
 namespace {
 
-constexpr const char* kUsage = R"(usage: wfo COMMAND [flags]   (wfo COMMAND --help for its flags)
+constexpr const char* kWfoUsage = R"(usage: wfo COMMAND [flags]   (wfo COMMAND --help for its flags)
 
 commands:
   sweep        optimise one window over a parameter grid; top-K table or --json
@@ -66,7 +66,7 @@ int error(const std::string& message) {
 
 int run(std::span<const std::string_view> argv) {
   if (argv.empty()) {
-    std::fputs(kUsage, stderr);
+    std::fputs(kWfoUsage, stderr);
     return 2;
   }
   std::string_view name = argv.front();
@@ -81,7 +81,7 @@ int run(std::span<const std::string_view> argv) {
         if (c.name == argv[1]) return c.run(help);
       }
     }
-    print(kUsage);
+    print(kWfoUsage);
     return 0;
   }
   const Command* command = nullptr;

@@ -18,7 +18,7 @@ namespace wfod::cli {
 
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kPositionsUsage =
     R"(usage: wfo positions --csv FILE --family FAMILY AXIS FLAGS... --id N
        wfo positions --config FILE [--strategy NAME] [--csv FILE] --id N [overriding flags...]
        wfo positions --rules FILE --csv FILE --id N [overriding flags...]
@@ -45,7 +45,7 @@ std::string combo_text(const Grid& grid, const Combo& c) {
 }  // namespace
 
 int run_positions(Args args) {
-  std::optional<ParsedArgs> parsed_args = parse_strategy_command(args, kUsage, {{"id"}});
+  std::optional<ParsedArgs> parsed_args = parse_strategy_command(args, kPositionsUsage, {{"id"}});
   if (!parsed_args) return 0;
   ParsedArgs& parsed = *parsed_args;
   const auto id = parsed.count("id");

@@ -11,6 +11,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "json_output.hpp"
 #include "params.hpp"
 #include "report_findings.hpp"
 #include "text_table.hpp"
@@ -22,8 +23,6 @@
 namespace wfod::cli {
 
 namespace {
-
-Json real(double v) { return finite_or_null(v); }
 
 // The report's "params" object: the grid's parameter names and which of them vary.
 Json params_doc(const Grid& grid) {

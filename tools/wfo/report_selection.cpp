@@ -5,13 +5,9 @@
 
 #include <cmath>
 
+#include "json_output.hpp"
+
 namespace wfod::cli {
-
-namespace {
-
-Json real(double v) { return finite_or_null(v); }
-
-}  // namespace
 
 Json selection_settings_json(const selection::SelectionSpec& s) {
   Json j = Json::object();

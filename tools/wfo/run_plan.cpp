@@ -21,7 +21,6 @@ namespace wfod::cli {
 namespace {
 
 // Memory of the engine's data structures, per unit, as the code allocates them.
-constexpr double kProcessBytes = 8 << 20;      // the program, its libraries and stacks
 constexpr double kHistoryBytesPerBar = 7 * 8;  // Series: ts, OHLCV, and the close copy
 constexpr double kGroupBytesPerCombo = 9;      // lane groups: 8 ids + a header per 8 combos
 // Robust selection's arrays per combo of the grid (objective, per-period Sharpe, state),

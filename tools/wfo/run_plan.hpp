@@ -20,6 +20,9 @@
 
 namespace wfod::cli {
 
+// The program itself in every memory plan and estimate: its code, libraries and stacks.
+inline constexpr double kProcessBytes = 8 << 20;
+
 struct PlanInputs {
   Grid grid;
   size_t history_bars = 0;

@@ -6,10 +6,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include "json_output.hpp"
+
 namespace wfod::cli {
 namespace {
-
-Json real(double v) { return finite_or_null(v); }
 
 Json combo_json(const std::optional<Ranked>& r) {
   if (!r) return nullptr;

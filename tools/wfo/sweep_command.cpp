@@ -26,7 +26,7 @@ namespace wfod::cli {
 
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kSweepUsage =
     R"(usage: wfo sweep --csv FILE --family FAMILY AXIS FLAGS... [options]
        wfo sweep --config FILE [--strategy NAME] [overriding flags...]
        wfo sweep --rules FILE --csv FILE [overriding flags...]
@@ -97,7 +97,7 @@ example:
 
 int run_sweep(Args args) {
   const Stopwatch run_time;
-  std::optional<ParsedArgs> parsed_args = parse_strategy_command(args, kUsage,
+  std::optional<ParsedArgs> parsed_args = parse_strategy_command(args, kSweepUsage,
                                                                  {{"window"},
                                                                   {"no-selection", false},
                                                                   {"memory-budget"},

@@ -8,6 +8,8 @@
 #include <numbers>
 #include <random>
 
+#include "data_facts.hpp"
+
 namespace wfod::cli {
 
 namespace {
@@ -32,7 +34,6 @@ class Normal {
 }  // namespace
 
 Series geometric_random_walk(size_t bars, uint64_t seed) {
-  constexpr int64_t kDayNs = 86'400'000'000'000;
   constexpr int64_t kStartNs = 946'684'800'000'000'000;  // 2000-01-01T00:00:00Z
   constexpr double kDrift = 0.0002, kVol = 0.01, kGapVol = 0.002, kRangeVol = 0.004;
   Normal normal(seed);

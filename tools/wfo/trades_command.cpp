@@ -23,7 +23,7 @@ namespace wfod::cli {
 
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kTradesUsage =
     R"(usage: wfo trades --csv FILE --family FAMILY AXIS FLAGS... [--window W | --id N] [options]
        wfo trades --walk --is W --oos K [--mode M] --csv FILE --family FAMILY AXIS FLAGS...
 
@@ -63,7 +63,7 @@ std::string summary(const std::vector<Trade>& trades) {
 }  // namespace
 
 int run_trades(Args args) {
-  std::optional<ParsedArgs> parsed_args = parse_strategy_command(args, kUsage,
+  std::optional<ParsedArgs> parsed_args = parse_strategy_command(args, kTradesUsage,
                                                                  {{"window"},
                                                                   {"id"},
                                                                   {"is"},

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "args.hpp"
+#include "json_output.hpp"
 #include "text_table.hpp"
 #include "wfod/feeds/csv_reader.hpp"
 #include "wfod/summary.hpp"
@@ -19,8 +20,6 @@ namespace wfod::cli {
 namespace {
 
 using Align = TextTable::Align;
-
-Json real(double v) { return finite_or_null(v); }
 
 // A symbol's row of the table, read from its walk document and series, so that a merged run
 // and a one-host run derive it from the same numbers.

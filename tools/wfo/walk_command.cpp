@@ -28,7 +28,7 @@ namespace wfod::cli {
 
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kWalkUsage =
     R"(usage: wfo walk --csv FILE --family FAMILY AXIS FLAGS... --is W --oos K [options]
        wfo walk --config FILE [--strategy NAME] [overriding flags...]
        wfo walk --rules FILE --csv FILE [overriding flags...]
@@ -120,7 +120,7 @@ example:
 int run_walk(Args args) {
   const Stopwatch run_time;
   std::optional<ParsedArgs> parsed_args =
-      parse_strategy_command(args, kUsage,
+      parse_strategy_command(args, kWalkUsage,
                              {{"is"},
                               {"oos"},
                               {"mode"},
