@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "args.hpp"
+#include "bar_range.hpp"
 #include "data_facts.hpp"
 #include "wfod/worker_threads.hpp"
 
@@ -99,6 +100,15 @@ void note_gaps(StrategySetup& setup, const Series& series) {
   find_gaps(series, setup.data);
   if (auto w = holes_warning(setup.csv_path, setup.data))
     std::fprintf(stderr, "wfo: warning: %s\n", w->c_str());
+}
+
+std::unique_ptr<feeds::CsvReadResult> load_setup_bars(StrategySetup& setup) {
+  auto csv = std::make_unique<feeds::CsvReadResult>(
+      load_history(setup.csv_path, setup.skip_bad_rows, setup.columns));
+  settle_data_facts(setup, csv->series);  // A from the whole file (spec-notes 37)
+  cut_to_range(csv->series, setup.range, setup.csv_path);
+  note_gaps(setup, csv->series);
+  return csv;
 }
 
 }  // namespace wfod::cli

@@ -56,4 +56,9 @@ void settle_data_facts(StrategySetup& setup, const Series& series);
 // stderr for holes: count, largest, dates.
 void note_gaps(StrategySetup& setup, const Series& series);
 
+// The bars a single-symbol sweep or walk runs on: setup.csv_path loaded, its A settled from the
+// whole file (spec-notes 37), cut to --start/--end, its gaps noted. Behind a pointer: the
+// history views of its series must not move.
+std::unique_ptr<feeds::CsvReadResult> load_setup_bars(StrategySetup& setup);
+
 }  // namespace wfod::cli

@@ -17,14 +17,9 @@ namespace wfod::cli {
 LoadedSweep load_sweep(StrategySetup& setup) {
   LoadedSweep out;
   Stopwatch load_time;
-  out.csv = std::make_unique<feeds::CsvReadResult>(
-      load_history(setup.csv_path, setup.skip_bad_rows, setup.columns));
-  Series& series = out.csv->series;
-  settle_data_facts(setup, series);  // A from the whole file (spec-notes 37)
-  cut_to_range(series, setup.range, setup.csv_path);
-  note_gaps(setup, series);
+  out.csv = load_setup_bars(setup);
   out.load_seconds = load_time.seconds();
-  const HistoryView history = HistoryView::of(series);
+  const HistoryView history = HistoryView::of(out.csv->series);
   const size_t n = history.size();
   const size_t warmup = setup.warmup.value_or(default_warmup(setup.spec.grid));
   size_t window = 0;

@@ -63,14 +63,9 @@ LoadedWalk load_walk(StrategySetup& setup, const WalkSpec& walk) {
   LoadedWalk out;
   out.walk = walk;
   Stopwatch load_time;
-  out.csv = std::make_unique<feeds::CsvReadResult>(
-      load_history(setup.csv_path, setup.skip_bad_rows, setup.columns));
-  Series& series = out.csv->series;
-  settle_data_facts(setup, series);  // A from the whole file (spec-notes 37)
-  cut_to_range(series, setup.range, setup.csv_path);
-  note_gaps(setup, series);
+  out.csv = load_setup_bars(setup);
   out.load_seconds = load_time.seconds();
-  out.history = HistoryView::of(series);
+  out.history = HistoryView::of(out.csv->series);
   if (count_folds(out.history.size(), walk) == 0) {
     const size_t needed = walk.warmup + 1 + walk.is_bars + walk.oos_bars;
     throw InputError(setup.csv_path + " has " + std::to_string(out.history.size()) +
