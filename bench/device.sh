@@ -145,6 +145,20 @@ if [ "${WFOD_SOAK:-0}" = "1" ]; then
   [ "${WFOD_SOAK_ONLY:-0}" = "1" ] && exit 0
 fi
 
+# `wfo walk --universe` at issue 47's shape (bench/universe_walk.sh: 500 synthetic daily symbols
+# and the shared real ones, 20,000 SMA combos, IS 1,000 / OOS 250, default selection), whole
+# process, with WFOD_UNIVERSE=1: once per backend in WFOD_UNIVERSE_BACKENDS (default cuda).
+if [ "${WFOD_UNIVERSE:-0}" = "1" ]; then
+  for b in ${WFOD_UNIVERSE_BACKENDS:-cuda}; do
+    echo "== universe walk $b, ${WFOD_UNIVERSE_SYMBOLS:-500} symbols"
+    WFOD_SHARED_DATA=/work/shared/data timeout "${WFOD_PASS_TIMEOUT:-240}" bash bench/universe_walk.sh \
+      "$S/bin/wfo" "$b" "${WFOD_UNIVERSE_SYMBOLS:-500}" 2> "$OUT/universe_walk_$b.err" |
+      tee -a "$OUT/universe_walk.txt"
+    tail -3 "$OUT/universe_walk_$b.err"
+  done
+  [ "${WFOD_UNIVERSE_ONLY:-0}" = "1" ] && exit 0
+fi
+
 # Rules strategies on the device against the built-in kernel (bench/rules_bench, issue 45 item
 # 5), with WFOD_RULES=1: WFOD_RULES_ARGS = window threads reps fast_max slow_max cases.
 if [ "${WFOD_RULES:-0}" = "1" ]; then
