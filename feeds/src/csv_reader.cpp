@@ -13,6 +13,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -262,10 +263,29 @@ CsvReadResult read_csv(const std::string& path, const CsvReadOptions& options) {
   };
   const std::unique_ptr<std::FILE, Closer> file(std::fopen(path.c_str(), "rb"));
   if (!file) throw CsvError(path + ": cannot read: " + std::strerror(errno));
+  // No line of a bar CSV comes near this; a longer one is binary data or an endless device
+  // (--csv /dev/zero), which would otherwise be read into memory until the machine ran out.
+  constexpr size_t kMaxLineBytes = size_t{1} << 20;
   std::string text;
   char buf[1 << 16];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, file.get())) > 0) text.append(buf, n);
+  size_t n = 0, line = 1, line_start = 0;
+  const auto too_long = [&] {
+    return CsvError(path + ":" + std::to_string(line) +
+                    ": a line longer than 1 MiB: not a CSV of bars (binary data, or a device "
+                    "that never ends a line?)");
+  };
+  while ((n = std::fread(buf, 1, sizeof buf, file.get())) > 0) {
+    text.append(buf, n);
+    const char* const end = text.data() + text.size();
+    for (const char* p = end - n; (p = static_cast<const char*>(std::memchr(p, '\n', end - p)));
+         ++p) {
+      const size_t next = static_cast<size_t>(p - text.data()) + 1;
+      if (next - line_start > kMaxLineBytes) throw too_long();
+      ++line;
+      line_start = next;
+    }
+    if (text.size() - line_start > kMaxLineBytes) throw too_long();
+  }
   if (std::ferror(file.get())) throw CsvError(path + ": cannot read: " + std::strerror(errno));
   return parse_csv(text, path, options);
 }

@@ -472,5 +472,28 @@ TEST(Timestamp, ConsecutiveDays) {
   }
 }
 
+// A line past 1 MiB ends the read with its line number: binary data or an endless device
+// (/dev/zero) must not be read into memory until the machine runs out.
+TEST(CsvReaderLimits, AnOverlongLineIsAnErrorNamingIt) {
+  const fs::path path = fs::temp_directory_path() / "wfod_csv_reader_long_line.csv";
+  {
+    std::ofstream out(path);
+    out << "timestamp,open,high,low,close,volume\n2020-01-01,1,1,1,1,1\n"
+        << std::string((size_t{1} << 20) + 10, '9') << "\n";
+  }
+  try {
+    read_csv(path.string());
+    ADD_FAILURE() << "no error";
+  } catch (const CsvError& e) {
+    EXPECT_NE(std::string(e.what()).find(path.string() + ":3: a line longer than 1 MiB"),
+              std::string::npos)
+        << e.what();
+  }
+  fs::remove(path);
+  if (fs::exists("/dev/zero")) {
+    EXPECT_THROW(read_csv("/dev/zero"), CsvError);
+  }
+}
+
 }  // namespace
 }  // namespace wfod::feeds
