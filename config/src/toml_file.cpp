@@ -19,7 +19,14 @@ std::string read_file_text(const std::string& path) {
   std::string text;
   char buf[1 << 14];
   size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, file.get())) > 0) text.append(buf, n);
+  // Configurations and rule files are kilobytes; past this the path names something else
+  // (a data file, or a device such as /dev/zero that would be read until memory ran out).
+  constexpr size_t kMaxConfigBytes = size_t{16} << 20;
+  while ((n = std::fread(buf, 1, sizeof buf, file.get())) > 0) {
+    text.append(buf, n);
+    if (text.size() > kMaxConfigBytes)
+      throw ConfigError(path + ": larger than 16 MiB: not a configuration file");
+  }
   if (std::ferror(file.get())) throw ConfigError(path + ": cannot read: " + std::strerror(errno));
   return text;
 }

@@ -176,6 +176,17 @@ printf 'name,file\ngoog,%s\n' "$REPO_GOOG" >"$TMP/header.csv"
 run_wfo walk --universe "$TMP/header.csv" "${Q[@]}"
 expect_rc 2 "bad header"
 expect_err "header.csv:1: the header must be symbol,path" "line 176"
+# Neither the universe file nor a symbol's file may be a device read without end.
+if [[ -r /dev/zero ]]; then
+  run_wfo walk --universe /dev/zero "${Q[@]}"
+  expect_rc 2 "a universe of /dev/zero"
+  expect_err "/dev/zero:1: a line longer than 16 KiB: not a universe file" "/dev/zero universe"
+  printf 'symbol,path\nzero,/dev/zero\n' >"$TMP/zero.csv"
+  run_wfo walk --universe "$TMP/zero.csv" "${Q[@]}"
+  expect_rc 2 "a symbol of /dev/zero"
+  expect_err "/dev/zero:1: a line longer than 1 MiB" "/dev/zero symbol"
+  echo "ok /dev/zero as the universe or a symbol's file is refused"
+fi
 printf 'timestamp,open,high,low,close,volume\n2020-01-01,1,1,1,oops,1\n' >"$TMP/bad.csv"
 head -c 0 /dev/null >"$TMP/empty.csv"
 SHORT="$DATA/estx50_d1_2006.csv"

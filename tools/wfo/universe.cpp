@@ -21,6 +21,23 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A universe line names a symbol, a path and a number: far below this. A longer one is not a
+// universe file (binary data, or a device such as /dev/zero that never ends a line).
+constexpr size_t kMaxUniverseLine = 16 << 10;
+
+// The next line of `in` into `line`, false at the end of the file; a line past
+// kMaxUniverseLine is an error naming it (std::getline would read it whole, without bound).
+bool next_universe_line(std::istream& in, std::string& line, const std::string& where) {
+  line.clear();
+  int c = 0;
+  while ((c = in.get()) != std::char_traits<char>::eof() && c != '\n') {
+    if (line.size() == kMaxUniverseLine)
+      throw InputError(where + ": a line longer than 16 KiB: not a universe file");
+    line.push_back(static_cast<char>(c));
+  }
+  return c != std::char_traits<char>::eof() || !line.empty();
+}
+
 std::string trim(std::string_view s) {
   const auto first = s.find_first_not_of(" \t\r");
   if (first == std::string_view::npos) return "";
@@ -110,7 +127,7 @@ Universe from_list(const std::string& arg) {
   std::string line;
   size_t line_no = 0;
   size_t columns = 0;  // from the header: 2 or 3
-  while (std::getline(in, line)) {
+  while (next_universe_line(in, line, arg + ":" + std::to_string(line_no + 1))) {
     ++line_no;
     const std::string text = trim(line);
     if (text.empty() || text.front() == '#') continue;

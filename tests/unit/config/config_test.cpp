@@ -188,6 +188,18 @@ TEST(ConfigExamples, UnreadableFile) {
   }
 }
 
+// A path to a device that never ends (or any file past 16 MiB) is refused, not read until the
+// memory runs out.
+TEST(ConfigExamples, EndlessFileIsRefused) {
+  if (!std::filesystem::exists("/dev/zero")) GTEST_SKIP() << "no /dev/zero";
+  try {
+    load_config("/dev/zero");
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), "/dev/zero: larger than 16 MiB: not a configuration file");
+  }
+}
+
 // ---------------------------------------------------------------------------------------
 // Defaults and values.
 
