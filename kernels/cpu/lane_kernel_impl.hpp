@@ -5,7 +5,9 @@
 // and the caller re-evaluates it sequentially). With Stops, each lane carries its stops'
 // state (src/stop_rules.hpp: the family's r_{t-1}, the stopped side, the trade's entry and
 // extreme) and every decision goes through stop_step; without, the loop is the one without
-// SPEC §5b. Expects: namespace wfod::cpu::<isa> open, lane_kernel.hpp included.
+// SPEC §5b. With LaneBlocks, a second set of tallies (Tally) follows the current block beside
+// the range's own, from the same decisions and segment values (robust selection's blocks in a
+// sweep's own pass). Expects: namespace wfod::cpu::<isa> open, lane_kernel.hpp included.
 
 // kLanes doubles / int64 masks as one GCC/Clang vector: the compiler maps it onto the
 // target's registers (one zmm, two ymm, or four xmm) and every operation below is a lane-wise
