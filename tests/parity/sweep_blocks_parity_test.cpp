@@ -27,6 +27,8 @@
 #include "wfod/backend.hpp"
 #include "wfod/segments.hpp"
 #include "wfod/selection/blocks.hpp"
+#include "wfod/selection/selection.hpp"
+#include "wfod/walk_forward.hpp"
 
 namespace wfod::cpu {
 // Each variant's entry point (lane_kernel_<isa>.cpp), to check them all in one process.
@@ -331,6 +333,72 @@ TEST(SweepBlocksKeeping, OnlyTheNextCallWithTheSameCutsTakesThem) {
   shorter_plain.window = shorter.window;
   expect_same(cpu->block_summaries(shorter, shorter_cuts),
               plain->block_summaries(shorter_plain, shorter_cuts));
+}
+
+// A walk whose selector runs PBO (WalkSpec::pbo_blocks: every fold's sweep fuses its blocks)
+// gives the walk without it, bit for bit: winners, in-sample metrics, the stitched series and
+// every fold's PBO.
+TEST(SweepBlocksWalk, FoldsWithFusedBlocksEqualFoldsWithout) {
+  const std::filesystem::path path =
+      std::filesystem::path(test::shared_data_dir()) / "orcl_d1_1995-2014.csv";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is missing";
+  const Series s = test::load_csv(path);
+  const HistoryView h = HistoryView::of(s);
+  Grid g;
+  g.family = Family::ma_cross;
+  g.fast = {2, 3, 5, 8, 13, 21};
+  g.slow = {10, 21, 34, 55, 89};
+  g.ma = {MaType::sma, MaType::ema};
+  g.entry = {Entry::state, Entry::cross};
+  const StrategySpec spec = test::spec_of(g, Fill::next_open, 1);
+  for (WalkMode mode : {WalkMode::rolling, WalkMode::anchored}) {
+    SCOPED_TRACE(mode == WalkMode::rolling ? "rolling" : "anchored");
+    size_t fused_folds = 0;  // folds whose sweep left its blocks for the selection
+    auto run = [&](size_t pbo_blocks, std::vector<double>& pbos) {
+      const std::unique_ptr<Backend> cpu = make_backend("cpu");
+      WalkSpec walk;
+      walk.is_bars = 1001;
+      walk.oos_bars = 250;
+      walk.mode = mode;
+      walk.warmup = default_warmup(g);
+      walk.pbo_blocks = pbo_blocks;
+      selection::SelectionSpec sel;
+      sel.pbo_blocks = 16;
+      FoldSelector select = [&](const SweepRequest& req, const SweepResult& sweep,
+                                const std::optional<Ranked>& previous) {
+        std::optional<uint64_t> current;
+        if (previous) current = previous->combo.id;
+        const auto* prep = dynamic_cast<const cpu::CpuPreparedHistory*>(req.prepared.get());
+        if (prep && prep->holds_blocks()) ++fused_folds;
+        selection::SelectionReport r = selection::select(*cpu, req, sweep, current, sel);
+        pbos.push_back(r.pbo ? r.pbo->pbo : -1);
+        return r.published;
+      };
+      return walk_forward(*cpu, h, spec, RankSpec{}, walk, Precision::exact, 1, {}, select);
+    };
+    std::vector<double> pbo_plain, pbo_fused;
+    const WalkResult want = run(0, pbo_plain);
+    ASSERT_EQ(fused_folds, 0u);
+    const WalkResult got = run(16, pbo_fused);
+    ASSERT_GE(want.folds.size(), 4u);
+    EXPECT_EQ(fused_folds, want.folds.size()) << "not every fold's sweep fused its blocks";
+    ASSERT_EQ(got.folds.size(), want.folds.size());
+    for (size_t f = 0; f < want.folds.size(); ++f) {
+      ASSERT_EQ(got.folds[f].winner.has_value(), want.folds[f].winner.has_value()) << f;
+      if (want.folds[f].winner) {
+        EXPECT_EQ(got.folds[f].winner->combo.id, want.folds[f].winner->combo.id) << f;
+      }
+      EXPECT_TRUE(test::same_bits(got.folds[f].is.sharpe, want.folds[f].is.sharpe)) << f;
+    }
+    ASSERT_EQ(got.oos_returns.size(), want.oos_returns.size());
+    for (size_t i = 0; i < want.oos_returns.size(); ++i)
+      ASSERT_TRUE(test::same_bits(got.oos_returns[i], want.oos_returns[i])) << i;
+    ASSERT_EQ(pbo_fused.size(), pbo_plain.size());
+    for (size_t f = 0; f < pbo_plain.size(); ++f) {
+      EXPECT_NE(pbo_plain[f], -1) << "fold " << f << " ran no PBO";
+      EXPECT_TRUE(test::same_bits(pbo_fused[f], pbo_plain[f])) << "fold " << f;
+    }
+  }
 }
 
 }  // namespace

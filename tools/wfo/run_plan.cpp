@@ -381,10 +381,9 @@ RunPlan plan_run(const PlanInputs& in) {
   }
 
   p.sweep_bytes = history + chunk;
-  // A cpu sweep command (auto may pick cpu; walks do not ask) whose selection runs PBO
-  // computes the block Summaries in its own pass and holds them beside its rows
-  // (PrepareSpec::pbo_blocks).
-  if (pbo && in.windows == 1 && in.backend != "cpu_ref" && in.backend != "cuda")
+  // A cpu sweep (auto may pick cpu) whose selection runs PBO computes the block Summaries in
+  // its own pass and holds them beside its rows (PrepareSpec::pbo_blocks).
+  if (pbo && in.backend != "cpu_ref" && in.backend != "cuda")
     p.sweep_bytes += total * static_cast<double>(S + 1) * sizeof(Summary);
   if (in.selection) {
     double pass = chunk + static_cast<double>(kSelectionEvaluateBatch) * sizeof(Metrics);
