@@ -11,16 +11,21 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include "cpu_blocks.hpp"
+#include "cpu_prepared.hpp"
 #include "cpu_stream.hpp"
 #include "lane_groups.hpp"
 #include "lane_kernel.hpp"
 #include "rules_lanes.hpp"
 #include "rules_stream.hpp"
+#include "src/huge_pages.hpp"
 #include "src/indicator_cache.hpp"
 #include "src/lane_setup.hpp"
 #include "src/thread_count.hpp"
@@ -28,6 +33,7 @@
 #include "sweep_ranking.hpp"
 #include "sweep_tiles.hpp"
 #include "wfod/segments.hpp"
+#include "wfod/selection/blocks.hpp"
 
 namespace wfod::cpu {
 namespace {
@@ -114,6 +120,14 @@ int row_keys(const Combo& c, uint64_t out[4]) {
 }
 size_t rows_of_key(uint64_t key) { return (key >> 40) == 1 ? 2 : 1; }
 
+// The block Summaries a sweep computes in its own pass (PrepareSpec::pbo_blocks): the
+// window's cuts and where each combo's blocks go (combo-major, as block_summaries).
+struct SweepBlocks {
+  std::vector<size_t> cuts;
+  std::vector<Summary> out;
+  size_t count() const { return cuts.size() + 1; }
+};
+
 class CpuBackend final : public Backend {
  public:
   std::string_view name() const override { return "cpu"; }
@@ -123,8 +137,19 @@ class CpuBackend final : public Backend {
   // (rules_lanes.hpp; their streams re-sweep the window, rules_stream.hpp).
   Support supports(Work, const StrategySpec&) const override { return Support::yes(); }
 
+  // A preparation that may keep a sweep's block Summaries (PrepareSpec::pbo_blocks; the base,
+  // holding nothing, otherwise).
+  std::shared_ptr<PreparedHistory> prepare(const HistoryView& history, const StrategySpec& strategy,
+                                           const PrepareSpec& spec) override {
+    if (spec.pbo_blocks == 0) return Backend::prepare(history, strategy, spec);
+    PrepareSpec resolved = spec;
+    resolved.bars = prepared_bars(spec.bars, history.size());
+    return std::make_shared<CpuPreparedHistory>(resolved, this);
+  }
+
   SweepResult sweep(const SweepRequest& req) override {
     require(supports(Work::sweep, req.strategy));
+    ++epoch_;  // spends any kept blocks
     if (req.strategy.grid.family == Family::rules) return rules_sweep(*this, req);
     const auto start = std::chrono::steady_clock::now();
     check_window(req);
@@ -137,6 +162,9 @@ class CpuBackend final : public Backend {
     const TilePlan plan = plan_tiles(grid, h.size(), rows_budget(req));
     const BarReturns returns(h, req.strategy.fill);
     const BarTables tables = tables_of(returns, req);
+    CpuPreparedHistory* prep = ours(req);
+    if (prep) prep->take();  // spent: free them before this sweep's
+    std::optional<SweepBlocks> blocks = sweep_blocks(req, prep, chunks);
 
     SweepRanking ranking(req, count, threads);
     const auto on_metrics = [&ranking](int worker, const Combo& c, const Metrics& m) {
@@ -165,10 +193,12 @@ class CpuBackend final : public Backend {
                        static_cast<double>(count.valid));
         };
       }
-      run_groups(req, cache, tables, groups, threads, chunks, on_metrics, {}, progress);
+      run_groups(req, cache, tables, groups, threads, chunks, on_metrics, {}, progress,
+                 blocks ? &*blocks : nullptr);
       done += tile_valid;
     }
     if (req.progress) req.progress(1.0);
+    if (blocks) prep->keep({blocks_key(req, blocks->cuts), std::move(blocks->out)});
     // The reported combos' growth metrics from their own positions (positions()): the tiles'
     // caches are gone, and K are cheap.
     return ranking.result(*this, start);
@@ -192,6 +222,7 @@ class CpuBackend final : public Backend {
 
   std::vector<Metrics> evaluate(const SweepRequest& req, std::span<const uint64_t> ids) override {
     require(supports(Work::sweep, req.strategy));
+    ++epoch_;  // spends any kept blocks
     if (req.strategy.grid.family == Family::rules) return rules_evaluate(req, ids);
     check_window(req);
     const Grid& grid = req.strategy.grid;
@@ -270,6 +301,16 @@ class CpuBackend final : public Backend {
   std::vector<Summary> block_summaries(const SweepRequest& req,
                                        std::span<const size_t> cuts) override {
     require(supports(Work::selection, req.strategy));
+    // The blocks the sweep of this same request computed in its own pass, where no grid pass
+    // ran since (they are the ones below, bit for bit: LaneBlocks).
+    if (CpuPreparedHistory* prep = ours(req)) {
+      std::optional<KeptBlocks> kept = prep->take();
+      if (kept && kept->key == blocks_key(req, cuts)) {
+        ++epoch_;
+        return std::move(kept->summaries);
+      }
+    }
+    ++epoch_;
     if (req.strategy.grid.family == Family::rules) return rules_block_summaries(req, cuts);
     return cpu::block_summaries(req, cuts);  // cpu_blocks.cpp
   }
@@ -314,17 +355,63 @@ class CpuBackend final : public Backend {
   bool streams_open_concurrently() const override { return true; }
 
  private:
+  // Counts the grid passes (sweep, evaluate, block_summaries): kept blocks serve only the
+  // block_summaries call right after their sweep.
+  std::atomic<uint64_t> epoch_{0};
+
+  CpuPreparedHistory* ours(const SweepRequest& req) const {
+    auto* prep = dynamic_cast<CpuPreparedHistory*>(req.prepared.get());
+    return prep && prep->owner == this ? prep : nullptr;
+  }
+
+  BlocksKey blocks_key(const SweepRequest& req, std::span<const size_t> cuts) const {
+    const WindowSpec& w = req.window;
+    return {epoch_.load(),
+            w.end,
+            w.bars,
+            w.warmup,
+            std::vector<size_t>(cuts.begin(), cuts.end()),
+            req.history.close.data(),
+            req.history.size(),
+            req.strategy.grid.size(),
+            req.strategy.grid.family,
+            req.strategy.fill,
+            req.strategy.costs.per_unit()};
+  }
+
+  // The block Summaries this sweep computes beside its window's, where robust selection with
+  // PBO follows on its preparation (PrepareSpec::pbo_blocks) and the fused pass applies: one
+  // time chunk per group (time chunks would cut blocks, and joining a block's pieces with
+  // combine() would not give the separate pass's bits; the selection then runs its own
+  // pass). Stops ride along (the loop carries their state across each edge as the chain
+  // does); rules grids never get here (rules_sweep, whose blocks rules_block_summaries
+  // computes).
+  static std::optional<SweepBlocks> sweep_blocks(const SweepRequest& req,
+                                                 const CpuPreparedHistory* prep, size_t chunks) {
+    if (!prep || chunks != 1) return std::nullopt;
+    const size_t S = prep->pbo_blocks();
+    if (S == 0 || S > req.window.bars) return std::nullopt;
+    SweepBlocks b;
+    b.cuts = selection::cscv_layout(req.window, S).cuts;
+    // tens of MB: huge pages spare most first-touch faults (identity Summaries stay for
+    // invalid combos)
+    resize_on_huge_pages(b.out, req.strategy.grid.size() * b.count());
+    return b;
+  }
+
   using OnMetrics = std::function<void(int worker, const Combo&, const Metrics&)>;
   using OnSlot = std::function<void(size_t group, int lane, const Metrics&)>;
 
   // Evaluates every lane of every group, `chunks` time chunks each, with the rows of
   // `cache`; calls on_metrics from worker threads (each worker with its own index) and,
   // when given, on_slot with the group and lane. `progress`, when given, hears the
-  // fraction of these groups done.
+  // fraction of these groups done. `blocks`, when given (one chunk only), receives every
+  // lane's block Summaries from the same pass (LaneBlocks).
   void run_groups(const SweepRequest& req, const IndicatorCache& cache, const BarTables& tables,
                   const std::vector<Group>& groups, int threads, size_t chunks,
                   const OnMetrics& on_metrics, const OnSlot& on_slot = {},
-                  const std::function<void(double)>& progress = {}) {
+                  const std::function<void(double)>& progress = {}, SweepBlocks* blocks = nullptr) {
+    if (blocks && chunks != 1) throw std::logic_error("run_groups: blocks need one time chunk");
     if (groups.empty()) return;
     const auto& w = req.window;
     const Grid& grid = req.strategy.grid;
@@ -347,6 +434,9 @@ class CpuBackend final : public Backend {
     auto worker = [&](int index) {
       Summary local[kLanes];
       LaneInput in[kLanes];
+      std::vector<Summary> block_lanes(blocks ? blocks->count() * kLanes : 0);
+      const LaneBlocks lane_blocks{blocks ? blocks->cuts.data() : nullptr,
+                                   blocks ? blocks->cuts.size() : 0, block_lanes.data()};
       for (size_t item; (item = next.fetch_add(1)) < items;) {
         const size_t gi = item / chunks, ci = item % chunks;
         const Group& g = groups[gi];
@@ -354,7 +444,14 @@ class CpuBackend final : public Backend {
         const size_t lo = w.first() + w.bars * ci / chunks;
         const size_t hi = w.first() + w.bars * (ci + 1) / chunks;
         Summary* out = chunks > 1 ? &summaries[item * kLanes] : local;
-        run_lanes(g.kind, g.stops, tables, cache.matrix(), in, g.lanes, lo, hi, out);
+        run_lanes(g.kind, g.stops, tables, cache.matrix(), in, g.lanes, LaneRange{lo, lo, hi}, out,
+                  blocks ? &lane_blocks : nullptr);
+        if (blocks) {  // each group writes only its lanes' slots
+          const size_t count = blocks->count();
+          for (int j = 0; j < g.lanes; ++j)
+            for (size_t b = 0; b < count; ++b)
+              blocks->out[g.ids[j] * count + b] = block_lanes[b * kLanes + static_cast<size_t>(j)];
+        }
         if (chunks == 1) finish_group(index, gi, local);
         done.fetch_add(1, std::memory_order_relaxed);
       }

@@ -1,5 +1,8 @@
 // The cpu backend's block_summaries (robust selection): every valid combo's Summary of each
-// block of the window, from the same lane kernel the sweeps use.
+// block of the window, from the same lane kernel the sweeps use. A sweep whose preparation
+// asks for the blocks (PrepareSpec::pbo_blocks) computes them in its own pass instead
+// (cpu_backend.cpp, LaneBlocks), bit for bit as this separate pass, which remains for
+// every other case.
 #pragma once
 
 #include <span>

@@ -8,14 +8,14 @@ namespace wfod::cpu {
 #define WFOD_DECLARE_VARIANT(isa)                                                   \
   namespace isa {                                                                   \
   void run_lanes(int, bool, const BarTables&, const double*, const LaneInput*, int, \
-                 const LaneRange&, Summary*);                                       \
+                 const LaneRange&, Summary*, const LaneBlocks*);                    \
   }
 WFOD_FOR_EACH_CPU_VARIANT(WFOD_DECLARE_VARIANT)
 #undef WFOD_DECLARE_VARIANT
 
 namespace {
 using RunLanes = void (*)(int, bool, const BarTables&, const double*, const LaneInput*, int,
-                          const LaneRange&, Summary*);
+                          const LaneRange&, Summary*, const LaneBlocks*);
 
 struct Variant {
   RunLanes run;
@@ -43,8 +43,9 @@ const Variant& chosen() {
 }  // namespace
 
 void run_lanes(int kind, bool stops, const BarTables& bars, const double* matrix,
-               const LaneInput* in, int lanes, const LaneRange& range, Summary* out) {
-  chosen().run(kind, stops, bars, matrix, in, lanes, range, out);
+               const LaneInput* in, int lanes, const LaneRange& range, Summary* out,
+               const LaneBlocks* blocks) {
+  chosen().run(kind, stops, bars, matrix, in, lanes, range, out, blocks);
 }
 
 const char* lane_kernel_variant() { return chosen().name; }

@@ -47,14 +47,28 @@ struct LaneRange {
   StopState* end_stop = nullptr;
 };
 
+// Block Summaries beside a range's own (robust selection's blocks computed in a sweep's own
+// pass): the range [first, last) cut at `cuts` (strictly increasing, inside (first, last)),
+// block b's Summary of lane j at out[b * kLanes + j]. Each block's tallies start from the
+// state the bar loop is in at its edge, so block b equals a LaneRange over it entered with the
+// state the previous block ended in (cpu_blocks.cpp's chain), bit for bit; the range's own
+// Summary stays as without blocks.
+struct LaneBlocks {
+  const size_t* cuts = nullptr;
+  size_t count = 0;  // cuts: count + 1 blocks
+  Summary* out = nullptr;
+};
+
 // Summaries of bars [first, last) (first >= 1) for `lanes` lanes (1..kLanes); `matrix` is
 // the indicator matrix the lanes' offsets point into (read as matrix[offset + t]). `stops`:
 // the lanes' stops act (a group holds combos whose stops all act or all do not, so a grid's
 // combos without stops run the kernel without the stop state). Picks the widest vector code
 // the CPU runs (AVX-512, AVX2, or generic); every variant gives bit-identical results.
 // `kind`: lane_kinds.hpp.
+// `blocks`, when given, also receives the range's block Summaries (LaneBlocks).
 void run_lanes(int kind, bool stops, const BarTables& bars, const double* matrix,
-               const LaneInput* in, int lanes, const LaneRange& range, Summary* out);
+               const LaneInput* in, int lanes, const LaneRange& range, Summary* out,
+               const LaneBlocks* blocks = nullptr);
 inline void run_lanes(int kind, bool stops, const BarTables& bars, const double* matrix,
                       const LaneInput* in, int lanes, size_t first, size_t last, Summary* out) {
   run_lanes(kind, stops, bars, matrix, in, lanes, LaneRange{first, first, last}, out);

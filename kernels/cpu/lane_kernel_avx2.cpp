@@ -9,7 +9,7 @@ namespace wfod::cpu::avx2 {
 #include "lane_kernel_impl.hpp"
 
 void run_lanes(int kind, bool stops, const BarTables& bars, const double* m, const LaneInput* in,
-               int lanes, const LaneRange& range, Summary* out) {
-  run_lanes_any(kind, stops, bars, m, in, lanes, range, out);
+               int lanes, const LaneRange& range, Summary* out, const LaneBlocks* blocks) {
+  run_lanes_any(kind, stops, bars, m, in, lanes, range, out, blocks);
 }
 }  // namespace wfod::cpu::avx2

@@ -5,7 +5,9 @@
 // and the caller re-evaluates it sequentially). With Stops, each lane carries its stops'
 // state (src/stop_rules.hpp: the family's r_{t-1}, the stopped side, the trade's entry and
 // extreme) and every decision goes through stop_step; without, the loop is the one without
-// SPEC §5b. Expects: namespace wfod::cpu::<isa> open, lane_kernel.hpp included.
+// SPEC §5b. With LaneBlocks, a second set of tallies (Tally) follows the current block beside
+// the range's own, from the same decisions and segment values (robust selection's blocks in a
+// sweep's own pass). Expects: namespace wfod::cpu::<isa> open, lane_kernel.hpp included.
 
 // kLanes doubles / int64 masks as one GCC/Clang vector: the compiler maps it onto the
 // target's registers (one zmm, two ymm, or four xmm) and every operation below is a lane-wise
@@ -94,9 +96,106 @@ struct ChangeTally {
   k.changes += changed ? one : zero;
 }
 
-template <int Kind, bool Stops>
+// One Summary's running tallies (SPEC §6) over a range of bars: the range's own, and with
+// LaneBlocks the current block's beside them.
+struct Tally {
+  vd sum, sum_sq, down_sq;
+  vd equity, peak, trough, best_peak, best_trough;
+  vd g_min;         // the least 1 + s_t (nonpositive)
+  vd run, run_abs;  // the open run's Σ segment value and Σ|segment value|
+  ChangeTally k;    // what moves only where a held position changes
+  vd head_pos;      // p_{first-2}: held in the first bar's exit segment
+};
+
+// Tallies of no bar yet, entering bar `first` with p_{first-2} = head_pos.
+[[gnu::always_inline]] inline void start_tally(Tally& w, size_t first, vd head_pos) {
+  const vd zero = splat(0.0), one = splat(1.0);
+  w.sum = w.sum_sq = w.down_sq = zero;
+  w.equity = w.peak = w.trough = w.best_peak = w.best_trough = one;
+  w.g_min = one;
+  w.run = w.run_abs = zero;
+  w.k.head_ret = w.k.head_abs = w.k.win_sum = w.k.loss_sum = w.k.head_closed = zero;
+  w.k.closed = w.k.wins = w.k.longs = w.k.shorts = w.k.changes = zero;
+  w.k.seg_start = splat(static_cast<double>(first));
+  w.head_pos = head_pos;
+}
+
+// Bar t's segment values (s: their sum) into the tallies; a = p_{t-2}, b = p_{t-1}, changed =
+// a != b. What changes only where a lane's held position changes (a trade closes, the head
+// run ends, a run of long or short bars ends) runs only on bars where some lane changes
+// (on_changes): on every other bar its selects would keep every value (adding +0 to sums
+// that are never -0), so skipping them keeps every bit. The values derived from s are
+// computed here, in the order the loop had before the block tallies (a second call on the
+// same bar computes the same expressions, which the compiler shares).
+[[gnu::always_inline]] inline void add_bar(Tally& w, size_t t, vd a, vd b, vm changed, vd s,
+                                           vd exit_value, vd body_value, vd trade_band) {
+  w.sum += s;
+  const vd sq = s * s;
+  w.sum_sq += sq;
+  w.down_sq = s < 0.0 ? w.down_sq + sq : w.down_sq;
+  const vd g = 1.0 + s;
+  w.g_min = vmin(w.g_min, g);
+  w.equity = w.equity * g;
+  w.peak = vmax(w.peak, w.equity);
+  w.trough = vmin(w.trough, w.equity);
+  // Deepest drawdown so far is best_trough / best_peak; replace when e / peak is lower.
+  const vm deeper = w.equity * w.best_peak < w.best_trough * w.peak;
+  w.best_peak = deeper ? w.peak : w.best_peak;
+  w.best_trough = deeper ? w.equity : w.best_trough;
+  const vd exit_abs = vabs(exit_value), body_abs = vabs(body_value);
+  if (__builtin_expect(any_change(a, b, changed), 0)) {
+    on_changes(w.k, w.run, w.run_abs, t, a, changed, exit_value, body_value, exit_abs, body_abs,
+               trade_band);
+  } else {
+    w.run = w.run + s;
+    w.run_abs = w.run_abs + exit_abs + body_abs;
+  }
+}
+
+// The Summaries of tallies started at `first` and run to `last` (p2 = p_{last-2}: held in the
+// last bar's body) for lanes 0..lanes-1.
+inline void write_tally(Tally& w, size_t first, size_t last, vd p2, int lanes, Summary* out) {
+  const vd zero = splat(0.0);
+  {  // the last held run
+    const vd held_for = splat(static_cast<double>(last)) - w.k.seg_start;
+    w.k.longs += p2 > 0.0 ? held_for : zero;
+    w.k.shorts += p2 < 0.0 ? held_for : zero;
+  }
+  const ChangeTally& k = w.k;
+  for (int j = 0; j < lanes; ++j) {
+    Summary& r = out[j];
+    r = Summary{};
+    r.bars = static_cast<int64_t>(last - first);
+    if (r.bars == 0) continue;
+    r.sum = w.sum[j];
+    r.sum_sq = w.sum_sq[j];
+    r.down_sq = w.down_sq[j];
+    r.growth = w.equity[j];
+    r.peak = w.peak[j];
+    r.trough = w.trough[j];
+    r.drawdown = 1.0 - w.best_trough[j] / w.best_peak[j];
+    r.nonpositive = w.g_min[j] <= 0.0;  // some 1 + s_t <= 0
+    r.head_pos = static_cast<int8_t>(w.head_pos[j]);
+    r.tail_pos = static_cast<int8_t>(p2[j]);
+    r.single_run = k.head_closed[j] == 0.0;
+    r.head_ret = r.single_run ? w.run[j] : k.head_ret[j];
+    r.tail_ret = w.run[j];
+    r.head_abs = r.single_run ? w.run_abs[j] : k.head_abs[j];
+    r.tail_abs = w.run_abs[j];
+    r.closed_trades = static_cast<int64_t>(k.closed[j]);
+    r.closed_wins = static_cast<int64_t>(k.wins[j]);
+    r.closed_win_sum = k.win_sum[j];
+    r.closed_loss_sum = k.loss_sum[j];
+    r.long_bars = static_cast<int64_t>(k.longs[j]);
+    r.short_bars = static_cast<int64_t>(k.shorts[j]);
+    r.changes = static_cast<int64_t>(k.changes[j]);
+  }
+}
+
+// Blocks: LaneBlocks given (the current block's tallies run beside the range's own).
+template <int Kind, bool Stops, bool Blocks>
 void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneInput* in, int lanes,
-                 const LaneRange& range, Summary* out) {
+                 const LaneRange& range, Summary* out, const LaneBlocks* blocks) {
   constexpr Family F = family_of_kind(Kind);
   constexpr bool Cross = cross_of_kind(Kind), Vol = vol_of_kind(Kind);
   if (Stops && range.start_state && !range.start_stop)
@@ -157,13 +256,6 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
     }
   }
   const vd zero = splat(0.0), one = splat(1.0);
-  vd sum = zero, sum_sq = zero, down_sq = zero;
-  vd equity = one, peak = one, trough = one, best_peak = one, best_trough = one;
-  vd run = zero, run_abs = zero;  // the open run's Σ segment value and Σ|segment value|
-  ChangeTally k;                  // what moves only where a held position changes
-  k.head_ret = k.head_abs = k.win_sum = k.loss_sum = k.head_closed = zero;
-  k.closed = k.wins = k.longs = k.shorts = k.changes = zero;
-  k.seg_start = splat(static_cast<double>(first));
   const vd cost = splat(bars.cost), band = splat(kDeadBand), trade_band = splat(kTradeBand);
 
   auto gather = [m](vm offsets, int64_t t) {
@@ -279,13 +371,12 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
       p1 = next;
     }
   }
-  const vd head_pos = p2;
+  Tally win;  // the range's own tallies
+  start_tally(win, first, p2);
+  Tally blk;  // with Blocks, the current block's
+  if constexpr (Blocks) start_tally(blk, first, p2);
 
-  // The bar loop. What changes only where a lane's held position changes (a trade closes, the
-  // head run ends, a run of long or short bars ends) runs only on bars where some lane
-  // changes (on_changes): on every other bar its selects would keep every value
-  // (adding +0 to sums that are never -0), so skipping them keeps every bit.
-  vd g_min = one;  // the least 1 + s_t (nonpositive)
+  // The bar loop: each bar's segment values once, into the range's tallies and the block's.
   auto bar_loop = [&](size_t from, size_t to, auto checked, auto one_b) {
     for (size_t t = from; t < to; ++t) {
       const vd gap = splat(bars.gap[t - bars.base]), body = splat(bars.body[t - bars.base]);
@@ -295,27 +386,8 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
       const vd exit_value = a * gap - (changed ? cost * vabs(a) : zero);
       const vd body_value = b * body - (changed ? cost * vabs(b) : zero);
       const vd s = exit_value + body_value;
-      sum += s;
-      const vd sq = s * s;
-      sum_sq += sq;
-      down_sq = s < 0.0 ? down_sq + sq : down_sq;
-      const vd g = 1.0 + s;
-      g_min = vmin(g_min, g);
-      equity = equity * g;
-      peak = vmax(peak, equity);
-      trough = vmin(trough, equity);
-      // Deepest drawdown so far is best_trough / best_peak; replace when e / peak is lower.
-      const vm deeper = equity * best_peak < best_trough * peak;
-      best_peak = deeper ? peak : best_peak;
-      best_trough = deeper ? equity : best_trough;
-      const vd exit_abs = vabs(exit_value), body_abs = vabs(body_value);
-      if (__builtin_expect(any_change(a, b, changed), 0)) {
-        on_changes(k, run, run_abs, t, a, changed, exit_value, body_value, exit_abs, body_abs,
-                   trade_band);
-      } else {
-        run = run + s;
-        run_abs = run_abs + exit_abs + body_abs;
-      }
+      add_bar(win, t, a, b, changed, s, exit_value, body_value, trade_band);
+      if constexpr (Blocks) add_bar(blk, t, a, b, changed, s, exit_value, body_value, trade_band);
 
       const vd next = position_next(t, b, a, checked, one_b);
       p2 = b;
@@ -328,9 +400,26 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
   for (int j = 0; j < kLanes; ++j)
     max_defined = std::max(max_defined, static_cast<size_t>(first_defined[j]));
   const size_t split = std::clamp(max_defined, first, last);
+  auto bars_of = [&](size_t from, size_t to, auto one_b) {
+    const size_t mid = std::clamp(split, from, to);
+    bar_loop(from, mid, std::true_type{}, one_b);
+    bar_loop(mid, to, std::false_type{}, one_b);
+  };
   auto all_bars = [&](auto one_b) {
-    bar_loop(first, split, std::true_type{}, one_b);
-    bar_loop(split, last, std::false_type{}, one_b);
+    if constexpr (Blocks) {
+      // Block by block: at each edge the block's Summaries are written and its tallies start
+      // again from the state the loop is in (what the chained LaneRange enters with).
+      size_t from = first;
+      for (size_t bi = 0; bi <= blocks->count; ++bi) {
+        const size_t to = bi < blocks->count ? blocks->cuts[bi] : last;
+        if (bi > 0) start_tally(blk, from, p2);
+        bars_of(from, to, one_b);
+        write_tally(blk, from, to, p2, lanes, blocks->out + bi * kLanes);
+        from = to;
+      }
+    } else {
+      bars_of(first, last, one_b);
+    }
   };
   if constexpr (F == Family::ma_cross) {
     bool same_b = true;  // padding lanes repeat lane 0
@@ -342,12 +431,6 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
   } else {
     all_bars(std::false_type{});
   }
-  {  // the last held run (p2: held in the last bar's body)
-    const vd held_for = splat(static_cast<double>(last)) - k.seg_start;
-    k.longs += p2 > 0.0 ? held_for : zero;
-    k.shorts += p2 < 0.0 ? held_for : zero;
-  }
-
   if (range.end_state)
     for (int j = 0; j < lanes; ++j)
       range.end_state[j] = {static_cast<int8_t>(p2[j]), static_cast<int8_t>(p1[j])};
@@ -357,42 +440,21 @@ void run_lanes_t(const BarTables& bars, const double* __restrict m, const LaneIn
         range.end_stop[j] = {entry[j], extreme[j], static_cast<int8_t>(r1[j]),
                              static_cast<int8_t>(stopped[j])};
   }
-  for (int j = 0; j < lanes; ++j) {
-    Summary& r = out[j];
-    r = Summary{};
-    r.bars = static_cast<int64_t>(last - first);
-    if (r.bars == 0) continue;
-    r.sum = sum[j];
-    r.sum_sq = sum_sq[j];
-    r.down_sq = down_sq[j];
-    r.growth = equity[j];
-    r.peak = peak[j];
-    r.trough = trough[j];
-    r.drawdown = 1.0 - best_trough[j] / best_peak[j];
-    r.nonpositive = g_min[j] <= 0.0;  // some 1 + s_t <= 0
-    r.head_pos = static_cast<int8_t>(head_pos[j]);
-    r.tail_pos = static_cast<int8_t>(p2[j]);  // p_{last-2}: held in the last bar's body
-    r.single_run = k.head_closed[j] == 0.0;
-    r.head_ret = r.single_run ? run[j] : k.head_ret[j];
-    r.tail_ret = run[j];
-    r.head_abs = r.single_run ? run_abs[j] : k.head_abs[j];
-    r.tail_abs = run_abs[j];
-    r.closed_trades = static_cast<int64_t>(k.closed[j]);
-    r.closed_wins = static_cast<int64_t>(k.wins[j]);
-    r.closed_win_sum = k.win_sum[j];
-    r.closed_loss_sum = k.loss_sum[j];
-    r.long_bars = static_cast<int64_t>(k.longs[j]);
-    r.short_bars = static_cast<int64_t>(k.shorts[j]);
-    r.changes = static_cast<int64_t>(k.changes[j]);
-  }
+  write_tally(win, first, last, p2, lanes, out);
 }
 
 inline void run_lanes_any(int kind, bool stops, const BarTables& bars, const double* m,
-                          const LaneInput* in, int lanes, const LaneRange& range, Summary* out) {
+                          const LaneInput* in, int lanes, const LaneRange& range, Summary* out,
+                          const LaneBlocks* blocks) {
   with_kind(kind, [&](auto k) {
-    if (stops)
-      run_lanes_t<decltype(k)::value, true>(bars, m, in, lanes, range, out);
+    constexpr int K = decltype(k)::value;
+    if (blocks && stops)
+      run_lanes_t<K, true, true>(bars, m, in, lanes, range, out, blocks);
+    else if (blocks)
+      run_lanes_t<K, false, true>(bars, m, in, lanes, range, out, blocks);
+    else if (stops)
+      run_lanes_t<K, true, false>(bars, m, in, lanes, range, out, blocks);
     else
-      run_lanes_t<decltype(k)::value, false>(bars, m, in, lanes, range, out);
+      run_lanes_t<K, false, false>(bars, m, in, lanes, range, out, blocks);
   });
 }

@@ -380,6 +380,10 @@ RunPlan plan_run(const PlanInputs& in) {
   }
 
   p.sweep_bytes = history + chunk;
+  // A cpu sweep (auto may pick cpu) whose selection runs PBO computes the block Summaries in
+  // its own pass and holds them beside its rows (PrepareSpec::pbo_blocks).
+  if (pbo && in.backend != "cpu_ref" && in.backend != "cuda")
+    p.sweep_bytes += total * static_cast<double>(S + 1) * sizeof(Summary);
   if (in.selection) {
     double pass = chunk + static_cast<double>(kSelectionEvaluateBatch) * sizeof(Metrics);
     if (pbo) {

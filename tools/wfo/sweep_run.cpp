@@ -71,11 +71,14 @@ SweepRun run_loaded_sweep(StrategySetup& setup, LoadedSweep loaded, Backend& bac
   const RunPlan plan = plan_checked_run(plan_in, setup, backend, history, timing);
   request.memory_budget = plan.chunk_budget;
   // One preparation for the sweep and its selection. Selection without PBO scores every combo
-  // of the window: the sweep may share that pass, its preparation keeping the scores.
+  // of the window: the sweep may share that pass, its preparation keeping the scores. With
+  // PBO, the sweep may compute the block Summaries in its own pass and keep them.
   PrepareSpec preparing;
   preparing.bars = n;
-  preparing.keep_scores =
-      plan_in.selection && !selection::pbo_applies(setup.selection, plan.combos.valid, window);
+  const bool pbo =
+      plan_in.selection && selection::pbo_applies(setup.selection, plan.combos.valid, window);
+  preparing.keep_scores = plan_in.selection && !pbo;
+  preparing.pbo_blocks = pbo ? setup.selection.pbo_blocks : 0;
   request.prepared = backend.prepare(history, setup.spec, preparing);
   if (plan_in.selection)
     std::fputs(

@@ -108,6 +108,10 @@ WalkRun run_loaded_walk(StrategySetup& setup, LoadedWalk loaded, Backend& backen
                                                walk.mode == WalkMode::rolling
                                                    ? walk.is_bars
                                                    : walk.is_bars + (folds - 1) * walk.oos_bars);
+  // PBO on every fold (it applies on the shortest window, then on every longer one: the
+  // valid combos are the same): the folds' sweeps may compute the block Summaries.
+  if (plan_in.selection && selection::pbo_applies(setup.selection, plan.combos.valid, walk.is_bars))
+    walk.pbo_blocks = setup.selection.pbo_blocks;
   if (plan_in.selection)
     std::fputs(
         plain_cscv_note(setup.selection, setup.rank.objective, plan.combos.valid, walk.is_bars)

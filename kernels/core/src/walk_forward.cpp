@@ -50,11 +50,13 @@ WalkResult walk_forward(Backend& backend, const HistoryView& h, const StrategySp
   // One preparation through the last fold's in-sample end, shared by every fold's sweep and
   // selection: a backend that prepares per history (cuda) builds it with the first fold's
   // sweep and then only moves the window over it. It keeps each fold's scores for its
-  // selection where the selector scores the whole grid (WalkSpec::scores_follow).
+  // selection where the selector scores the whole grid (WalkSpec::scores_follow), or its
+  // block Summaries where the selector runs PBO (WalkSpec::pbo_blocks).
   const size_t last_end = spec.warmup + spec.is_bars + (folds - 1) * spec.oos_bars + 1;
   PrepareSpec preparing;
   preparing.bars = last_end;
   preparing.keep_scores = spec.scores_follow && static_cast<bool>(select);
+  preparing.pbo_blocks = select ? spec.pbo_blocks : 0;
   const std::shared_ptr<PreparedHistory> prepared = backend.prepare(h, strategy, preparing);
 
   WalkResult result;

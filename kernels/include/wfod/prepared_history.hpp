@@ -23,6 +23,12 @@ struct PrepareSpec {
   // over the grid instead of two, and keeps them here for that robust_scores call (and the
   // raw winner's returns for select()). Never changes a result.
   bool keep_scores = false;
+  // The caller runs robust selection with PBO over this many CSCV blocks
+  // (selection::cscv_layout) on each sweep's request right after it; 0: none follows. A
+  // backend whose sweep can (cpu) computes every combo's block Summaries in the sweep's own
+  // pass and keeps them here for that block_summaries call, which then evaluates nothing
+  // again. Never changes a result.
+  size_t pbo_blocks = 0;
 };
 
 // PrepareSpec::bars resolved against a history of `history_bars` bars from the anchor.
@@ -43,6 +49,7 @@ class PreparedHistory {
   // Bars from the anchor it covers (PrepareSpec::bars, resolved: prepared_bars).
   size_t bars() const { return spec_.bars; }
   bool keeps_scores() const { return spec_.keep_scores; }
+  size_t pbo_blocks() const { return spec_.pbo_blocks; }
 
  private:
   PrepareSpec spec_;

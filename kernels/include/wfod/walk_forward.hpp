@@ -24,6 +24,11 @@ struct WalkSpec {
   // selection without PBO): the walk's preparation keeps each fold's scores for it
   // (PrepareSpec::keep_scores). Changes no result.
   bool scores_follow = false;
+  // The FoldSelector runs robust selection with PBO over this many CSCV blocks on each fold's
+  // window right after its sweep (0: not on every fold): the walk's preparation asks for them
+  // (PrepareSpec::pbo_blocks), so the cpu backend computes them in each sweep's own pass.
+  // Changes no result.
+  size_t pbo_blocks = 0;
 };
 
 struct Fold {
