@@ -388,7 +388,7 @@ class CpuBackend final : public Backend {
   // computes).
   static std::optional<SweepBlocks> sweep_blocks(const SweepRequest& req,
                                                  const CpuPreparedHistory* prep, size_t chunks) {
-    if (!prep || chunks != 1) return std::nullopt;
+    if (!prep || chunks != 1 || !lane_kernel_fuses_blocks()) return std::nullopt;
     const size_t S = prep->pbo_blocks();
     if (S == 0 || S > req.window.bars) return std::nullopt;
     SweepBlocks b;

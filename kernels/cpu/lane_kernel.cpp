@@ -20,13 +20,14 @@ using RunLanes = void (*)(int, bool, const BarTables&, const double*, const Lane
 struct Variant {
   RunLanes run;
   const char* name;
+  bool fuses_blocks = false;  // built with the LaneBlocks tallies (WFOD_LANE_BLOCKS)
 };
 
 Variant pick() {
 #if !defined(WFOD_GENERIC_KERNELS_ONLY)
   switch (preferred_cpu_isa()) {  // WFOD_CPU_KERNEL forces one (tests run parity on each)
     case CpuIsa::avx512:
-      return {avx512::run_lanes, "avx512"};
+      return {avx512::run_lanes, "avx512", true};
     case CpuIsa::avx2:
       return {avx2::run_lanes, "avx2"};
     case CpuIsa::generic:
@@ -49,5 +50,7 @@ void run_lanes(int kind, bool stops, const BarTables& bars, const double* matrix
 }
 
 const char* lane_kernel_variant() { return chosen().name; }
+
+bool lane_kernel_fuses_blocks() { return chosen().fuses_blocks; }
 
 }  // namespace wfod::cpu

@@ -76,5 +76,8 @@ inline void run_lanes(int kind, bool stops, const BarTables& bars, const double*
 
 // Name of the variant run_lanes uses on this CPU ("avx512", "avx2", "generic").
 const char* lane_kernel_variant();
+// Whether that variant takes `blocks` (LaneBlocks): only the avx512 one is built with them
+// (lane_kernel_avx512.cpp says why); elsewhere the caller runs the separate block pass.
+bool lane_kernel_fuses_blocks();
 
 }  // namespace wfod::cpu

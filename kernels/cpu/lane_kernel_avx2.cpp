@@ -5,6 +5,8 @@
 
 #include "lane_kernel.hpp"
 
+// No fused block tallies here (lane_kernel_avx512.cpp says why): lane_kernel_fuses_blocks().
+#define WFOD_LANE_BLOCKS 0
 namespace wfod::cpu::avx2 {
 #include "lane_kernel_impl.hpp"
 

@@ -448,11 +448,16 @@ inline void run_lanes_any(int kind, bool stops, const BarTables& bars, const dou
                           const LaneBlocks* blocks) {
   with_kind(kind, [&](auto k) {
     constexpr int K = decltype(k)::value;
+#if WFOD_LANE_BLOCKS
     if (blocks && stops)
       run_lanes_t<K, true, true>(bars, m, in, lanes, range, out, blocks);
     else if (blocks)
       run_lanes_t<K, false, true>(bars, m, in, lanes, range, out, blocks);
     else if (stops)
+#else
+    if (blocks) throw std::logic_error("run_lanes: this kernel variant has no block tallies");
+    if (stops)
+#endif
       run_lanes_t<K, true, false>(bars, m, in, lanes, range, out, blocks);
     else
       run_lanes_t<K, false, false>(bars, m, in, lanes, range, out, blocks);
